@@ -1,0 +1,58 @@
+import type { UserMessage } from './content.js'
+import type { JsonValue } from './lossless-json.js'
+
+/**
+ * A scope of a runtime (R1). The runtime implements it; this interface is what
+ * definitions, hooks and approvers may see of it.
+ */
+export interface ToolScope {
+  /** The parent scope, or `undefined` for a scope chained to the global layer. */
+  readonly parent: ToolScope | undefined
+}
+
+/**
+ * The frozen identity of one `execute` call (I1.6), shared by every stage (I1.7).
+ * `arguments` is absent when the arguments were not lossless JSON (P2.4).
+ */
+export interface Execution {
+  readonly callId: string
+  readonly rootCallId: string
+  readonly name: string
+  readonly arguments?: JsonValue
+  readonly scope?: ToolScope
+  readonly parent?: symbol
+  readonly token: symbol
+  readonly signal: AbortSignal
+}
+
+/** What a body receives besides its arguments (P8.2). Its functions work detached (P8.3). */
+export interface RunContext extends Execution {
+  /** 1 for the first dispatch of the execution, counting up with each retry. */
+  readonly attempt: number
+  /** Queues a user message for the next step boundary (P8.4). */
+  readonly deferContext: (
+    message: string | { content: UserMessage['content']; source?: UserMessage['source'] },
+  ) => void
+  /** Marks this attempt as concluding the turn; only a success carries it (P8.7). */
+  readonly concludeTurn: () => void
+  /** Sends an ephemeral progress update to `onProgress` listeners (P8.11). */
+  readonly progress: (update: JsonValue) => void
+}
+
+/** The four answers an approver may give (P4.2). */
+export type ApprovalOutcome = 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable'
+
+/** What an approver is asked (P4.2, P4.9). */
+export interface ApprovalRequest {
+  readonly callId: string
+  readonly rootCallId: string
+  readonly name: string
+  readonly arguments: JsonValue
+  readonly argumentsDigest: string
+  readonly reason?: string
+  readonly scope?: ToolScope
+  readonly signal: AbortSignal
+}
+
+/** Decides an `ask`; anything but the four outcomes counts as `'unavailable'` (P4.7). */
+export type Approver = (request: ApprovalRequest) => ApprovalOutcome | Promise<ApprovalOutcome>

@@ -1,0 +1,22 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+
+const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url))
+
+export default defineConfig({
+  resolve: {
+    // Tests run against the sources of sibling packages, so a change in core is seen
+    // by the session or agent tests without a rebuild.
+    alias: {
+      '@tooltx/core': pkg('core'),
+      '@tooltx/session': pkg('session'),
+      '@tooltx/sandbox': pkg('sandbox'),
+      '@tooltx/agent': pkg('agent'),
+    },
+  },
+  test: {
+    include: ['packages/*/test/**/*.test.ts'],
+    testTimeout: 30_000,
+    hookTimeout: 30_000,
+  },
+})
