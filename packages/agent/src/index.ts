@@ -1,1 +1,6 @@
-export {}
+export * from './model/anthropic.js'
+export * from './model/model.js'
+export * from './model/model-error.js'
+export * from './model/openai-compatible.js'
+export * from './model/reply.js'
+export * from './model/scripted.js'

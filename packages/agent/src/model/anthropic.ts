@@ -1,0 +1,262 @@
+import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk'
+import type {
+  ContentBlockParam,
+  ImageBlockParam,
+  MessageCreateParamsStreaming,
+  MessageParam,
+  TextBlockParam,
+  Tool,
+} from '@anthropic-ai/sdk/resources/messages'
+import type { AssistantBlock, ContentBlock, ModelMessage } from '@tooltx/core'
+import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
+import {
+  connectionFailure,
+  httpFailure,
+  ModelAbortError,
+  ModelError,
+  rootCauseMessage,
+} from './model-error.js'
+import { bodyMessage, isImage, isText, omittedBlockNote } from './wire-content.js'
+
+/** Options of `anthropic`. */
+export interface AnthropicOptions {
+  /** Sent as the API key header. */
+  apiKey: string
+  /** The model id, such as `claude-sonnet-4-5`. */
+  model: string
+  /** The API's base URL; default `https://api.anthropic.com`. */
+  baseURL?: string
+  /** The reply's token limit (`max_tokens`, required by the API); default 4096. */
+  maxTokens?: number
+  /** Automatic retries of failed requests (connection errors, 408, 409, 429, 5xx); default 2. */
+  maxRetries?: number
+  /** Per-request timeout in milliseconds; default 600 000. */
+  timeoutMs?: number
+  /** Extra HTTP headers sent with every request (for example `anthropic-beta`). */
+  headers?: Record<string, string>
+}
+
+const DEFAULT_BASE_URL = 'https://api.anthropic.com'
+const DEFAULT_MAX_TOKENS = 4096
+const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
+const UNSUPPORTED_IMAGE = 'the provider takes only image/jpeg, image/png, image/gif and image/webp'
+const UNSUPPORTED_BLOCK = 'the provider cannot take this block type'
+
+/**
+ * A model behind the Anthropic Messages API (streaming).
+ *
+ * Mapping (see the README for the why):
+ * - system + instructions → `system` (joined by a blank line);
+ * - user blocks → text and base64 image blocks (other image types and block types → a text note);
+ * - assistant → text blocks (empty ones left out) and `tool_use` blocks; the API needs an
+ *   object `input`, so a raw argument string that is empty becomes `{}`, one that parses to a
+ *   JSON object is sent as that object, and anything else is sent as `{ "_raw": "<string>" }`;
+ * - tool messages → `tool_result` blocks with `is_error`, images included; consecutive
+ *   user-side messages (tool results, then contexts or user text) merge into one user message.
+ */
+export function anthropic(options: AnthropicOptions): ModelAdapter {
+  const name = `anthropic:${options.model}`
+  const baseURL = options.baseURL ?? DEFAULT_BASE_URL
+  const client = new Anthropic({
+    apiKey: options.apiKey,
+    baseURL,
+    maxRetries: options.maxRetries ?? 2,
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+    ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
+  })
+
+  const failure = (error: unknown, signal: AbortSignal): Error => {
+    if (signal.aborted) return new ModelAbortError(name, signal.reason)
+    if (error instanceof ModelError) return error
+    if (error instanceof APIConnectionTimeoutError) {
+      return connectionFailure(
+        name,
+        baseURL,
+        'the request timed out; raise timeoutMs if the model is slow',
+        error,
+      )
+    }
+    if (error instanceof APIConnectionError)
+      return connectionFailure(name, baseURL, rootCauseMessage(error), error)
+    if (error instanceof APIError) {
+      const detail = error.apiMessage ?? bodyMessage((error.error as { error?: unknown } | undefined)?.error)
+      const text = detail ?? error.message
+      if (typeof error.status === 'number') return httpFailure(name, baseURL, error.status, text, error)
+      return new ModelError(name, 'stream', `the server reported an error mid-stream: ${text}`, {
+        cause: error,
+      })
+    }
+    return new ModelError(name, 'stream', `reading the stream failed: ${rootCauseMessage(error)}`, {
+      cause: error,
+    })
+  }
+
+  return {
+    name,
+    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
+      if (signal.aborted) throw new ModelAbortError(name, signal.reason)
+      const body: MessageCreateParamsStreaming = {
+        model: options.model,
+        max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+        messages: anthropicMessages(request.messages),
+        stream: true,
+      }
+      const system = systemPrompt(request)
+      if (system !== '') body.system = system
+      if (request.tools.length > 0) body.tools = request.tools.map(anthropicTool)
+
+      // Blocks in content-block order; `toolIndex` maps a content-block index to the call's ordinal.
+      const blocks: AssistantBlock[] = []
+      const blockAt = new Map<number, AssistantBlock>()
+      const toolIndex = new Map<number, number>()
+      let inputTokens = 0
+      let outputTokens = 0
+      let stopped = false
+      try {
+        const stream = await client.messages.create(body, { signal })
+        for await (const event of stream) {
+          if (event.type === 'message_start') {
+            const usage = event.message.usage
+            inputTokens =
+              (usage.input_tokens ?? 0) +
+              (usage.cache_creation_input_tokens ?? 0) +
+              (usage.cache_read_input_tokens ?? 0)
+            outputTokens = usage.output_tokens ?? 0
+          } else if (event.type === 'content_block_start') {
+            const block = event.content_block
+            if (block.type === 'text') {
+              const text: AssistantBlock = { type: 'text', text: block.text }
+              blocks.push(text)
+              blockAt.set(event.index, text)
+              if (block.text !== '') yield { type: 'text-delta', text: block.text }
+            } else if (block.type === 'tool_use') {
+              const call: AssistantBlock = {
+                type: 'tool-call',
+                id: block.id,
+                name: block.name,
+                arguments: '',
+              }
+              blocks.push(call)
+              blockAt.set(event.index, call)
+              toolIndex.set(event.index, toolIndex.size)
+              const index = toolIndex.get(event.index)!
+              yield { type: 'tool-call-delta', index, id: block.id, name: block.name, argumentsDelta: '' }
+            }
+            // Thinking and server-tool blocks are not part of tooltx's message model; they are skipped.
+          } else if (event.type === 'content_block_delta') {
+            const target = blockAt.get(event.index)
+            const delta = event.delta
+            if (delta.type === 'text_delta' && target?.type === 'text') {
+              target.text += delta.text
+              yield { type: 'text-delta', text: delta.text }
+            } else if (delta.type === 'input_json_delta' && target?.type === 'tool-call') {
+              target.arguments += delta.partial_json
+              const index = toolIndex.get(event.index)!
+              yield { type: 'tool-call-delta', index, argumentsDelta: delta.partial_json }
+            }
+          } else if (event.type === 'message_delta') {
+            if (typeof event.usage.output_tokens === 'number') outputTokens = event.usage.output_tokens
+          } else if (event.type === 'message_stop') {
+            stopped = true
+          }
+        }
+      } catch (error) {
+        throw failure(error, signal)
+      }
+      // The SDK ends the iteration quietly when the signal aborts mid-stream.
+      if (signal.aborted) throw new ModelAbortError(name, signal.reason)
+      if (!stopped) {
+        throw new ModelError(
+          name,
+          'stream',
+          'the stream ended before message_stop; the connection broke or the server is not a Messages API endpoint.',
+        )
+      }
+      const content = blocks.filter((block) => block.type !== 'text' || block.text !== '')
+      yield { type: 'message', content, usage: { inputTokens, outputTokens } }
+    },
+  }
+}
+
+/**
+ * The Messages API conversation: tool messages become `tool_result` blocks, and
+ * consecutive messages of the same role merge, as the API requires strict alternation
+ * with tool results first in their user message.
+ */
+function anthropicMessages(messages: readonly ModelMessage[]): MessageParam[] {
+  const out: { role: 'user' | 'assistant'; content: ContentBlockParam[] }[] = []
+  for (const message of messages) {
+    let role: 'user' | 'assistant'
+    let content: ContentBlockParam[]
+    if (message.role === 'assistant') {
+      role = 'assistant'
+      content = message.content.flatMap((block): ContentBlockParam[] => {
+        if (block.type === 'text') return block.text === '' ? [] : [{ type: 'text', text: block.text }]
+        return [{ type: 'tool_use', id: block.id, name: block.name, input: toolInput(block.arguments) }]
+      })
+    } else if (message.role === 'tool') {
+      role = 'user'
+      const result = wireBlocks(message.content)
+      content = [
+        {
+          type: 'tool_result',
+          tool_use_id: message.callId,
+          is_error: message.isError,
+          ...(result.length === 0 ? {} : { content: result }),
+        },
+      ]
+    } else {
+      role = 'user'
+      content = wireBlocks(message.content)
+    }
+    // A message left with no content (an empty text) would be rejected; it carries nothing.
+    if (content.length === 0) continue
+    const last = out.at(-1)
+    if (last !== undefined && last.role === role) last.content.push(...content)
+    else out.push({ role, content })
+  }
+  return out
+}
+
+// Text and images as the API takes them; an empty text block would be rejected and says nothing.
+function wireBlocks(content: readonly ContentBlock[]): (TextBlockParam | ImageBlockParam)[] {
+  const out: (TextBlockParam | ImageBlockParam)[] = []
+  for (const block of content) {
+    if (isText(block)) {
+      if (block.text !== '') out.push({ type: 'text', text: block.text })
+    } else if (isImage(block) && IMAGE_TYPES.has(block.mediaType)) {
+      const mediaType = block.mediaType as 'image/jpeg' | 'image/png' | 'image/gif' | 'image/webp'
+      out.push({ type: 'image', source: { type: 'base64', media_type: mediaType, data: block.data } })
+    } else {
+      const why = isImage(block) ? UNSUPPORTED_IMAGE : UNSUPPORTED_BLOCK
+      out.push({ type: 'text', text: omittedBlockNote(block, why) })
+    }
+  }
+  return out
+}
+
+/**
+ * The object `input` of a `tool_use` block for a raw argument string: `{}` for an empty or
+ * whitespace-only string (as L4.1 parses it), the parsed object for a JSON object, and
+ * `{ "_raw": <string> }` for anything else, so the model still sees exactly what it sent.
+ */
+function toolInput(raw: string): Record<string, unknown> {
+  if (raw.trim() === '') return {}
+  try {
+    const parsed: unknown = JSON.parse(raw)
+    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
+      return parsed as Record<string, unknown>
+    }
+  } catch {
+    // Not JSON: sent wrapped below.
+  }
+  return { _raw: raw }
+}
+
+function anthropicTool(tool: ModelRequest['tools'][number]): Tool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    input_schema: tool.parameters as Tool['input_schema'],
+  }
+}

@@ -1,0 +1,83 @@
+import type { AssistantBlock, ModelMessage, ModelToolSchema } from '@tooltx/core'
+
+/** One request to a model: everything an adapter needs, nothing provider-specific. */
+export interface ModelRequest {
+  /** The caller's own system prompt, if any. */
+  system?: string
+  /** The Code Mode / tool surface text (`view.surface()`); sent as part of the system prompt. */
+  instructions: string
+  /** The model-facing tool schemas, in the order the model should see them. */
+  tools: ModelToolSchema[]
+  /** The conversation so far (`session.messages()`); tool messages carry only content and isError (O2.4). */
+  messages: readonly ModelMessage[]
+}
+
+/** Token counts of one reply as the provider reported them (0 when it reported none). */
+export interface ModelUsage {
+  inputTokens: number
+  outputTokens: number
+}
+
+/** A piece of reply text, in stream order. */
+export interface TextDeltaEvent {
+  type: 'text-delta'
+  text: string
+}
+
+/**
+ * A piece of one tool call. `index` is the call's position among the reply's tool calls
+ * (0, 1, 2 … in model order), not a provider content-block index. `id` and `name` arrive
+ * on the first delta of a call; `argumentsDelta` is the next piece of the raw argument
+ * string (possibly empty).
+ */
+export interface ToolCallDeltaEvent {
+  type: 'tool-call-delta'
+  index: number
+  id?: string
+  name?: string
+  argumentsDelta: string
+}
+
+/**
+ * The complete reply, sent exactly once as the last event of a stream that was not
+ * aborted and did not fail. Tool-call blocks carry the raw argument string (L3.4).
+ */
+export interface ReplyMessageEvent {
+  type: 'message'
+  content: AssistantBlock[]
+  usage: ModelUsage
+}
+
+/** An event of a model stream. */
+export type ModelStreamEvent = TextDeltaEvent | ToolCallDeltaEvent | ReplyMessageEvent
+
+/**
+ * A model behind one streaming interface.
+ *
+ * `stream(request, signal)` yields deltas in order and then exactly one `message` event;
+ * the iterable ends right after it. It never yields after the `message` event.
+ *
+ * Failures are thrown from the iterator, never yielded:
+ * - the signal aborted before the `message` event → `ModelAbortError` (`name === 'AbortError'`,
+ *   see `isModelAbort`), also when the signal was already aborted at the call;
+ * - anything else (HTTP status, unreachable endpoint, malformed stream, script exhausted)
+ *   → `ModelError`, whose message says what to check.
+ *
+ * Leaving the iteration early (`break`) cancels the underlying request.
+ */
+export interface ModelAdapter {
+  /** A label for logs, such as `openai-compatible:gpt-4.1`. */
+  readonly name: string
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent>
+}
+
+/**
+ * The system prompt an adapter sends: `system` and `instructions` joined by a blank line
+ * when both are non-empty, whichever is non-empty otherwise, and `''` when neither is.
+ */
+export function systemPrompt(request: ModelRequest): string {
+  const system = request.system ?? ''
+  if (system === '') return request.instructions
+  if (request.instructions === '') return system
+  return `${system}\n\n${request.instructions}`
+}

@@ -1,0 +1,260 @@
+import { randomUUID } from 'node:crypto'
+import type { AssistantBlock, ModelMessage, ToolMessage, UserMessage } from '@tooltx/core'
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
+import type {
+  ChatCompletionContentPart,
+  ChatCompletionCreateParamsStreaming,
+  ChatCompletionMessageParam,
+  ChatCompletionTool,
+} from 'openai/resources/chat/completions'
+import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
+import {
+  connectionFailure,
+  httpFailure,
+  ModelAbortError,
+  ModelError,
+  rootCauseMessage,
+} from './model-error.js'
+import { bodyMessage, isImage, isText, joinTexts, omittedBlockNote } from './wire-content.js'
+
+/** Options of `openaiCompatible`. */
+export interface OpenAICompatibleOptions {
+  /** The server's base URL, such as `http://localhost:11434/v1`; default `https://api.openai.com/v1`. */
+  baseURL?: string
+  /** Sent as `Authorization: Bearer <apiKey>`; local servers accept any placeholder. */
+  apiKey: string
+  /** The model id the server knows, such as `gpt-4.1` or `deepseek-chat`. */
+  model: string
+  /** Sent as `max_tokens` when set; the server's default otherwise. */
+  maxTokens?: number
+  /** Sent as `temperature` when set. */
+  temperature?: number
+  /** Automatic retries of failed requests (connection errors, 408, 409, 429, 5xx); default 2. */
+  maxRetries?: number
+  /** Per-request timeout in milliseconds; default 600 000. */
+  timeoutMs?: number
+  /** Extra HTTP headers sent with every request. */
+  headers?: Record<string, string>
+}
+
+const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
+const IMAGE_IN_TOOL_RESULT = 'the provider cannot take images in tool results'
+const UNSUPPORTED_BLOCK = 'the provider cannot take this block type'
+
+/**
+ * A model behind the OpenAI Chat Completions API (`stream: true`), so it works with
+ * OpenAI, DeepSeek, vLLM, Ollama and any server that speaks the same wire.
+ *
+ * Mapping (see the README for the why):
+ * - system + instructions → one `system` message (joined by a blank line);
+ * - user blocks → a plain string for a single text block, otherwise parts: text → text
+ *   part, image → `image_url` data-URL part, other block types → a text note;
+ * - assistant → text blocks joined by a blank line, tool calls → `tool_calls` with the raw
+ *   argument string;
+ * - tool messages → `role: 'tool'` with `tool_call_id` and one string; the wire has no error
+ *   flag, so an `isError` result whose text does not already start with `Error:` is sent with
+ *   an `Error: ` prefix; image and other blocks become a text note, never dropped silently.
+ */
+export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter {
+  const name = `openai-compatible:${options.model}`
+  const baseURL = options.baseURL ?? DEFAULT_BASE_URL
+  const client = new OpenAI({
+    apiKey: options.apiKey,
+    baseURL,
+    maxRetries: options.maxRetries ?? 2,
+    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
+    ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
+  })
+
+  const failure = (error: unknown, signal: AbortSignal): Error => {
+    if (signal.aborted) return new ModelAbortError(name, signal.reason)
+    if (error instanceof ModelError) return error
+    if (error instanceof APIConnectionTimeoutError) {
+      return connectionFailure(
+        name,
+        baseURL,
+        'the request timed out; raise timeoutMs if the model is slow',
+        error,
+      )
+    }
+    if (error instanceof APIConnectionError)
+      return connectionFailure(name, baseURL, rootCauseMessage(error), error)
+    if (error instanceof APIError) {
+      const detail = bodyMessage(error.error) ?? error.message
+      if (typeof error.status === 'number') return httpFailure(name, baseURL, error.status, detail, error)
+      return new ModelError(name, 'stream', `the server reported an error mid-stream: ${detail}`, {
+        cause: error,
+      })
+    }
+    return new ModelError(name, 'stream', `reading the stream failed: ${rootCauseMessage(error)}`, {
+      cause: error,
+    })
+  }
+
+  return {
+    name,
+    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
+      if (signal.aborted) throw new ModelAbortError(name, signal.reason)
+      const body: ChatCompletionCreateParamsStreaming = {
+        model: options.model,
+        messages: chatMessages(request),
+        stream: true,
+        stream_options: { include_usage: true },
+      }
+      // Some compatible servers reject an empty `tools` array, so it is left out.
+      if (request.tools.length > 0) body.tools = request.tools.map(chatTool)
+      if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens
+      if (options.temperature !== undefined) body.temperature = options.temperature
+
+      const calls = new ToolCallCollector()
+      let text = ''
+      let inputTokens = 0
+      let outputTokens = 0
+      try {
+        const stream = await client.chat.completions.create(body, { signal })
+        for await (const chunk of stream) {
+          if (chunk.usage) {
+            inputTokens = chunk.usage.prompt_tokens ?? 0
+            outputTokens = chunk.usage.completion_tokens ?? 0
+          }
+          // Only the first choice is read: tooltx never asks for `n > 1`.
+          const delta = chunk.choices?.find((choice) => choice.index === 0)?.delta
+          if (delta === undefined || delta === null) continue
+          if (typeof delta.content === 'string' && delta.content !== '') {
+            text += delta.content
+            yield { type: 'text-delta', text: delta.content }
+          }
+          for (const call of delta.tool_calls ?? []) yield calls.add(call)
+        }
+      } catch (error) {
+        throw failure(error, signal)
+      }
+      // The SDK ends the iteration quietly when the signal aborts mid-stream.
+      if (signal.aborted) throw new ModelAbortError(name, signal.reason)
+      const content: AssistantBlock[] = text === '' ? [] : [{ type: 'text', text }]
+      content.push(...calls.blocks())
+      yield { type: 'message', content, usage: { inputTokens, outputTokens } }
+    },
+  }
+}
+
+/** Accumulates streamed tool calls by their wire index, in order of first appearance. */
+class ToolCallCollector {
+  #byKey = new Map<number, { id: string; name: string; arguments: string }>()
+  #ordinal = new Map<number, number>()
+  #lastKey = -1
+
+  add(call: {
+    index?: number
+    id?: string | null
+    function?: { name?: string | null; arguments?: string | null } | null
+  }): ModelStreamEvent {
+    const key = this.#keyOf(call)
+    let entry = this.#byKey.get(key)
+    if (entry === undefined) {
+      entry = { id: '', name: '', arguments: '' }
+      this.#byKey.set(key, entry)
+      this.#ordinal.set(key, this.#ordinal.size)
+    }
+    this.#lastKey = key
+    const event: ModelStreamEvent = {
+      type: 'tool-call-delta',
+      index: this.#ordinal.get(key)!,
+      argumentsDelta: typeof call.function?.arguments === 'string' ? call.function.arguments : '',
+    }
+    if (typeof call.id === 'string' && call.id !== '' && entry.id === '') {
+      entry.id = call.id
+      event.id = call.id
+    }
+    const name = call.function?.name
+    if (typeof name === 'string' && name !== '' && entry.name === '') {
+      entry.name = name
+      event.name = name
+    }
+    entry.arguments += event.argumentsDelta
+    return event
+  }
+
+  /** The collected calls as blocks; a call the server sent without an id gets a fresh one. */
+  blocks(): AssistantBlock[] {
+    return [...this.#byKey.values()].map((call) => ({
+      type: 'tool-call',
+      id: call.id === '' ? `call_${randomUUID()}` : call.id,
+      name: call.name,
+      arguments: call.arguments,
+    }))
+  }
+
+  // Some servers omit `index`; then a new id starts a new call and anything else continues the last one.
+  #keyOf(call: { index?: number; id?: string | null }): number {
+    if (typeof call.index === 'number' && Number.isInteger(call.index)) return call.index
+    const known = [...this.#byKey.entries()].find(([, entry]) => entry.id !== '' && entry.id === call.id)
+    if (known !== undefined) return known[0]
+    if ((typeof call.id === 'string' && call.id !== '') || this.#lastKey < 0) {
+      return Math.max(-1, ...this.#byKey.keys()) + 1
+    }
+    return this.#lastKey
+  }
+}
+
+/** The Chat Completions messages of a request, system prompt first. */
+function chatMessages(request: ModelRequest): ChatCompletionMessageParam[] {
+  const messages: ChatCompletionMessageParam[] = []
+  const system = systemPrompt(request)
+  if (system !== '') messages.push({ role: 'system', content: system })
+  for (const message of request.messages) messages.push(chatMessage(message))
+  return messages
+}
+
+function chatMessage(message: ModelMessage): ChatCompletionMessageParam {
+  if (message.role === 'user') return userMessage(message)
+  if (message.role === 'tool') return toolMessage(message)
+  const texts: string[] = []
+  const toolCalls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = []
+  for (const block of message.content) {
+    if (block.type === 'text') texts.push(block.text)
+    else
+      toolCalls.push({
+        id: block.id,
+        type: 'function',
+        function: { name: block.name, arguments: block.arguments },
+      })
+  }
+  const text = joinTexts(texts)
+  if (toolCalls.length === 0) return { role: 'assistant', content: text }
+  return { role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls }
+}
+
+function userMessage(message: UserMessage): ChatCompletionMessageParam {
+  const [only] = message.content
+  if (message.content.length === 1 && only !== undefined && isText(only))
+    return { role: 'user', content: only.text }
+  const parts: ChatCompletionContentPart[] = message.content.map((block) => {
+    if (isText(block)) return { type: 'text', text: block.text }
+    if (isImage(block)) {
+      return { type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${block.data}` } }
+    }
+    return { type: 'text', text: omittedBlockNote(block, UNSUPPORTED_BLOCK) }
+  })
+  return { role: 'user', content: parts }
+}
+
+function toolMessage(message: ToolMessage): ChatCompletionMessageParam {
+  const texts = message.content.map((block) => {
+    if (isText(block)) return block.text
+    return omittedBlockNote(block, isImage(block) ? IMAGE_IN_TOOL_RESULT : UNSUPPORTED_BLOCK)
+  })
+  let content = joinTexts(texts)
+  // The wire has no error flag: a failure says so in its own text (O2.4).
+  if (message.isError && !content.startsWith('Error:')) {
+    content = content === '' ? 'Error: the tool failed without a message' : `Error: ${content}`
+  }
+  return { role: 'tool', tool_call_id: message.callId, content }
+}
+
+function chatTool(tool: ModelRequest['tools'][number]): ChatCompletionTool {
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+  }
+}
