@@ -1,0 +1,361 @@
+import { readFileSync } from 'node:fs'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import {
+  isModelAbort,
+  ModelAbortError,
+  ModelError,
+  type ModelRequest,
+  type ModelStreamEvent,
+  openaiCompatible,
+  ReplyAccumulator,
+  readReply,
+} from '@tooltx/agent'
+import { afterEach, describe, expect, it } from 'vitest'
+
+const FIXTURE = readFileSync(new URL('./fixtures/openai-text-and-tools.sse', import.meta.url), 'utf8')
+const EVENTS = FIXTURE.split(/(?<=\n\n)/)
+
+interface Received {
+  url: string
+  headers: IncomingHttpHeaders
+  body: any
+}
+
+/** How the loopback server answers: SSE events one write each (`hang` keeps it open), or a status + JSON body. */
+type Answer =
+  | { sse: string[]; hang?: boolean }
+  | { status: number; json: unknown; headers?: Record<string, string> }
+
+const servers: Server[] = []
+afterEach(() => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections()
+    server.close()
+  }
+})
+
+/** A real HTTP server on 127.0.0.1 that records requests and replays recorded wire responses. */
+async function wireServer(answer: (n: number) => Answer) {
+  const received: Received[] = []
+  let resolveClosed!: () => void
+  const responseClosed = new Promise<void>((resolve) => {
+    resolveClosed = resolve
+  })
+  const server = createServer((req, res) => {
+    let raw = ''
+    req.setEncoding('utf8')
+    req.on('data', (chunk: string) => {
+      raw += chunk
+    })
+    req.on('end', async () => {
+      received.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(raw) })
+      res.on('close', resolveClosed)
+      const a = answer(received.length)
+      if ('status' in a) {
+        res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers })
+        res.end(JSON.stringify(a.json))
+        return
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+      for (const event of a.sse) {
+        res.write(event)
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      if (!a.hang) res.end()
+    })
+  })
+  servers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return { baseURL: `http://127.0.0.1:${port}/v1`, received, responseClosed }
+}
+
+function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return {
+    system: 'You are terse.',
+    instructions: 'Tools: read_file, grep.',
+    tools: [
+      {
+        name: 'read_file',
+        description: 'Read a UTF-8 file.',
+        parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      },
+    ],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'read /etc/hostname' }] }],
+    ...overrides,
+  }
+}
+
+async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
+  const events: ModelStreamEvent[] = []
+  for await (const event of stream) events.push(event)
+  return events
+}
+
+describe('openaiCompatible against a loopback Chat Completions server', () => {
+  it('L3.4: streams text and tool-call deltas, then one message with the raw argument strings and usage', async () => {
+    const server = await wireServer(() => ({ sse: EVENTS }))
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'sk-test', model: 'fixture-model' })
+    const events = await collect(model.stream(request(), new AbortController().signal))
+
+    expect(events.filter((e) => e.type === 'text-delta')).toEqual([
+      { type: 'text-delta', text: "I'll read " },
+      { type: 'text-delta', text: 'both files.' },
+    ])
+    expect(events.filter((e) => e.type === 'tool-call-delta')).toEqual([
+      { type: 'tool-call-delta', index: 0, id: 'call_a', name: 'read_file', argumentsDelta: '' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{"pa' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: 'th": "/etc' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '/hostname"}' },
+      {
+        type: 'tool-call-delta',
+        index: 1,
+        id: 'call_b',
+        name: 'grep',
+        argumentsDelta: ' {"pattern":"TODO" ,',
+      },
+      { type: 'tool-call-delta', index: 1, argumentsDelta: ' "n": 1.50' },
+    ])
+    expect(events.filter((e) => e.type === 'message')).toHaveLength(1)
+    expect(events.at(-1)).toEqual({
+      type: 'message',
+      content: [
+        { type: 'text', text: "I'll read both files." },
+        { type: 'tool-call', id: 'call_a', name: 'read_file', arguments: '{"path": "/etc/hostname"}' },
+        // Not valid JSON and not normalized: the raw string exactly as streamed.
+        { type: 'tool-call', id: 'call_b', name: 'grep', arguments: ' {"pattern":"TODO" , "n": 1.50' },
+      ],
+      usage: { inputTokens: 57, outputTokens: 31 },
+    })
+  })
+
+  it('sends system + instructions as one system message, the tools, stream options and the bearer key', async () => {
+    const server = await wireServer(() => ({ sse: EVENTS }))
+    const model = openaiCompatible({
+      baseURL: server.baseURL,
+      apiKey: 'sk-test',
+      model: 'fixture-model',
+      maxTokens: 321,
+    })
+    await collect(model.stream(request(), new AbortController().signal))
+
+    const [got] = server.received
+    expect(got?.url).toBe('/v1/chat/completions')
+    expect(got?.headers.authorization).toBe('Bearer sk-test')
+    expect(got?.body).toEqual({
+      model: 'fixture-model',
+      stream: true,
+      stream_options: { include_usage: true },
+      max_tokens: 321,
+      tools: [
+        {
+          type: 'function',
+          function: {
+            name: 'read_file',
+            description: 'Read a UTF-8 file.',
+            parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+          },
+        },
+      ],
+      messages: [
+        { role: 'system', content: 'You are terse.\n\nTools: read_file, grep.' },
+        { role: 'user', content: 'read /etc/hostname' },
+      ],
+    })
+  })
+
+  it('leaves out an empty tools list and an empty system prompt', async () => {
+    const server = await wireServer(() => ({ sse: EVENTS }))
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm' })
+    await collect(
+      model.stream(request({ system: '', instructions: '', tools: [] }), new AbortController().signal),
+    )
+    const body = server.received[0]?.body
+    expect(body).not.toHaveProperty('tools')
+    expect(body.messages).toEqual([{ role: 'user', content: 'read /etc/hostname' }])
+  })
+
+  it('O2.4: maps user parts, assistant tool calls with raw arguments, and tool messages from content and isError only', async () => {
+    const server = await wireServer(() => ({ sse: EVENTS }))
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm' })
+    await collect(
+      model.stream(
+        request({
+          system: undefined,
+          instructions: 'surface',
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'what is in this picture?' },
+                { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+                { type: 'audio', url: 'x' },
+              ],
+            },
+            {
+              role: 'assistant',
+              content: [
+                { type: 'text', text: 'Looking.' },
+                { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path" :"/a"}' },
+                { type: 'tool-call', id: 'c2', name: 'grep', arguments: 'not json' },
+                { type: 'tool-call', id: 'c3', name: 'shot', arguments: '' },
+                { type: 'tool-call', id: 'c4', name: 'fail', arguments: '{}' },
+              ],
+            },
+            { role: 'tool', callId: 'c1', isError: false, content: [{ type: 'text', text: 'alpha' }] },
+            {
+              role: 'tool',
+              callId: 'c2',
+              isError: true,
+              content: [{ type: 'text', text: 'Error: bad args' }],
+            },
+            {
+              role: 'tool',
+              callId: 'c3',
+              isError: false,
+              content: [
+                { type: 'text', text: 'screenshot:' },
+                { type: 'image', mediaType: 'image/jpeg', data: '/9j/' },
+              ],
+            },
+            { role: 'tool', callId: 'c4', isError: true, content: [{ type: 'text', text: 'disk full' }] },
+            { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
+          ],
+        }),
+        new AbortController().signal,
+      ),
+    )
+    expect(server.received[0]?.body.messages).toEqual([
+      { role: 'system', content: 'surface' },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'what is in this picture?' },
+          { type: 'image_url', image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+          { type: 'text', text: '[audio block omitted: the provider cannot take this block type]' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: 'Looking.',
+        tool_calls: [
+          { id: 'c1', type: 'function', function: { name: 'read_file', arguments: '{"path" :"/a"}' } },
+          { id: 'c2', type: 'function', function: { name: 'grep', arguments: 'not json' } },
+          { id: 'c3', type: 'function', function: { name: 'shot', arguments: '' } },
+          { id: 'c4', type: 'function', function: { name: 'fail', arguments: '{}' } },
+        ],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'alpha' },
+      // Already says it failed: sent unchanged.
+      { role: 'tool', tool_call_id: 'c2', content: 'Error: bad args' },
+      // Images cannot go in a tool message: a clear note, never silently dropped.
+      {
+        role: 'tool',
+        tool_call_id: 'c3',
+        content:
+          'screenshot:\n\n[image omitted: image/jpeg, the provider cannot take images in tool results]',
+      },
+      // isError has no wire flag: the text says it explicitly.
+      { role: 'tool', tool_call_id: 'c4', content: 'Error: disk full' },
+      { role: 'assistant', content: 'Done.' },
+    ])
+  })
+
+  it('L6.6: an abort mid-stream throws ModelAbortError, cancels the HTTP request, and keeps only the partial text', async () => {
+    // Text, then the start of a tool call, then the server goes quiet without ending the response.
+    const server = await wireServer(() => ({ sse: EVENTS.slice(0, 5), hang: true }))
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
+    const controller = new AbortController()
+    const reply = new ReplyAccumulator()
+    const run = async () => {
+      for await (const event of model.stream(request(), controller.signal)) {
+        reply.push(event)
+        if (event.type === 'tool-call-delta' && event.argumentsDelta !== '') controller.abort()
+      }
+    }
+    const error = await run().then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(ModelAbortError)
+    expect(isModelAbort(error)).toBe(true)
+    expect(reply.message).toBeUndefined()
+    expect(reply.partial()).toEqual([{ type: 'text', text: "I'll read both files." }])
+    await server.responseClosed
+  })
+
+  it('L6.6: readReply resolves an aborted stream as its partial text without the incomplete tool call', async () => {
+    const server = await wireServer(() => ({ sse: EVENTS.slice(0, 5), hang: true }))
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
+    const controller = new AbortController()
+    const outcome = await readReply(model, request(), controller.signal, (event) => {
+      if (event.type === 'tool-call-delta' && event.argumentsDelta !== '') controller.abort()
+    })
+    expect(outcome).toEqual({ status: 'aborted', content: [{ type: 'text', text: "I'll read both files." }] })
+  })
+
+  it('a signal aborted before the call throws ModelAbortError and sends nothing', async () => {
+    const server = await wireServer(() => ({ sse: EVENTS }))
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm' })
+    await expect(collect(model.stream(request(), AbortSignal.abort()))).rejects.toBeInstanceOf(
+      ModelAbortError,
+    )
+    expect(server.received).toHaveLength(0)
+  })
+
+  it('an HTTP 401 becomes a ModelError that names the status and the server message and says to check the apiKey', async () => {
+    const server = await wireServer(() => ({
+      status: 401,
+      json: {
+        error: {
+          message: 'Incorrect API key provided',
+          type: 'invalid_request_error',
+          code: 'invalid_api_key',
+        },
+      },
+    }))
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'wrong', model: 'm', maxRetries: 0 })
+    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(ModelError)
+    expect(error).toMatchObject({ kind: 'http', status: 401, adapter: 'openai-compatible:m' })
+    expect((error as Error).message).toBe(
+      `openai-compatible:m: HTTP 401 from ${server.baseURL}: Incorrect API key provided. Check the apiKey.`,
+    )
+  })
+
+  it('an HTTP 500 becomes a ModelError that says to retry later, after exactly maxRetries retries', async () => {
+    const server = await wireServer(() => ({
+      status: 500,
+      json: { error: { message: 'upstream exploded' } },
+      headers: { 'retry-after-ms': '1' },
+    }))
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 1 })
+    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toMatchObject({ kind: 'http', status: 500 })
+    expect((error as Error).message).toContain('upstream exploded')
+    expect((error as Error).message).toContain('The provider failed; retry later')
+    expect(server.received).toHaveLength(2)
+  })
+
+  it('an unreachable endpoint becomes a connection ModelError naming the URL, the cause and what to check', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as AddressInfo
+    await new Promise((resolve) => closed.close(resolve))
+    const baseURL = `http://127.0.0.1:${port}/v1`
+    const model = openaiCompatible({ baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
+    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(ModelError)
+    expect(error).toMatchObject({ kind: 'connection' })
+    expect((error as Error).message).toContain(`cannot reach ${baseURL}`)
+    expect((error as Error).message).toContain('ECONNREFUSED')
+    expect((error as Error).message).toContain('Check that the server is running and that baseURL is right.')
+  })
+})
