@@ -1,1 +1,8 @@
-export {}
+export * from './derivation.js'
+export * from './events.js'
+export * from './file-store.js'
+export * from './memory-store.js'
+export { NOT_STARTED_TEXT, OUTCOME_UNKNOWN_TEXT, planRepair } from './repair.js'
+export * from './session.js'
+export * from './sqlite-store.js'
+export * from './store.js'

@@ -1,0 +1,134 @@
+import type {
+  ApprovalOutcome,
+  AssistantBlock,
+  CodeDispatchSettle,
+  CodeDispatchStart,
+  ContentBlock,
+  ErrorInfo,
+  JsonValue,
+  UserMessage,
+} from '@tooltx/core'
+
+/** A 1-based position in a session log (L1.2). Branded so it is never mixed up with a turn or step. */
+export type Seq = number & { readonly __brand: 'Seq' }
+
+/** Why a turn ended (L1.7). */
+export type TurnEndReason = 'completed' | 'aborted' | 'error' | 'interrupted'
+
+/** The turn and step an event belongs to (L1.8). */
+export interface StepRef {
+  readonly turn: number
+  readonly step: number
+}
+
+/** `turn/start`: a turn begins; turns count up from 1 per session (L1.8). */
+export interface TurnStartData {
+  readonly turn: number
+}
+
+/** `step/start` and `step/end`: steps count up from 1 within a turn (L1.8). */
+export type StepData = StepRef
+
+/** `user/message`: a user message or a deferred context, with its `source` (L2.1, O1.3). */
+export interface UserMessageData extends StepRef {
+  readonly message: UserMessage
+}
+
+/** `assistant/message`: the model's reply; tool-call blocks keep the raw argument string (L3.4). */
+export interface AssistantMessageData extends StepRef {
+  readonly content: readonly AssistantBlock[]
+}
+
+/** `tool/call`: appended just before the pipeline runs, with the raw argument string (L4.4). */
+export interface ToolCallData extends StepRef {
+  readonly callId: string
+  readonly name: string
+  readonly arguments: string
+}
+
+/**
+ * `tool/result`: the durable result (O2.1). `error` is present iff `isError` (O2.2); the
+ * canonical value and additional contexts are never stored here (O2.3).
+ */
+export interface ToolResultData extends StepRef {
+  readonly callId: string
+  readonly name: string
+  readonly content: readonly ContentBlock[]
+  readonly isError: boolean
+  readonly error?: ErrorInfo
+  readonly meta?: JsonValue
+}
+
+/** `approval/asked` (L8.1, L8.3). */
+export interface ApprovalAskedData extends StepRef {
+  readonly callId: string
+  readonly name: string
+  readonly reason?: string
+  readonly argumentsDigest?: string
+}
+
+/** `approval/decided` (L8.1–L8.3); crash repair records `'cancelled'` (L9.4). */
+export interface ApprovalDecidedData extends StepRef {
+  readonly callId: string
+  readonly name: string
+  readonly outcome: ApprovalOutcome
+  readonly argumentsDigest?: string
+}
+
+/** `tool/code-dispatch-start`: X5.1's event with `turn` and `step` added (X5.3). */
+export type CodeDispatchStartData = StepRef & Omit<CodeDispatchStart, 'type'>
+
+/** `tool/code-dispatch`: X5.2's settle event with `turn` and `step` added (X5.3). */
+export type CodeDispatchData = StepRef & Omit<CodeDispatchSettle, 'type'>
+
+/** `turn/end` (L1.7); `message` explains an `error` ending (L5.5). */
+export interface TurnEndData {
+  readonly turn: number
+  readonly reason: TurnEndReason
+  readonly message?: string
+}
+
+/** Every event type and its data (L1.7). A new event type is one entry here. */
+export interface SessionEventMap {
+  'turn/start': TurnStartData
+  'step/start': StepData
+  'user/message': UserMessageData
+  'assistant/message': AssistantMessageData
+  'tool/call': ToolCallData
+  'tool/result': ToolResultData
+  'approval/asked': ApprovalAskedData
+  'approval/decided': ApprovalDecidedData
+  'tool/code-dispatch-start': CodeDispatchStartData
+  'tool/code-dispatch': CodeDispatchData
+  'step/end': StepData
+  'turn/end': TurnEndData
+}
+
+/** The name of an event type. */
+export type SessionEventType = keyof SessionEventMap
+
+/** One durable, deep-frozen event `{ seq, type, data }` (L1.2), discriminated by `type`. */
+export type SessionEvent = {
+  [K in SessionEventType]: { readonly seq: Seq; readonly type: K; readonly data: SessionEventMap[K] }
+}[SessionEventType]
+
+/** An event before the log gives it a `seq`: what `appendBatch` accepts. */
+export type NewSessionEvent = {
+  [K in SessionEventType]: { readonly type: K; readonly data: SessionEventMap[K] }
+}[SessionEventType]
+
+/** Every event type, in the order of L1.7. */
+export const SESSION_EVENT_TYPES: readonly SessionEventType[] = Object.freeze([
+  'turn/start',
+  'step/start',
+  'user/message',
+  'assistant/message',
+  'tool/call',
+  'tool/result',
+  'approval/asked',
+  'approval/decided',
+  'tool/code-dispatch-start',
+  'tool/code-dispatch',
+  'step/end',
+  'turn/end',
+])

@@ -1,0 +1,283 @@
+import type { ToolCallBlock } from '@tooltx/core'
+import {
+  type ApprovalAskedData,
+  type NewSessionEvent,
+  SESSION_EVENT_TYPES,
+  type SessionEventType,
+} from './events.js'
+
+const EVENT_TYPES = new Set<string>(SESSION_EVENT_TYPES)
+const TURN_END_REASONS = new Set(['completed', 'aborted', 'error', 'interrupted'])
+const APPROVAL_OUTCOMES = new Set(['allowed-once', 'rejected', 'cancelled', 'unavailable'])
+
+/** Where a turn's latest `assistant/message` stands: its tool-call blocks and their progress. */
+interface AssistantTurn {
+  readonly step: number
+  readonly blocks: readonly ToolCallBlock[]
+  readonly ids: ReadonlySet<string>
+  readonly called: Set<string>
+  readonly answered: Set<string>
+}
+
+interface Dispatch {
+  readonly root: string
+  settled: boolean
+}
+
+type Data = Record<string, unknown>
+
+const isObject = (x: unknown): x is Data => typeof x === 'object' && x !== null && !Array.isArray(x)
+const isCount = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 1
+const isId = (x: unknown): x is string => typeof x === 'string' && x !== ''
+const q = (x: unknown): string => JSON.stringify(x) ?? String(x)
+
+/**
+ * What the log knows about its latest turn, maintained event by event in O(1) (amortized per
+ * event). `check` names the invariant an event would break (V1.4–V1.6, L1.7, L1.8, O2.2, O2.3)
+ * without changing anything; `apply` records an event that was checked and made durable.
+ * Only the latest turn is kept, so the state stays as small as one turn.
+ */
+export class LogState {
+  /** The latest turn number, 0 before the first `turn/start`. */
+  turn = 0
+  /** True between `turn/start` and `turn/end`. */
+  turnOpen = false
+  /** The latest step number within `turn`, 0 before its first `step/start`. */
+  step = 0
+  /** True between `step/start` and `step/end`. */
+  stepOpen = false
+  /** The latest `assistant/message` of `turn`, if any. */
+  assistant: AssistantTurn | undefined = undefined
+  /** `approval/asked` events of `turn` without a decision, by call id, in append order. */
+  readonly pendingApprovals = new Map<string, ApprovalAskedData>()
+  readonly #dispatches = new Map<string, Dispatch>()
+
+  /** A copy that can check and apply a batch without touching this state. */
+  clone(): LogState {
+    const copy = new LogState()
+    copy.turn = this.turn
+    copy.turnOpen = this.turnOpen
+    copy.step = this.step
+    copy.stepOpen = this.stepOpen
+    const a = this.assistant
+    copy.assistant = a && { ...a, called: new Set(a.called), answered: new Set(a.answered) }
+    for (const [k, v] of this.pendingApprovals) copy.pendingApprovals.set(k, v)
+    for (const [k, v] of this.#dispatches) copy.#dispatches.set(k, { ...v })
+    return copy
+  }
+
+  /** The tool-call blocks of the latest `assistant/message` that have no `tool/result` yet, in model order. */
+  unanswered(): ToolCallBlock[] {
+    const a = this.assistant
+    return a === undefined ? [] : a.blocks.filter((b) => !a.answered.has(b.id))
+  }
+
+  /** The invariant `event` would violate, as the `<what>` of `invariant violated: <what>`; `undefined` if none. */
+  check(event: { type: unknown; data: unknown }): string | undefined {
+    const { type, data } = event
+    if (typeof type !== 'string' || !EVENT_TYPES.has(type)) return `unknown session event type ${q(type)}`
+    if (!isObject(data)) return `${type} data must be an object`
+    if (!isCount(data.turn)) return `${type} needs a positive integer "turn"`
+    if (type !== 'turn/start' && type !== 'turn/end' && !isCount(data.step)) {
+      return `${type} needs a positive integer "step"`
+    }
+    if (type === 'turn/start') return this.#checkTurnStart(data)
+    if (data.turn !== this.turn) return `${type} names turn ${data.turn} but the latest turn is ${this.turn}`
+    return this.#checkInTurn(type as SessionEventType, data)
+  }
+
+  #checkTurnStart(data: Data): string | undefined {
+    if (this.turnOpen) return `turn/start while turn ${this.turn} has no turn/end`
+    if (data.turn !== this.turn + 1) return `turn/start ${data.turn} does not follow turn ${this.turn}`
+    if (this.unanswered().length > 0) {
+      return `turn/start while tool calls of turn ${this.turn} have no tool/result (repair the session first)`
+    }
+    return undefined
+  }
+
+  #checkInTurn(type: SessionEventType, data: Data): string | undefined {
+    // Repair answers the calls of a turn that already ended after a scheduler failure (L5.6),
+    // so tool/call, tool/result and approval/decided may follow the latest turn's turn/end.
+    const closedOk = type === 'tool/call' || type === 'tool/result' || type === 'approval/decided'
+    if (!this.turnOpen && !closedOk) return `${type} outside an open turn`
+    switch (type) {
+      case 'step/start':
+        if (this.stepOpen) return `step/start while step ${this.step} has no step/end`
+        if (data.step !== this.step + 1) return `step/start ${data.step} does not follow step ${this.step}`
+        return undefined
+      case 'step/end':
+        if (!this.stepOpen || data.step !== this.step)
+          return `step/end ${data.step} does not close the open step`
+        return undefined
+      case 'user/message':
+        return this.#checkUserMessage(data)
+      case 'assistant/message':
+        return this.#checkAssistantMessage(data)
+      case 'tool/call':
+        return this.#checkToolCall(data)
+      case 'tool/result':
+        return this.#checkToolResult(data)
+      case 'approval/asked':
+        if (!isId(data.callId) || typeof data.name !== 'string')
+          return 'approval/asked needs a callId and a name'
+        if (this.pendingApprovals.has(data.callId)) {
+          return `approval/asked for call ${q(data.callId)} while its earlier request is undecided`
+        }
+        return undefined
+      case 'approval/decided':
+        if (!isId(data.callId) || !this.pendingApprovals.has(data.callId)) {
+          return `approval/decided for call ${q(data.callId)} does not follow an undecided approval/asked`
+        }
+        if (!APPROVAL_OUTCOMES.has(data.outcome as string))
+          return `approval/decided outcome ${q(data.outcome)}`
+        return undefined
+      case 'tool/code-dispatch-start':
+      case 'tool/code-dispatch':
+        return this.#checkDispatch(type, data)
+      case 'turn/end':
+        if (!TURN_END_REASONS.has(data.reason as string))
+          return `turn/end reason ${q(data.reason)} is unknown`
+        if (data.message !== undefined && typeof data.message !== 'string')
+          return 'turn/end message must be a string'
+        return undefined
+      default:
+        return undefined
+    }
+  }
+
+  #pendingCalls(type: string): string | undefined {
+    const open = this.unanswered()
+    if (open.length === 0) return undefined
+    return `${type} while tool call ${q(open[0]!.id)} of the latest assistant/message has no tool/result`
+  }
+
+  #checkUserMessage(data: Data): string | undefined {
+    const m = data.message
+    if (!isObject(m) || m.role !== 'user' || !Array.isArray(m.content)) {
+      return 'user/message needs a message { role: "user", content: [...] }'
+    }
+    return this.#pendingCalls('user/message')
+  }
+
+  #checkAssistantMessage(data: Data): string | undefined {
+    if (!Array.isArray(data.content)) return 'assistant/message needs a content array'
+    const ids = new Set<string>()
+    for (const block of data.content as unknown[]) {
+      if (!isObject(block) || !isId(block.type))
+        return 'assistant/message content holds a block without a type'
+      if (block.type !== 'tool-call') continue
+      if (!isId(block.id) || typeof block.name !== 'string' || typeof block.arguments !== 'string') {
+        return 'assistant/message tool-call blocks need { id, name, arguments: <raw string> }'
+      }
+      if (ids.has(block.id)) return `assistant/message repeats tool-call id ${q(block.id)}`
+      ids.add(block.id)
+    }
+    return this.#pendingCalls('assistant/message')
+  }
+
+  #checkToolCall(data: Data): string | undefined {
+    if (!isId(data.callId) || typeof data.name !== 'string' || typeof data.arguments !== 'string') {
+      return 'tool/call needs { callId, name, arguments: <raw string> }'
+    }
+    const a = this.assistant
+    if (a === undefined || !a.ids.has(data.callId)) {
+      return `tool/call ${q(data.callId)} is not a tool-call block of the turn's latest assistant/message`
+    }
+    if (a.called.has(data.callId)) return `tool/call ${q(data.callId)} was already called`
+    return undefined
+  }
+
+  #checkToolResult(data: Data): string | undefined {
+    if (!isId(data.callId) || typeof data.name !== 'string') return 'tool/result needs a callId and a name'
+    const a = this.assistant
+    if (a === undefined || !a.called.has(data.callId)) {
+      return `tool/result ${q(data.callId)} has no earlier tool/call in the turn`
+    }
+    if (a.answered.has(data.callId)) return `tool/result ${q(data.callId)} already has a result`
+    if (!Array.isArray(data.content)) return 'tool/result needs a content array'
+    if (typeof data.isError !== 'boolean') return 'tool/result needs a boolean isError'
+    const e = data.error
+    if (data.isError !== (e !== undefined)) return 'tool/result carries "error" iff isError'
+    if (e !== undefined && (!isObject(e) || !isId(e.name) || !isId(e.code) || Object.keys(e).length !== 2)) {
+      return 'tool/result error must be exactly { name, code }'
+    }
+    if ('value' in data || 'additionalContexts' in data) {
+      return 'tool/result never stores the value or additionalContexts'
+    }
+    return undefined
+  }
+
+  #checkDispatch(type: 'tool/code-dispatch-start' | 'tool/code-dispatch', data: Data): string | undefined {
+    const { rootCallId: root, parentCallId: parent, subCallId: sub } = data
+    if (!isId(root) || !isId(parent) || !isId(sub))
+      return `${type} needs non-empty root, parent and sub call ids`
+    const known = this.#dispatches.get(sub)
+    if (known !== undefined && known.root !== root) {
+      return `sub call ${q(sub)} changes its root from ${q(known.root)} to ${q(root)}`
+    }
+    if (type === 'tool/code-dispatch-start') {
+      return known === undefined ? undefined : `tool/code-dispatch-start ${q(sub)} was already started`
+    }
+    if (known === undefined) return `tool/code-dispatch ${q(sub)} has no tool/code-dispatch-start`
+    return known.settled ? `tool/code-dispatch ${q(sub)} was already settled` : undefined
+  }
+
+  /** Records an event that passed `check` and is durable. */
+  apply(event: NewSessionEvent): void {
+    switch (event.type) {
+      case 'turn/start':
+        this.turn = event.data.turn
+        this.turnOpen = true
+        this.step = 0
+        this.stepOpen = false
+        this.assistant = undefined
+        this.pendingApprovals.clear()
+        this.#dispatches.clear()
+        return
+      case 'step/start':
+        this.step = event.data.step
+        this.stepOpen = true
+        return
+      case 'step/end':
+        this.stepOpen = false
+        return
+      case 'assistant/message': {
+        const blocks = event.data.content.filter((b): b is ToolCallBlock => b.type === 'tool-call')
+        this.assistant = {
+          step: event.data.step,
+          blocks,
+          ids: new Set(blocks.map((b) => b.id)),
+          called: new Set(),
+          answered: new Set(),
+        }
+        return
+      }
+      case 'tool/call':
+        this.assistant?.called.add(event.data.callId)
+        return
+      case 'tool/result':
+        this.assistant?.answered.add(event.data.callId)
+        return
+      case 'approval/asked':
+        this.pendingApprovals.set(event.data.callId, event.data)
+        return
+      case 'approval/decided':
+        this.pendingApprovals.delete(event.data.callId)
+        return
+      case 'tool/code-dispatch-start':
+        this.#dispatches.set(event.data.subCallId, { root: event.data.rootCallId, settled: false })
+        return
+      case 'tool/code-dispatch': {
+        const d = this.#dispatches.get(event.data.subCallId)
+        if (d !== undefined) d.settled = true
+        return
+      }
+      case 'turn/end':
+        this.turnOpen = false
+        this.stepOpen = false
+        return
+      default:
+        return
+    }
+  }
+}

@@ -1,0 +1,46 @@
+import type { SessionEvent } from './events.js'
+import { conflictError, type SessionInfo, type SessionStore } from './store.js'
+
+interface MemoryLog {
+  readonly events: SessionEvent[]
+  readonly created: string
+  updated: string
+}
+
+/**
+ * A store that keeps logs in this process's memory: for tests and throwaway agents. "Durable"
+ * means "recorded in this store object"; nothing survives the process.
+ */
+export function memoryStore(): SessionStore {
+  const logs = new Map<string, MemoryLog>()
+  const logOf = (id: string): MemoryLog => {
+    let log = logs.get(id)
+    if (log === undefined) {
+      const now = new Date().toISOString()
+      log = { events: [], created: now, updated: now }
+      logs.set(id, log)
+    }
+    return log
+  }
+  return {
+    async load(id) {
+      return logOf(id).events.slice()
+    },
+    async append(id, events) {
+      const log = logOf(id)
+      const first = events[0]
+      if (first === undefined) return
+      if (first.seq !== log.events.length + 1) throw conflictError(id, log.events.length)
+      log.events.push(...events)
+      log.updated = new Date().toISOString()
+    },
+    async listSessions() {
+      const rows: SessionInfo[] = []
+      for (const [id, log] of logs) {
+        rows.push({ id, created: log.created, updated: log.updated, events: log.events.length })
+      }
+      return rows
+    },
+    async close() {},
+  }
+}

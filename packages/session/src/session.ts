@@ -1,0 +1,225 @@
+import { definitionError, invariantError, type ModelMessage, snapshotJson } from '@tooltx/core'
+import { deriveMessages, MessageLog } from './derivation.js'
+import type { NewSessionEvent, Seq, SessionEvent, SessionEventMap, SessionEventType } from './events.js'
+import { LogState } from './log-state.js'
+import { repairPlan } from './repair.js'
+import { assertSessionId, type SessionStore } from './store.js'
+
+/** Called synchronously with each event right after it became durable (L1.5). */
+export type SessionListener = (event: SessionEvent) => void
+
+/** Options of `openSession`. */
+export interface OpenSessionOptions {
+  /** The session to open or create: letters, digits, `.`, `_`, `-`, at most 128 characters. */
+  id: string
+  /** Compare incremental messages with `deriveMessages(events())` after every append (L2.3). */
+  verify?: boolean
+  /** Where errors thrown by listeners go (default `console.error`). */
+  reportError?: (error: unknown) => void
+}
+
+/** The event `append` resolves with for an event type. */
+export type EventOf<K extends SessionEventType> = Extract<SessionEvent, { type: K }>
+
+/** An open session log: durable append, listeners and incrementally derived messages. */
+export interface Session {
+  readonly id: string
+  /**
+   * Snapshots and deep-freezes `data` at once, then appends `{ seq, type, data }` after every
+   * earlier append (L1.4) and resolves with the frozen event once it is durable. Rejects with
+   * `INVARIANT` and leaves the log unchanged for data that is not lossless JSON (L1.3), an event
+   * that breaks an append-time invariant (V1.4–V1.6), a closed session, or a store conflict.
+   */
+  append<K extends SessionEventType>(type: K, data: SessionEventMap[K]): Promise<EventOf<K>>
+  /** Appends events that must land together: one durable write, all or nothing, checked as a sequence. */
+  appendBatch(events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]>
+  /** Adds a listener (L1.5); returns the function that removes it. */
+  on(listener: SessionListener): () => void
+  /** The frozen list of durable events in `seq` order. */
+  events(): readonly SessionEvent[]
+  /** The frozen list of derived model messages in `seq` order (L2.2). */
+  messages(): readonly ModelMessage[]
+  /** Waits for pending appends, then refuses new ones and drops listeners. The store stays open. */
+  close(): Promise<void>
+}
+
+const repairers = new WeakMap<Session, () => Promise<readonly SessionEvent[]>>()
+const ignore = (): void => {}
+
+class SessionLog implements Session {
+  readonly id: string
+  readonly #store: SessionStore
+  readonly #verify: boolean
+  readonly #reportError: (error: unknown) => void
+  readonly #events: SessionEvent[] = []
+  #frozenEvents: readonly SessionEvent[] = Object.freeze([])
+  readonly #messages = new MessageLog()
+  #state = new LogState()
+  readonly #listeners = new Set<SessionListener>()
+  #tail: Promise<unknown> = Promise.resolve()
+  #closed = false
+
+  constructor(store: SessionStore, id: string, stored: readonly SessionEvent[], options: OpenSessionOptions) {
+    this.id = id
+    this.#store = store
+    this.#verify = options.verify === true
+    this.#reportError = options.reportError ?? console.error
+    // A stored log is checked like a live one, so a damaged or hand-edited log is refused
+    // with the seq that breaks it instead of being derived into an invalid conversation.
+    for (const event of stored) {
+      const problem = event.seq === this.#events.length + 1 ? this.#state.check(event) : 'seq has a gap'
+      if (problem !== undefined) {
+        throw invariantError(`session "${id}" is damaged at seq ${event.seq}: ${problem}`)
+      }
+      this.#state.apply(event)
+      this.#events.push(event)
+      this.#messages.add(event)
+    }
+    repairers.set(this, () => this.#enqueue((state) => repairPlan(state)))
+  }
+
+  append<K extends SessionEventType>(type: K, data: SessionEventMap[K]): Promise<EventOf<K>> {
+    let event: NewSessionEvent
+    try {
+      event = prepare(type, data)
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return this.#enqueue(() => [event]).then((events) => events[0] as EventOf<K>)
+  }
+
+  appendBatch(events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]> {
+    const prepared: NewSessionEvent[] = []
+    try {
+      if (!Array.isArray(events)) throw invariantError('appendBatch takes an array of { type, data }')
+      for (const item of events as unknown[]) {
+        const { type, data } = (item ?? {}) as { type: SessionEventType; data: unknown }
+        prepared.push(prepare(type, data))
+      }
+    } catch (error) {
+      return Promise.reject(error)
+    }
+    return this.#enqueue(() => prepared)
+  }
+
+  on(listener: SessionListener): () => void {
+    // A wrapper per registration, so registering the same function twice needs two unsubscribes.
+    const entry: SessionListener = (event) => listener(event)
+    this.#listeners.add(entry)
+    return () => {
+      this.#listeners.delete(entry)
+    }
+  }
+
+  events(): readonly SessionEvent[] {
+    if (this.#frozenEvents.length !== this.#events.length)
+      this.#frozenEvents = Object.freeze(this.#events.slice())
+    return this.#frozenEvents
+  }
+
+  messages(): readonly ModelMessage[] {
+    return this.#messages.messages()
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true
+    await this.#tail
+    this.#listeners.clear()
+  }
+
+  /**
+   * Runs `build` after every earlier append, checks what it returns against the log's state,
+   * makes it durable in one store write, then records and announces it.
+   */
+  #enqueue(build: (state: LogState) => NewSessionEvent[]): Promise<SessionEvent[]> {
+    if (this.#closed) return Promise.reject(invariantError(`session "${this.id}" is closed`))
+    const run = async (): Promise<SessionEvent[]> => {
+      const pending = build(this.#state)
+      if (pending.length === 0) return []
+      // A batch is checked as a sequence on a copy, so a rejected batch leaves no trace.
+      const trial = pending.length === 1 ? this.#state : this.#state.clone()
+      const events: SessionEvent[] = []
+      let seq = this.#events.length
+      for (const item of pending) {
+        const problem = trial.check(item)
+        if (problem !== undefined) throw invariantError(problem)
+        if (trial !== this.#state) trial.apply(item)
+        events.push(Object.freeze({ seq: ++seq as Seq, type: item.type, data: item.data }) as SessionEvent)
+      }
+      await this.#store.append(this.id, events)
+      if (trial === this.#state) this.#state.apply(events[0]!)
+      else this.#state = trial
+      for (const event of events) {
+        this.#events.push(event)
+        this.#messages.add(event)
+      }
+      if (this.#verify) this.#checkDerivation()
+      for (const event of events) this.#notify(event)
+      return events
+    }
+    const result = this.#tail.then(run)
+    this.#tail = result.then(ignore, ignore)
+    return result
+  }
+
+  #checkDerivation(): void {
+    const live = JSON.stringify(this.#messages.messages())
+    const replayed = JSON.stringify(deriveMessages(this.#events))
+    if (live !== replayed) {
+      throw invariantError(
+        `incrementally derived messages differ from deriveMessages(events) after seq ${this.#events.length}`,
+      )
+    }
+  }
+
+  #notify(event: SessionEvent): void {
+    for (const listener of this.#listeners) {
+      try {
+        listener(event)
+      } catch (error) {
+        try {
+          this.#reportError(error)
+        } catch {}
+      }
+    }
+  }
+}
+
+/** Snapshots and deep-freezes one event's data (L1.3); the type is checked later, in order. */
+function prepare(type: unknown, data: unknown): NewSessionEvent {
+  let problem: string
+  try {
+    const snapshot = snapshotJson(data, { freeze: true, root: 'data' })
+    if (snapshot.ok) return { type, data: snapshot.value } as unknown as NewSessionEvent
+    problem = snapshot.reason
+  } catch (error) {
+    problem = `reading it threw: ${error instanceof Error ? error.message : String(error)}`
+  }
+  throw invariantError(`session event "${String(type)}" carries non-JSON-serializable data (${problem})`)
+}
+
+/**
+ * Opens session `id` in `store`, creating it empty if absent (L1.1). The stored log is checked
+ * event by event (a damaged log rejects with `INVARIANT`), and a log left mid-turn by a crash
+ * is repaired before this resolves (L9.1–L9.5).
+ */
+export async function openSession(store: SessionStore, options: OpenSessionOptions): Promise<Session> {
+  if (typeof options !== 'object' || options === null) throw definitionError('openSession needs { id }')
+  const id = options.id
+  assertSessionId(id)
+  const session = new SessionLog(store, id, await store.load(id), options)
+  await repairSession(session)
+  return session
+}
+
+/**
+ * Appends the repair plan (`repairPlan`) of the session's current state as one batch and
+ * resolves with the appended events; appends nothing for a valid log (L9.5). `openSession`
+ * calls it; the agent loop calls it after a scheduler failure, before its next turn (L5.6).
+ */
+export function repairSession(session: Session): Promise<readonly SessionEvent[]> {
+  const repair = repairers.get(session)
+  if (repair === undefined)
+    return Promise.reject(definitionError('repairSession needs a session from openSession'))
+  return repair()
+}

@@ -1,0 +1,97 @@
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import { deepFreeze, invariantError } from '@tooltx/core'
+import Database from 'better-sqlite3'
+import type { SessionEvent } from './events.js'
+import { conflictError, type SessionInfo, type SessionStore } from './store.js'
+
+/** Where the CLI keeps its sessions, relative to the working directory. */
+export const DEFAULT_SQLITE_PATH = '.tooltx/sessions.db'
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS sessions (
+  id TEXT PRIMARY KEY,
+  created TEXT NOT NULL,
+  updated TEXT NOT NULL,
+  events INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS events (
+  session TEXT NOT NULL,
+  seq INTEGER NOT NULL,
+  type TEXT NOT NULL,
+  data TEXT NOT NULL,
+  PRIMARY KEY (session, seq)
+) WITHOUT ROWID;
+`
+
+/**
+ * A store in one SQLite database (the embedded default; parent directories are created).
+ * WAL journal with `synchronous = FULL`, so every append is fsynced before it resolves; events
+ * are keyed by (session, seq) with a unique constraint, so of two processes appending the same
+ * seq exactly one succeeds and the other gets a conflict error.
+ */
+export function sqliteStore(path: string = DEFAULT_SQLITE_PATH): SessionStore {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const db = new Database(path, { timeout: 5_000 })
+  db.pragma('journal_mode = WAL')
+  // In WAL mode NORMAL only syncs at checkpoints, so a power cut can lose the latest commits;
+  // FULL syncs the WAL at every commit, which is what "durable before append resolves" means.
+  db.pragma('synchronous = FULL')
+  db.exec(SCHEMA)
+
+  const ensure = db.prepare(
+    'INSERT OR IGNORE INTO sessions (id, created, updated, events) VALUES (?, ?, ?, 0)',
+  )
+  const select = db.prepare('SELECT seq, type, data FROM events WHERE session = ? ORDER BY seq').raw(true)
+  const count = db.prepare('SELECT events FROM sessions WHERE id = ?').pluck(true)
+  const insert = db.prepare('INSERT INTO events (session, seq, type, data) VALUES (?, ?, ?, ?)')
+  const touch = db.prepare('UPDATE sessions SET updated = ?, events = ? WHERE id = ?')
+  const list = db.prepare('SELECT id, created, updated, events FROM sessions ORDER BY created, id')
+
+  const write = db.transaction((id: string, events: readonly SessionEvent[]) => {
+    const now = new Date().toISOString()
+    ensure.run(id, now, now)
+    const stored = count.get(id) as number
+    if (events[0]!.seq !== stored + 1) throw conflictError(id, stored)
+    for (const event of events) insert.run(id, event.seq, event.type, JSON.stringify(event.data))
+    touch.run(now, events[events.length - 1]!.seq, id)
+  })
+
+  return {
+    async load(id) {
+      const now = new Date().toISOString()
+      ensure.run(id, now, now)
+      const rows = select.all(id) as [number, string, string][]
+      const events: SessionEvent[] = new Array(rows.length)
+      for (let i = 0; i < rows.length; i++) {
+        const [seq, type, data] = rows[i]!
+        if (seq !== i + 1) {
+          throw invariantError(
+            `session "${id}" in ${path} has a gap before seq ${seq}; restore it from a backup`,
+          )
+        }
+        events[i] = deepFreeze({ seq, type, data: JSON.parse(data) }) as SessionEvent
+      }
+      return events
+    },
+    async append(id, events) {
+      if (events.length === 0) return
+      try {
+        // IMMEDIATE takes the write lock up front, so two processes queue on the busy timeout
+        // instead of failing to upgrade a read transaction.
+        write.immediate(id, events)
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
+          throw conflictError(id, count.get(id) as number)
+        }
+        throw error
+      }
+    },
+    async listSessions() {
+      return list.all() as SessionInfo[]
+    },
+    async close() {
+      if (db.open) db.close()
+    },
+  }
+}

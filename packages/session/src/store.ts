@@ -1,0 +1,57 @@
+import { definitionError, invariantError, type ToolError } from '@tooltx/core'
+import type { SessionEvent } from './events.js'
+
+/** One row of `listSessions()`: timestamps are ISO 8601 strings. */
+export interface SessionInfo {
+  readonly id: string
+  readonly created: string
+  readonly updated: string
+  /** The number of durable events (the latest `seq`). */
+  readonly events: number
+}
+
+/**
+ * Where session logs live. Every store passes the same conformance suite (L1.1): a log is a
+ * gap-free sequence of events per session id, `append` is all-or-nothing and durable before it
+ * resolves, and a writer whose view is stale is refused rather than interleaved.
+ */
+export interface SessionStore {
+  /**
+   * The durable events of session `id` in `seq` order, deep-frozen; creates the session empty
+   * when it does not exist. Storage damage a crash can leave (a torn last line) is repaired
+   * here; anything else that is malformed rejects.
+   */
+  load(id: string): Promise<readonly SessionEvent[]>
+  /**
+   * Appends `events`, whose seqs continue the stored log, in one durable write: all land or
+   * none does. Rejects with `conflictError` when the log already holds the first seq (another
+   * writer got there first); nothing already stored changes.
+   */
+  append(id: string, events: readonly SessionEvent[]): Promise<void>
+  /** Every stored session, oldest first. */
+  listSessions(): Promise<readonly SessionInfo[]>
+  /** Releases what the store holds (files, locks, the database handle). */
+  close(): Promise<void>
+}
+
+const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
+
+/** Throws `INVALID_DEFINITION` unless `id` is a usable session id (also a safe file name). */
+export function assertSessionId(id: unknown): asserts id is string {
+  if (typeof id !== 'string' || !SESSION_ID.test(id)) {
+    throw definitionError(
+      `session id must match ${SESSION_ID} (letters, digits, ".", "_", "-"; at most 128), got ${JSON.stringify(id) ?? String(id)}`,
+    )
+  }
+}
+
+/**
+ * The error a stale writer gets: another writer already appended `seq` to session `id`.
+ * `holder` names that writer when the store knows it.
+ */
+export function conflictError(id: string, seq: number, holder?: string): ToolError {
+  const who = holder === undefined ? 'another writer' : `another writer (${holder})`
+  return invariantError(
+    `session "${id}" has ${who} that already appended seq ${seq}; this handle's view is stale and it wrote nothing — close it and reopen the session to continue after the latest event`,
+  )
+}
