@@ -20,7 +20,7 @@ import { bodyMessage, isImage, isText, omittedBlockNote } from './wire-content.j
 
 /** Options of `anthropic`. */
 export interface AnthropicOptions {
-  /** Sent as the API key header. */
+  /** The API key; the SDK sends it with every request. */
   apiKey: string
   /** The model id, such as `claude-sonnet-4-5`. */
   model: string

@@ -1,0 +1,347 @@
+import { readFileSync } from 'node:fs'
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import {
+  anthropic,
+  ModelAbortError,
+  ModelError,
+  type ModelRequest,
+  type ModelStreamEvent,
+  ReplyAccumulator,
+} from '@tooltx/agent'
+import { afterEach, describe, expect, it } from 'vitest'
+
+const FIXTURE = readFileSync(new URL('./fixtures/anthropic-text-and-tools.sse', import.meta.url), 'utf8')
+const EVENTS = FIXTURE.split(/(?<=\n\n)/)
+
+interface Received {
+  url: string
+  headers: IncomingHttpHeaders
+  body: any
+}
+
+/** How the loopback server answers: SSE events one write each (`hang` keeps it open), or a status + JSON body. */
+type Answer =
+  | { sse: string[]; hang?: boolean }
+  | { status: number; json: unknown; headers?: Record<string, string> }
+
+const servers: Server[] = []
+afterEach(() => {
+  for (const server of servers.splice(0)) {
+    server.closeAllConnections()
+    server.close()
+  }
+})
+
+/** A real HTTP server on 127.0.0.1 that records requests and replays recorded wire responses. */
+async function wireServer(answer: (n: number) => Answer) {
+  const received: Received[] = []
+  let resolveClosed!: () => void
+  const responseClosed = new Promise<void>((resolve) => {
+    resolveClosed = resolve
+  })
+  const server = createServer((req, res) => {
+    let raw = ''
+    req.setEncoding('utf8')
+    req.on('data', (chunk: string) => {
+      raw += chunk
+    })
+    req.on('end', async () => {
+      received.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(raw) })
+      res.on('close', resolveClosed)
+      const a = answer(received.length)
+      if ('status' in a) {
+        res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers })
+        res.end(JSON.stringify(a.json))
+        return
+      }
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+      for (const event of a.sse) {
+        res.write(event)
+        await new Promise((resolve) => setImmediate(resolve))
+      }
+      if (!a.hang) res.end()
+    })
+  })
+  servers.push(server)
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return { baseURL: `http://127.0.0.1:${port}`, received, responseClosed }
+}
+
+function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
+  return {
+    system: 'You are terse.',
+    instructions: 'Tools: read_file, list_dir.',
+    tools: [
+      {
+        name: 'read_file',
+        description: 'Read a UTF-8 file.',
+        parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      },
+    ],
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'read /etc/hostname' }] }],
+    ...overrides,
+  }
+}
+
+async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
+  const events: ModelStreamEvent[] = []
+  for await (const event of stream) events.push(event)
+  return events
+}
+
+const sse = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
+
+describe('anthropic against a loopback Messages API server', () => {
+  it('L3.4: streams text and tool-call deltas, then one message with the raw argument strings and usage', async () => {
+    const server = await wireServer(() => ({ sse: EVENTS }))
+    const model = anthropic({ baseURL: server.baseURL, apiKey: 'sk-ant-test', model: 'claude-fixture' })
+    const events = await collect(model.stream(request(), new AbortController().signal))
+
+    expect(events.slice(0, -1)).toEqual([
+      { type: 'text-delta', text: 'Reading ' },
+      { type: 'text-delta', text: 'it now.' },
+      { type: 'tool-call-delta', index: 0, id: 'toolu_a', name: 'read_file', argumentsDelta: '' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '{"path": "/etc' },
+      { type: 'tool-call-delta', index: 0, argumentsDelta: '/hostname"}' },
+      // The tool-call index counts tool calls (content block 2 is tool call 1).
+      { type: 'tool-call-delta', index: 1, id: 'toolu_b', name: 'list_dir', argumentsDelta: '' },
+    ])
+    expect(events.at(-1)).toEqual({
+      type: 'message',
+      content: [
+        { type: 'text', text: 'Reading it now.' },
+        { type: 'tool-call', id: 'toolu_a', name: 'read_file', arguments: '{"path": "/etc/hostname"}' },
+        { type: 'tool-call', id: 'toolu_b', name: 'list_dir', arguments: '' },
+      ],
+      // Input counts cached tokens too: 40 + 5 + 3; output is the cumulative count of message_delta.
+      usage: { inputTokens: 48, outputTokens: 29 },
+    })
+  })
+
+  it('sends system + instructions as system, tools as input_schema, the default max_tokens and the API key', async () => {
+    const server = await wireServer(() => ({ sse: EVENTS }))
+    const model = anthropic({ baseURL: server.baseURL, apiKey: 'sk-ant-test', model: 'claude-fixture' })
+    await collect(model.stream(request(), new AbortController().signal))
+    const [got] = server.received
+    expect(got?.url).toBe('/v1/messages')
+    // This SDK version sends the API key as a bearer credential.
+    expect(got?.headers.authorization).toBe('Bearer sk-ant-test')
+    expect(got?.body).toEqual({
+      model: 'claude-fixture',
+      max_tokens: 4096,
+      stream: true,
+      system: 'You are terse.\n\nTools: read_file, list_dir.',
+      tools: [
+        {
+          name: 'read_file',
+          description: 'Read a UTF-8 file.',
+          input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+        },
+      ],
+      messages: [{ role: 'user', content: [{ type: 'text', text: 'read /etc/hostname' }] }],
+    })
+  })
+
+  it('O2.4: maps tool messages to tool_result blocks with is_error, merged into one user message, images kept', async () => {
+    const server = await wireServer(() => ({ sse: EVENTS }))
+    const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxTokens: 100 })
+    await collect(
+      model.stream(
+        request({
+          system: '',
+          instructions: '',
+          tools: [],
+          messages: [
+            {
+              role: 'user',
+              content: [
+                { type: 'text', text: 'compare these' },
+                { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+                { type: 'image', mediaType: 'image/bmp', data: 'Qk0=' },
+              ],
+            },
+            {
+              role: 'assistant',
+              content: [
+                { type: 'text', text: '' },
+                { type: 'text', text: 'Checking.' },
+                { type: 'tool-call', id: 'c1', name: 'read_file', arguments: '{"path" :"/a"}' },
+                { type: 'tool-call', id: 'c2', name: 'grep', arguments: '{"pattern": "TO' },
+                { type: 'tool-call', id: 'c3', name: 'shot', arguments: '  ' },
+                { type: 'tool-call', id: 'c4', name: 'sum', arguments: '[1,2]' },
+              ],
+            },
+            { role: 'tool', callId: 'c1', isError: false, content: [{ type: 'text', text: 'alpha' }] },
+            {
+              role: 'tool',
+              callId: 'c2',
+              isError: true,
+              content: [{ type: 'text', text: 'Error: invalid arguments' }],
+            },
+            {
+              role: 'tool',
+              callId: 'c3',
+              isError: false,
+              content: [{ type: 'image', mediaType: 'image/jpeg', data: '/9j/' }],
+            },
+            { role: 'tool', callId: 'c4', isError: true, content: [] },
+            {
+              role: 'user',
+              content: [{ type: 'text', text: 'context: the build finished' }],
+              source: { kind: 'tool', name: 'shot', callId: 'c3' },
+            },
+          ],
+        }),
+        new AbortController().signal,
+      ),
+    )
+    const body = server.received[0]?.body
+    expect(body).not.toHaveProperty('system')
+    expect(body).not.toHaveProperty('tools')
+    expect(body.max_tokens).toBe(100)
+    expect(body.messages).toEqual([
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'compare these' },
+          { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } },
+          {
+            type: 'text',
+            text: '[image omitted: image/bmp, the provider takes only image/jpeg, image/png, image/gif and image/webp]',
+          },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'c1', name: 'read_file', input: { path: '/a' } },
+          // The API needs an object: raw text that is not a JSON object is kept under `_raw`.
+          { type: 'tool_use', id: 'c2', name: 'grep', input: { _raw: '{"pattern": "TO' } },
+          { type: 'tool_use', id: 'c3', name: 'shot', input: {} },
+          { type: 'tool_use', id: 'c4', name: 'sum', input: { _raw: '[1,2]' } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool_result',
+            tool_use_id: 'c1',
+            is_error: false,
+            content: [{ type: 'text', text: 'alpha' }],
+          },
+          {
+            type: 'tool_result',
+            tool_use_id: 'c2',
+            is_error: true,
+            content: [{ type: 'text', text: 'Error: invalid arguments' }],
+          },
+          {
+            type: 'tool_result',
+            tool_use_id: 'c3',
+            is_error: false,
+            content: [{ type: 'image', source: { type: 'base64', media_type: 'image/jpeg', data: '/9j/' } }],
+          },
+          { type: 'tool_result', tool_use_id: 'c4', is_error: true },
+          // A context that follows the results joins the same user message, after them.
+          { type: 'text', text: 'context: the build finished' },
+        ],
+      },
+    ])
+  })
+
+  it('L6.6: an abort mid-stream throws ModelAbortError, cancels the HTTP request, and keeps only the partial text', async () => {
+    // Up to the first argument piece of the first tool call, then silence with the response still open.
+    const server = await wireServer(() => ({ sse: EVENTS.slice(0, 9), hang: true }))
+    const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
+    const controller = new AbortController()
+    const reply = new ReplyAccumulator()
+    const run = async () => {
+      for await (const event of model.stream(request(), controller.signal)) {
+        reply.push(event)
+        if (event.type === 'tool-call-delta' && event.argumentsDelta !== '') controller.abort()
+      }
+    }
+    await expect(run()).rejects.toBeInstanceOf(ModelAbortError)
+    expect(reply.message).toBeUndefined()
+    expect(reply.partial()).toEqual([{ type: 'text', text: 'Reading it now.' }])
+    await server.responseClosed
+  })
+
+  it('an HTTP 401 becomes a ModelError that names the status and the server message and says to check the apiKey', async () => {
+    const server = await wireServer(() => ({
+      status: 401,
+      json: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
+    }))
+    const model = anthropic({ baseURL: server.baseURL, apiKey: 'wrong', model: 'c', maxRetries: 0 })
+    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(ModelError)
+    expect(error).toMatchObject({ kind: 'http', status: 401, adapter: 'anthropic:c' })
+    expect((error as Error).message).toBe(
+      `anthropic:c: HTTP 401 from ${server.baseURL}: invalid x-api-key. Check the apiKey.`,
+    )
+    expect(server.received).toHaveLength(1)
+  })
+
+  it('an HTTP 500 becomes a ModelError that says to retry later', async () => {
+    const server = await wireServer(() => ({
+      status: 500,
+      json: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } },
+    }))
+    const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
+    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toMatchObject({ kind: 'http', status: 500 })
+    expect((error as Error).message).toContain('Internal server error')
+    expect((error as Error).message).toContain('The provider failed; retry later')
+    expect(server.received).toHaveLength(1)
+  })
+
+  it('an error event mid-stream becomes a stream ModelError with the provider message', async () => {
+    const overloaded = sse('error', {
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+    })
+    const server = await wireServer(() => ({ sse: [...EVENTS.slice(0, 4), overloaded] }))
+    const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
+    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(ModelError)
+    expect((error as Error).message).toContain('Overloaded')
+  })
+
+  it('a stream that ends before message_stop becomes a stream ModelError, not a truncated message', async () => {
+    const server = await wireServer(() => ({ sse: EVENTS.slice(0, 9) }))
+    const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
+    const events: ModelStreamEvent[] = []
+    const error = await (async () => {
+      for await (const event of model.stream(request(), new AbortController().signal)) events.push(event)
+    })().catch((e: unknown) => e)
+    expect(error).toMatchObject({ kind: 'stream' })
+    expect((error as Error).message).toContain('the stream ended before message_stop')
+    expect(events.some((e) => e.type === 'message')).toBe(false)
+  })
+
+  it('an unreachable endpoint becomes a connection ModelError naming the URL, the cause and what to check', async () => {
+    const closed = createServer()
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
+    const { port } = closed.address() as AddressInfo
+    await new Promise((resolve) => closed.close(resolve))
+    const baseURL = `http://127.0.0.1:${port}`
+    const model = anthropic({ baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
+    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
+      (e: unknown) => e,
+    )
+    expect(error).toMatchObject({ kind: 'connection' })
+    expect((error as Error).message).toContain(`cannot reach ${baseURL}`)
+    expect((error as Error).message).toContain('ECONNREFUSED')
+  })
+})
