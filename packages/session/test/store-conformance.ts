@@ -1,0 +1,131 @@
+/**
+ * The one conformance suite every store passes (L1.1). `backing()` returns a fresh place to
+ * store logs; `connect()` on it opens a store on that place — a new store object each time for
+ * the durable stores (a second process, in effect), the same object for the memory store.
+ */
+import { ToolError } from '@tooltx/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { openSession, type SessionStore } from '../src/index.js'
+import { scriptTurns, seededRandom } from './log-script.js'
+
+export interface Backing {
+  connect(): SessionStore
+}
+
+const asJson = (x: unknown): string => JSON.stringify(x)
+
+export function storeConformance(name: string, backing: () => Backing): void {
+  describe(`store conformance: ${name}`, () => {
+    const opened: SessionStore[] = []
+    const connect = (b: Backing): SessionStore => {
+      const store = b.connect()
+      opened.push(store)
+      return store
+    }
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close()
+    })
+
+    it('L1.1: openSession creates an empty session, listed by listSessions', async () => {
+      const store = connect(backing())
+      const session = await openSession(store, { id: 'fresh' })
+      expect(session.id).toBe('fresh')
+      expect(session.events()).toEqual([])
+      expect(session.messages()).toEqual([])
+      const rows = await store.listSessions()
+      expect(rows.map((r) => [r.id, r.events])).toEqual([['fresh', 0]])
+      expect(Number.isNaN(Date.parse(rows[0]!.created))).toBe(false)
+    })
+
+    it('L1.2 L1.6: seqs count from 1 without gaps and a reopened log is byte-identical', async () => {
+      const b = backing()
+      const store = connect(b)
+      const session = await openSession(store, { id: 's1' })
+      const script = scriptTurns(4, seededRandom(7))
+      // Odd corners of lossless JSON must survive storage: unicode, escapes, a "__proto__" key.
+      const meta = JSON.parse('{"__proto__":{"x":1},"s":"é\\u2028\\"\\n","n":-1.5e-7,"big":12345678901234}')
+      script.push(
+        { type: 'turn/start', data: { turn: 5 } },
+        { type: 'step/start', data: { turn: 5, step: 1 } },
+      )
+      script.push({
+        type: 'user/message',
+        data: { turn: 5, step: 1, message: { role: 'user', content: [{ type: 'x', meta }] } },
+      })
+      for (const e of script) await session.append(e.type, e.data as never)
+      const events = session.events()
+      expect(events.map((e) => e.seq)).toEqual(events.map((_, i) => i + 1))
+      // The writer goes away (a file store holds its lock until closed), then a new one opens.
+      await session.close()
+      await store.close()
+      const reopened = await openSession(connect(b), { id: 's1' })
+      // The log ends mid-turn, so reopening appended the repair's turn/end after it.
+      expect(asJson(reopened.events().slice(0, events.length))).toBe(asJson(events))
+      expect(reopened.events()[events.length]?.type).toBe('turn/end')
+      expect(Object.isFrozen(reopened.events()[3]!.data)).toBe(true)
+      const rows = await connect(b).listSessions()
+      expect(rows.find((r) => r.id === 's1')?.events).toBe(events.length + 1)
+    })
+
+    it('L1.4: appends are applied in call order and durable when they resolve', async () => {
+      const b = backing()
+      const session = await openSession(connect(b), { id: 'order' })
+      const script = scriptTurns(2, seededRandom(3))
+      const resolved: number[] = []
+      await Promise.all(
+        script.map((e) => session.append(e.type, e.data as never).then((ev) => resolved.push(ev.seq))),
+      )
+      expect(resolved).toEqual(script.map((_, i) => i + 1))
+      expect(session.events().map((e) => e.type)).toEqual(script.map((e) => e.type))
+      const other = await connect(b).load('order')
+      expect(asJson(other)).toBe(asJson(session.events()))
+    })
+
+    it('L1.4: appendBatch lands all events at once, or none when one breaks an invariant', async () => {
+      const b = backing()
+      const session = await openSession(connect(b), { id: 'batch' })
+      const [start, step] = scriptTurns(1, seededRandom(1))
+      await session.appendBatch([start!, step!])
+      const bad = session.appendBatch([
+        { type: 'step/end', data: { turn: 1, step: 1 } },
+        {
+          type: 'tool/result',
+          data: { turn: 1, step: 1, callId: 'nope', name: 'x', content: [], isError: false },
+        },
+      ])
+      await expect(bad).rejects.toThrow(/invariant violated: tool\/result "nope" has no earlier tool\/call/)
+      expect(session.events().length).toBe(2)
+      expect((await connect(b).load('batch')).length).toBe(2)
+    })
+
+    it('L1.1: a second writer gets a conflict error and nothing already written changes', async () => {
+      const b = backing()
+      const first = await openSession(connect(b), { id: 'shared' })
+      const second = await openSession(connect(b), { id: 'shared' })
+      await first.append('turn/start', { turn: 1 })
+      await first.append('step/start', { turn: 1, step: 1 })
+      const before = asJson(first.events())
+      const error = await second.append('turn/start', { turn: 1 }).catch((e: unknown) => e)
+      expect(error).toBeInstanceOf(ToolError)
+      expect((error as ToolError).code).toBe('INVARIANT')
+      expect((error as ToolError).message).toMatch(/another writer.*(seq|holds)|another writer/)
+      expect((error as ToolError).message).toMatch(/reopen/)
+      expect(second.events()).toEqual([])
+      expect(asJson(await connect(b).load('shared'))).toBe(before)
+      // The first writer is unaffected.
+      await first.append('step/end', { turn: 1, step: 1 })
+      expect(first.events().length).toBe(3)
+    })
+
+    it('L1.1: sessions are independent and all listed', async () => {
+      const store = connect(backing())
+      const a = await openSession(store, { id: 'a' })
+      const c = await openSession(store, { id: 'c' })
+      await a.append('turn/start', { turn: 1 })
+      await a.append('turn/end', { turn: 1, reason: 'completed' })
+      await c.append('turn/start', { turn: 1 })
+      const rows = await store.listSessions()
+      expect(Object.fromEntries(rows.map((r) => [r.id, r.events]))).toEqual({ a: 2, c: 1 })
+    })
+  })
+}
