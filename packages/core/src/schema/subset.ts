@@ -1,0 +1,307 @@
+import { codedError, errorMessage, type ToolError } from '../errors.js'
+import { isLosslessJson, type JsonValue } from '../lossless-json.js'
+import { isPlainDenseArray, isPlainObject } from './containers.js'
+
+/** The scalar `type` names (S3.4: the only types that may carry `enum` and `const`). */
+export type ScalarType = 'string' | 'number' | 'integer' | 'boolean' | 'null'
+
+/**
+ * One node of a schema that passed its own subset checks, read once from the author's object.
+ * `invalid` stands for a node with violations of its own (or a cycle); its subtree is unusable.
+ */
+export type SchemaNode =
+  | { readonly kind: 'invalid' }
+  | { readonly kind: 'any'; readonly description: string | undefined }
+  | {
+      readonly kind: 'scalar'
+      readonly type: ScalarType
+      readonly enum: readonly JsonValue[] | undefined
+      readonly const: { readonly value: JsonValue } | undefined
+      readonly description: string | undefined
+    }
+  | { readonly kind: 'array'; items: SchemaNode | undefined; readonly description: string | undefined }
+  | {
+      readonly kind: 'object'
+      readonly properties: { key: string; schema: SchemaNode }[] | undefined
+      readonly required: readonly string[]
+      readonly closed: boolean
+      readonly description: string | undefined
+    }
+  | { readonly kind: 'oneOf'; readonly branches: SchemaNode[]; readonly description: string | undefined }
+
+/** The outcome of `parseSchema`: the node tree, every node in pre-order, and all violations. */
+export interface ParsedSchema {
+  readonly root: SchemaNode
+  /** Every node reachable from `root`, parents before children. */
+  readonly nodes: readonly SchemaNode[]
+  /** Subset violations with paths starting at the root path, in document order. */
+  readonly violations: readonly string[]
+}
+
+const INVALID: SchemaNode = Object.freeze({ kind: 'invalid' })
+
+const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'null'] as const
+const SCALARS: ReadonlySet<string> = new Set<ScalarType>(['string', 'number', 'integer', 'boolean', 'null'])
+const TYPE_LIST = TYPES.map((t) => JSON.stringify(t)).join(', ')
+
+/** S3.1: the constraint keywords and annotations of the subset; nothing else is allowed. */
+const KEYWORDS: ReadonlySet<string> = new Set([
+  'type',
+  'oneOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'description',
+  'title',
+  'default',
+  'examples',
+])
+
+/** Keywords that belong to one type (S3.3, S3.4), with the requirement they state. */
+const TYPED_KEYWORDS: readonly (readonly [string, (type: string | undefined) => boolean, string])[] = [
+  ['properties', (t) => t === 'object', 'requires type "object"'],
+  ['required', (t) => t === 'object', 'requires type "object"'],
+  ['additionalProperties', (t) => t === 'object', 'requires type "object"'],
+  ['items', (t) => t === 'array', 'requires type "array"'],
+  ['enum', (t) => t !== undefined && SCALARS.has(t), 'requires a scalar type'],
+  ['const', (t) => t !== undefined && SCALARS.has(t), 'requires a scalar type'],
+]
+
+interface Task {
+  value: unknown
+  path: string
+  set: (node: SchemaNode) => void
+}
+
+/** A marker popped after a node's subtree: the node leaves the ancestor path (cycle check). */
+interface Exit {
+  exit: object
+}
+
+/** Reads an object's own entries once; `undefined` (plus a violation) when it is not plain data. */
+function readEntries(
+  value: unknown,
+  path: string,
+  what: string,
+  out: string[],
+): Map<string, unknown> | undefined {
+  try {
+    if (!isPlainObject(value)) {
+      out.push(`${path} must be ${what}`)
+      return undefined
+    }
+    const keys = Object.keys(value)
+    if (Reflect.ownKeys(value).length !== keys.length) {
+      out.push(`${path} must have only enumerable string keys`)
+      return undefined
+    }
+    const entries = new Map<string, unknown>()
+    for (const key of keys) entries.set(key, value[key])
+    return entries
+  } catch (error) {
+    out.push(`${path} could not be read (${errorMessage(error)})`)
+    return undefined
+  }
+}
+
+/** Reads a dense plain array's items once; `undefined` when it is not one or reading threw. */
+function readArray(value: unknown): unknown[] | undefined {
+  try {
+    return isPlainDenseArray(value) ? value.slice() : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Parses `schema` against the enforced subset (S3) without ever throwing: collects every
+ * violation (paths start at `rootPath`) and builds the node tree the validator and the
+ * TypeScript renderer use. Iterative, so depth never overflows the stack; a sub-schema object
+ * may be shared by siblings, but one that contains itself is reported as circular.
+ */
+export function parseSchema(schema: unknown, rootPath = 'schema'): ParsedSchema {
+  const violations: string[] = []
+  const nodes: SchemaNode[] = []
+  let root: SchemaNode = INVALID
+  const onPath = new Set<object>()
+  const work: (Task | Exit)[] = [{ value: schema, path: rootPath, set: (node) => (root = node) }]
+  while (work.length > 0) {
+    const item = work.pop()!
+    if ('exit' in item) {
+      onPath.delete(item.exit)
+      continue
+    }
+    const { value, path } = item
+    if (value !== null && typeof value === 'object' && onPath.has(value)) {
+      violations.push(`${path} is circular`)
+      item.set(INVALID)
+      continue
+    }
+    const before = violations.length
+    const children: Task[] = []
+    const node = parseNode(value, path, violations, children)
+    if (node !== INVALID && violations.length === before) {
+      item.set(node)
+      nodes.push(node)
+    } else item.set(INVALID)
+    if (value !== null && typeof value === 'object') {
+      onPath.add(value)
+      work.push({ exit: value })
+    }
+    for (let i = children.length - 1; i >= 0; i--) work.push(children[i]!)
+  }
+  return { root, nodes, violations }
+}
+
+/**
+ * Checks one node's own keywords, queues its sub-schemas in `children` (their `set` fills the
+ * slots of the node returned here) and returns the node, or `INVALID` when it is not readable.
+ */
+function parseNode(value: unknown, path: string, out: string[], children: Task[]): SchemaNode {
+  const entries = readEntries(value, path, 'a JSON Schema object', out)
+  if (entries === undefined) return INVALID
+  for (const key of entries.keys()) {
+    if (!KEYWORDS.has(key)) out.push(`${path}.${key} is not a supported keyword`)
+  }
+
+  let type: string | undefined
+  if (entries.has('type')) {
+    const raw = entries.get('type')
+    if (Array.isArray(raw)) out.push(`${path}.type must be a single type name, not an array of types`)
+    else if (typeof raw !== 'string' || !(TYPES as readonly string[]).includes(raw)) {
+      out.push(`${path}.type must be one of ${TYPE_LIST}`)
+    } else type = raw
+  }
+  let branches: unknown[] | undefined
+  if (entries.has('oneOf')) {
+    if (entries.has('type')) out.push(`${path} must not combine type and oneOf`)
+    branches = readArray(entries.get('oneOf'))
+    if (branches === undefined || branches.length < 2) {
+      out.push(`${path}.oneOf must be an array of at least two schemas`)
+      branches = undefined
+    }
+  }
+  for (const [key, allowed, requirement] of TYPED_KEYWORDS) {
+    if (entries.has(key) && !allowed(type)) out.push(`${path}.${key} ${requirement}`)
+  }
+
+  const description = checkAnnotations(entries, path, out)
+
+  let properties: { key: string; schema: SchemaNode }[] | undefined
+  if (entries.has('properties')) {
+    const map = readEntries(entries.get('properties'), `${path}.properties`, 'an object of schemas', out)
+    if (map !== undefined) {
+      properties = []
+      for (const [key, child] of map) {
+        const slot = { key, schema: INVALID }
+        properties.push(slot)
+        children.push({
+          value: child,
+          path: `${path}.properties.${key}`,
+          set: (node) => (slot.schema = node),
+        })
+      }
+    }
+  }
+  let required: string[] = []
+  if (entries.has('required')) required = checkRequired(entries.get('required'), properties, path, out)
+  const additional = entries.get('additionalProperties')
+  if (entries.has('additionalProperties') && typeof additional !== 'boolean') {
+    out.push(`${path}.additionalProperties must be a boolean`)
+  }
+  let enumValues: unknown[] | undefined
+  if (entries.has('enum')) {
+    enumValues = readArray(entries.get('enum'))
+    if (enumValues === undefined || enumValues.length === 0 || !isLosslessJson(enumValues)) {
+      out.push(`${path}.enum must be a non-empty array of lossless JSON values`)
+    }
+  }
+  const constValue = entries.get('const')
+  if (entries.has('const') && !isLosslessJson(constValue)) out.push(`${path}.const must be lossless JSON`)
+
+  if (branches !== undefined) {
+    const node = { kind: 'oneOf' as const, branches: branches.map(() => INVALID), description }
+    branches.forEach((branch, i) => {
+      children.push({ value: branch, path: `${path}.oneOf[${i}]`, set: (n) => (node.branches[i] = n) })
+    })
+    return node
+  }
+  if (type === undefined) return { kind: 'any', description }
+  if (type === 'array') {
+    const node: SchemaNode = { kind: 'array', items: undefined, description }
+    if (entries.has('items')) {
+      children.push({ value: entries.get('items'), path: `${path}.items`, set: (n) => (node.items = n) })
+    }
+    return node
+  }
+  if (type === 'object') {
+    return { kind: 'object', properties, required, closed: additional === false, description }
+  }
+  return {
+    kind: 'scalar',
+    type: type as ScalarType,
+    enum: enumValues as JsonValue[] | undefined,
+    const: entries.has('const') ? { value: constValue as JsonValue } : undefined,
+    description,
+  }
+}
+
+/** S3.5 for the annotations; returns the description when it is a string. */
+function checkAnnotations(entries: Map<string, unknown>, path: string, out: string[]): string | undefined {
+  for (const key of ['description', 'title']) {
+    if (entries.has(key) && typeof entries.get(key) !== 'string') out.push(`${path}.${key} must be a string`)
+  }
+  if (entries.has('default') && !isLosslessJson(entries.get('default'))) {
+    out.push(`${path}.default must be lossless JSON`)
+  }
+  if (entries.has('examples')) {
+    const examples = entries.get('examples')
+    if (!Array.isArray(examples) || !isLosslessJson(examples)) {
+      out.push(`${path}.examples must be an array of lossless JSON values`)
+    }
+  }
+  const description = entries.get('description')
+  return typeof description === 'string' ? description : undefined
+}
+
+/** S3.5: `required` is an array of unique strings, each an own key of `properties`. */
+function checkRequired(
+  raw: unknown,
+  properties: { key: string }[] | undefined,
+  path: string,
+  out: string[],
+): string[] {
+  const names = readArray(raw)
+  if (
+    names === undefined ||
+    names.some((n) => typeof n !== 'string') ||
+    new Set(names).size !== names.length
+  ) {
+    out.push(`${path}.required must be an array of unique strings`)
+    return []
+  }
+  const declared = new Set(properties?.map((p) => p.key))
+  for (const name of names as string[]) {
+    if (!declared.has(name))
+      out.push(`${path}.required names ${JSON.stringify(name)}, which is not in properties`)
+  }
+  return names as string[]
+}
+
+/** The `SchemaError` (`UNSUPPORTED_SCHEMA`) carrying collected subset violations (S3.7). */
+export function unsupportedSchemaError(violations: readonly string[]): ToolError {
+  return codedError('UNSUPPORTED_SCHEMA', `unsupported JSON schema: ${violations.join('; ')}`)
+}
+
+/**
+ * Throws one `SchemaError` (code `UNSUPPORTED_SCHEMA`) listing every way `schema` leaves the
+ * enforced subset (S3), each violation qualified by a path starting at `schema`; returns
+ * normally when the schema is inside it. Never throws anything else, whatever `schema` is.
+ */
+export function assertSupportedSchema(schema: unknown): void {
+  const { violations } = parseSchema(schema, 'schema')
+  if (violations.length > 0) throw unsupportedSchemaError(violations)
+}
