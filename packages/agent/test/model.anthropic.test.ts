@@ -272,6 +272,30 @@ describe('anthropic against a loopback Messages API server', () => {
     await server.responseClosed
   })
 
+  it('L3.4: a tool_use whose whole input comes with content_block_start (no deltas) keeps it as the raw string', async () => {
+    const events = [
+      EVENTS[0]!,
+      sse('content_block_start', {
+        type: 'content_block_start',
+        index: 0,
+        content_block: { type: 'tool_use', id: 'toolu_x', name: 'read_file', input: { path: '/a' } },
+      }),
+      sse('content_block_stop', { type: 'content_block_stop', index: 0 }),
+      sse('message_delta', {
+        type: 'message_delta',
+        delta: { stop_reason: 'tool_use' },
+        usage: { output_tokens: 3 },
+      }),
+      sse('message_stop', { type: 'message_stop' }),
+    ]
+    const server = await wireServer(() => ({ sse: events }))
+    const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c' })
+    const got = await collect(model.stream(request(), new AbortController().signal))
+    expect(got.at(-1)).toMatchObject({
+      content: [{ type: 'tool-call', id: 'toolu_x', name: 'read_file', arguments: '{"path":"/a"}' }],
+    })
+  })
+
   it('an HTTP 401 becomes a ModelError that names the status and the server message and says to check the apiKey', async () => {
     const server = await wireServer(() => ({
       status: 401,

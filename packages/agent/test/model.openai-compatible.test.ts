@@ -295,6 +295,15 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
     expect(outcome).toEqual({ status: 'aborted', content: [{ type: 'text', text: "I'll read both files." }] })
   })
 
+  it('leaving the iteration early cancels the HTTP request', async () => {
+    const server = await wireServer(() => ({ sse: EVENTS.slice(0, 3), hang: true }))
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
+    for await (const event of model.stream(request(), new AbortController().signal)) {
+      if (event.type === 'text-delta') break
+    }
+    await server.responseClosed
+  })
+
   it('a signal aborted before the call throws ModelAbortError and sends nothing', async () => {
     const server = await wireServer(() => ({ sse: EVENTS }))
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm' })

@@ -109,6 +109,7 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
       const blocks: AssistantBlock[] = []
       const blockAt = new Map<number, AssistantBlock>()
       const toolIndex = new Map<number, number>()
+      const startInputs = new Map<number, unknown>()
       let inputTokens = 0
       let outputTokens = 0
       let stopped = false
@@ -139,6 +140,7 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
               blocks.push(call)
               blockAt.set(event.index, call)
               toolIndex.set(event.index, toolIndex.size)
+              if (isNonEmptyObject(block.input)) startInputs.set(event.index, block.input)
               const index = toolIndex.get(event.index)!
               yield { type: 'tool-call-delta', index, id: block.id, name: block.name, argumentsDelta: '' }
             }
@@ -153,6 +155,15 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
               target.arguments += delta.partial_json
               const index = toolIndex.get(event.index)!
               yield { type: 'tool-call-delta', index, argumentsDelta: delta.partial_json }
+            }
+          } else if (event.type === 'content_block_stop') {
+            // Some proxies send the whole input at the start and no input_json_delta; keep it as the raw string.
+            const target = blockAt.get(event.index)
+            const input = startInputs.get(event.index)
+            if (target?.type === 'tool-call' && target.arguments === '' && input !== undefined) {
+              target.arguments = JSON.stringify(input)
+              const index = toolIndex.get(event.index)!
+              yield { type: 'tool-call-delta', index, argumentsDelta: target.arguments }
             }
           } else if (event.type === 'message_delta') {
             if (typeof event.usage.output_tokens === 'number') outputTokens = event.usage.output_tokens
@@ -259,4 +270,8 @@ function anthropicTool(tool: ModelRequest['tools'][number]): Tool {
     description: tool.description,
     input_schema: tool.parameters as Tool['input_schema'],
   }
+}
+
+function isNonEmptyObject(x: unknown): boolean {
+  return typeof x === 'object' && x !== null && Object.keys(x).length > 0
 }
