@@ -76,8 +76,9 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
         error,
       )
     }
-    if (error instanceof APIConnectionError)
+    if (error instanceof APIConnectionError) {
       return connectionFailure(name, baseURL, rootCauseMessage(error), error)
+    }
     if (error instanceof APIError) {
       const detail = error.apiMessage ?? bodyMessage((error.error as { error?: unknown } | undefined)?.error)
       const text = detail ?? error.message

@@ -77,8 +77,9 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
         error,
       )
     }
-    if (error instanceof APIConnectionError)
+    if (error instanceof APIConnectionError) {
       return connectionFailure(name, baseURL, rootCauseMessage(error), error)
+    }
     if (error instanceof APIError) {
       const detail = bodyMessage(error.error) ?? error.message
       if (typeof error.status === 'number') return httpFailure(name, baseURL, error.status, detail, error)
