@@ -1,1 +1,2 @@
-export {}
+export * from './limits.js'
+export * from './quickjs-runtime.js'

@@ -1,0 +1,274 @@
+// @ts-check
+/**
+ * The guest half of the bridge. Its source text (`guestSetup.toString()`) is evaluated inside
+ * each fresh QuickJS context before the program, so it must not refer to anything outside
+ * its own body. It captures the intrinsics it relies on before any program code runs, so a
+ * program that later tampers with `JSON`, `Reflect` or `Promise.prototype` only breaks
+ * its own calls; the host re-validates every byte it receives anyway.
+ *
+ * Completion statuses passed to `hostDone`: 0 exception, 1 value (JSON text), 2 not lossless
+ * JSON, 3 no value (`undefined`), 4 out of memory.
+ *
+ * @param {(name: string, args: string) => number} hostCall posts a binding call; -1 once the run is over
+ * @param {(line: string) => void} hostLog appends one log line
+ * @param {(status: number, text: string) => void} hostDone reports the completion once
+ * @param {string} namesJson the binding names, a JSON array of strings
+ * @returns {(op: number, a: unknown, b?: unknown, c?: unknown) => void} the control function:
+ *   `(0, programFn)` starts the program, `(1, callId, ok, jsonText)` settles a binding call
+ */
+export function guestSetup(hostCall, hostLog, hostDone, namesJson) {
+  const global = globalThis
+  const { create, defineProperty, freeze, getPrototypeOf, is } = Object
+  const { apply, getOwnPropertyDescriptor, ownKeys } = Reflect
+  const isArray = Array.isArray
+  const isFiniteNumber = Number.isFinite
+  const stringify = JSON.stringify
+  const parse = JSON.parse
+  const toText = String
+  const ObjectPrototype = Object.prototype
+  const ArrayPrototype = Array.prototype
+  const promiseThen = Promise.prototype.then
+  const promiseResolve = Promise.resolve
+  const GuestPromise = Promise
+  const GuestError = Error
+  const GuestTypeError = TypeError
+  // @ts-expect-error QuickJS defines InternalError (its out-of-memory and interrupt errors)
+  const GuestInternalError = typeof InternalError === 'function' ? InternalError : undefined
+  const GuestSet = Set
+  const setHas = Set.prototype.has
+  const setAdd = Set.prototype.add
+  const setDelete = Set.prototype.delete
+  const arrayPush = Array.prototype.push
+  const arrayPop = Array.prototype.pop
+  const arrayJoin = Array.prototype.join
+  const stringSplit = String.prototype.split
+  const stringIncludes = String.prototype.includes
+  const INDEX = /^(?:0|[1-9][0-9]*)$/
+  const regexpTest = RegExp.prototype.test
+
+  /**
+   * The JSON text of `root` when it is lossless JSON (SPEC J1.1), else `undefined`. Reads
+   * each property once and emits what it read; iterative, so depth cannot overflow the stack.
+   * Throws whatever a getter or Proxy trap throws.
+   * @param {unknown} root
+   */
+  function toJson(root) {
+    /** @type {string[]} */
+    const out = []
+    const onPath = new GuestSet()
+    /** @type {{ source: any, keys: string[], length: number, index: number, isArray: boolean }[]} */
+    const frames = []
+    /** @type {any} */
+    let value = root
+    for (;;) {
+      if (value === null) apply(arrayPush, out, ['null'])
+      else if (typeof value === 'string') apply(arrayPush, out, [stringify(value)])
+      else if (typeof value === 'boolean') apply(arrayPush, out, [value ? 'true' : 'false'])
+      else if (typeof value === 'number') {
+        if (!isFiniteNumber(value) || is(value, -0)) return undefined
+        apply(arrayPush, out, [stringify(value)])
+      } else if (typeof value === 'object') {
+        if (apply(setHas, onPath, [value])) return undefined
+        const proto = getPrototypeOf(value)
+        const keys = ownKeys(value)
+        /** @type {string[]} */
+        const names = []
+        let length = 0
+        const array = isArray(value)
+        if (array) {
+          if (proto !== ArrayPrototype) return undefined
+          length = value.length
+          if (keys.length !== length + 1) return undefined
+          for (const key of keys) {
+            if (key === 'length') continue
+            if (typeof key !== 'string' || !apply(regexpTest, INDEX, [key]) || +key >= length)
+              return undefined
+          }
+        } else {
+          if (proto !== ObjectPrototype && proto !== null) return undefined
+          for (const key of keys) {
+            if (typeof key !== 'string') return undefined
+            const descriptor = getOwnPropertyDescriptor(value, key)
+            if (descriptor === undefined || !descriptor.enumerable) return undefined
+            apply(arrayPush, names, [key])
+          }
+          length = names.length
+        }
+        apply(setAdd, onPath, [value])
+        apply(arrayPush, out, [array ? '[' : '{'])
+        apply(arrayPush, frames, [{ source: value, keys: names, length, index: 0, isArray: array }])
+      } else return undefined
+      // Find the next value to emit, closing every finished container on the way.
+      for (;;) {
+        const frame = frames[frames.length - 1]
+        if (frame === undefined) return apply(arrayJoin, out, [''])
+        if (frame.index < frame.length) {
+          if (frame.index > 0) apply(arrayPush, out, [','])
+          if (frame.isArray) value = frame.source[frame.index]
+          else {
+            const key = frame.keys[frame.index]
+            apply(arrayPush, out, [`${stringify(key)}:`])
+            value = frame.source[/** @type {string} */ (key)]
+          }
+          frame.index++
+          break
+        }
+        apply(arrayPush, out, [frame.isArray ? ']' : '}'])
+        apply(setDelete, onPath, [frame.source])
+        apply(arrayPop, frames, [])
+      }
+    }
+  }
+
+  /** One log argument as text: strings as is, errors as `Name: message`, other values as JSON. */
+  function formatArgument(/** @type {unknown} */ value) {
+    if (typeof value === 'string') return value
+    try {
+      if (value instanceof GuestError) return `${value.name}: ${value.message}`
+      const json = stringify(value)
+      return json === undefined ? toText(value) : json
+    } catch {
+      try {
+        return toText(value)
+      } catch {
+        return '<unprintable value>'
+      }
+    }
+  }
+
+  /** A thrown value as a message: `Name: message` plus the program's stack frames. */
+  function describeThrown(/** @type {any} */ thrown) {
+    try {
+      if (thrown !== null && typeof thrown === 'object' && typeof thrown.message === 'string') {
+        const name = typeof thrown.name === 'string' ? thrown.name : 'Error'
+        let text = `${name}: ${thrown.message}`
+        const stack = thrown.stack
+        if (typeof stack === 'string') {
+          for (const line of apply(stringSplit, stack, ['\n'])) {
+            if (apply(stringIncludes, line, ['program.ts'])) text += `\n${line}`
+          }
+        }
+        return text
+      }
+      return `Uncaught ${formatArgument(thrown)}`
+    } catch {
+      return 'Uncaught <unprintable thrown value>'
+    }
+  }
+
+  class ToolCallError extends GuestError {
+    /**
+     * @param {string} message
+     * @param {string | undefined} toolName
+     * @param {string | undefined} code
+     */
+    constructor(message, toolName, code) {
+      super(message)
+      this.name = 'ToolCallError'
+      if (toolName !== undefined) this.toolName = toolName
+      if (code !== undefined) this.code = code
+    }
+  }
+
+  /** The guest error for a rejected binding call, rebuilt from its JSON description. */
+  function rejection(
+    /** @type {{ name: string, message: string, toolName?: string, code?: string }} */ info,
+  ) {
+    if (info.name === 'ToolCallError') return new ToolCallError(info.message, info.toolName, info.code)
+    const error = /** @type {Error & { toolName?: string, code?: string }} */ (new GuestError(info.message))
+    if (info.name !== 'Error') error.name = info.name
+    if (info.toolName !== undefined) error.toolName = info.toolName
+    if (info.code !== undefined) error.code = info.code
+    return error
+  }
+
+  /** @type {Record<string, { resolve: (v: unknown) => void, reject: (e: unknown) => void }>} */
+  const pending = create(null)
+
+  const tools = create(null)
+  for (const name of parse(namesJson)) {
+    const binding = {
+      async [name](/** @type {unknown} */ args) {
+        let text
+        try {
+          text = toJson(args)
+        } catch {
+          text = undefined
+        }
+        if (text === undefined) throw new GuestTypeError('tool arguments must be lossless JSON')
+        const id = hostCall(name, text)
+        if (id < 0) throw new GuestError(`run is over; ${name} not dispatched`)
+        return new GuestPromise((resolve, reject) => {
+          pending[id] = { resolve, reject }
+        })
+      },
+    }[name]
+    defineProperty(tools, name, { value: binding, enumerable: true })
+  }
+  freeze(tools)
+
+  const log = (/** @type {unknown[]} */ ...values) => {
+    let line = ''
+    for (let i = 0; i < values.length; i++) line += (i > 0 ? ' ' : '') + formatArgument(values[i])
+    hostLog(line)
+  }
+  const console = freeze({ log, info: log, warn: log, error: log, debug: log })
+  defineProperty(global, 'tools', { value: tools, writable: true, configurable: true })
+  defineProperty(global, 'console', { value: console, writable: true, configurable: true })
+  defineProperty(global, 'ToolCallError', { value: ToolCallError, writable: true, configurable: true })
+
+  /** @param {unknown} value */
+  function complete(value) {
+    if (value === undefined) return hostDone(3, '')
+    let text
+    try {
+      text = toJson(value)
+    } catch {
+      text = undefined
+    }
+    if (text === undefined) hostDone(2, '')
+    else hostDone(1, text)
+  }
+
+  /** @param {unknown} thrown */
+  function fail(thrown) {
+    let outOfMemory = false
+    try {
+      outOfMemory =
+        GuestInternalError !== undefined &&
+        thrown instanceof GuestInternalError &&
+        /** @type {Error} */ (thrown).message === 'out of memory'
+    } catch {}
+    if (outOfMemory) hostDone(4, '')
+    else hostDone(0, describeThrown(thrown))
+  }
+
+  /** @param {unknown} program */
+  function start(program) {
+    if (typeof program !== 'function') return hostDone(0, 'SyntaxError: the program must be a function body')
+    let promise
+    try {
+      promise = program()
+    } catch (thrown) {
+      return fail(thrown)
+    }
+    apply(promiseThen, apply(promiseResolve, GuestPromise, [promise]), [complete, fail])
+  }
+
+  /**
+   * @param {unknown} id
+   * @param {unknown} ok
+   * @param {unknown} text
+   */
+  function settle(id, ok, text) {
+    const key = /** @type {number} */ (id)
+    const entry = pending[key]
+    if (entry === undefined) return
+    delete pending[key]
+    const data = parse(/** @type {string} */ (text))
+    if (ok) entry.resolve(data)
+    else entry.reject(rejection(data))
+  }
+
+  return (op, a, b, c) => (op === 0 ? start(a) : settle(a, b, c))
+}

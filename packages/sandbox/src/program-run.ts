@@ -1,0 +1,237 @@
+import {
+  type CodeBinding,
+  type CodeRunErrorKind,
+  type CodeRunResult,
+  errorMessage,
+  snapshotJson,
+} from '@tooltx/core'
+import { limitMessage, type SandboxLimits } from './limits.js'
+import type { WorkerMessage, WorkerOutcome } from './protocol.js'
+import type { SandboxWorker, WorkerPool } from './worker-pool.js'
+
+/** What one run needs from the runtime. */
+export interface ProgramRunInput {
+  /** The transpiled program: a JavaScript expression evaluating to an async function. */
+  code: string
+  /** The bindings visible at run start, by name. */
+  bindings: ReadonlyMap<string, CodeBinding>
+  signal: AbortSignal
+  limits: SandboxLimits
+  pool: WorkerPool
+  /** `performance.now()` when `run` was called: the wall clock counts from there. */
+  startedAt: number
+}
+
+const ARGS_NOT_LOSSLESS = 'tool arguments must be lossless JSON'
+const RESOLUTION_NOT_LOSSLESS = 'binding resolution must be lossless JSON'
+const COMPLETION_NOT_LOSSLESS = 'program completion must be lossless JSON'
+
+const clockNow = () => performance.timeOrigin + performance.now()
+
+/** A rejection as the guest will rebuild it: `name` and `message`, plus `toolName`/`code` when strings. */
+function describeRejection(reason: unknown): {
+  name: string
+  message: string
+  toolName?: string
+  code?: string
+} {
+  const read = (key: string): string | undefined => {
+    try {
+      const value: unknown = (reason as Record<string, unknown>)[key]
+      return typeof value === 'string' ? value : undefined
+    } catch {
+      return undefined
+    }
+  }
+  if (reason === null || (typeof reason !== 'object' && typeof reason !== 'function'))
+    return { name: 'Error', message: errorMessage(reason) }
+  const info: { name: string; message: string; toolName?: string; code?: string } = {
+    name: read('name') || 'Error',
+    message: read('message') ?? errorMessage(reason),
+  }
+  const toolName = read('toolName')
+  const code = read('code')
+  if (toolName !== undefined) info.toolName = toolName
+  if (code !== undefined) info.code = code
+  return info
+}
+
+/**
+ * One program run on the host side: it owns a worker, answers binding calls, collects logs,
+ * enforces the wall clock, abort and output budget, backs up the compute budget, and turns
+ * whatever happens into exactly one `CodeRunResult`. The worker goes back to the pool only
+ * after a clean finish; after any forced stop it is terminated.
+ */
+export class ProgramRun {
+  /** Settles once, with the run's outcome; never rejects. */
+  readonly result: Promise<CodeRunResult>
+  private resolveResult!: (result: CodeRunResult) => void
+  private readonly logs: string[] = []
+  private outputBytes = 0
+  private settled = false
+  private worker: SandboxWorker | undefined
+  private wallTimer: NodeJS.Timeout | undefined
+  private computeTimer: NodeJS.Timeout | undefined
+  private readonly onAbort = () => this.stop('abort', 'run aborted')
+
+  constructor(private readonly input: ProgramRunInput) {
+    this.result = new Promise((resolve) => {
+      this.resolveResult = resolve
+    })
+  }
+
+  /** Starts the run; `result` settles later. */
+  async start(names: string[]): Promise<void> {
+    const { limits, signal } = this.input
+    const remaining = Math.max(0, limits.wallMs - (performance.now() - this.input.startedAt))
+    this.wallTimer = setTimeout(() => this.stop('wall-limit'), remaining)
+    signal.addEventListener('abort', this.onAbort, { once: true })
+    let worker: SandboxWorker
+    try {
+      worker = await this.input.pool.acquire()
+    } catch (error) {
+      this.settle({ kind: 'crash', message: `sandbox engine failed to load: ${errorMessage(error)}` })
+      return
+    }
+    if (this.settled) {
+      this.input.pool.release(worker)
+      return
+    }
+    this.worker = worker
+    worker.attach({
+      message: (message) => this.onMessage(message),
+      failure: (error) => this.onFailure(error),
+    })
+    worker.post({ type: 'run', code: this.input.code, names })
+    // The worker interrupts itself at the budget; this catches native operations that never
+    // consult the interrupt handler, a little later, by terminating the thread.
+    const every = Math.min(100, Math.max(5, Math.floor(limits.computeMs / 20)))
+    this.computeTimer = setInterval(() => {
+      const clock = worker.clock
+      const busy = clock[1]! > 0 ? clockNow() - clock[1]! : 0
+      if (clock[0]! + busy > limits.computeMs * 1.05) this.stop('compute-limit')
+    }, every)
+  }
+
+  /** Ends the run from outside the worker (limits, abort, shutdown); the worker is terminated. */
+  stop(kind: CodeRunErrorKind, message?: string): void {
+    if (this.settled) return
+    const text =
+      message ??
+      (kind === 'compute-limit' || kind === 'wall-limit' || kind === 'memory-limit' || kind === 'output-limit'
+        ? limitMessage(kind, this.input.limits)
+        : kind)
+    this.settle({ kind, message: text }, 'retire')
+  }
+
+  private onMessage(message: WorkerMessage): void {
+    if (this.settled) return
+    if (message.type === 'log') {
+      const bytes = Buffer.byteLength(message.line)
+      if (this.outputBytes + bytes > this.input.limits.maxOutputBytes) this.stop('output-limit')
+      else {
+        this.outputBytes += bytes
+        this.logs.push(message.line)
+      }
+    } else if (message.type === 'call') this.dispatch(message.id, message.name, message.args)
+    else if (message.type === 'done') {
+      const { error, value } = this.interpret(message.outcome)
+      this.settle(error, message.retire || message.outcome.status === 'crash' ? 'retire' : 'release', value)
+    }
+  }
+
+  private onFailure(error: Error | undefined): void {
+    if ((error as { code?: unknown } | undefined)?.code === 'ERR_WORKER_OUT_OF_MEMORY')
+      this.stop('memory-limit')
+    else if (error !== undefined) this.stop('crash', `sandbox worker crashed: ${errorMessage(error)}`)
+    else this.stop('crash', 'sandbox worker exited unexpectedly')
+  }
+
+  /** Answers one binding call: snapshot the arguments, call the host binding, snapshot what it settles with. */
+  private dispatch(id: number, name: string, argsText: string): void {
+    const reply = (ok: boolean, data: unknown) => {
+      if (!this.settled) this.worker?.post({ type: 'settle', id, ok, text: JSON.stringify(data) })
+    }
+    const binding = this.input.bindings.get(name)
+    if (binding === undefined) {
+      reply(false, { name: 'TypeError', message: `no binding named ${name}` })
+      return
+    }
+    let args: ReturnType<typeof snapshotJson>
+    try {
+      args = snapshotJson(JSON.parse(argsText))
+    } catch {
+      args = { ok: false, reason: 'unreadable' }
+    }
+    if (!args.ok) {
+      reply(false, { name: 'TypeError', message: ARGS_NOT_LOSSLESS })
+      return
+    }
+    const value = args.value
+    Promise.resolve()
+      .then(() => binding(value))
+      .then(
+        (resolution) => {
+          let snapshot: ReturnType<typeof snapshotJson>
+          try {
+            snapshot = snapshotJson(resolution)
+          } catch {
+            snapshot = { ok: false, reason: 'a getter threw' }
+          }
+          if (snapshot.ok) reply(true, snapshot.value)
+          else reply(false, { name: 'TypeError', message: RESOLUTION_NOT_LOSSLESS })
+        },
+        (reason: unknown) => reply(false, describeRejection(reason)),
+      )
+  }
+
+  /** The result a worker's outcome stands for; the completion is parsed and re-validated here. */
+  private interpret(outcome: WorkerOutcome): Pick<CodeRunResult, 'error' | 'value'> {
+    const limits = this.input.limits
+    switch (outcome.status) {
+      case 'value': {
+        let snapshot: ReturnType<typeof snapshotJson>
+        try {
+          snapshot = snapshotJson(JSON.parse(outcome.text))
+        } catch {
+          snapshot = { ok: false, reason: 'unreadable' }
+        }
+        if (!snapshot.ok) return { error: { kind: 'invalid-output', message: COMPLETION_NOT_LOSSLESS } }
+        if (this.outputBytes + Buffer.byteLength(outcome.text) > limits.maxOutputBytes)
+          return { error: { kind: 'output-limit', message: limitMessage('output-limit', limits) } }
+        return { value: snapshot.value }
+      }
+      case 'empty':
+        return {}
+      case 'exception':
+        return { error: { kind: 'exception', message: outcome.message } }
+      case 'invalid-output':
+        return { error: { kind: 'invalid-output', message: COMPLETION_NOT_LOSSLESS } }
+      case 'limit':
+        return { error: { kind: outcome.kind, message: limitMessage(outcome.kind, limits) } }
+      case 'crash':
+        return { error: { kind: 'crash', message: outcome.message } }
+    }
+  }
+
+  private settle(
+    error: CodeRunResult['error'],
+    disposition: 'release' | 'retire' = 'retire',
+    value?: CodeRunResult['value'],
+  ): void {
+    if (this.settled) return
+    this.settled = true
+    clearTimeout(this.wallTimer)
+    clearInterval(this.computeTimer)
+    this.input.signal.removeEventListener('abort', this.onAbort)
+    const worker = this.worker
+    if (worker !== undefined) {
+      if (disposition === 'release') this.input.pool.release(worker)
+      else this.input.pool.retire(worker)
+    }
+    const result: CodeRunResult = { logs: this.logs }
+    if (value !== undefined) result.value = value
+    if (error !== undefined) result.error = error
+    this.resolveResult(result)
+  }
+}

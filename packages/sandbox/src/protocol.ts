@@ -1,0 +1,44 @@
+/**
+ * The messages between the host and a sandbox worker. Only strings, numbers and booleans
+ * cross: binding arguments, results and the completion travel as JSON text that the host
+ * parses and re-validates.
+ */
+/** Limits a worker enforces itself; the host enforces the wall clock and backs up the rest. */
+export interface WorkerLimits {
+  computeMs: number
+  memoryBytes: number
+  maxOutputBytes: number
+}
+
+/** `workerData` of a sandbox worker. */
+export interface WorkerStart {
+  /** The compiled QuickJS WebAssembly module, compiled once per process. */
+  wasmModule: object
+  limits: WorkerLimits
+  /**
+   * A shared `Float64Array(2)`: `[0]` compute milliseconds used by finished slices of the
+   * current run, `[1]` when the running slice started (`timeOrigin + now()`), 0 when idle.
+   */
+  clock: SharedArrayBuffer
+}
+
+/** Host → worker. */
+export type HostMessage =
+  | { type: 'run'; code: string; names: string[] }
+  | { type: 'settle'; id: number; ok: boolean; text: string }
+
+/** How a run ended, as the worker saw it. */
+export type WorkerOutcome =
+  | { status: 'value'; text: string }
+  | { status: 'empty' }
+  | { status: 'exception'; message: string }
+  | { status: 'invalid-output' }
+  | { status: 'limit'; kind: 'compute-limit' | 'memory-limit' | 'output-limit' }
+  | { status: 'crash'; message: string }
+
+/** Worker → host. `retire` asks the host not to reuse the worker (memory grew, module broken). */
+export type WorkerMessage =
+  | { type: 'ready' }
+  | { type: 'log'; line: string }
+  | { type: 'call'; id: number; name: string; args: string }
+  | { type: 'done'; outcome: WorkerOutcome; retire: boolean }
