@@ -1,1 +1,4 @@
-export {}
+export * from './cli.js'
+export * from './output.js'
+export * from './timeline.js'
+export * from './toolset.js'

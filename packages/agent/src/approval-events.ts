@@ -1,0 +1,55 @@
+import type { ApprovalOutcome, ApprovalRequest, Approver } from '@tooltx/core'
+import type { Session } from '@tooltx/session'
+
+const OUTCOMES: ReadonlySet<unknown> = new Set(['allowed-once', 'rejected', 'cancelled', 'unavailable'])
+
+/** Maps any answer outside the four outcomes to `'unavailable'` (P4.7). */
+function normalize(answer: unknown): ApprovalOutcome {
+  return OUTCOMES.has(answer) ? (answer as ApprovalOutcome) : 'unavailable'
+}
+
+/**
+ * Wraps the user's approver so each consultation is recorded (L8): `approval/asked` before
+ * the user's approver is called and `approval/decided` with the normalized outcome after,
+ * exactly once each, both carrying the arguments digest (L8.3). When the turn signal aborts
+ * while the answer is pending, `'cancelled'` is recorded at once and a later answer is
+ * ignored (L8.2).
+ */
+export function recordingApprover(
+  approver: Approver,
+  session: Session,
+  where: () => { turn: number; step: number },
+): Approver {
+  return (request: ApprovalRequest) => {
+    const { turn, step } = where()
+    const base = { turn, step, callId: request.callId, name: request.name }
+    const digest = { argumentsDigest: request.argumentsDigest }
+    const asked = session.append('approval/asked', {
+      ...base,
+      ...(request.reason !== undefined ? { reason: request.reason } : {}),
+      ...digest,
+    })
+    return new Promise<ApprovalOutcome>((resolve, reject) => {
+      let decided = false
+      const decide = (outcome: ApprovalOutcome): void => {
+        if (decided) return
+        decided = true
+        request.signal.removeEventListener('abort', onAbort)
+        // Enqueued synchronously, so the decision lands before the call's tool/result.
+        session
+          .append('approval/decided', { ...base, outcome, ...digest })
+          .then(() => resolve(outcome), reject)
+      }
+      const onAbort = (): void => decide('cancelled')
+      if (request.signal.aborted) {
+        decide('cancelled')
+        return
+      }
+      request.signal.addEventListener('abort', onAbort, { once: true })
+      asked
+        .then(() => approver(request))
+        .then(normalize, () => 'unavailable' as const)
+        .then(decide)
+    })
+  }
+}

@@ -1,0 +1,34 @@
+import type { ToolRuntime } from '@tooltx/core'
+import type { Session } from '@tooltx/session'
+import type { Output } from './output.js'
+import { TimelineRenderer } from './timeline.js'
+
+const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
+
+/**
+ * Shows a session live: every durable event as timeline lines (the same lines `replay`
+ * prints), and on a terminal a spinner line naming the calls still running. Returns a
+ * function that stops watching.
+ */
+export function watchSession(session: Session, runtime: ToolRuntime, scope: object, out: Output): () => void {
+  const view = runtime.view(scope as never)
+  const timeline = new TimelineRenderer((name) => view.get(name))
+  const running = new Map<string, string>()
+  let frame = 0
+  const paint = () => {
+    if (running.size === 0) return out.status('')
+    out.status(`${FRAMES[frame++ % FRAMES.length]} running: ${[...running.values()].join(', ')}`)
+  }
+  const off = session.on((event) => {
+    for (const line of timeline.render(event)) out.line(line)
+    if (event.type === 'tool/call') running.set(event.data.callId, event.data.name)
+    if (event.type === 'tool/result') running.delete(event.data.callId)
+    paint()
+  })
+  const timer = out.interactive ? setInterval(paint, 80) : undefined
+  return () => {
+    off()
+    if (timer) clearInterval(timer)
+    out.status('')
+  }
+}

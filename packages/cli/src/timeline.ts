@@ -1,0 +1,87 @@
+import { type AnyToolDefinition, type ContentBlock, callCard, resultCard } from '@tooltx/core'
+import type { SessionEvent } from '@tooltx/session'
+import { callBody, callTitle, resultBody } from './card-text.js'
+
+/** Looks up the definition a card is built from (U1.9: through the scope's view). */
+export type DefinitionLookup = (name: string) => AnyToolDefinition | undefined
+
+function textOf(content: readonly ContentBlock[]): string {
+  return content
+    .map((block) =>
+      block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type} content]`,
+    )
+    .join('\n')
+}
+
+function indent(prefix: string, lines: readonly string[]): string[] {
+  return lines.map((line) => `${prefix}${line}`)
+}
+
+/**
+ * Turns session events into timeline lines, one event at a time. Live display and replay
+ * use the same renderer, so a replayed timeline shows exactly the cards shown live (U1.8).
+ */
+export class TimelineRenderer {
+  readonly #lookup: DefinitionLookup
+  readonly #calls = new Map<string, { name: string; arguments: string }>()
+
+  constructor(lookup: DefinitionLookup) {
+    this.#lookup = lookup
+  }
+
+  /** The lines for one event (possibly none). Never throws: cards fall back (U1.7). */
+  render(event: SessionEvent): string[] {
+    switch (event.type) {
+      case 'turn/start':
+        return [`── turn ${event.data.turn} ──`]
+      case 'step/start':
+        return [`  step ${event.data.step}`]
+      case 'user/message': {
+        const source = event.data.message.source
+        const label = source === undefined ? 'user' : `context from ${String(source.kind ?? 'unknown')}`
+        return indent('    ', [`${label}: ${textOf(event.data.message.content)}`])
+      }
+      case 'assistant/message': {
+        const text = event.data.content
+          .filter((block) => block.type === 'text')
+          .map((block) => block.text)
+          .join('')
+          .trim()
+        return text === '' ? [] : indent('    ', [`assistant: ${text}`])
+      }
+      case 'tool/call': {
+        const { callId, name, arguments: raw } = event.data
+        this.#calls.set(callId, { name, arguments: raw })
+        const view = callCard(this.#lookup(name), name, raw)
+        return [`    ▶ ${callTitle(view)}`, ...indent('        ', callBody(view))]
+      }
+      case 'tool/result': {
+        const { callId, name, content, isError, meta, error } = event.data
+        const raw = this.#calls.get(callId)?.arguments ?? ''
+        const durable =
+          meta === undefined ? { content: [...content], isError } : { content: [...content], isError, meta }
+        const view = resultCard(this.#lookup(name), name, raw, durable)
+        const mark = isError ? `✗ ${name} failed (${error?.code ?? 'error'})` : `✓ ${name}`
+        return [`    ${mark}`, ...indent('        ', resultBody(view))]
+      }
+      case 'approval/asked':
+        return [
+          `    ? approval asked for ${event.data.name}${event.data.reason ? `: ${event.data.reason}` : ''}`,
+        ]
+      case 'approval/decided':
+        return [`    ? approval for ${event.data.name}: ${event.data.outcome}`]
+      case 'tool/code-dispatch-start':
+        return [`      ↳ ${event.data.name} (${event.data.subCallId})`]
+      case 'tool/code-dispatch':
+        return [
+          `      ↳ ${event.data.name} ${event.data.isError ? `failed (${event.data.error?.code ?? 'error'})` : 'done'}`,
+        ]
+      case 'step/end':
+        return []
+      case 'turn/end':
+        return [
+          `── turn ${event.data.turn} ${event.data.reason}${event.data.message ? `: ${event.data.message}` : ''} ──`,
+        ]
+    }
+  }
+}

@@ -1,0 +1,72 @@
+import { readdir } from 'node:fs/promises'
+import path from 'node:path'
+import { defineTool } from '@tooltx/core'
+import type { Workspace } from './workspace.js'
+
+const MAX_ENTRIES = 200
+
+/** `list_files`: lists files under a workspace directory (read-only, parallel-safe). */
+export function listFilesTool(workspace: Workspace) {
+  return defineTool({
+    name: 'list_files',
+    description: 'List the files under a directory of the workspace, recursively.',
+    parameters: {
+      path: { type: 'string', description: 'Directory relative to the workspace root (default ".")' },
+    },
+    output: {
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          paths: { type: 'array', items: { type: 'string' }, required: true },
+          truncated: { type: 'boolean', required: true },
+          total: { type: 'integer', required: true },
+        },
+      },
+      render: (_args, value) => [
+        {
+          type: 'text',
+          text: value.paths.join('\n') + (value.truncated ? `\n… ${value.total} files in all` : ''),
+        },
+      ],
+      presentationMeta: (_args, value) => ({
+        paths: value.paths,
+        truncated: value.truncated,
+        total: value.total,
+      }),
+    },
+    isConcurrencySafe: () => true,
+    async execute(args, run) {
+      const start = workspace.resolve(args.path ?? '.')
+      const found: string[] = []
+      const pending = [start]
+      while (pending.length > 0) {
+        run.signal.throwIfAborted()
+        const dir = pending.pop()!
+        for (const entry of await readdir(dir, { withFileTypes: true })) {
+          const full = path.join(dir, entry.name)
+          if (entry.isDirectory()) pending.push(full)
+          else if (entry.isFile()) found.push(workspace.relative(full))
+        }
+      }
+      found.sort()
+      return {
+        paths: found.slice(0, MAX_ENTRIES),
+        truncated: found.length > MAX_ENTRIES,
+        total: found.length,
+      }
+    },
+    presentCall: (args) => ({ card: 'generic', title: `List ${args.path ?? '.'}`, kind: 'search' }),
+    presentResult: (_args, result) => {
+      const meta = result.meta as { paths?: unknown; truncated?: unknown; total?: unknown } | undefined
+      if (result.isError || meta === undefined || !Array.isArray(meta.paths)) return undefined
+      return {
+        card: 'search',
+        shape: 'paths',
+        paths: meta.paths.map(String),
+        truncated: meta.truncated === true,
+        total: typeof meta.total === 'number' ? meta.total : meta.paths.length,
+      }
+    },
+  })
+}

@@ -1,0 +1,66 @@
+import { spawn } from 'node:child_process'
+import { defineTool, ToolError } from '@tooltx/core'
+import type { Workspace } from './workspace.js'
+
+/** The checks the workspace defines, each a Node script under `scripts/`. */
+const CHECKS = { lint: 'scripts/lint.mjs', 'slow-check': 'scripts/slow-check.mjs' } as const
+
+/**
+ * `run_check`: runs one of the workspace's check scripts in a child process. It honours its
+ * signal by killing the child, so the built-in timeout wrapper can stop it (`timeoutMs`).
+ */
+export function runCheckTool(workspace: Workspace, options: { timeoutMs?: number } = {}) {
+  return defineTool({
+    name: 'run_check',
+    description: 'Run one of the workspace checks (lint, slow-check) and return its output.',
+    parameters: {
+      check: { type: 'string', enum: ['lint', 'slow-check'], required: true, description: 'Which check' },
+    },
+    output: {
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          exitCode: { type: 'integer', required: true },
+          output: { type: 'string', required: true },
+        },
+      },
+      render: (args, value) => [
+        { type: 'text', text: `${args.check} exited with ${value.exitCode}\n${value.output}`.trimEnd() },
+      ],
+      presentationMeta: (_args, value) => ({ exitCode: value.exitCode, output: value.output }),
+    },
+    timeoutMs: options.timeoutMs ?? 1_000,
+    execute: (args, run) =>
+      new Promise((resolve, reject) => {
+        const child = spawn(
+          process.execPath,
+          [workspace.resolve(CHECKS[args.check as keyof typeof CHECKS])],
+          {
+            cwd: workspace.root,
+            signal: run.signal,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        )
+        let output = ''
+        child.stdout.on('data', (chunk) => (output += chunk))
+        child.stderr.on('data', (chunk) => (output += chunk))
+        child.on('error', (error) => {
+          if (run.signal.aborted) reject(new ToolError('CHECK_STOPPED', `check "${args.check}" was stopped`))
+          else reject(error)
+        })
+        child.on('close', (code) => resolve({ exitCode: code ?? 1, output }))
+      }),
+    presentCall: (args) => ({ card: 'terminal', title: `Run ${args.check}`, cwd: '.' }),
+    presentResult: (args, result) => {
+      const meta = result.meta as { exitCode?: number; output?: string } | undefined
+      if (meta === undefined) return undefined
+      return {
+        card: 'terminal',
+        title: `Run ${args.check}`,
+        ...(meta.output !== undefined ? { output: meta.output } : {}),
+        ...(meta.exitCode !== undefined ? { exitCode: meta.exitCode } : {}),
+      }
+    },
+  })
+}

@@ -1,0 +1,60 @@
+import type { Approver, ToolScope } from '@tooltx/core'
+import { createToolRuntime, type ExecutionMode, type ToolRuntime } from '@tooltx/core'
+import { grepTool } from './tools/grep.js'
+import { listFilesTool } from './tools/list-files.js'
+import { readFileTool } from './tools/read-file.js'
+import { runCheckTool } from './tools/run-check.js'
+import { openWorkspace, type Workspace } from './tools/workspace.js'
+import { writeNoteTool } from './tools/write-note.js'
+
+/** The runtime, scope and workspace the CLI's agent works with. */
+export interface Toolset {
+  readonly runtime: ToolRuntime
+  readonly scope: ToolScope
+  readonly workspace: Workspace
+}
+
+/** Options of `createToolset`. */
+export interface ToolsetOptions {
+  /** The directory the tools may touch. */
+  root: string
+  mode?: ExecutionMode
+  /** Where contained hook and sink errors go. */
+  reportError?: (error: unknown) => void
+  /** The deadline of `run_check`, in milliseconds. */
+  checkTimeoutMs?: number
+}
+
+/**
+ * The workspace tools behind the CLI's policy: secrets (`.env*` files) are protected by a
+ * guard that no approval can override, and every write asks for approval first.
+ */
+export function createToolset(options: ToolsetOptions): Toolset {
+  const workspace = openWorkspace(options.root)
+  const runtime = createToolRuntime({
+    mode: options.mode ?? 'native',
+    ...(options.reportError ? { reportError: options.reportError } : {}),
+  })
+  const scope = runtime.scope()
+  scope.register(listFilesTool(workspace))
+  scope.register(readFileTool(workspace))
+  scope.register(grepTool(workspace))
+  scope.register(writeNoteTool(workspace))
+  scope.register(runCheckTool(workspace, { timeoutMs: options.checkTimeoutMs ?? 1_000 }))
+  scope.guard((exec) => {
+    const target = (exec.arguments as { path?: unknown } | undefined)?.path
+    if (typeof target === 'string' && /(^|\/)\.env/.test(target)) return `"${target}" holds secrets`
+    return undefined
+  })
+  runtime.onPreExecute(
+    async (exec, next) =>
+      exec.name === 'write_note' ? { kind: 'ask', reason: 'writes a file in the workspace' } : next(),
+    { scope },
+  )
+  return { runtime, scope, workspace }
+}
+
+/** An approver that answers every request the same way (for the demo and `--yes`). */
+export function fixedApprover(outcome: 'allowed-once' | 'rejected'): Approver {
+  return () => outcome
+}
