@@ -144,7 +144,6 @@ export class WorkerPool {
   async warm(): Promise<void> {
     this.refill()
     await Promise.all(this.starting)
-    await Promise.all(this.idle.map((worker) => worker.ready))
   }
 
   /** Stops every idle worker and every later one; resolves when their threads are gone. */
@@ -157,8 +156,10 @@ export class WorkerPool {
 
   private refill(): void {
     while (!this.closed && this.idle.length + this.starting.size < this.limits.poolSize) {
+      // A starting worker keeps the process alive until it is ready, so `warm()` can be awaited.
       const started: Promise<void> = this.spawn().then(
-        (worker) => {
+        async (worker) => {
+          await worker.ready
           this.starting.delete(started)
           worker.detach()
           if (this.closed) this.retire(worker)
