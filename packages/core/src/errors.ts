@@ -107,9 +107,10 @@ export function errorMessage(x: unknown): string {
 const UNPRINTABLE = '<unprintable thrown value>'
 
 /**
- * Reads `{ name, code }` from a thrown value when it is a `ToolError` (or looks like one
- * from another copy of this package); `undefined` otherwise. Total (E1.5): a throwing or
- * non-string `name`/`code` means "not a ToolError".
+ * Reads `{ name, code, message }` from a thrown value when it is a `ToolError` of this package
+ * (`instanceof`; look-alike objects and Node's coded system errors are not); `undefined`
+ * otherwise. Total (E1.5): a throwing or non-string (or empty) `name`/`code`, or a Proxy whose
+ * traps throw, means "not a ToolError".
  */
 export function readToolError(x: unknown): { name: string; code: string; message: string } | undefined {
   try {
