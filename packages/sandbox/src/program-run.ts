@@ -24,6 +24,7 @@ export interface ProgramRunInput {
 
 const ARGS_NOT_LOSSLESS = 'tool arguments must be lossless JSON'
 const RESOLUTION_NOT_LOSSLESS = 'binding resolution must be lossless JSON'
+const TOO_DEEP = 'binding resolution is nested too deeply to pass into the sandbox'
 const COMPLETION_NOT_LOSSLESS = 'program completion must be lossless JSON'
 
 const clockNow = () => performance.timeOrigin + performance.now()
@@ -150,7 +151,16 @@ export class ProgramRun {
   /** Answers one binding call: snapshot the arguments, call the host binding, snapshot what it settles with. */
   private dispatch(id: number, name: string, argsText: string): void {
     const reply = (ok: boolean, data: unknown) => {
-      if (!this.settled) this.worker?.post({ type: 'settle', id, ok, text: JSON.stringify(data) })
+      if (this.settled) return
+      let text: string
+      try {
+        text = JSON.stringify(data)
+      } catch {
+        // Lossless but nested deeper than the host's JSON.stringify can go.
+        text = JSON.stringify({ name: 'RangeError', message: TOO_DEEP })
+        ok = false
+      }
+      this.worker?.post({ type: 'settle', id, ok, text })
     }
     const binding = this.input.bindings.get(name)
     if (binding === undefined) {

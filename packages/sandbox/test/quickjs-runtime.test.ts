@@ -432,7 +432,12 @@ describe('X8.8 TypeScript program as an async function body', () => {
     let called = false
     const result = await run(
       'console.log("never")\nconst x: = 1',
-      bindings({ probe: async () => ((called = true), null) }),
+      bindings({
+        probe: async () => {
+          called = true
+          return null
+        },
+      }),
     )
     expect(result.logs).toEqual([])
     expect(result.error?.kind).toBe('exception')
@@ -529,7 +534,12 @@ describe('X8.11 abort', () => {
     controller.abort()
     const result = await run(
       'await tools.probe({})',
-      bindings({ probe: async () => ((called = true), null) }),
+      bindings({
+        probe: async () => {
+          called = true
+          return null
+        },
+      }),
       controller.signal,
     )
     expect(result).toEqual({ logs: [], error: { kind: 'abort', message: 'run aborted before it started' } })
