@@ -1,5 +1,5 @@
 import { assertSupportedSchema, isLosslessJson, ToolError, validateValue } from '@tooltx/core'
-import Ajv2020 from 'ajv/dist/2020.js'
+import { Ajv2020 } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 
@@ -157,7 +157,7 @@ describe('S3 the enforced subset', () => {
       { requiredKeys: ['type'] },
     )
     const { schema } = fc.letrec<{ schema: Record<string, unknown> }>((tie) => ({
-      schema: fc.oneof(
+      schema: fc.oneof<fc.Arbitrary<Record<string, unknown>>[]>(
         { depthSize: 'small', withCrossShrink: true },
         scalarSchema,
         fc.constant({}),
@@ -172,8 +172,8 @@ describe('S3 the enforced subset', () => {
             },
             { requiredKeys: ['type'] },
           )
-          .chain((o) => {
-            const names = Object.keys((o.properties as object | undefined) ?? {})
+          .chain((o): fc.Arbitrary<Record<string, unknown>> => {
+            const names = Object.keys(o.properties ?? {})
             if (!('required' in o)) return fc.constant(o)
             return fc.subarray(names).map((required) => ({ ...o, required }))
           }),
