@@ -1,0 +1,114 @@
+/** The registration checks of a tool definition (SPEC D2.1–D2.11). */
+import { type AnyToolDefinition, RUN_CODE, TOOL_NAME_PATTERN } from './definition.js'
+import { codedError, definitionError, errorMessage } from './errors.js'
+import { type JsonValue, snapshotJson } from './lossless-json.js'
+import { assertSupportedSchema } from './schema/subset.js'
+
+const OPTIONAL_FUNCTIONS = ['isConcurrencySafe', 'finalizeContent', 'presentCall', 'presentResult'] as const
+
+/** Reads `object[key]` once; a throwing getter becomes `INVALID_DEFINITION`. */
+function read(object: object, key: string, what: string): unknown {
+  try {
+    return (object as Record<string, unknown>)[key]
+  } catch (error) {
+    throw definitionError(`${what} could not be read: ${errorMessage(error)}`)
+  }
+}
+
+function printable(name: unknown): string {
+  if (typeof name === 'string') return name
+  try {
+    return typeof name === 'symbol' ? String(name.description) : String(name)
+  } catch {
+    return '<unprintable>'
+  }
+}
+
+function isObject(value: unknown): value is object {
+  return value !== null && typeof value === 'object' && !Array.isArray(value)
+}
+
+/** A frozen lossless snapshot of `value`, or `undefined` when it is not lossless JSON (or a getter threw). */
+function frozenSnapshot(value: unknown): JsonValue | undefined {
+  try {
+    const snap = snapshotJson(value, { freeze: true })
+    return snap.ok ? snap.value : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Checks a tool definition as registration does and returns the frozen copy a registry
+ * stores (D2.11): each member is read once, top-level and `output` members are copied,
+ * `parameters` and `output.schema` become frozen lossless snapshots, and optional members
+ * that are absent (or `undefined`) stay absent. Throws `INVALID_DEFINITION` for a bad name
+ * (D2.1), the reserved `run_code` (D2.2), a non-string description (D2.3), parameters that
+ * are not a lossless JSON object (D2.4), a malformed `output` (D2.6), a member that is not a
+ * function (D2.8) or a bad `timeoutMs` (D2.9), and `UNSUPPORTED_SCHEMA` for an
+ * `output.schema` outside the subset (D2.7). Raw `parameters` may use any JSON Schema
+ * keyword (D2.5). Never mutates `def`.
+ */
+export function assertToolDefinition(def: unknown): AnyToolDefinition {
+  if (!isObject(def)) throw definitionError('a tool definition must be an object')
+  const name = read(def, 'name', 'tool definition name')
+  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+    throw definitionError(`tool name "${printable(name)}" must match ${TOOL_NAME_PATTERN}`)
+  }
+  if (name === RUN_CODE)
+    throw definitionError(`tool name "${RUN_CODE}" is reserved for the Code Mode transport`)
+  const what = `tool "${name}"`
+  const description = read(def, 'description', `${what} description`)
+  if (typeof description !== 'string') throw definitionError(`${what} description must be a string`)
+
+  const parameters = frozenSnapshot(read(def, 'parameters', `${what} parameters`))
+  if (!isObject(parameters)) throw definitionError(`${what} parameters must be a lossless JSON object`)
+
+  const outputMessage = `${what} must declare output { schema, render, presentationMeta? }`
+  const output = read(def, 'output', `${what} output`)
+  if (!isObject(output)) throw definitionError(outputMessage)
+  const rawSchema = read(output, 'schema', `${what} output.schema`)
+  const render = read(output, 'render', `${what} output.render`)
+  const presentationMeta = read(output, 'presentationMeta', `${what} output.presentationMeta`)
+  if (rawSchema === undefined || typeof render !== 'function') throw definitionError(outputMessage)
+  if (presentationMeta !== undefined && typeof presentationMeta !== 'function')
+    throw definitionError(outputMessage)
+  let snap: ReturnType<typeof snapshotJson>
+  try {
+    snap = snapshotJson(rawSchema, { freeze: true, root: 'schema' })
+  } catch (error) {
+    throw codedError(
+      'UNSUPPORTED_SCHEMA',
+      `unsupported JSON schema: reading schema failed: ${errorMessage(error)}`,
+    )
+  }
+  if (!snap.ok) throw codedError('UNSUPPORTED_SCHEMA', `unsupported JSON schema: ${snap.reason}`)
+  const schema = snap.value
+  assertSupportedSchema(schema)
+
+  const execute = read(def, 'execute', `${what} execute`)
+  if (typeof execute !== 'function') throw definitionError(`${what} execute must be a function`)
+  const copy: Record<string, unknown> = {
+    name,
+    description,
+    parameters,
+    output: Object.freeze(
+      presentationMeta === undefined ? { schema, render } : { schema, render, presentationMeta },
+    ),
+    execute,
+  }
+  for (const key of OPTIONAL_FUNCTIONS) {
+    const member = read(def, key, `${what} ${key}`)
+    if (member === undefined) continue
+    if (typeof member !== 'function') throw definitionError(`${what} ${key} must be a function when present`)
+    copy[key] = member
+  }
+  const timeoutMs = read(def, 'timeoutMs', `${what} timeoutMs`)
+  if (timeoutMs !== undefined) {
+    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+      throw definitionError(`${what} timeoutMs must be a positive finite number`)
+    }
+    copy.timeoutMs = timeoutMs
+  }
+  return Object.freeze(copy) as unknown as AnyToolDefinition
+}

@@ -1,0 +1,126 @@
+/**
+ * The internal state of one ToolRuntime, shared by the public class, the scopes, the views
+ * and the pipeline stages. Not exported from the package.
+ */
+import type { CodeDispatchSink, CodeRuntime } from '../code-runtime.js'
+import { definitionError } from '../errors.js'
+import type { Approver, ToolScope } from '../execution.js'
+import type { Call } from './call.js'
+import {
+  type AroundHandler,
+  type Guard,
+  HookList,
+  type HookOptions,
+  type PostExecuteHandler,
+  type PreExecuteHandler,
+  type ProgressListener,
+  type ResultObserver,
+} from './hooks.js'
+import type { ResolvedOptions } from './options.js'
+import { disposedError, type Registry, type ScopeRecord } from './registry.js'
+
+/** What `runtime.execute` reads, once each, at entry (I1.1). */
+export interface ExecuteInput {
+  /** Non-empty; the model's tool-call id. */
+  callId: string
+  /** Defaults to `callId` (I1.5). */
+  rootCallId?: string
+  /** The tool name the model asked for. */
+  name: string
+  /** The parsed arguments; snapshotted and frozen at entry (P2.4). */
+  arguments: unknown
+  /** The caller's cancellation signal. */
+  signal: AbortSignal
+  /** The scope whose view the call resolves through; none means the global view. */
+  scope?: ToolScope
+  /** The token of the execution this call is nested in (Code Mode). */
+  parent?: symbol
+  /** Overrides the runtime's approver for this call (P4.1). */
+  approver?: Approver
+  /** Overrides the runtime's code runtime for a `run_code` call (X1.6). */
+  codeRuntime?: CodeRuntime
+  /** Receives Code Mode dispatch events of a `run_code` call (X5). */
+  onCodeDispatch?: CodeDispatchSink
+}
+
+/** The shared state of one runtime. */
+export class RuntimeCore {
+  readonly records = new WeakMap<object, ScopeRecord>()
+  readonly pre = new HookList<PreExecuteHandler>()
+  /** Guards registered without a scope, in registration order (copy-on-write, P5.3). */
+  guards: readonly Guard[] = []
+  readonly around = new HookList<AroundHandler>()
+  readonly post = new HookList<PostExecuteHandler>()
+  readonly observers = new HookList<ResultObserver>()
+  readonly progress = new HookList<ProgressListener>()
+  /** Executions in progress, by token (I1.2 `parent` check, per-call Code Mode inputs). */
+  readonly live = new Map<symbol, Call>()
+  /** The built-in timeout wrapper installed by `createToolRuntime`, if any (P7.1). */
+  builtinTimeout: AroundHandler | undefined
+
+  constructor(
+    readonly registry: Registry,
+    readonly options: ResolvedOptions,
+  ) {}
+
+  /** Reports a contained error through `reportError` (P12.3); a throwing reporter is ignored. */
+  report(error: unknown): void {
+    try {
+      this.options.reportError(error)
+    } catch {
+      // The reporter is the last resort; nothing is left to tell.
+    }
+  }
+
+  /**
+   * The record of `scope` for a registration (R1.3, R5.1): throws `INVALID_DEFINITION`
+   * when it is not a scope of this runtime or, with `live`, when it was disposed.
+   */
+  registrationRecord(scope: unknown, what: string, live = true): ScopeRecord {
+    const record = typeof scope === 'object' && scope !== null ? this.records.get(scope) : undefined
+    if (record === undefined) throw definitionError(`${what} must be a scope of this runtime`)
+    if (live && record.disposed) throw disposedError()
+    return record
+  }
+
+  /** The scope named by hook options (R5.1); `undefined` for an unscoped registration. */
+  private optionScope(options: unknown, what: string): ScopeRecord | undefined {
+    if (options === undefined) return undefined
+    if (options === null || typeof options !== 'object')
+      throw definitionError(`${what} options must be an object`)
+    const scope = (options as HookOptions).scope
+    return scope === undefined ? undefined : this.registrationRecord(scope, `${what} options.scope`)
+  }
+
+  /** Registers a handler of one of the chained or observer kinds (R5.1, R5.4). */
+  addHook<H>(list: HookList<H>, fn: unknown, options: unknown, what: string): () => void {
+    if (typeof fn !== 'function') throw definitionError(`${what} handler must be a function`)
+    return list.add(fn as H, this.optionScope(options, what))
+  }
+
+  /** Registers a guard globally or in a scope layer (P5.3, R5.3). */
+  addGuard(fn: unknown, options: unknown, record?: ScopeRecord): () => void {
+    if (typeof fn !== 'function') throw definitionError('guard handler must be a function')
+    const target = record ?? this.optionScope(options, 'guard')
+    if (target?.disposed === true) throw disposedError()
+    const guard = fn as Guard
+    // Each registration is its own entry, so registering one function twice disposes one at a time.
+    const entry: Guard = (exec) => guard(exec)
+    if (target === undefined) {
+      this.guards = [...this.guards, entry]
+      return () => {
+        this.guards = this.guards.filter((g) => g !== entry)
+      }
+    }
+    target.guards = [...target.guards, entry]
+    let done = false
+    const off = () => {
+      if (done) return
+      done = true
+      target.guards = target.guards.filter((g) => g !== entry)
+      target.hookDisposers.delete(off)
+    }
+    target.hookDisposers.add(off)
+    return off
+  }
+}

@@ -1,0 +1,55 @@
+/**
+ * The pipeline of one `runtime.execute` call, top to bottom as DESIGN.md draws it:
+ * `enter` → `decide` (pre-execute, approval, guards) → `dispatch` (around chain, body,
+ * output boundaries) → `postProcess` (post-results only) → `finish` (cancellation,
+ * materialize, finalize, content cap, observers).
+ */
+import type { ToolResult } from '../result.js'
+import { type Call, final, type Outcome, post } from './call.js'
+import type { RuntimeCore } from './core.js'
+import { abortedBeforeDispatch, deniedByPolicy } from './failures.js'
+import { approve } from './stages/approval.js'
+import { dispatch } from './stages/around.js'
+import { enter } from './stages/entry.js'
+import { finish } from './stages/finish.js'
+import { runGuards } from './stages/guards.js'
+import { postProcess } from './stages/post-execute.js'
+import { preExecute } from './stages/pre-execute.js'
+
+/**
+ * Runs one call and resolves with its one deep-frozen result (P2.1). Rejects only with
+ * `INVARIANT`: for a malformed input (I1.2) or a broken invariant (V1.1).
+ */
+export async function execute(core: RuntimeCore, input: unknown): Promise<ToolResult> {
+  const { call, early } = enter(core, input)
+  try {
+    const outcome = early !== undefined ? final(early) : ((await decide(call)) ?? (await dispatch(call)))
+    const candidate = outcome.final ? outcome.result : await postProcess(call, outcome.result)
+    return finish(call, candidate)
+  } finally {
+    core.live.delete(call.exec.token)
+  }
+}
+
+/**
+ * Pre-execute, approval and guards (P3–P5). Resolves `undefined` when the call may be
+ * dispatched, or the outcome that ends the decision.
+ */
+async function decide(call: Call): Promise<Outcome | undefined> {
+  const verdict = await preExecute(call)
+  switch (verdict.kind) {
+    case 'failed':
+      return final(verdict.result)
+    case 'deny':
+      return post(deniedByPolicy(call.name, verdict.reason))
+    case 'ask': {
+      call.asked = true
+      const refusal = await approve(call, verdict.reason)
+      if (refusal !== undefined) return post(refusal)
+    }
+  }
+  call.allowed = true
+  // The caller may have aborted while the decision was pending (C1.2, P3.8).
+  if (call.signal.aborted) return post(abortedBeforeDispatch())
+  return runGuards(call)
+}

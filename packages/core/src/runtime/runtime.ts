@@ -1,0 +1,141 @@
+/** `createToolRuntime` and the ToolRuntime it returns (DESIGN.md, SPEC R, M, P). */
+import { type RunCodeHost, runCodeDefinition } from '../code-mode/run-code.js'
+import type { AnyToolDefinition } from '../definition.js'
+import { definitionError } from '../errors.js'
+import type { ToolResult } from '../result.js'
+import { TIMEOUT_WRAPPER } from '../wrappers/timeout.js'
+import { type ExecuteInput, RuntimeCore } from './core.js'
+import type {
+  AroundHandler,
+  Guard,
+  HookOptions,
+  PostExecuteHandler,
+  PreExecuteHandler,
+  ProgressListener,
+  ResultObserver,
+} from './hooks.js'
+import { resolveOptions, type ToolRuntimeOptions } from './options.js'
+import { execute } from './pipeline.js'
+import { entryOf, Registry, type ScopeRecord } from './registry.js'
+import { createScope, type RuntimeScope } from './scope.js'
+import { createView, type ToolView } from './scope-view.js'
+
+/** The tool runtime: a registry with scopes and modes, hooks, views and the pipeline. */
+export interface ToolRuntime {
+  /** Registers in the global layer (R1.2); returns an idempotent disposer (D2.12). */
+  register(def: AnyToolDefinition): () => void
+  /** Creates a scope chained to `parent`, or to the global layer (R1.1, R1.3). */
+  scope(options?: { parent?: RuntimeScope }): RuntimeScope
+  /** The live view of `scope`, or the global view without one (R2.4, R4.1). */
+  view(scope?: RuntimeScope): ToolView
+  /** Runs one call through the pipeline; resolves with exactly one frozen result (P2.1). */
+  execute(input: ExecuteInput): Promise<ToolResult>
+  /** Adds a pre-execute handler (P3.1); first registered is outermost (P1.2). */
+  onPreExecute(handler: PreExecuteHandler, options?: HookOptions): () => void
+  /** Adds a guard (P5); with `{ scope }` it belongs to that scope's layer (R5.3). */
+  guard(guard: Guard, options?: HookOptions): () => void
+  /** Adds an around handler (P6.1); the built-in timeout is installed first (P7.1). */
+  wrapExecute(handler: AroundHandler, options?: HookOptions): () => void
+  /** Adds a post-execute handler (P10.1). */
+  onPostExecute(handler: PostExecuteHandler, options?: HookOptions): () => void
+  /** Adds a result observer (P12.1). */
+  onResult(observer: ResultObserver, options?: HookOptions): () => void
+  /** Adds a progress listener (P8.11). */
+  onProgress(listener: ProgressListener, options?: HookOptions): () => void
+}
+
+class Runtime implements ToolRuntime {
+  readonly #core: RuntimeCore
+  readonly #views = new WeakMap<ScopeRecord, ToolView>()
+  readonly #globalView: ToolView
+
+  constructor(core: RuntimeCore) {
+    this.#core = core
+    this.#globalView = createView(core.registry, undefined)
+  }
+
+  register(def: AnyToolDefinition): () => void {
+    return this.#core.registry.register(undefined, def)
+  }
+
+  scope(options?: { parent?: RuntimeScope }): RuntimeScope {
+    if (options === undefined) return createScope(this.#core, undefined)
+    if (options === null || typeof options !== 'object')
+      throw definitionError('scope() options must be an object')
+    for (const key of Object.keys(options)) {
+      if (key !== 'parent') throw definitionError(`scope() does not know the option "${key}"`)
+    }
+    return createScope(this.#core, options.parent)
+  }
+
+  view(scope?: RuntimeScope): ToolView {
+    if (scope === undefined) return this.#globalView
+    const record = this.#core.registrationRecord(scope, 'view() scope', false)
+    let view = this.#views.get(record)
+    if (view === undefined) {
+      view = createView(this.#core.registry, record)
+      this.#views.set(record, view)
+    }
+    return view
+  }
+
+  execute(input: ExecuteInput): Promise<ToolResult> {
+    return execute(this.#core, input)
+  }
+
+  onPreExecute(handler: PreExecuteHandler, options?: HookOptions): () => void {
+    return this.#core.addHook(this.#core.pre, handler, options, 'onPreExecute')
+  }
+
+  guard(guard: Guard, options?: HookOptions): () => void {
+    return this.#core.addGuard(guard, options)
+  }
+
+  wrapExecute(handler: AroundHandler, options?: HookOptions): () => void {
+    return this.#core.addHook(this.#core.around, handler, options, 'wrapExecute')
+  }
+
+  onPostExecute(handler: PostExecuteHandler, options?: HookOptions): () => void {
+    return this.#core.addHook(this.#core.post, handler, options, 'onPostExecute')
+  }
+
+  onResult(observer: ResultObserver, options?: HookOptions): () => void {
+    return this.#core.addHook(this.#core.observers, observer, options, 'onResult')
+  }
+
+  onProgress(listener: ProgressListener, options?: HookOptions): () => void {
+    return this.#core.addHook(this.#core.progress, listener, options, 'onProgress')
+  }
+}
+
+/**
+ * Creates a ToolRuntime. Every option is validated and a bad value throws
+ * `INVALID_DEFINITION` (M1.1, P11.8, X6.2); the built-in timeout wrapper is installed as the
+ * first, outermost `wrapExecute` handler unless `{ timeout: false }` (P7.1).
+ */
+export function createToolRuntime(options?: ToolRuntimeOptions): ToolRuntime {
+  const resolved = resolveOptions(options)
+  let runtime: Runtime | undefined
+  const host: RunCodeHost = {
+    callInputs(token) {
+      const call = core.live.get(token)
+      return call === undefined
+        ? undefined
+        : {
+            codeRuntime: call.codeRuntime,
+            onCodeDispatch: call.onCodeDispatch,
+            approver: call.approver,
+            scope: call.exec.scope,
+          }
+    },
+    defaultCodeRuntime: resolved.codeRuntime,
+    maxParallelSubCalls: resolved.maxParallelSubCalls,
+    reportError: (error) => core.report(error),
+    execute: (input) => execute(core, input),
+    view: (scope) => runtime!.view(scope as RuntimeScope | undefined),
+  }
+  const core = new RuntimeCore(new Registry(resolved.mode, entryOf(runCodeDefinition(host))), resolved)
+  if (resolved.timeout) core.around.add(TIMEOUT_WRAPPER, undefined)
+  runtime = new Runtime(core)
+  return runtime
+}

@@ -1,0 +1,205 @@
+/**
+ * The around stage (P6): the wrapExecute chain over the base dispatch. Each wrapper's return
+ * is checked where it returns (P6.9–P6.12); every attempt a wrapper started is awaited
+ * before the stage ends, so no started body is ever abandoned (C1.1).
+ */
+import { codedError, errorMessage, readToolError } from '../../errors.js'
+import type { JsonValue } from '../../lossless-json.js'
+import type { ToolResult } from '../../result.js'
+import { TIMEOUT_WRAPPER } from '../../wrappers/timeout.js'
+import { createAroundView } from '../around-view.js'
+import type { Call, Outcome } from '../call.js'
+import { final, post } from '../call.js'
+import { checkContent, checkContexts, snapshotFrozen } from '../content-blocks.js'
+import {
+  aborted,
+  abortedBeforeDispatch,
+  failure,
+  hookThrew,
+  notSerializable,
+  unknownTool,
+} from '../failures.js'
+import { type AroundExecution, type AroundHandler, type HookEntry, nextCovering } from '../hooks.js'
+import { isBreach } from '../invariants.js'
+import { baseDispatch } from './body.js'
+import { successFromValue } from './output.js'
+
+const noop = () => {}
+
+/**
+ * The error a throwing wrapper travels as through outer `next()` calls (P6.2, P6.13): a
+ * `ToolError` as it is, anything else as `HOOK_FAILED` `wrapExecute handler failed: <message>`.
+ */
+function asHookError(error: unknown): unknown {
+  return readToolError(error) === undefined
+    ? codedError('HOOK_FAILED', `wrapExecute handler failed: ${errorMessage(error)}`)
+    : error
+}
+
+/** Reads `object[key]`; a throwing getter makes the whole return invalid. */
+function read(object: object, key: string): unknown {
+  return (object as Record<string, unknown>)[key]
+}
+
+/**
+ * Normalizes a result a wrapper authored (or brought from elsewhere): a success is
+ * re-resolved and passed through the output boundaries (P6.10), a failure is copied field by
+ * field (P6.11). Returns the frozen result, or the `invalid value` detail (P6.12).
+ */
+function normalize(call: Call, returned: unknown): ToolResult | string {
+  if (returned === null || typeof returned !== 'object' || Array.isArray(returned)) {
+    return `expected a result object, got ${returned === null ? 'null' : Array.isArray(returned) ? 'an array' : typeof returned}`
+  }
+  try {
+    const isError = read(returned, 'isError')
+    if (isError === false) {
+      const value = read(returned, 'value')
+      const contexts = checkContexts(
+        read(returned, 'additionalContexts'),
+        'additionalContexts',
+        call.contextSource(),
+      )
+      if (!contexts.ok) return contexts.reason
+      const entry = call.resolve()
+      if (entry === undefined) return unknownTool(call.name, contexts.value)
+      // concludesTurn is dropped: only the attempt that ran a body can conclude (P6.10).
+      return successFromValue(call, entry, value, contexts.value, false)
+    }
+    if (isError !== true) return 'isError must be a boolean'
+    const error = read(returned, 'error')
+    const info = error !== null && typeof error === 'object' ? read(error, 'info') : undefined
+    const message = error !== null && typeof error === 'object' ? read(error, 'message') : undefined
+    const name = info !== null && typeof info === 'object' ? read(info, 'name') : undefined
+    const code = info !== null && typeof info === 'object' ? read(info, 'code') : undefined
+    if (
+      typeof message !== 'string' ||
+      typeof name !== 'string' ||
+      typeof code !== 'string' ||
+      name === '' ||
+      code === ''
+    ) {
+      return 'a failure needs error.message and error.info { name, code } as strings'
+    }
+    const rawContent = read(returned, 'content')
+    const content = rawContent === undefined ? undefined : checkContent(rawContent, 'content')
+    if (content !== undefined && !content.ok) return content.reason
+    const contexts = checkContexts(
+      read(returned, 'additionalContexts'),
+      'additionalContexts',
+      call.contextSource(),
+    )
+    if (!contexts.ok) return contexts.reason
+    const rawMeta = read(returned, 'meta')
+    let meta: JsonValue | undefined
+    if (rawMeta !== undefined) {
+      const snap = snapshotFrozen(rawMeta, 'meta')
+      if (!snap.ok) return notSerializable('meta')
+      meta = snap.value
+    }
+    return failure({ name, code }, message, contexts.value, content?.value, meta)
+  } catch (error) {
+    return `reading the result failed: ${errorMessage(error)}`
+  }
+}
+
+/** One run of the around chain for one call. */
+class AroundChain {
+  private completed = false
+  /** Every result some `next()` of this execution resolved with (P6.9). */
+  private readonly produced = new WeakSet<object>()
+  private readonly pending = new Set<Promise<unknown>>()
+
+  constructor(
+    private readonly call: Call,
+    private readonly entries: readonly HookEntry<AroundHandler>[],
+    private readonly view: AroundExecution,
+  ) {}
+
+  /** Runs the covering wrapper at `index` (or the base dispatch for -1) as one attempt. */
+  async invoke(index: number): Promise<ToolResult> {
+    if (index < 0) return baseDispatch(this.call, this.view.signal)
+    let returned: unknown
+    try {
+      returned = await this.entries[index]!.fn(this.view, this.nextAfter(index))
+    } catch (error) {
+      if (isBreach(error)) throw error
+      throw asHookError(error)
+    }
+    if (typeof returned === 'object' && returned !== null && this.produced.has(returned)) {
+      return returned as ToolResult
+    }
+    const normalized = normalize(this.call, returned)
+    if (typeof normalized === 'string') {
+      throw codedError('HOOK_FAILED', `wrapExecute handler returned an invalid value: ${normalized}`)
+    }
+    return normalized
+  }
+
+  /** The `next` given to the wrapper at `index`: a fresh attempt of everything inward (P6.3). */
+  private nextAfter(index: number): () => Promise<ToolResult> {
+    return () => {
+      if (this.completed) {
+        const late = Promise.reject(
+          codedError('HOOK_FAILED', 'wrapExecute next() called after the around stage completed'),
+        )
+        late.catch(noop)
+        return late
+      }
+      const attempt = this.invoke(nextCovering(this.entries, index + 1, this.call.record)).then((result) => {
+        this.produced.add(result)
+        return result
+      })
+      this.pending.add(attempt)
+      const done = () => this.pending.delete(attempt)
+      attempt.then(done, done)
+      return attempt
+    }
+  }
+
+  /** Marks the stage completed (P6.5) and waits for every attempt still running (C1.1, P1.7). */
+  async close(): Promise<void> {
+    this.completed = true
+    while (this.pending.size > 0) await Promise.allSettled([...this.pending])
+  }
+}
+
+/**
+ * True when every covering wrapper is the built-in timeout and the visible definition has no
+ * `timeoutMs`: each would just return `next()`, so the base dispatch runs directly.
+ */
+function onlyIdleTimeouts(call: Call, entries: readonly HookEntry<AroundHandler>[]): boolean {
+  for (let i = nextCovering(entries, 0, call.record); i >= 0; i = nextCovering(entries, i + 1, call.record)) {
+    if (entries[i]!.fn !== TIMEOUT_WRAPPER) return false
+  }
+  return entries.length === 0 || call.resolve()?.def.timeoutMs === undefined
+}
+
+/**
+ * Runs the around stage. A wrapper that throws or returns an invalid value, escaping the
+ * outermost wrapper, is the final-result `HOOK_FAILED` (P6.12, P6.13); any well-formed
+ * result is a post-result (P6.14), and a success overtaken by the caller's abort gives way
+ * to `ABORTED` or `ABORTED_BEFORE_DISPATCH` with its contexts (P6.15).
+ */
+export async function dispatch(call: Call): Promise<Outcome> {
+  call.enterAround()
+  const entries = call.core.around.entries
+  let result: ToolResult
+  if (onlyIdleTimeouts(call, entries)) {
+    result = await baseDispatch(call, call.signal)
+  } else {
+    const chain = new AroundChain(call, entries, createAroundView(call))
+    try {
+      result = await chain.invoke(nextCovering(entries, 0, call.record))
+    } catch (error) {
+      if (isBreach(error)) throw error
+      await chain.close()
+      return final(hookThrew('wrapExecute', error))
+    }
+    await chain.close()
+  }
+  if (!result.isError && call.signal.aborted) {
+    const contexts = result.additionalContexts
+    return post(call.bodyInvoked ? aborted(contexts) : abortedBeforeDispatch(contexts))
+  }
+  return post(result)
+}

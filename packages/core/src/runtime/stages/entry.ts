@@ -1,0 +1,142 @@
+/**
+ * Entry (P2.2): read the input once, mint the token, resolve `rootCallId`, capture the
+ * finalizer, snapshot and freeze the arguments, create the frozen execution, then decide
+ * the entry-time final-results (argument failure, pre-aborted signal, code-only collapse).
+ */
+import type { CodeDispatchSink, CodeRuntime } from '../../code-runtime.js'
+import { RUN_CODE } from '../../definition.js'
+import { errorMessage } from '../../errors.js'
+import type { Approver, Execution, ToolScope } from '../../execution.js'
+import { type JsonValue, snapshotJson } from '../../lossless-json.js'
+import type { ToolResult } from '../../result.js'
+import { Call } from '../call.js'
+import type { RuntimeCore } from '../core.js'
+import { abortedBeforeDispatch, argumentsNotLossless, argumentsUnreadable, collapsed } from '../failures.js'
+import { breach } from '../invariants.js'
+import type { ScopeRecord } from '../registry.js'
+
+/** Reads `input[key]` exactly once (I1.1); a throwing getter is a malformed input (I1.2). */
+function readField(input: object, key: string): unknown {
+  try {
+    return (input as Record<string, unknown>)[key]
+  } catch (error) {
+    return breach(`execute input.${key} could not be read: ${errorMessage(error)}`)
+  }
+}
+
+/** Snapshots the arguments (P2.4, P2.5); returns the frozen copy or the entry failure. */
+function snapshotArguments(raw: unknown): { value: JsonValue } | { failure: ToolResult } {
+  try {
+    const snap = snapshotJson(raw, { freeze: true, root: 'arguments' })
+    return snap.ok ? { value: snap.value } : { failure: argumentsNotLossless() }
+  } catch (error) {
+    return { failure: argumentsUnreadable(error) }
+  }
+}
+
+/** The result of entry: the call and, when entry already decided it, its final-result. */
+export interface Entered {
+  readonly call: Call
+  readonly early: ToolResult | undefined
+}
+
+/**
+ * Runs entry for one `execute` input. Throws `INVARIANT` (no result) for a malformed input
+ * (I1.2); otherwise registers the call as in progress and returns it.
+ */
+export function enter(core: RuntimeCore, input: unknown): Entered {
+  if (input === null || typeof input !== 'object') breach('execute input must be an object')
+  // Each field is read once, here; later stages never look at `input` again (I1.1).
+  const callId = readField(input, 'callId')
+  const rootCallId = readField(input, 'rootCallId')
+  const name = readField(input, 'name')
+  let rawArguments: unknown
+  let argumentsError: { error: unknown } | undefined
+  try {
+    rawArguments = (input as { arguments?: unknown }).arguments
+  } catch (error) {
+    argumentsError = { error }
+  }
+  const signal = readField(input, 'signal')
+  const scope = readField(input, 'scope')
+  const parent = readField(input, 'parent')
+  const approver = readField(input, 'approver')
+  const codeRuntime = readField(input, 'codeRuntime')
+  const onCodeDispatch = readField(input, 'onCodeDispatch')
+
+  if (typeof callId !== 'string' || callId === '') breach('execute input.callId must be a non-empty string')
+  if (typeof name !== 'string') breach('execute input.name must be a string')
+  if (!(signal instanceof AbortSignal)) breach('execute input.signal must be an AbortSignal')
+  if (rootCallId !== undefined && (typeof rootCallId !== 'string' || rootCallId === '')) {
+    breach('execute input.rootCallId must be a non-empty string when present')
+  }
+  let record: ScopeRecord | undefined
+  if (scope !== undefined) {
+    record = typeof scope === 'object' && scope !== null ? core.records.get(scope) : undefined
+    if (record === undefined || record.disposed)
+      breach('execute input.scope must be a live scope of this runtime')
+  }
+  if (parent !== undefined && !(typeof parent === 'symbol' && core.live.has(parent))) {
+    breach('execute input.parent must be the token of an execution of this runtime in progress')
+  }
+  if (approver !== undefined && typeof approver !== 'function')
+    breach('execute input.approver must be a function')
+  if (codeRuntime !== undefined && (codeRuntime === null || typeof codeRuntime !== 'object')) {
+    breach('execute input.codeRuntime must be a code runtime')
+  }
+  if (onCodeDispatch !== undefined && typeof onCodeDispatch !== 'function') {
+    breach('execute input.onCodeDispatch must be a function')
+  }
+
+  const token = Symbol('tooltx.call')
+  // The finalizer is captured before the arguments are snapshotted, so an arguments getter
+  // that re-registers the tool cannot change which finalizer runs (P2.3).
+  const finalizer = core.registry.resolve(record, name)?.def.finalizeContent
+  const args =
+    argumentsError === undefined
+      ? snapshotArguments(rawArguments)
+      : { failure: argumentsUnreadable(argumentsError.error) }
+
+  const exec: { -readonly [K in keyof Execution]: Execution[K] } = {
+    callId,
+    rootCallId: (rootCallId as string | undefined) ?? callId,
+    name,
+  } as Execution
+  if ('value' in args) exec.arguments = args.value
+  if (scope !== undefined) exec.scope = scope as ToolScope
+  if (parent !== undefined) exec.parent = parent
+  exec.token = token
+  exec.signal = signal
+  Object.freeze(exec)
+
+  const call = new Call(
+    core,
+    exec,
+    record,
+    approver as Approver | undefined,
+    codeRuntime as CodeRuntime | undefined,
+    onCodeDispatch as CodeDispatchSink | undefined,
+    finalizer,
+  )
+  core.live.set(token, call)
+  return { call, early: earlyResult(call, args) }
+}
+
+/** The entry-time final-results, in their order of precedence (P2.6, P2.7, M3.1–M3.6). */
+function earlyResult(
+  call: Call,
+  args: { value: JsonValue } | { failure: ToolResult },
+): ToolResult | undefined {
+  if ('failure' in args) return args.failure
+  if (call.signal.aborted) return abortedBeforeDispatch()
+  const { registry } = call.core
+  if (
+    call.exec.parent === undefined &&
+    call.name !== RUN_CODE &&
+    registry.mode(call.record) === 'code' &&
+    registry.resolve(call.record, call.name) !== undefined
+  ) {
+    return collapsed(call.name)
+  }
+  return undefined
+}
