@@ -15,3 +15,26 @@ export { assertSupportedSchema } from './schema/subset.js'
 export * from './schema/typescript.js'
 export * from './schema/validate.js'
 export { callCard, isCallView, isResultView, parseToolArguments, resultCard } from './cards.js'
+export * from './definition-checks.js'
+export type { RunCodeHost, RunCodeRequest, RunCodeValue } from './code-mode/run-code.js'
+export type { ExecuteInput } from './runtime/core.js'
+export type {
+  AroundExecution,
+  AroundHandler,
+  DecisionContexts,
+  Guard,
+  HookOptions,
+  PostDecision,
+  PostExecuteHandler,
+  PreDecision,
+  PreExecuteHandler,
+  ProgressListener,
+  ResultObserver,
+} from './runtime/hooks.js'
+export type { Mode } from './runtime/modes.js'
+export type { ToolRuntimeOptions } from './runtime/options.js'
+export { createToolRuntime, type ToolRuntime } from './runtime/runtime.js'
+export type { RestrictRule, RuntimeScope } from './runtime/scope.js'
+export type { ExecutionMode, ToolSurface, ToolView } from './runtime/scope-view.js'
+export { type RetryOptions, retry } from './wrappers/retry.js'
+export { timeout } from './wrappers/timeout.js'
