@@ -39,6 +39,7 @@ function toolArguments(): Record<string, unknown> {
     },
     expectedMatches: 3,
     confidence: 0.92,
+    verify: { command: 'npx vitest run packages/core/test/lossless-json.test.ts', timeoutMs: 60_000 },
   }
 }
 

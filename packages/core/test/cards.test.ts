@@ -4,6 +4,7 @@ import {
   type AnyToolDefinition,
   type CallView,
   callCard,
+  createToolRuntime,
   type DurableResultView,
   isCallView,
   isResultView,
@@ -418,5 +419,32 @@ describe('U1 presentation cards', () => {
     })
     const card = resultCard(def, 'read_file', '{}', { content: [], isError: false, meta })
     expect(card).toEqual({ card: 'generic', title: '{"lines":3,"lang":"ts"}' })
+  })
+
+  it('U1.9: a UI looks the presenter up through runtime.view(scope).get(name), so the card matches the definition that ran', () => {
+    const runtime = createToolRuntime()
+    const named = (title: string): AnyToolDefinition => ({
+      ...tool({ presentCall: () => ({ card: 'generic', title }) }),
+      name: 'lookup',
+    })
+    runtime.register(named('global lookup'))
+    const scope = runtime.scope()
+    const view = runtime.view(scope)
+    expect(callCard(view.get('lookup'), 'lookup', '{}')).toEqual({ card: 'generic', title: 'global lookup' })
+    // The scope shadows the global definition: the same live view now yields the scope's card.
+    const off = scope.register(named('scoped lookup'))
+    expect(callCard(view.get('lookup'), 'lookup', '{}')).toEqual({ card: 'generic', title: 'scoped lookup' })
+    expect(callCard(runtime.view().get('lookup'), 'lookup', '{}')).toEqual({
+      card: 'generic',
+      title: 'global lookup',
+    })
+    off()
+    expect(callCard(view.get('lookup'), 'lookup', '{}')).toEqual({ card: 'generic', title: 'global lookup' })
+    // A name the view cannot see gets the generic card.
+    expect(callCard(view.get('missing'), 'missing', '{"a":1}')).toEqual({
+      card: 'generic',
+      title: 'missing',
+      rawInput: '{"a":1}',
+    })
   })
 })
