@@ -1,0 +1,251 @@
+/**
+ * What the loop tests share: a real SQLite session in a temp dir, a runtime with a scope, a
+ * small set of tools whose bodies record when they start and end and wait on gates the test
+ * opens, and a compact rendering of the session log so a test can assert the exact sequence.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { createToolRuntime, defineTool } from '@tooltx/core'
+import {
+  memoryStore,
+  openSession,
+  type Session,
+  type SessionEvent,
+  type SessionStore,
+  sqliteStore,
+} from '@tooltx/session'
+
+/** A promise with its resolver, for bodies that wait until the test lets them go. */
+export interface Gate {
+  readonly promise: Promise<void>
+  open(): void
+}
+
+function gate(): Gate {
+  let open!: () => void
+  const promise = new Promise<void>((resolve) => {
+    open = resolve
+  })
+  return { promise, open }
+}
+
+/** Gates by key, created on first use by either side. */
+export class Gates {
+  readonly #gates = new Map<string, Gate>()
+  get(key: string): Gate {
+    let g = this.#gates.get(key)
+    if (g === undefined) {
+      g = gate()
+      this.#gates.set(key, g)
+    }
+    return g
+  }
+  open(key: string): void {
+    this.get(key).open()
+  }
+}
+
+/** Waits on `promise` until `signal` aborts; resolves `false` then, `true` otherwise. */
+function until(promise: Promise<void>, signal: AbortSignal): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false)
+  return new Promise((resolve) => {
+    const onAbort = () => resolve(false)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(() => {
+      signal.removeEventListener('abort', onAbort)
+      resolve(true)
+    })
+  })
+}
+
+/** Everything a loop test works with. */
+export interface Rig {
+  readonly runtime: ReturnType<typeof createToolRuntime>
+  readonly scope: ReturnType<ReturnType<typeof createToolRuntime>['scope']>
+  readonly session: Session
+  readonly store: SessionStore
+  readonly path: string
+  /** `start <id>` and `end <id>` lines from the tool bodies, in the order they happened. */
+  readonly trace: string[]
+  readonly gates: Gates
+  /** Reopens the same SQLite file with a fresh store (what a restart sees). */
+  reopen(): Promise<Session>
+  close(): Promise<void>
+}
+
+/**
+ * Tools registered on the rig's scope:
+ * - `wait {id}`: concurrency-safe; waits for gate `id` (or an abort) and returns `done <id>`.
+ * - `write {id}`: exclusive; waits for gate `id` the same way.
+ * - `echo {id}`: concurrency-safe; returns at once.
+ * - `note {id, text}`: concurrency-safe; defers `text` as a context, returns at once.
+ * - `finish {id}`: concurrency-safe; concludes the turn.
+ * - `slow {id}`: concurrency-safe, `timeoutMs: 5`; waits for its gate or its signal.
+ */
+export async function rig(options: { store?: 'sqlite' | 'memory' | SessionStore } = {}): Promise<Rig> {
+  const dir = mkdtempSync(join(tmpdir(), 'tooltx-loop-'))
+  const path = join(dir, 'sessions.db')
+  const which = options.store ?? 'sqlite'
+  const store = which === 'sqlite' ? sqliteStore(path) : which === 'memory' ? memoryStore() : which
+  const session = await openSession(store, { id: 'loop', verify: true })
+  const runtime = createToolRuntime({ reportError: () => {} })
+  const scope = runtime.scope()
+  const trace: string[] = []
+  const gates = new Gates()
+  const waiting = async (id: string, signal: AbortSignal) => {
+    trace.push(`start ${id}`)
+    const opened = await until(gates.get(id).promise, signal)
+    trace.push(`end ${id}`)
+    return opened ? `done ${id}` : `stopped ${id}`
+  }
+  const params = { id: { type: 'string', required: true } } as const
+  const text = { schema: { type: 'string' }, render: (_: unknown, v: string) => [{ type: 'text', text: v }] } as const
+  scope.register(
+    defineTool({
+      name: 'wait',
+      description: 'Waits for its gate.',
+      parameters: params,
+      output: text,
+      isConcurrencySafe: () => true,
+      execute: (args, run) => waiting(args.id, run.signal),
+    }),
+  )
+  scope.register(
+    defineTool({
+      name: 'write',
+      description: 'An exclusive call that waits for its gate.',
+      parameters: params,
+      output: text,
+      execute: (args, run) => waiting(args.id, run.signal),
+    }),
+  )
+  scope.register(
+    defineTool({
+      name: 'echo',
+      description: 'Returns at once.',
+      parameters: params,
+      output: text,
+      isConcurrencySafe: () => true,
+      execute: (args) => {
+        trace.push(`start ${args.id}`, `end ${args.id}`)
+        return `echo ${args.id}`
+      },
+    }),
+  )
+  scope.register(
+    defineTool({
+      name: 'note',
+      description: 'Defers a context.',
+      parameters: { id: { type: 'string', required: true }, text: { type: 'string', required: true } },
+      output: text,
+      isConcurrencySafe: () => true,
+      execute: (args, run) => {
+        run.deferContext(args.text)
+        return `noted ${args.id}`
+      },
+    }),
+  )
+  scope.register(
+    defineTool({
+      name: 'finish',
+      description: 'Concludes the turn.',
+      parameters: params,
+      output: text,
+      isConcurrencySafe: () => true,
+      execute: (args, run) => {
+        run.concludeTurn()
+        return `finished ${args.id}`
+      },
+    }),
+  )
+  scope.register(
+    defineTool({
+      name: 'slow',
+      description: 'Times out after 5 ms unless its gate opens first.',
+      parameters: params,
+      output: text,
+      isConcurrencySafe: () => true,
+      timeoutMs: 5,
+      execute: (args, run) => waiting(args.id, run.signal),
+    }),
+  )
+  const opened: SessionStore[] = [store]
+  return {
+    runtime,
+    scope,
+    session,
+    store,
+    path,
+    trace,
+    gates,
+    async reopen() {
+      const again = sqliteStore(path)
+      opened.push(again)
+      return openSession(again, { id: 'loop', verify: true })
+    },
+    async close() {
+      await session.close()
+      for (const s of opened) await s.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** The raw argument string of a call to one of the rig's tools. */
+export const args = (id: string, extra: Record<string, string> = {}) => JSON.stringify({ id, ...extra })
+
+/**
+ * One line per event, with the data a test cares about: `tool/call c1`, `tool/result c1 ok`,
+ * `tool/result c2 DENIED`, `user/message "text"`, `turn/end aborted`, `approval/decided c1 rejected`.
+ */
+export function line(event: SessionEvent): string {
+  switch (event.type) {
+    case 'tool/call':
+      return `tool/call ${event.data.callId}`
+    case 'tool/result':
+      return `tool/result ${event.data.callId} ${event.data.error?.code ?? 'ok'}`
+    case 'user/message': {
+      const first = event.data.message.content[0]
+      return `user/message ${JSON.stringify(first?.type === 'text' ? first.text : first?.type)}`
+    }
+    case 'assistant/message': {
+      const parts = event.data.content.map((b) => (b.type === 'tool-call' ? b.id : JSON.stringify(b.type === 'text' ? b.text : b.type)))
+      return `assistant/message ${parts.join(' ')}`.trimEnd()
+    }
+    case 'approval/asked':
+      return `approval/asked ${event.data.callId}`
+    case 'approval/decided':
+      return `approval/decided ${event.data.callId} ${event.data.outcome}`
+    case 'turn/end':
+      return `turn/end ${event.data.reason}`
+    default:
+      return event.type
+  }
+}
+
+/** The session log as `line`s. */
+export const lines = (session: Session): string[] => session.events().map(line)
+
+/**
+ * Resolves once `check()` is true, polling between macrotasks (no timing involved: it only
+ * lets pending I/O and promise chains run). Rejects after 2,000 polls with `what`.
+ */
+export async function eventually(check: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 2_000; i++) {
+    if (check()) return
+    await new Promise((resolve) => setImmediate(resolve))
+  }
+  throw new Error(`never happened: ${what}`)
+}
+
+/** Every tool-call block of the derived messages has exactly one tool message (L9.6). */
+export function answeredOnce(session: Session): boolean {
+  const calls: string[] = []
+  const answers = new Map<string, number>()
+  for (const m of session.messages()) {
+    if (m.role === 'assistant') for (const b of m.content) if (b.type === 'tool-call') calls.push(b.id)
+    if (m.role === 'tool') answers.set(m.callId, (answers.get(m.callId) ?? 0) + 1)
+  }
+  return calls.every((id) => answers.get(id) === 1) && [...answers.keys()].every((id) => calls.includes(id))
+}

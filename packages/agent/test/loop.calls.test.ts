@@ -1,0 +1,234 @@
+import { createAgent, scripted } from '@tooltx/agent'
+import { defineTool, ERROR_NAMES, type ToolDefinition } from '@tooltx/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { args, eventually, lines, type Rig, rig } from './loop-harness.js'
+
+let r: Rig
+afterEach(async () => {
+  await r.close()
+})
+
+/** A raw tool (no validation) that records the arguments it was given. */
+function rawRecorder(seen: unknown[]): ToolDefinition {
+  return {
+    name: 'raw',
+    description: 'Records its arguments.',
+    parameters: { type: 'object' },
+    output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+    isConcurrencySafe: () => true,
+    execute: (a) => {
+      seen.push(a)
+      return 'ok'
+    },
+  }
+}
+
+describe('L4 tool calls in the loop (SQLite session)', () => {
+  it('L4.1, L4.2: empty → {}, whitespace → {}, JSON → parsed, anything else → the raw string, which a raw tool receives unchanged', async () => {
+    r = await rig()
+    const seen: unknown[] = []
+    r.scope.register(rawRecorder(seen))
+    const model = scripted([
+      {
+        toolCalls: [
+          { name: 'raw', arguments: '' },
+          { name: 'raw', arguments: ' \n\t' },
+          { name: 'raw', arguments: '{"a":[1,2]}' },
+          { name: 'raw', arguments: '7' },
+          { name: 'raw', arguments: '{"a": tru' },
+        ],
+      },
+      { text: 'ok' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(seen).toEqual([{}, {}, { a: [1, 2] }, 7, '{"a": tru'])
+    // The log keeps the raw strings, not the parsed values (L4.4).
+    const raws = r.session.events().flatMap((e) => (e.type === 'tool/call' ? [e.data.arguments] : []))
+    expect(raws).toEqual(['', ' \n\t', '{"a":[1,2]}', '7', '{"a": tru'])
+  })
+
+  it('L4.2: a defineTool tool fails a string argument with "arguments" must be an object', async () => {
+    r = await rig()
+    const model = scripted([{ toolCalls: [{ id: 'c1', name: 'echo', arguments: 'not json' }] }, { text: 'ok' }])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    const result = r.session.events().find((e) => e.type === 'tool/result')
+    expect(result?.data).toMatchObject({
+      callId: 'c1',
+      isError: true,
+      error: { code: 'INVALID_ARGS' },
+      content: [{ type: 'text', text: 'Error: invalid arguments: "arguments" must be an object' }],
+    })
+    expect(r.trace).toEqual([])
+  })
+
+  it('L4.3, L4.4: each call gets its own input, and its tool/call is the latest logged call when its pipeline starts', async () => {
+    r = await rig()
+    const atEntry: { callId: string; rootCallId: string; scoped: boolean; lastCall: string | undefined }[] = []
+    r.runtime.onPreExecute((exec, next) => {
+      const calls = lines(r.session).filter((l) => l.startsWith('tool/call'))
+      atEntry.push({
+        callId: exec.callId,
+        rootCallId: exec.rootCallId,
+        scoped: exec.scope === r.scope,
+        lastCall: calls.at(-1),
+      })
+      return next()
+    })
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'echo', arguments: args('1') },
+          { id: 'c2', name: 'echo', arguments: args('2') },
+          { id: 'c3', name: 'write', arguments: args('3') },
+        ],
+      },
+      { text: 'ok' },
+    ])
+    r.gates.open('3')
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(atEntry).toEqual([
+      { callId: 'c1', rootCallId: 'c1', scoped: true, lastCall: 'tool/call c1' },
+      { callId: 'c2', rootCallId: 'c2', scoped: true, lastCall: 'tool/call c2' },
+      { callId: 'c3', rootCallId: 'c3', scoped: true, lastCall: 'tool/call c3' },
+    ])
+  })
+
+  it('L4.5, L4.6, L5.3: a parallel batch starts in model order, overlaps, and commits in model order whatever order it finishes in', async () => {
+    r = await rig()
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'wait', arguments: args('1') },
+          { id: 'c2', name: 'wait', arguments: args('2') },
+          { id: 'c3', name: 'wait', arguments: args('3') },
+        ],
+      },
+      { text: 'ok' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await eventually(() => r.trace.length === 3, 'all three calls started')
+    expect(r.trace).toEqual(['start 1', 'start 2', 'start 3'])
+    r.gates.open('3')
+    await eventually(() => r.trace.includes('end 3'), 'call 3 finished')
+    r.gates.open('2')
+    await eventually(() => r.trace.includes('end 2'), 'call 2 finished')
+    // Nothing is committed before call 1 has its result.
+    expect(lines(r.session).filter((l) => l.startsWith('tool/result'))).toEqual([])
+    r.gates.open('1')
+    await agent.whenIdle()
+    expect(lines(r.session)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "go"',
+      'assistant/message c1 c2 c3',
+      'tool/call c1',
+      'tool/call c2',
+      'tool/call c3',
+      'tool/result c1 ok',
+      'tool/result c2 ok',
+      'tool/result c3 ok',
+      'step/end',
+      'step/start',
+      'assistant/message "ok"',
+      'step/end',
+      'turn/end completed',
+    ])
+    expect(r.trace).toEqual(['start 1', 'start 2', 'start 3', 'end 3', 'end 2', 'end 1'])
+  })
+})
+
+describe('O2 durable results', () => {
+  it('O2.1, O2.2, O2.3, O2.4: tool/result holds content, isError, error info and meta only; the model sees content and isError', async () => {
+    r = await rig()
+    r.scope.register(
+      defineTool({
+        name: 'measure',
+        description: 'Returns a value with meta and a context.',
+        parameters: {},
+        output: {
+          schema: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { n: { type: 'integer', required: true } },
+          },
+          render: (_a, v) => [{ type: 'text', text: `n=${v.n}` }],
+          presentationMeta: (_a, v) => ({ lines: v.n }),
+        },
+        isConcurrencySafe: () => true,
+        execute: (_a, run) => {
+          run.deferContext('context text')
+          return { n: 3 }
+        },
+      }),
+    )
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'measure', arguments: '{}' },
+          { id: 'c2', name: 'missing', arguments: '{}' },
+        ],
+      },
+      { text: 'ok' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    const results = r.session.events().flatMap((e) => (e.type === 'tool/result' ? [e.data] : []))
+    expect(results).toEqual([
+      {
+        turn: 1,
+        step: 1,
+        callId: 'c1',
+        name: 'measure',
+        content: [{ type: 'text', text: 'n=3' }],
+        isError: false,
+        meta: { lines: 3 },
+      },
+      {
+        turn: 1,
+        step: 1,
+        callId: 'c2',
+        name: 'missing',
+        content: [{ type: 'text', text: 'Error: unknown tool "missing"' }],
+        isError: true,
+        error: { name: ERROR_NAMES.UNKNOWN_TOOL, code: 'UNKNOWN_TOOL' },
+      },
+    ])
+    // O2.3: the context reached the log only as its own user/message.
+    expect(lines(r.session).filter((l) => l.startsWith('user/message'))).toEqual([
+      'user/message "go"',
+      'user/message "context text"',
+    ])
+    // O2.4: the next request sees only content and isError.
+    expect(model.requests[1]?.messages.filter((m) => m.role === 'tool')).toEqual([
+      { role: 'tool', callId: 'c1', content: [{ type: 'text', text: 'n=3' }], isError: false },
+      { role: 'tool', callId: 'c2', content: [{ type: 'text', text: 'Error: unknown tool "missing"' }], isError: true },
+    ])
+  })
+})
+
+describe('L10 ownership of durability', () => {
+  it('L10.1: runtime.execute appends nothing to the session; only the loop does', async () => {
+    r = await rig()
+    const before = r.session.events().length
+    const result = await r.runtime.execute({
+      callId: 'direct',
+      name: 'echo',
+      arguments: { id: 'x' },
+      signal: new AbortController().signal,
+      scope: r.scope,
+    })
+    expect(result).toMatchObject({ isError: false, value: 'echo x' })
+    expect(r.session.events().length).toBe(before)
+    const reopened = await r.reopen()
+    expect(reopened.events()).toEqual([])
+    await reopened.close()
+  })
+})

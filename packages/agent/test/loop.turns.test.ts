@@ -1,0 +1,163 @@
+import { createAgent, scripted } from '@tooltx/agent'
+import { defineTool } from '@tooltx/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { args, lines, type Rig, rig } from './loop-harness.js'
+
+let r: Rig
+afterEach(async () => {
+  await r.close()
+})
+
+describe('L3 turns and steps (SQLite session)', () => {
+  it('L3.1, L3.2, L3.3, L3.4, L3.6, L3.5, L3.7: one turn with a tool step and a text step, in this exact order', async () => {
+    r = await rig()
+    const model = scripted([
+      { text: 'Looking.', toolCalls: [{ id: 'c1', name: 'echo', arguments: args('a') }] },
+      { text: 'All done.' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('hello')
+    await agent.whenIdle()
+    expect(lines(r.session)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "hello"',
+      'assistant/message "Looking." c1',
+      'tool/call c1',
+      'tool/result c1 ok',
+      'step/end',
+      'step/start',
+      'assistant/message "All done."',
+      'step/end',
+      'turn/end completed',
+    ])
+    // L3.4: the raw argument string is kept in the block.
+    const assistant = r.session.events().find((e) => e.type === 'assistant/message')
+    expect(assistant?.data).toEqual({
+      turn: 1,
+      step: 1,
+      content: [
+        { type: 'text', text: 'Looking.' },
+        { type: 'tool-call', id: 'c1', name: 'echo', arguments: '{"id":"a"}' },
+      ],
+    })
+    // L3.3: the model sees the surface and the derived messages.
+    expect(model.requests[0]?.tools.map((t) => t.name)).toEqual(['echo', 'finish', 'note', 'slow', 'wait', 'write'])
+    expect(model.requests[0]?.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hello' }] }])
+    expect(model.requests[1]?.messages).toEqual(r.session.messages().slice(0, 3))
+    model.assertDone()
+  })
+
+  it('L3.3: the surface is read at request time, so a tool registered during step 1 is offered in step 2', async () => {
+    r = await rig()
+    const scope = r.scope
+    scope.register(
+      defineTool({
+        name: 'install',
+        description: 'Registers another tool.',
+        parameters: {},
+        output: { schema: { type: 'null' }, render: () => [{ type: 'text', text: 'installed' }] },
+        execute: () => {
+          scope.register(
+            defineTool({
+              name: 'late',
+              description: 'Registered mid-turn.',
+              parameters: {},
+              output: { schema: { type: 'null' }, render: () => [] },
+              execute: () => null,
+            }),
+          )
+          return null
+        },
+      }),
+    )
+    const model = scripted([{ toolCalls: [{ name: 'install', arguments: '' }] }, { text: 'ok' }])
+    const agent = createAgent({ runtime: r.runtime, scope, session: r.session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(model.requests[0]?.tools.some((t) => t.name === 'late')).toBe(false)
+    expect(model.requests[1]?.tools.some((t) => t.name === 'late')).toBe(true)
+  })
+
+  it('L3.5: a message queued while a text-only reply streams makes another step instead of ending the turn', async () => {
+    r = await rig()
+    const model = scripted([{ text: 'first answer' }, { text: 'second answer' }])
+    let injected = false
+    const agent = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: r.session,
+      model,
+      onModelEvent: () => {
+        if (injected) return
+        injected = true
+        agent.send('one more thing')
+      },
+    })
+    agent.send('question')
+    await agent.whenIdle()
+    expect(lines(r.session)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "question"',
+      'assistant/message "first answer"',
+      'step/end',
+      'step/start',
+      'user/message "one more thing"',
+      'assistant/message "second answer"',
+      'step/end',
+      'turn/end completed',
+    ])
+  })
+
+  it('L3.2, L3.3, L3.7: messages sent back to back drain in FIFO order at the first step; a later send starts the next turn', async () => {
+    r = await rig()
+    const model = scripted([{ text: 'one' }, { text: 'two' }])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    await agent.whenIdle()
+    expect(r.session.events()).toEqual([])
+    agent.send('a')
+    agent.send('b')
+    await agent.whenIdle()
+    agent.send('c')
+    await agent.whenIdle()
+    expect(lines(r.session)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "a"',
+      'user/message "b"',
+      'assistant/message "one"',
+      'step/end',
+      'turn/end completed',
+      'turn/start',
+      'step/start',
+      'user/message "c"',
+      'assistant/message "two"',
+      'step/end',
+      'turn/end completed',
+    ])
+    expect(r.session.events().filter((e) => e.type === 'turn/start').map((e) => e.data)).toEqual([
+      { turn: 1 },
+      { turn: 2 },
+    ])
+  })
+
+  it('L3.1, L1.8: inject queues any user message, and turn numbers continue after reopening the session', async () => {
+    r = await rig()
+    const first = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model: scripted([{ text: 'x' }]) })
+    first.inject({ role: 'user', content: [{ type: 'text', text: 'injected' }], source: { kind: 'test' } })
+    await first.whenIdle()
+    await r.session.close()
+    const again = await r.reopen()
+    const second = createAgent({ runtime: r.runtime, scope: r.scope, session: again, model: scripted([{ text: 'y' }]) })
+    second.send('after restart')
+    await second.whenIdle()
+    expect(again.events().filter((e) => e.type === 'turn/start').map((e) => e.data.turn)).toEqual([1, 2])
+    expect(again.messages()[0]).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: 'injected' }],
+      source: { kind: 'test' },
+    })
+    await again.close()
+  })
+})
