@@ -82,12 +82,16 @@ export interface Rig {
  * - `note {id, text}`: concurrency-safe; defers `text` as a context, returns at once.
  * - `finish {id}`: concurrency-safe; concludes the turn.
  * - `slow {id}`: concurrency-safe, `timeoutMs: 5`; waits for its gate or its signal.
+ * `store` picks the session store: a SQLite file in a temp dir (default), memory, or a store
+ * built over that SQLite path (for fault injection).
  */
-export async function rig(options: { store?: 'sqlite' | 'memory' | SessionStore } = {}): Promise<Rig> {
+export async function rig(
+  options: { store?: 'sqlite' | 'memory' | ((path: string) => SessionStore) } = {},
+): Promise<Rig> {
   const dir = mkdtempSync(join(tmpdir(), 'tooltx-loop-'))
   const path = join(dir, 'sessions.db')
   const which = options.store ?? 'sqlite'
-  const store = which === 'sqlite' ? sqliteStore(path) : which === 'memory' ? memoryStore() : which
+  const store = which === 'sqlite' ? sqliteStore(path) : which === 'memory' ? memoryStore() : which(path)
   const session = await openSession(store, { id: 'loop', verify: true })
   const runtime = createToolRuntime({ reportError: () => {} })
   const scope = runtime.scope()
@@ -100,7 +104,10 @@ export async function rig(options: { store?: 'sqlite' | 'memory' | SessionStore 
     return opened ? `done ${id}` : `stopped ${id}`
   }
   const params = { id: { type: 'string', required: true } } as const
-  const text = { schema: { type: 'string' }, render: (_: unknown, v: string) => [{ type: 'text', text: v }] } as const
+  const text = {
+    schema: { type: 'string' },
+    render: (_: unknown, v: string) => [{ type: 'text', text: v }],
+  } as const
   scope.register(
     defineTool({
       name: 'wait',
@@ -210,7 +217,9 @@ export function line(event: SessionEvent): string {
       return `user/message ${JSON.stringify(first?.type === 'text' ? first.text : first?.type)}`
     }
     case 'assistant/message': {
-      const parts = event.data.content.map((b) => (b.type === 'tool-call' ? b.id : JSON.stringify(b.type === 'text' ? b.text : b.type)))
+      const parts = event.data.content.map((b) =>
+        b.type === 'tool-call' ? b.id : JSON.stringify(b.type === 'text' ? b.text : b.type),
+      )
       return `assistant/message ${parts.join(' ')}`.trimEnd()
     }
     case 'approval/asked':

@@ -1,0 +1,387 @@
+import { createAgent, scripted } from '@tooltx/agent'
+import { defineTool } from '@tooltx/core'
+import {
+  NOT_STARTED_TEXT,
+  OUTCOME_UNKNOWN_TEXT,
+  planRepair,
+  type SessionStore,
+  sqliteStore,
+} from '@tooltx/session'
+import { afterEach, describe, expect, it } from 'vitest'
+import { answeredOnce, args, eventually, lines, type Rig, rig } from './loop-harness.js'
+
+let r: Rig
+afterEach(async () => {
+  await r.close()
+})
+
+const calls = (session: Rig['session']) => lines(session).filter((l) => l.startsWith('tool/'))
+
+describe('L5 scheduler (SQLite session)', () => {
+  it('L5.2, L5.3, L4.5, L4.6: an exclusive call in the middle of a batch is a barrier on both sides', async () => {
+    r = await rig()
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'wait', arguments: args('1') },
+          { id: 'c2', name: 'wait', arguments: args('2') },
+          { id: 'c3', name: 'write', arguments: args('3') },
+          { id: 'c4', name: 'wait', arguments: args('4') },
+          { id: 'c5', name: 'wait', arguments: args('5') },
+        ],
+      },
+      { text: 'ok' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await eventually(() => r.trace.length === 2, 'the parallel group started')
+    r.gates.open('2')
+    await eventually(() => r.trace.includes('end 2'), 'call 2 finished')
+    // The barrier waits for call 1 as well.
+    expect(calls(r.session)).toEqual(['tool/call c1', 'tool/call c2'])
+    r.gates.open('1')
+    await eventually(() => r.trace.includes('start 3'), 'the barrier started')
+    expect(calls(r.session)).toEqual([
+      'tool/call c1',
+      'tool/call c2',
+      'tool/result c1 ok',
+      'tool/result c2 ok',
+      'tool/call c3',
+    ])
+    // Nothing after the barrier starts while it runs.
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(r.trace).toEqual(['start 1', 'start 2', 'end 2', 'end 1', 'start 3'])
+    r.gates.open('3')
+    await eventually(() => r.trace.length === 8, 'the second parallel group started')
+    r.gates.open('5')
+    r.gates.open('4')
+    await agent.whenIdle()
+    expect(calls(r.session)).toEqual([
+      'tool/call c1',
+      'tool/call c2',
+      'tool/result c1 ok',
+      'tool/result c2 ok',
+      'tool/call c3',
+      'tool/result c3 ok',
+      'tool/call c4',
+      'tool/call c5',
+      'tool/result c4 ok',
+      'tool/result c5 ok',
+    ])
+    expect(r.trace.slice(5, 8)).toEqual(['end 3', 'start 4', 'start 5'])
+  })
+
+  it('L5.1: each call is classified right before it starts, so a re-registration while it waits is seen', async () => {
+    r = await rig()
+    const flex = (safe: boolean) =>
+      defineTool({
+        name: 'flex',
+        description: 'Parallel or exclusive, depending on the registration.',
+        parameters: { id: { type: 'string', required: true } },
+        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        isConcurrencySafe: () => safe,
+        execute: async (a, run) => {
+          r.trace.push(`start ${a.id}`)
+          await r.gates.get(a.id).promise
+          r.trace.push(`end ${a.id}`)
+          return a.id
+        },
+      })
+    let off = r.scope.register(flex(false))
+    // While the barrier c1 runs, flex becomes concurrency-safe; c2 and c3 then overlap.
+    const switcher = r.runtime.onPreExecute((exec, next) => {
+      if (exec.callId === 'c1') {
+        off()
+        off = r.scope.register(flex(true))
+      }
+      return next()
+    })
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'write', arguments: args('1') },
+          { id: 'c2', name: 'flex', arguments: args('2') },
+          { id: 'c3', name: 'flex', arguments: args('3') },
+        ],
+      },
+      { text: 'ok' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    r.gates.open('1')
+    await eventually(() => r.trace.includes('start 3'), 'c2 and c3 overlap')
+    expect(r.trace).toEqual(['start 1', 'end 1', 'start 2', 'start 3'])
+    r.gates.open('2')
+    r.gates.open('3')
+    await agent.whenIdle()
+    switcher()
+  })
+
+  it('L5.4: at most maxParallelToolCalls calls run at once; the pool rolls as calls finish', async () => {
+    r = await rig()
+    const model = scripted([
+      { toolCalls: ['1', '2', '3', '4'].map((id) => ({ id: `c${id}`, name: 'wait', arguments: args(id) })) },
+      { text: 'ok' },
+    ])
+    const agent = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: r.session,
+      model,
+      maxParallelToolCalls: 2,
+    })
+    agent.send('go')
+    await eventually(() => r.trace.length === 2, 'two calls started')
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(r.trace).toEqual(['start 1', 'start 2'])
+    r.gates.open('2')
+    await eventually(() => r.trace.includes('start 3'), 'a slot freed for call 3')
+    expect(r.trace).toEqual(['start 1', 'start 2', 'end 2', 'start 3'])
+    r.gates.open('1')
+    r.gates.open('3')
+    r.gates.open('4')
+    await agent.whenIdle()
+    expect(calls(r.session).filter((l) => l.startsWith('tool/result'))).toEqual([
+      'tool/result c1 ok',
+      'tool/result c2 ok',
+      'tool/result c3 ok',
+      'tool/result c4 ok',
+    ])
+  })
+
+  it('L5.4: maxParallelToolCalls 1 makes the batch fully serial', async () => {
+    r = await rig()
+    for (const id of ['1', '2', '3']) r.gates.open(id)
+    const model = scripted([
+      { toolCalls: ['1', '2', '3'].map((id) => ({ id: `c${id}`, name: 'wait', arguments: args(id) })) },
+      { text: 'ok' },
+    ])
+    const agent = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: r.session,
+      model,
+      maxParallelToolCalls: 1,
+    })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(r.trace).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'end 3'])
+  })
+
+  it('L5.4: a maxParallelToolCalls that is not a positive integer throws INVALID_DEFINITION', async () => {
+    r = await rig()
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '2']) {
+      expect(() =>
+        createAgent({
+          runtime: r.runtime,
+          scope: r.scope,
+          session: r.session,
+          model: scripted([]),
+          maxParallelToolCalls: bad as number,
+        }),
+      ).toThrow(expect.objectContaining({ code: 'INVALID_DEFINITION' }))
+    }
+  })
+
+  it('L4.6, P7.3: a call that times out is committed as TOOL_TIMEOUT in its place; the batch goes on', async () => {
+    r = await rig()
+    r.gates.open('3')
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'echo', arguments: args('1') },
+          { id: 'c2', name: 'slow', arguments: args('2') },
+          { id: 'c3', name: 'wait', arguments: args('3') },
+        ],
+      },
+      { text: 'ok' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(calls(r.session)).toEqual([
+      'tool/call c1',
+      'tool/call c2',
+      'tool/call c3',
+      'tool/result c1 ok',
+      'tool/result c2 TOOL_TIMEOUT',
+      'tool/result c3 ok',
+    ])
+    const timedOut = r.session.events().find((e) => e.type === 'tool/result' && e.data.callId === 'c2')
+    expect(timedOut?.data).toMatchObject({
+      content: [{ type: 'text', text: 'Error: tool call timed out after 5ms' }],
+    })
+    expect(lines(r.session).at(-1)).toBe('turn/end completed')
+  })
+
+  it('P3.5, L4.6: a denied call is committed as DENIED in model order and its body never runs', async () => {
+    r = await rig()
+    r.gates.open('2')
+    r.runtime.onPreExecute((exec, next) =>
+      exec.callId === 'c1' ? { kind: 'deny', reason: 'not today' } : next(),
+    )
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'wait', arguments: args('1') },
+          { id: 'c2', name: 'wait', arguments: args('2') },
+        ],
+      },
+      { text: 'ok' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(lines(r.session)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "go"',
+      'assistant/message c1 c2',
+      'tool/call c1',
+      'tool/call c2',
+      'tool/result c1 DENIED',
+      'tool/result c2 ok',
+      'step/end',
+      'step/start',
+      'assistant/message "ok"',
+      'step/end',
+      'turn/end completed',
+    ])
+    const denied = r.session.events().find((e) => e.type === 'tool/result' && e.data.callId === 'c1')
+    expect(denied?.data).toMatchObject({
+      content: [{ type: 'text', text: 'Error: tool "wait" denied by pre-execute policy: not today' }],
+      error: { code: 'DENIED' },
+    })
+    expect(r.trace).toEqual(['start 2', 'end 2'])
+  })
+})
+
+/** A real SQLite store whose append fails once for a `tool/result` of `callId`. */
+function failingOn(callId: string, path: string): SessionStore {
+  const store = sqliteStore(path)
+  let failed = false
+  return {
+    load: (id) => store.load(id),
+    listSessions: () => store.listSessions(),
+    close: () => store.close(),
+    append(id, events) {
+      if (!failed && events.some((e) => e.type === 'tool/result' && e.data.callId === callId)) {
+        failed = true
+        return Promise.reject(new Error('disk full'))
+      }
+      return store.append(id, events)
+    },
+  }
+}
+
+describe('L5.5, L5.6 scheduler failure and repair', () => {
+  async function failedTurn() {
+    r = await rig({ store: (path) => failingOn('c2', path) })
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'wait', arguments: args('1') },
+          { id: 'c2', name: 'wait', arguments: args('2') },
+          { id: 'c3', name: 'wait', arguments: args('3') },
+          { id: 'c4', name: 'write', arguments: args('4') },
+        ],
+      },
+      { text: 'after repair' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await eventually(() => r.trace.length === 3, 'the parallel group started')
+    r.gates.open('1')
+    r.gates.open('2')
+    await eventually(() => r.trace.includes('end 2'), 'call 2 finished')
+    // c3 is still running when c2's commit fails: the scheduler waits for it.
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(lines(r.session).at(-1)).not.toMatch(/^turn\/end/)
+    r.gates.open('3')
+    await agent.whenIdle()
+    return { agent, model }
+  }
+
+  it('L5.5: a failed append starts nothing more, waits for started calls, fabricates nothing and ends the turn with error', async () => {
+    await failedTurn()
+    expect(lines(r.session)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "go"',
+      'assistant/message c1 c2 c3 c4',
+      'tool/call c1',
+      'tool/call c2',
+      'tool/call c3',
+      'tool/result c1 ok',
+      'turn/end error',
+    ])
+    expect(r.session.events().at(-1)?.data).toEqual({ turn: 1, reason: 'error', message: 'disk full' })
+    expect(r.trace).toEqual(['start 1', 'start 2', 'start 3', 'end 1', 'end 2', 'end 3'])
+  })
+
+  it('L5.6, L9.2, L9.3, L9.6: before the next turn the loop answers the closed turn exactly as resume repair would', async () => {
+    const { agent, model } = await failedTurn()
+    const expected = planRepair(r.session.events())
+    agent.send('next')
+    await agent.whenIdle()
+    const all = r.session.events()
+    const at = all.findIndex((e) => e.type === 'turn/end')
+    const repaired = all.slice(at + 1, at + 1 + expected.length).map(({ type, data }) => ({ type, data }))
+    expect(repaired).toEqual(expected)
+    expect(lines(r.session).slice(at + 1)).toEqual([
+      'tool/result c2 TOOL_OUTCOME_UNKNOWN',
+      'tool/result c3 TOOL_OUTCOME_UNKNOWN',
+      'tool/call c4',
+      'tool/result c4 TOOL_NOT_STARTED',
+      'turn/start',
+      'step/start',
+      'user/message "next"',
+      'assistant/message "after repair"',
+      'step/end',
+      'turn/end completed',
+    ])
+    const texts = all.flatMap((e) => (e.type === 'tool/result' && e.data.isError ? [e.data.content] : []))
+    expect(texts).toEqual([
+      [{ type: 'text', text: OUTCOME_UNKNOWN_TEXT }],
+      [{ type: 'text', text: OUTCOME_UNKNOWN_TEXT }],
+      [{ type: 'text', text: NOT_STARTED_TEXT }],
+    ])
+    expect(answeredOnce(r.session)).toBe(true)
+    // The model's second request was valid: every call answered once.
+    expect(
+      model.requests[1]?.messages.filter((m) => m.role === 'tool').map((m) => m.role === 'tool' && m.callId),
+    ).toEqual(['c1', 'c2', 'c3', 'c4'])
+  })
+
+  it('L5.6, L9.5: a restart after the failed turn repairs the same way on open, and the loop then adds nothing', async () => {
+    await failedTurn()
+    const expected = planRepair(r.session.events())
+    const before = r.session.events().length
+    await r.session.close()
+    const again = await r.reopen()
+    expect(
+      again
+        .events()
+        .slice(before)
+        .map(({ type, data }) => ({ type, data })),
+    ).toEqual(expected)
+    expect(answeredOnce(again)).toBe(true)
+    const agent = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: again,
+      model: scripted([{ text: 'fine' }]),
+    })
+    agent.send('next')
+    await agent.whenIdle()
+    expect(lines(again).slice(before + expected.length)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "next"',
+      'assistant/message "fine"',
+      'step/end',
+      'turn/end completed',
+    ])
+    await again.close()
+  })
+})
