@@ -48,30 +48,31 @@ function pathsIn(v: JsonValue, prefix: string[] = [], into: string[][] = []): st
 
 /**
  * Rebuilds `v` with every property and slot as a counting getter (objects) or behind a counting
- * `get` trap (arrays), so a test can see how often each one was read.
+ * `get` trap (arrays), so a test can see how often each one was read. Reads are keyed by the
+ * JSON of the key path, which no two paths share.
  */
-function counted(v: JsonValue, reads: Map<string, number>, path = 'value'): unknown {
+function counted(v: JsonValue, reads: Map<string, number>, path: string[] = []): unknown {
   if (v === null || typeof v !== 'object') return v
+  const count = (key: string) => {
+    const at = JSON.stringify([...path, key])
+    reads.set(at, (reads.get(at) ?? 0) + 1)
+  }
   if (Array.isArray(v)) {
-    const target = v.map((child, i) => counted(child, reads, `${path}[${i}]`))
+    const target = v.map((child, i) => counted(child, reads, [...path, `${i}`]))
     return new Proxy(target, {
       get(t, key, receiver) {
-        if (typeof key === 'string' && /^\d+$/.test(key)) {
-          const at = `${path}[${key}]`
-          reads.set(at, (reads.get(at) ?? 0) + 1)
-        }
+        if (typeof key === 'string' && /^\d+$/.test(key)) count(key)
         return Reflect.get(t, key, receiver)
       },
     })
   }
   const out = {}
   for (const [key, child] of Object.entries(v)) {
-    const inner = counted(child, reads, `${path}.${key}`)
+    const inner = counted(child, reads, [...path, key])
     Object.defineProperty(out, key, {
       enumerable: true,
       get() {
-        const at = `${path}.${key}`
-        reads.set(at, (reads.get(at) ?? 0) + 1)
+        count(key)
         return inner
       },
     })
@@ -289,6 +290,7 @@ describe('J1 lossless JSON and the snapshot', () => {
         expect(reads.size).toBe(expected)
         for (const [path, count] of reads) expect({ path, count }).toEqual({ path, count: 1 })
       }),
+      { examples: [[{ '.': [], '': { '': 0 } }]] },
     )
   })
 
