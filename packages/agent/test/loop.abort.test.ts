@@ -1,0 +1,208 @@
+import { createAgent, scripted } from '@tooltx/agent'
+import { afterEach, describe, expect, it } from 'vitest'
+import { answeredOnce, args, eventually, lines, type Rig, rig } from './loop-harness.js'
+
+let r: Rig
+afterEach(async () => {
+  await r.close()
+})
+
+describe('L6 abort (SQLite session)', () => {
+  it('L6.1, L6.2, L6.3, L6.5: abort mid-batch commits the started calls, synthesizes pairs for the rest, then ends aborted', async () => {
+    r = await rig()
+    const entered: string[] = []
+    r.runtime.onPreExecute((exec, next) => {
+      entered.push(exec.callId)
+      return next()
+    })
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'echo', arguments: args('1') },
+          { id: 'c2', name: 'wait', arguments: args('2') },
+          { id: 'c3', name: 'write', arguments: args('3') },
+          { id: 'c4', name: 'wait', arguments: args('4') },
+        ],
+      },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await eventually(() => r.trace.includes('start 2'), 'call 2 started')
+    agent.abort()
+    await agent.whenIdle()
+    expect(lines(r.session)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "go"',
+      'assistant/message c1 c2 c3 c4',
+      'tool/call c1',
+      'tool/call c2',
+      'tool/result c1 ok',
+      'tool/result c2 ABORTED',
+      'tool/call c3',
+      'tool/result c3 ABORTED_BEFORE_DISPATCH',
+      'tool/call c4',
+      'tool/result c4 ABORTED_BEFORE_DISPATCH',
+      'turn/end aborted',
+    ])
+    // L6.3: no pipeline ran for the calls that never started.
+    expect(entered).toEqual(['c1', 'c2'])
+    const synthesized = r.session
+      .events()
+      .filter((e) => e.data.turn === 1 && 'callId' in e.data && e.data.callId === 'c3')
+    expect(synthesized.map((e) => e.data)).toEqual([
+      { turn: 1, step: 1, callId: 'c3', name: 'write', arguments: '{"id":"3"}' },
+      {
+        turn: 1,
+        step: 1,
+        callId: 'c3',
+        name: 'write',
+        content: [{ type: 'text', text: 'Error: tool call aborted before dispatch' }],
+        isError: true,
+        error: { name: 'AbortError', code: 'ABORTED_BEFORE_DISPATCH' },
+      },
+    ])
+    expect(answeredOnce(r.session)).toBe(true)
+    model.assertDone()
+  })
+
+  it('L6.2: a started call that ignores the abort is awaited and keeps its own result', async () => {
+    r = await rig()
+    r.scope.register({
+      name: 'stubborn',
+      description: 'Ignores its signal.',
+      parameters: { type: 'object' },
+      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+      isConcurrencySafe: () => true,
+      execute: async () => {
+        r.trace.push('start stubborn')
+        await r.gates.get('stubborn').promise
+        throw new Error('finished badly')
+      },
+    })
+    const model = scripted([{ toolCalls: [{ id: 'c1', name: 'stubborn', arguments: '' }] }])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await eventually(() => r.trace.length === 1, 'the call started')
+    agent.abort()
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(lines(r.session).at(-1)).toBe('tool/call c1')
+    r.gates.open('stubborn')
+    await agent.whenIdle()
+    expect(lines(r.session).slice(-2)).toEqual(['tool/result c1 TOOL_FAILED', 'turn/end aborted'])
+  })
+
+  it('L6.4: an abort during an exclusive call starts nothing of the parallel group after it', async () => {
+    r = await rig()
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'write', arguments: args('1') },
+          { id: 'c2', name: 'echo', arguments: args('2') },
+          { id: 'c3', name: 'echo', arguments: args('3') },
+        ],
+      },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await eventually(() => r.trace.includes('start 1'), 'the barrier started')
+    agent.abort()
+    await agent.whenIdle()
+    expect(lines(r.session).slice(4)).toEqual([
+      'tool/call c1',
+      'tool/result c1 ABORTED',
+      'tool/call c2',
+      'tool/result c2 ABORTED_BEFORE_DISPATCH',
+      'tool/call c3',
+      'tool/result c3 ABORTED_BEFORE_DISPATCH',
+      'turn/end aborted',
+    ])
+    expect(r.trace).toEqual(['start 1', 'end 1'])
+  })
+
+  it('L6.6: abort mid-stream keeps the partial text and appends no tool/call for incomplete blocks', async () => {
+    r = await rig()
+    const model = scripted([
+      {
+        text: 'Let me look at that.',
+        toolCalls: [
+          { id: 'c1', name: 'echo', arguments: args('1') },
+          { id: 'c2', name: 'echo', arguments: args('2') },
+        ],
+      },
+    ])
+    const agent = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: r.session,
+      model,
+      // Abort once the second call begins streaming: the first looks complete but is not final.
+      onModelEvent: (event) => {
+        if (event.type === 'tool-call-delta' && event.index === 1) agent.abort()
+      },
+    })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(lines(r.session)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "go"',
+      'assistant/message "Let me look at that."',
+      'turn/end aborted',
+    ])
+    expect(r.trace).toEqual([])
+    expect(answeredOnce(r.session)).toBe(true)
+  })
+
+  it('L6.6: abort before any text streamed appends no assistant/message at all', async () => {
+    r = await rig()
+    const model = scripted([{ toolCalls: [{ id: 'c1', name: 'echo', arguments: args('1') }] }])
+    const agent = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: r.session,
+      model,
+      onModelEvent: () => agent.abort(),
+    })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(lines(r.session)).toEqual(['turn/start', 'step/start', 'user/message "go"', 'turn/end aborted'])
+  })
+
+  it('L6.7: contexts of results committed during an abort wait in the FIFO for the first step of the next turn', async () => {
+    r = await rig()
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'note', arguments: args('1', { text: 'remember this' }) },
+          { id: 'c2', name: 'wait', arguments: args('2') },
+        ],
+      },
+      { text: 'next turn' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await eventually(() => r.trace.includes('start 2'), 'call 2 started')
+    agent.abort()
+    await agent.whenIdle()
+    expect(lines(r.session).slice(-3)).toEqual([
+      'tool/result c1 ok',
+      'tool/result c2 ABORTED',
+      'turn/end aborted',
+    ])
+    // A context alone does not start a turn.
+    expect(lines(r.session).filter((l) => l.startsWith('user/message'))).toEqual(['user/message "go"'])
+    agent.send('continue')
+    await agent.whenIdle()
+    const turn2 = lines(r.session).slice(lines(r.session).lastIndexOf('turn/start'))
+    expect(turn2).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "remember this"',
+      'user/message "continue"',
+      'assistant/message "next turn"',
+      'step/end',
+      'turn/end completed',
+    ])
+  })
+})

@@ -1,0 +1,184 @@
+import { createHash } from 'node:crypto'
+import { createAgent, scripted } from '@tooltx/agent'
+import type { ApprovalOutcome, Approver } from '@tooltx/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { answeredOnce, args, eventually, lines, type Rig, rig } from './loop-harness.js'
+
+let r: Rig
+afterEach(async () => {
+  await r.close()
+})
+
+/** The lowercase hex SHA-256 of `{"id":"<id>"}`, the canonical JSON of the rig's arguments (P4.9). */
+const digestOf = (id: string) => createHash('sha256').update(JSON.stringify({ id })).digest('hex')
+
+/** Runs one `write` call that a pre-execute policy asks about, with `approver` on the agent. */
+async function askedRun(approver: Approver | undefined, open = true) {
+  r = await rig()
+  if (open) r.gates.open('1')
+  r.runtime.onPreExecute((exec, next) => (exec.name === 'write' ? { kind: 'ask', reason: 'writes' } : next()))
+  const model = scripted([{ toolCalls: [{ id: 'c1', name: 'write', arguments: args('1') }] }, { text: 'ok' }])
+  const agent = createAgent({
+    runtime: r.runtime,
+    scope: r.scope,
+    session: r.session,
+    model,
+    ...(approver ? { approver } : {}),
+  })
+  agent.send('go')
+  return agent
+}
+
+const approvalEvents = () =>
+  r.session.events().flatMap((e) => (e.type === 'approval/asked' || e.type === 'approval/decided' ? [e] : []))
+
+describe('L8 approval events (SQLite session)', () => {
+  it('L8.1, L8.3, P4.9: an approval granted is recorded as asked, then decided, between tool/call and tool/result', async () => {
+    const seen: string[] = []
+    const agent = await askedRun((request) => {
+      seen.push(request.argumentsDigest)
+      return 'allowed-once'
+    })
+    await agent.whenIdle()
+    expect(lines(r.session).slice(4, 8)).toEqual([
+      'tool/call c1',
+      'approval/asked c1',
+      'approval/decided c1 allowed-once',
+      'tool/result c1 ok',
+    ])
+    expect(approvalEvents().map((e) => e.data)).toEqual([
+      { turn: 1, step: 1, callId: 'c1', name: 'write', reason: 'writes', argumentsDigest: digestOf('1') },
+      {
+        turn: 1,
+        step: 1,
+        callId: 'c1',
+        name: 'write',
+        outcome: 'allowed-once',
+        argumentsDigest: digestOf('1'),
+      },
+    ])
+    expect(seen).toEqual([digestOf('1')])
+    expect(r.trace).toEqual(['start 1', 'end 1'])
+  })
+
+  it('L8.1, L8.3, P4.4: an approval rejected is recorded with its digest and the call is DENIED without running', async () => {
+    const agent = await askedRun(() => 'rejected')
+    await agent.whenIdle()
+    expect(lines(r.session).slice(4, 8)).toEqual([
+      'tool/call c1',
+      'approval/asked c1',
+      'approval/decided c1 rejected',
+      'tool/result c1 DENIED',
+    ])
+    expect(approvalEvents()[1]?.data).toMatchObject({ outcome: 'rejected', argumentsDigest: digestOf('1') })
+    const result = r.session.events().find((e) => e.type === 'tool/result')
+    expect(result?.data).toMatchObject({
+      content: [{ type: 'text', text: 'Error: the user rejected tool "write"' }],
+    })
+    expect(r.trace).toEqual([])
+  })
+
+  it('L8.1, P4.7: an approver that throws or answers outside the four outcomes is recorded as unavailable, once', async () => {
+    for (const approver of [
+      () => {
+        throw new Error('ui crashed')
+      },
+      () => Promise.reject(new Error('ui gone')),
+      () => 'yes' as unknown as ApprovalOutcome,
+    ]) {
+      const agent = await askedRun(approver)
+      await agent.whenIdle()
+      expect(lines(r.session).filter((l) => l.startsWith('approval/'))).toEqual([
+        'approval/asked c1',
+        'approval/decided c1 unavailable',
+      ])
+      expect(lines(r.session)).toContain('tool/result c1 DENIED')
+      await r.close()
+    }
+    r = await rig()
+  })
+
+  it('L8.2, P4.8: an abort while approval is pending records cancelled at once and ignores the late answer', async () => {
+    let answer: ((outcome: ApprovalOutcome) => void) | undefined
+    const agent = await askedRun(
+      () =>
+        new Promise<ApprovalOutcome>((resolve) => {
+          answer = resolve
+        }),
+    )
+    await eventually(() => answer !== undefined, 'the approver was consulted')
+    agent.abort()
+    await agent.whenIdle()
+    answer?.('allowed-once')
+    await new Promise((resolve) => setImmediate(resolve))
+    expect(lines(r.session).slice(4)).toEqual([
+      'tool/call c1',
+      'approval/asked c1',
+      'approval/decided c1 cancelled',
+      'tool/result c1 ABORTED_BEFORE_DISPATCH',
+      'turn/end aborted',
+    ])
+    expect(approvalEvents()[1]?.data).toMatchObject({ outcome: 'cancelled', argumentsDigest: digestOf('1') })
+    expect(r.trace).toEqual([])
+    expect(answeredOnce(r.session)).toBe(true)
+  })
+
+  it('L8.1, P4.1: without an approver on the agent nothing is recorded and the ask fails closed', async () => {
+    const agent = await askedRun(undefined)
+    await agent.whenIdle()
+    expect(approvalEvents()).toEqual([])
+    const result = r.session.events().find((e) => e.type === 'tool/result')
+    expect(result?.data).toMatchObject({
+      content: [
+        { type: 'text', text: 'Error: tool "write" requires approval, but there is no approval channel' },
+      ],
+    })
+  })
+
+  it('L8.1: approvals in a parallel group are recorded per call, each asked before its decision', async () => {
+    r = await rig()
+    r.runtime.onPreExecute((exec, next) => (exec.name === 'echo' ? { kind: 'ask' } : next()))
+    const pending = new Map<string, (o: ApprovalOutcome) => void>()
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'echo', arguments: args('1') },
+          { id: 'c2', name: 'echo', arguments: args('2') },
+        ],
+      },
+      { text: 'ok' },
+    ])
+    const agent = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: r.session,
+      model,
+      approver: (request) => new Promise((resolve) => pending.set(request.callId, resolve)),
+    })
+    agent.send('go')
+    await eventually(() => pending.size === 2, 'both approvals pending')
+    pending.get('c2')?.('rejected')
+    await eventually(() => lines(r.session).includes('approval/decided c2 rejected'), 'c2 decided')
+    pending.get('c1')?.('allowed-once')
+    await agent.whenIdle()
+    const log = lines(r.session)
+    for (const [id, outcome, result] of [
+      ['c1', 'allowed-once', 'ok'],
+      ['c2', 'rejected', 'DENIED'],
+    ]) {
+      const order = [
+        `tool/call ${id}`,
+        `approval/asked ${id}`,
+        `approval/decided ${id} ${outcome}`,
+        `tool/result ${id} ${result}`,
+      ]
+      const at = order.map((l) => log.indexOf(l))
+      expect(at.every((i, k) => i >= 0 && (k === 0 || i > at[k - 1]!))).toBe(true)
+    }
+    expect(log.filter((l) => l.startsWith('tool/result'))).toEqual([
+      'tool/result c1 ok',
+      'tool/result c2 DENIED',
+    ])
+    expect(log.filter((l) => l.startsWith('approval/'))).toHaveLength(4)
+  })
+})

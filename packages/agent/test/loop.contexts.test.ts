@@ -1,0 +1,133 @@
+import { createAgent, scripted } from '@tooltx/agent'
+import { afterEach, describe, expect, it } from 'vitest'
+import { args, eventually, lines, type Rig, rig } from './loop-harness.js'
+
+let r: Rig
+afterEach(async () => {
+  await r.close()
+})
+
+describe('L7 deferred contexts and conclusion (SQLite session)', () => {
+  it('L7.1, L7.2, L7.3, L7.5: contexts and a message sent mid-batch land after every result, in commit/FIFO order', async () => {
+    r = await rig()
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'note', arguments: args('1', { text: 'ctx one' }) },
+          { id: 'c2', name: 'wait', arguments: args('2') },
+          { id: 'c3', name: 'note', arguments: args('3', { text: 'ctx three' }) },
+        ],
+      },
+      { text: 'ok' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await eventually(() => lines(r.session).includes('tool/result c1 ok'), 'c1 committed')
+    agent.send('sent mid-batch')
+    r.gates.open('2')
+    await agent.whenIdle()
+    expect(lines(r.session)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "go"',
+      'assistant/message c1 c2 c3',
+      'tool/call c1',
+      'tool/call c2',
+      'tool/call c3',
+      'tool/result c1 ok',
+      'tool/result c2 ok',
+      'tool/result c3 ok',
+      'step/end',
+      'step/start',
+      'user/message "ctx one"',
+      'user/message "sent mid-batch"',
+      'user/message "ctx three"',
+      'assistant/message "ok"',
+      'step/end',
+      'turn/end completed',
+    ])
+    const contexts = r.session.events().flatMap((e) => (e.type === 'user/message' ? [e.data] : []))
+    expect(contexts[1]).toEqual({
+      turn: 1,
+      step: 2,
+      message: {
+        role: 'user',
+        content: [{ type: 'text', text: 'ctx one' }],
+        source: { kind: 'tool', name: 'note', callId: 'c1' },
+      },
+    })
+  })
+
+  it('L7.4: a concluding result lets every call of the batch run and commit, then ends the turn without another request', async () => {
+    r = await rig()
+    r.gates.open('2')
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'finish', arguments: args('1') },
+          { id: 'c2', name: 'wait', arguments: args('2') },
+          { id: 'c3', name: 'write', arguments: args('3') },
+        ],
+      },
+    ])
+    r.gates.open('3')
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(lines(r.session).slice(4)).toEqual([
+      'tool/call c1',
+      'tool/call c2',
+      'tool/result c1 ok',
+      'tool/result c2 ok',
+      'tool/call c3',
+      'tool/result c3 ok',
+      'step/end',
+      'turn/end completed',
+    ])
+    expect(model.requests).toHaveLength(1)
+    model.assertDone()
+  })
+
+  it('L7.4: when the FIFO holds contexts, a concluding batch runs another step first', async () => {
+    r = await rig()
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'finish', arguments: args('1') },
+          { id: 'c2', name: 'note', arguments: args('2', { text: 'one more thing' }) },
+        ],
+      },
+      { text: 'noted' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(lines(r.session).slice(6)).toEqual([
+      'tool/result c1 ok',
+      'tool/result c2 ok',
+      'step/end',
+      'step/start',
+      'user/message "one more thing"',
+      'assistant/message "noted"',
+      'step/end',
+      'turn/end completed',
+    ])
+    model.assertDone()
+  })
+
+  it('L7.4, O1.5: a failed call never concludes the turn', async () => {
+    r = await rig()
+    r.runtime.onPostExecute((exec, _result, next) =>
+      exec.name === 'finish' ? { kind: 'block', feedback: [{ type: 'text', text: 'blocked' }] } : next(),
+    )
+    const model = scripted([
+      { toolCalls: [{ id: 'c1', name: 'finish', arguments: args('1') }] },
+      { text: 'went on' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(model.requests).toHaveLength(2)
+    expect(lines(r.session).at(-1)).toBe('turn/end completed')
+  })
+})
