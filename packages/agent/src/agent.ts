@@ -5,8 +5,8 @@ import {
   type CodeRuntime,
   definitionError,
   errorMessage,
+  type RuntimeScope,
   type ToolCallBlock,
-  type ToolScope,
   type UserMessage,
 } from '@tooltx/core'
 import { repairSession, type Session } from '@tooltx/session'
@@ -20,7 +20,7 @@ import { runBatch } from './scheduler.js'
 export interface AgentOptions {
   runtime: AgentRuntime
   /** The scope whose view the model sees and whose tools it calls. */
-  scope: ToolScope
+  scope: RuntimeScope
   session: Session
   model: ModelAdapter
   /** The sandbox for `run_code` calls, passed in every call's input. */

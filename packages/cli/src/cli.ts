@@ -1,6 +1,6 @@
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import type { ExecutionMode } from '@tooltx/core'
+import type { Mode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
 import { demoCommand } from './commands/demo.js'
 import { replayCommand } from './commands/replay.js'
@@ -137,7 +137,7 @@ export async function main(
             ...(typeof values.provider === 'string' ? { provider: values.provider } : {}),
             ...(typeof values.model === 'string' ? { model: values.model } : {}),
             ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-            mode: mode as ExecutionMode,
+            mode: mode as Mode,
             workspace: path.resolve(typeof values.workspace === 'string' ? values.workspace : '.'),
             yes: values.yes === true,
             env,

@@ -1,4 +1,4 @@
-import type { ToolRuntime } from '@tooltx/core'
+import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
 import type { Session } from '@tooltx/session'
 import type { Output } from './output.js'
 import { TimelineRenderer } from './timeline.js'
@@ -10,8 +10,13 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
  * prints), and on a terminal a spinner line naming the calls still running. Returns a
  * function that stops watching.
  */
-export function watchSession(session: Session, runtime: ToolRuntime, scope: object, out: Output): () => void {
-  const view = runtime.view(scope as never)
+export function watchSession(
+  session: Session,
+  runtime: ToolRuntime,
+  scope: RuntimeScope,
+  out: Output,
+): () => void {
+  const view = runtime.view(scope)
   const timeline = new TimelineRenderer((name) => view.get(name))
   const running = new Map<string, string>()
   let frame = 0

@@ -1,5 +1,10 @@
-import type { Approver, ToolScope } from '@tooltx/core'
-import { createToolRuntime, type ExecutionMode, type ToolRuntime } from '@tooltx/core'
+import {
+  type Approver,
+  createToolRuntime,
+  type Mode,
+  type RuntimeScope,
+  type ToolRuntime,
+} from '@tooltx/core'
 import { grepTool } from './tools/grep.js'
 import { listFilesTool } from './tools/list-files.js'
 import { readFileTool } from './tools/read-file.js'
@@ -10,7 +15,7 @@ import { writeNoteTool } from './tools/write-note.js'
 /** The runtime, scope and workspace the CLI's agent works with. */
 export interface Toolset {
   readonly runtime: ToolRuntime
-  readonly scope: ToolScope
+  readonly scope: RuntimeScope
   readonly workspace: Workspace
 }
 
@@ -18,7 +23,7 @@ export interface Toolset {
 export interface ToolsetOptions {
   /** The directory the tools may touch. */
   root: string
-  mode?: ExecutionMode
+  mode?: Mode
   /** Where contained hook and sink errors go. */
   reportError?: (error: unknown) => void
   /** The deadline of `run_check`, in milliseconds. */

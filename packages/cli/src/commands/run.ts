@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline/promises'
 import { anthropic, createAgent, type ModelAdapter, openaiCompatible } from '@tooltx/agent'
-import type { Approver, ExecutionMode } from '@tooltx/core'
+import type { Approver, Mode } from '@tooltx/core'
 import { openSession, sqliteStore } from '@tooltx/session'
 import { watchSession } from '../live-progress.js'
 import { type Output, UsageError } from '../output.js'
@@ -13,7 +13,7 @@ export interface RunOptions {
   provider?: string
   model?: string
   baseUrl?: string
-  mode: ExecutionMode
+  mode: Mode
   workspace: string
   /** Approve every write without asking. */
   yes: boolean
