@@ -1,0 +1,76 @@
+/** Shared fixtures of the runtime and pipeline tests (not a test file itself). */
+import { type AnyToolDefinition, ERROR_NAMES, type ToolErrorCode, type ToolResult } from '@tooltx/core'
+import { expect } from 'vitest'
+
+/** A fresh, never-aborted signal. */
+export const live = () => new AbortController().signal
+
+/** A signal that is already aborted. */
+export const abortedSignal = () => {
+  const controller = new AbortController()
+  controller.abort(new Error('stop'))
+  return controller.signal
+}
+
+/**
+ * A raw tool: open parameters, any output value, rendered as JSON text. `execute` returns
+ * `{ ok: true }` unless overridden.
+ */
+export function rawTool(name: string, overrides: Partial<Record<keyof AnyToolDefinition, unknown>> = {}) {
+  return {
+    name,
+    description: `The ${name} tool`,
+    parameters: { type: 'object' },
+    output: {
+      schema: {},
+      render: (_args: unknown, value: unknown) => [{ type: 'text', text: JSON.stringify(value) }],
+    },
+    execute: async () => ({ ok: true }),
+    ...overrides,
+  } as AnyToolDefinition
+}
+
+/** A promise with its settle functions exposed. */
+export function deferred<T = void>() {
+  let resolve!: (value: T) => void
+  let reject!: (error: unknown) => void
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res
+    reject = rej
+  })
+  return { promise, resolve, reject }
+}
+
+/** Asserts a failure with `code`, the table name, `message` and (by default) `Error: <message>` content. */
+export function expectFailure(result: ToolResult, code: ToolErrorCode | string, message?: string | RegExp) {
+  expect(result.isError).toBe(true)
+  if (!result.isError) return
+  expect(result.error.info.code).toBe(code)
+  if (code in ERROR_NAMES) expect(result.error.info.name).toBe(ERROR_NAMES[code as ToolErrorCode])
+  if (typeof message === 'string') {
+    expect(result.error.message).toBe(message)
+    expect(result.content).toEqual([{ type: 'text', text: `Error: ${message}` }])
+  } else if (message !== undefined) {
+    expect(result.error.message).toMatch(message)
+  }
+  expect('value' in result).toBe(false)
+}
+
+/** True iff every object reachable from `value` is frozen. */
+export function isDeepFrozen(value: unknown): boolean {
+  const work = [value]
+  const seen = new Set<unknown>()
+  while (work.length > 0) {
+    const v = work.pop()
+    if (v === null || typeof v !== 'object' || seen.has(v)) continue
+    seen.add(v)
+    if (!Object.isFrozen(v)) return false
+    for (const key of Object.keys(v)) work.push((v as Record<string, unknown>)[key])
+  }
+  return true
+}
+
+/** Lets pending promise callbacks run (several microtask turns). */
+export async function flush(turns = 20) {
+  for (let i = 0; i < turns; i++) await Promise.resolve()
+}
