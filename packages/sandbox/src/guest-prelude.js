@@ -12,11 +12,11 @@
  * @param {(name: string, args: string) => number} hostCall posts a binding call; -1 once the run is over
  * @param {(line: string) => void} hostLog appends one log line
  * @param {(status: number, text: string) => void} hostDone reports the completion once
- * @param {string} namesJson the binding names, a JSON array of strings
  * @returns {(op: number, a: unknown, b?: unknown, c?: unknown) => void} the control function:
+ *   `(2, namesJson)` defines `tools` for the binding names (a JSON array of strings),
  *   `(0, programFn)` starts the program, `(1, callId, ok, jsonText)` settles a binding call
  */
-export function guestSetup(hostCall, hostLog, hostDone, namesJson) {
+export function guestSetup(hostCall, hostLog, hostDone) {
   const global = globalThis
   const { create, defineProperty, freeze, getPrototypeOf, is } = Object
   const { apply, getOwnPropertyDescriptor, ownKeys } = Reflect
@@ -185,9 +185,18 @@ export function guestSetup(hostCall, hostLog, hostDone, namesJson) {
   /** @type {Record<string, { resolve: (v: unknown) => void, reject: (e: unknown) => void }>} */
   const pending = create(null)
 
-  const tools = create(null)
-  for (const name of parse(namesJson)) {
-    const binding = {
+  /** Defines the global `tools` with one async function per binding name. */
+  function installTools(/** @type {string} */ namesJson) {
+    const tools = create(null)
+    for (const name of parse(namesJson))
+      defineProperty(tools, name, { value: binding(name), enumerable: true })
+    freeze(tools)
+    defineProperty(global, 'tools', { value: tools, writable: true, configurable: true })
+  }
+
+  /** The binding function for `name`: copy the arguments out as JSON text, then wait for the host. */
+  function binding(/** @type {string} */ name) {
+    return {
       async [name](/** @type {unknown} */ args) {
         let text
         try {
@@ -203,9 +212,7 @@ export function guestSetup(hostCall, hostLog, hostDone, namesJson) {
         })
       },
     }[name]
-    defineProperty(tools, name, { value: binding, enumerable: true })
   }
-  freeze(tools)
 
   const log = (/** @type {unknown[]} */ ...values) => {
     let line = ''
@@ -213,7 +220,6 @@ export function guestSetup(hostCall, hostLog, hostDone, namesJson) {
     hostLog(line)
   }
   const console = freeze({ log, info: log, warn: log, error: log, debug: log })
-  defineProperty(global, 'tools', { value: tools, writable: true, configurable: true })
   defineProperty(global, 'console', { value: console, writable: true, configurable: true })
   defineProperty(global, 'ToolCallError', { value: ToolCallError, writable: true, configurable: true })
 
@@ -270,5 +276,9 @@ export function guestSetup(hostCall, hostLog, hostDone, namesJson) {
     else entry.reject(rejection(data))
   }
 
-  return (op, a, b, c) => (op === 0 ? start(a) : settle(a, b, c))
+  return (op, a, b, c) => {
+    if (op === 0) start(a)
+    else if (op === 1) settle(a, b, c)
+    else installTools(/** @type {string} */ (a))
+  }
 }

@@ -68,8 +68,11 @@ class Run {
     this.pendingCalls = 0
     /** @type {WorkerOutcome | undefined} set once: the program completed or was stopped */
     this.outcome = undefined
+    /** False while the context is prepared ahead of its run: only the prelude (ours) runs then. */
+    this.started = false
     this.rt.setMemoryLimit(limits.memoryBytes)
     this.rt.setInterruptHandler(() => {
+      if (!this.started) return false
       if (this.outcome !== undefined) return true
       if (this.usedMs + (now() - this.sliceStart) > limits.computeMs) {
         this.outcome = { status: 'limit', kind: 'compute-limit' }
@@ -79,8 +82,8 @@ class Run {
     })
   }
 
-  /** Installs the bridge and returns nothing; afterwards `control` holds the guest's control function. */
-  install(/** @type {string[]} */ names) {
+  /** Installs the bridge; afterwards `control` holds the guest's control function (unless it failed). */
+  install() {
     const { ctx } = this
     const hostCall = ctx.newFunction('call', (nameHandle, argsHandle) => {
       if (
@@ -111,19 +114,15 @@ class Run {
       else if (status === 4) this.outcome = { status: 'limit', kind: 'memory-limit' }
       else this.outcome = { status: 'exception', message: text }
     })
-    const namesHandle = ctx.newString(JSON.stringify(names))
     try {
       const setup = this.unwrap(ctx.evalCode(PRELUDE, 'prelude.js'))
       if (setup === undefined) return
       try {
-        this.control = this.unwrap(
-          ctx.callFunction(setup, ctx.undefined, hostCall, hostLog, hostDone, namesHandle),
-        )
+        this.control = this.unwrap(ctx.callFunction(setup, ctx.undefined, hostCall, hostLog, hostDone))
       } finally {
         setup.dispose()
       }
     } finally {
-      namesHandle.dispose()
       hostDone.dispose()
       hostLog.dispose()
       hostCall.dispose()
@@ -203,6 +202,7 @@ class Run {
   }
 
   beginSlice() {
+    this.started = true
     this.sliceStart = now()
     clock[1] = this.sliceStart
   }
@@ -228,6 +228,24 @@ class Run {
 
 /** @type {Run | undefined} */
 let current
+/**
+ * The next run's context, created and bridged while the worker is idle: evaluating the
+ * prelude is most of a run's start-up cost. It has never run program code, so every run
+ * still gets a fresh sandbox (X8.10).
+ * @type {Run | undefined}
+ */
+let prepared
+
+function prepare() {
+  if (prepared !== undefined || current !== undefined) return
+  try {
+    const run = new Run()
+    run.install()
+    prepared = run
+  } catch (error) {
+    moduleFailure(error)
+  }
+}
 
 /**
  * After a slice: report the outcome and free the run, or keep waiting for binding results.
@@ -242,7 +260,9 @@ function afterSlice(/** @type {Run} */ run) {
   }
   current = undefined
   const clean = run.dispose()
-  post({ type: 'done', outcome, retire: !clean || wasmMemory.buffer.byteLength > RECYCLE_BYTES })
+  const retire = !clean || wasmMemory.buffer.byteLength > RECYCLE_BYTES
+  post({ type: 'done', outcome, retire })
+  if (!retire) setImmediate(prepare)
 }
 
 /** A thrown host exception means the wasm module itself failed: report it and never reuse this worker. */
@@ -263,11 +283,13 @@ function moduleFailure(/** @type {unknown} */ error) {
 port.on('message', (/** @type {HostMessage} */ message) => {
   try {
     if (message.type === 'run') {
-      const run = new Run()
+      const run = prepared ?? new Run()
+      prepared = undefined
       current = run
       run.beginSlice()
-      run.install(message.names)
-      if (run.control !== undefined) {
+      if (run.control === undefined) run.install()
+      if (run.control !== undefined) run.callControl([2, JSON.stringify(message.names)])
+      if (run.control !== undefined && run.outcome === undefined) {
         const { ctx } = run
         const program = run.unwrap(ctx.evalCode(message.code, 'program.ts'))
         if (program !== undefined) {
@@ -296,4 +318,5 @@ port.on('message', (/** @type {HostMessage} */ message) => {
   }
 })
 
+prepare()
 post({ type: 'ready' })
