@@ -1,0 +1,130 @@
+import { execFile } from 'node:child_process'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+
+const run = promisify(execFile)
+const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url))
+
+/** Runs the built CLI the way a user would, in `cwd`, and returns its output and exit code. */
+async function tooltx(cwd: string, ...args: string[]) {
+  try {
+    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd, env: cleanEnv() })
+    return { code: 0, stdout, stderr }
+  } catch (error) {
+    const e = error as { code: number; stdout: string; stderr: string }
+    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
+  }
+}
+
+function cleanEnv(): NodeJS.ProcessEnv {
+  const env = { ...process.env }
+  delete env.OPENAI_API_KEY
+  delete env.ANTHROPIC_API_KEY
+  delete env.OPENAI_BASE_URL
+  return env
+}
+
+/** The timeline part of an output: from the first turn marker to the last. */
+function timeline(stdout: string): string[] {
+  const lines = stdout.split('\n')
+  const first = lines.findIndex((line) => line.startsWith('── turn'))
+  const last = lines.findLastIndex((line) => line.startsWith('── turn'))
+  return lines.slice(first, last + 1)
+}
+
+let cwd: string
+let demo: { code: number; stdout: string; stderr: string }
+let sessionId: string
+
+beforeAll(async () => {
+  if (!existsSync(BIN)) throw new Error('the CLI is not built: run `npm run build` first (npm test does)')
+  cwd = mkdtempSync(path.join(tmpdir(), 'tooltx-cli-'))
+  demo = await tooltx(cwd, 'demo', '--fast')
+  sessionId = /Replay it with: npx tooltx replay (\S+)/.exec(demo.stdout)?.[1] ?? ''
+}, 60_000)
+
+afterAll(() => rmSync(cwd, { recursive: true, force: true }))
+
+describe('tooltx demo and replay', () => {
+  it('demo runs the scripted agent live and says where the session is and how to replay it', () => {
+    expect(demo.stderr).toBe('')
+    expect(demo.code).toBe(0)
+    expect(sessionId).toMatch(/^demo-/)
+    expect(demo.stdout).toContain(`Session saved as ${sessionId} in .tooltx/sessions.db.`)
+    // The parallel batch, the guard denial, the timeout and the approval all show up live.
+    expect(demo.stdout).toContain('✗ read_file failed (DENIED)')
+    expect(demo.stdout).toContain('✗ run_check failed (TOOL_TIMEOUT)')
+    expect(demo.stdout).toContain('? approval for write_note: allowed-once')
+    expect(demo.stdout).toContain('── turn 1 completed ──')
+    expect(readFileSync(path.join(cwd, '.tooltx/demo-workspace/notes/todo-summary.md'), 'utf8')).toContain(
+      '# Open TODOs',
+    )
+  })
+
+  it('U1.8: replay prints, from the log alone, exactly the cards that were shown live', async () => {
+    const replay = await tooltx(cwd, 'replay', sessionId)
+    expect(replay.code).toBe(0)
+    const live = timeline(demo.stdout)
+    expect(live.length).toBeGreaterThan(20)
+    expect(timeline(replay.stdout)).toEqual(live)
+  })
+
+  it('sessions lists the saved demo session with its event count', async () => {
+    const listed = await tooltx(cwd, 'sessions')
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toMatch(new RegExp(`${sessionId}\\s+\\d+\\s`))
+  })
+})
+
+describe('tooltx errors and help', () => {
+  it('replay of a missing session says so and how to list sessions', async () => {
+    const missing = await tooltx(cwd, 'replay', 'no-such-session')
+    expect(missing.code).toBe(1)
+    expect(missing.stderr).toContain('no session "no-such-session"')
+    expect(missing.stderr).toContain('tooltx sessions')
+  })
+
+  it('a bad flag is a usage error with the command help', async () => {
+    const bad = await tooltx(cwd, 'demo', '--bogus')
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain("Unknown option '--bogus'")
+    expect(bad.stderr).toContain('Usage: tooltx demo')
+  })
+
+  it('run without an API key says exactly what to set', async () => {
+    const noKey = await tooltx(cwd, 'run', 'summarise the TODOs')
+    expect(noKey.code).toBe(1)
+    expect(noKey.stderr).toContain('set OPENAI_API_KEY')
+    expect(noKey.stderr).toContain('ANTHROPIC_API_KEY')
+  })
+
+  it('run against an unreachable endpoint fails with a clear error and still saves the session', async () => {
+    const env = { ...cleanEnv(), OPENAI_API_KEY: 'test-key' }
+    const result = await run(
+      process.execPath,
+      [BIN, 'run', 'hello', '--base-url', 'http://127.0.0.1:9/v1', '--workspace', cwd],
+      { cwd, env },
+    ).then(
+      () => ({ code: 0, stdout: '', stderr: '' }),
+      (e: { code: number; stdout: string; stderr: string }) => e,
+    )
+    expect(result.code).toBe(1)
+    expect(result.stderr).toContain('the run failed')
+    expect(result.stderr).toMatch(/127\.0\.0\.1:9|connect|reach/i)
+    expect(result.stdout).toContain('Session saved as run-')
+  })
+
+  it('every command has --help', async () => {
+    for (const command of ['demo', 'run', 'sessions', 'replay']) {
+      const help = await tooltx(cwd, command, '--help')
+      expect(help.code).toBe(0)
+      expect(help.stdout).toContain(`Usage: tooltx ${command}`)
+    }
+    const main = await tooltx(cwd, '--help')
+    expect(main.stdout).toContain('Commands:')
+  })
+})
