@@ -25,7 +25,14 @@ function pathOf(parent: string | null, key: string | number): string {
   return parent === '' ? key : `${parent}.${key}`
 }
 
-/** Lossless check with a fast path for primitives; total (a throwing getter means "not lossless"). */
+/** Nodes a fast lossless walk may visit before handing over to the exact, cycle-safe check. */
+const FAST_WALK_BUDGET = 256
+
+/**
+ * True iff `value` is lossless JSON (J1.1); total (a throwing getter or trap means "not
+ * lossless"). Small values are checked by a non-copying walk; one that outgrows the walk's
+ * budget (large, deep or cyclic) is judged by `isLosslessJson`, the snapshot's own answer.
+ */
 function lossless(value: unknown): boolean {
   switch (typeof value) {
     case 'string':
@@ -34,12 +41,74 @@ function lossless(value: unknown): boolean {
     case 'number':
       return Number.isFinite(value) && !Object.is(value, -0)
     case 'object':
-      return value === null || isLosslessJson(value)
+      if (value === null) return true
+      try {
+        const verdict = fastLossless(value)
+        return verdict === undefined ? isLosslessJson(value) : verdict
+      } catch {
+        return false
+      }
     default:
       return false
   }
 }
 
+/** The non-copying walk behind `lossless`; `undefined` when the budget ran out. */
+function fastLossless(root: object): boolean | undefined {
+  const work: unknown[] = [root]
+  let budget = FAST_WALK_BUDGET
+  while (work.length > 0) {
+    if (--budget < 0) return undefined
+    const value = work.pop()
+    switch (typeof value) {
+      case 'string':
+      case 'boolean':
+        continue
+      case 'number':
+        if (!Number.isFinite(value) || Object.is(value, -0)) return false
+        continue
+      case 'object':
+        if (value === null) continue
+        if (Array.isArray(value)) {
+          if (!hasPlainArrayShape(value)) return false
+          for (let i = 0; i < value.length; i++) work.push(value[i])
+        } else {
+          if (!isPlainObject(value)) return false
+          const keys = Object.keys(value)
+          if (!hasOnlyKeys(value, keys.length)) return false
+          for (const key of keys) work.push(value[key])
+        }
+        continue
+      default:
+        return false
+    }
+  }
+  return true
+}
+
+/** True iff `object`'s own keys are exactly its `enumerable` own enumerable string keys. */
+function hasOnlyKeys(object: object, enumerable: number): boolean {
+  // Cheaper than `Reflect.ownKeys`: names catch non-enumerable keys, symbols the rest.
+  return (
+    Object.getOwnPropertyNames(object).length === enumerable &&
+    Object.getOwnPropertySymbols(object).length === 0
+  )
+}
+
+/**
+ * True iff an `Array.isArray` value has an intrinsic `Array.prototype` and no own property
+ * besides `length` and its indices. Holes are found by the caller (a hole reads as `undefined`).
+ */
+function hasPlainArrayShape(array: unknown[]): boolean {
+  const proto = Object.getPrototypeOf(array)
+  if (proto !== Array.prototype && !isPlainDenseArray(array)) return false
+  return (
+    Object.getOwnPropertyNames(array).length === array.length + 1 &&
+    Object.getOwnPropertySymbols(array).length === 0
+  )
+}
+
+/** What a property read yields when its getter or Proxy trap threw. */
 const THREW: unique symbol = Symbol('threw')
 
 /** Reads an own property once; `undefined` when absent, `THREW` when a getter or trap threw. */
@@ -113,21 +182,16 @@ function arrayCheck(items: Check | undefined): Check {
         return
       }
       self = pathOf(parent, key)
-      if (!isPlainDenseArray(value)) {
-        out.push(`"${self}" must be a dense lossless JSON array`)
-        return
-      }
       const length = value.length
-      if (items === undefined) {
-        for (let i = 0; i < length; i++) {
-          if (!lossless(value[i])) {
-            out.push(`"${self}" must be a dense lossless JSON array`)
-            return
-          }
-        }
-        return
+      let dense = hasPlainArrayShape(value)
+      for (let i = 0; dense && i < length; i++) {
+        const item = value[i]
+        // A hole reads as `undefined`, which is never lossless either.
+        if (item === undefined) dense = false
+        else if (items !== undefined) items(item, self, i, out)
+        else if (!lossless(item)) dense = false
       }
-      for (let i = 0; i < length; i++) items(value[i], self, i, out)
+      if (!dense) out.push(`"${self}" must be a dense lossless JSON array`)
     } catch {
       out.push(unreadable(self ?? pathOf(parent, key)))
     }
@@ -153,8 +217,9 @@ function objectCheck(node: Extract<SchemaNode, { kind: 'object' }>, checks: Map<
       // Properties of the argument root are written without the `arguments.` prefix (S4.2).
       const childParent = parent === null && key === 'arguments' ? '' : self
       const before = out.length
-      // Each declared property is read once; the requiredness check and the recursion see the
-      // same value (S4.6: a present `undefined` counts as missing and is not validated).
+      // Each declared own property (S4.7) is read once, so the requiredness check and the
+      // recursion see the same value; a present `undefined` counts as missing and is not
+      // validated (S4.6).
       const values = new Array<unknown>(count)
       for (let i = 0; i < count; i++) values[i] = readOwn(value, keys[i]!)
       for (const index of requiredIndex) {
@@ -184,7 +249,7 @@ function objectCheck(node: Extract<SchemaNode, { kind: 'object' }>, checks: Map<
       if (out.length !== before) return
       // The declared children have proved their own values lossless; what is left is the
       // object's own shape and the values no child schema looked at (S4.5).
-      let isLossless = !holdsUndefined && Reflect.ownKeys(value).length === own.length
+      let isLossless = !holdsUndefined && hasOnlyKeys(value, own.length)
       if (isLossless && own.length !== present) {
         for (const name of own) {
           if (!declaredSet.has(name) && !lossless(value[name])) {
