@@ -3,7 +3,7 @@ import { type ApprovalOutcome, type ApprovalRequest, createToolRuntime } from '@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { canonicalJson } from '../src/runtime/stages/approval.js'
-import { deferred, expectFailure, live, rawTool } from './pipeline.fixtures.js'
+import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 function setup(options: { approver?: (r: ApprovalRequest) => unknown; guard?: string } = {}) {
   const ran: string[] = []
@@ -12,7 +12,7 @@ function setup(options: { approver?: (r: ApprovalRequest) => unknown; guard?: st
       ? {}
       : { approver: options.approver as (r: ApprovalRequest) => ApprovalOutcome },
   )
-  rt.register(rawTool('t', { execute: async () => (ran.push('body'), 'ok') }))
+  rt.register(rawTool('t', { execute: async () => note(ran, 'body', 'ok') }))
   rt.onPreExecute(async () => ({ kind: 'ask', reason: 'risky' }))
   if (options.guard !== undefined) rt.guard(() => options.guard)
   return { rt, ran }
@@ -24,8 +24,8 @@ const call = (rt: ReturnType<typeof createToolRuntime>, extra: object = {}) =>
 describe('P4 approval', () => {
   it('P4.1: the input approver wins over the runtime one; with neither, an ask is DENIED', async () => {
     const used: string[] = []
-    const { rt } = setup({ approver: () => (used.push('runtime'), 'allowed-once') })
-    await call(rt, { approver: () => (used.push('input'), 'allowed-once') })
+    const { rt } = setup({ approver: () => note(used, 'runtime', 'allowed-once') })
+    await call(rt, { approver: () => note(used, 'input', 'allowed-once') })
     await call(rt)
     expect(used).toEqual(['input', 'runtime'])
     const bare = setup()
@@ -39,7 +39,7 @@ describe('P4 approval', () => {
 
   it('P4.2: the approver is called once with the request fields and the caller signal', async () => {
     const requests: ApprovalRequest[] = []
-    const { rt } = setup({ approver: (r) => (requests.push(r), 'allowed-once') })
+    const { rt } = setup({ approver: (r) => note(requests, r, 'allowed-once') })
     const signal = live()
     const scope = rt.scope()
     await rt.execute({ callId: 'c', rootCallId: 'r', name: 't', arguments: { x: 1 }, signal, scope })
@@ -68,7 +68,13 @@ describe('P4 approval', () => {
 
   it('P4.3: allowed-once proceeds to the guards, which can still deny; the grant covers one call', async () => {
     let asked = 0
-    const { rt, ran } = setup({ approver: () => (asked++, 'allowed-once'), guard: 'guard says no' })
+    const { rt, ran } = setup({
+      approver: () => {
+        asked++
+        return 'allowed-once'
+      },
+      guard: 'guard says no',
+    })
     expectFailure(await call(rt), 'DENIED', 'tool "t" denied by guard: guard says no')
     await call(rt)
     expect([asked, ran.length]).toEqual([2, 0])
@@ -125,7 +131,12 @@ describe('P4 approval', () => {
   it('P4.8: an abort while the approver is pending ends the call as ABORTED_BEFORE_DISPATCH at once', async () => {
     const answer = deferred<ApprovalOutcome>()
     let approverSignal: AbortSignal | undefined
-    const { rt, ran } = setup({ approver: (r) => ((approverSignal = r.signal), answer.promise) })
+    const { rt, ran } = setup({
+      approver: (r) => {
+        approverSignal = r.signal
+        return answer.promise
+      },
+    })
     const controller = new AbortController()
     const pending = call(rt, { signal: controller.signal })
     await new Promise((r) => setTimeout(r, 5))
@@ -139,7 +150,7 @@ describe('P4 approval', () => {
 
   it('P4.9: argumentsDigest is the lowercase hex SHA-256 of the sorted-key canonical JSON', async () => {
     const digests: string[] = []
-    const { rt } = setup({ approver: (r) => (digests.push(r.argumentsDigest), 'allowed-once') })
+    const { rt } = setup({ approver: (r) => note(digests, r.argumentsDigest, 'allowed-once') })
     await rt.execute({
       callId: 'c',
       name: 't',

@@ -1,6 +1,6 @@
 import { createToolRuntime, defineTool, type RunContext, ToolError, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { deferred, expectFailure, flush, isDeepFrozen, live, rawTool } from './pipeline.fixtures.js'
+import { deferred, expectFailure, flush, isDeepFrozen, live, note, rawTool } from './pipeline.fixtures.js'
 
 function setup(overrides: Record<string, unknown> = {}) {
   const runs: RunContext[] = []
@@ -65,7 +65,10 @@ describe('P6 around chain', () => {
       await next()
       return next()
     })
-    rt.wrapExecute(async (_e, next) => (innerWrapper++, next()))
+    rt.wrapExecute(async (_e, next) => {
+      innerWrapper++
+      return next()
+    })
     expect(await run()).toMatchObject({ value: { n: 2 } })
     expect(innerWrapper).toBe(2)
     expect(runs.map((r) => r.attempt)).toEqual([1, 2])
@@ -109,7 +112,14 @@ describe('P6 around chain', () => {
     const rt = createToolRuntime()
     let off = () => {}
     let body = 0
-    off = rt.register(rawTool('t', { execute: async () => (body++, 1) }))
+    off = rt.register(
+      rawTool('t', {
+        execute: async () => {
+          body++
+          return 1
+        },
+      }),
+    )
     rt.wrapExecute(async (_e, next) => {
       off()
       return next()
@@ -269,7 +279,10 @@ describe('P6 around chain', () => {
     for (const returned of cases) {
       const { rt, run } = setup()
       let post = 0
-      rt.onPostExecute(async (_e, _r, next) => (post++, next()))
+      rt.onPostExecute(async (_e, _r, next) => {
+        post++
+        return next()
+      })
       rt.wrapExecute(async () => returned as never)
       expectFailure(await run(), 'HOOK_FAILED', /^wrapExecute handler returned an invalid value: /)
       expect(post).toBe(0)
@@ -296,7 +309,7 @@ describe('P6 around chain', () => {
     const rt = createToolRuntime()
     const off = rt.register(rawTool('t', { output: { schema: { type: 'string' }, render: () => [] } }))
     const seen: string[] = []
-    rt.onPostExecute(async (_e, r, next) => (seen.push(r.isError ? r.error.info.code : 'ok'), next()))
+    rt.onPostExecute(async (_e, r, next) => note(seen, r.isError ? r.error.info.code : 'ok', next()))
     const returns = [
       { isError: false, value: 3 },
       { isError: true, error: { message: 'x', info: { name: 'N', code: 'MINE' } } },
@@ -312,10 +325,15 @@ describe('P6 around chain', () => {
   })
 
   it('P6.15: a wrapper short-circuit success overtaken by an abort is ABORTED_BEFORE_DISPATCH with its contexts', async () => {
-    const { rt } = setup({ execute: async (_a: unknown, r: RunContext) => (r.deferContext('kept'), 1) })
+    const { rt } = setup({
+      execute: async (_a: unknown, r: RunContext) => {
+        r.deferContext('kept')
+        return 1
+      },
+    })
     const controller = new AbortController()
     const seen: string[] = []
-    rt.onPostExecute(async (_e, r, next) => (seen.push(r.isError ? r.error.info.code : 'ok'), next()))
+    rt.onPostExecute(async (_e, r, next) => note(seen, r.isError ? r.error.info.code : 'ok', next()))
     const cached = {
       isError: false,
       value: 1,
@@ -333,7 +351,12 @@ describe('P6 around chain', () => {
 
   it('P6.15: after a body ran, an overtaken success becomes ABORTED with the deferred contexts', async () => {
     const controller = new AbortController()
-    const { rt } = setup({ execute: async (_a: unknown, r: RunContext) => (r.deferContext('from body'), 1) })
+    const { rt } = setup({
+      execute: async (_a: unknown, r: RunContext) => {
+        r.deferContext('from body')
+        return 1
+      },
+    })
     rt.wrapExecute(async (_e, next) => {
       const result = await next()
       controller.abort()

@@ -1,6 +1,6 @@
 import { createToolRuntime, type PreDecision } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { deferred, expectFailure, flush, live, rawTool } from './pipeline.fixtures.js'
+import { deferred, expectFailure, flush, live, note, rawTool } from './pipeline.fixtures.js'
 
 const run = (rt: ReturnType<typeof createToolRuntime>, signal = live()) =>
   rt.execute({ callId: 'c', name: 't', arguments: {}, signal })
@@ -60,11 +60,11 @@ describe('P1 hook chains', () => {
     let offLast: () => void = () => {}
     rt.onPreExecute(async (_e, next) => {
       order.push('first')
-      rt.onPreExecute(async (_e2, n) => (order.push('late'), n()))
+      rt.onPreExecute(async (_e2, n) => note(order, 'late', n()))
       offLast()
       return next()
     })
-    offLast = rt.onPreExecute(async (_e, next) => (order.push('last'), next()))
+    offLast = rt.onPreExecute(async (_e, next) => note(order, 'last', next()))
     await run(rt)
     expect(order).toEqual(['first', 'last'])
   })
@@ -72,7 +72,14 @@ describe('P1 hook chains', () => {
   it('P1.4: next() ignores its arguments; only the outermost return is acted on', async () => {
     const rt = createToolRuntime()
     let bodies = 0
-    rt.register(rawTool('t', { execute: async () => (bodies++, 1) }))
+    rt.register(
+      rawTool('t', {
+        execute: async () => {
+          bodies++
+          return 1
+        },
+      }),
+    )
     rt.onPreExecute(async (_e, next) => {
       const inner = await (next as (x: unknown) => Promise<PreDecision>)({ kind: 'deny', reason: 'ignored' })
       expect(inner).toEqual({ kind: 'deny', reason: 'inner' })
@@ -86,11 +93,11 @@ describe('P1 hook chains', () => {
   it('P1.5: returning without next() short-circuits everything inward', async () => {
     const rt = createToolRuntime()
     const ran: string[] = []
-    rt.register(rawTool('t', { execute: async () => (ran.push('body'), 1) }))
+    rt.register(rawTool('t', { execute: async () => note(ran, 'body', 1) }))
     rt.onPreExecute(async () => ({ kind: 'deny', reason: 'stop' }))
-    rt.onPreExecute(async (_e, next) => (ran.push('inner pre'), next()))
+    rt.onPreExecute(async (_e, next) => note(ran, 'inner pre', next()))
     rt.wrapExecute(async () => ({ isError: false, value: 'cached' }) as never)
-    rt.wrapExecute(async (_e, next) => (ran.push('inner wrap'), next()))
+    rt.wrapExecute(async (_e, next) => note(ran, 'inner wrap', next()))
     expectFailure(await run(rt), 'DENIED')
     expect(ran).toEqual([])
   })
@@ -106,13 +113,19 @@ describe('P1 hook chains', () => {
       expect(a).toBe(b)
       return a
     })
-    rt.onPreExecute(async (_e, next) => (preInner++, next()))
+    rt.onPreExecute(async (_e, next) => {
+      preInner++
+      return next()
+    })
     rt.onPostExecute(async (_e, _r, next) => {
       const a = next()
       expect(next()).toBe(a)
       return a
     })
-    rt.onPostExecute(async (_e, _r, next) => (postInner++, next()))
+    rt.onPostExecute(async (_e, _r, next) => {
+      postInner++
+      return next()
+    })
     await run(rt)
     expect([preInner, postInner]).toEqual([1, 1])
   })

@@ -1,6 +1,6 @@
 import { createToolRuntime, type Execution } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { abortedSignal, expectFailure, isDeepFrozen, live, rawTool } from './pipeline.fixtures.js'
+import { abortedSignal, expectFailure, isDeepFrozen, live, note, rawTool } from './pipeline.fixtures.js'
 
 describe('P2 entry', () => {
   it('P2.1: every kind of failure resolves with one deep-frozen result', async () => {
@@ -33,12 +33,12 @@ describe('P2 entry', () => {
   it('P2.2: entry reads, mints, resolves rootCallId, captures the finalizer, snapshots, freezes, checks abort, collapses', async () => {
     const rt = createToolRuntime({ mode: 'code' })
     const order: string[] = []
-    let off = rt.register(rawTool('t', { finalizeContent: () => (order.push('finalizer A'), undefined) }))
+    let off = rt.register(rawTool('t', { finalizeContent: () => note(order, 'finalizer A', undefined) }))
     const args = {
       get a() {
         order.push('snapshot')
         off()
-        off = rt.register(rawTool('t', { finalizeContent: () => (order.push('finalizer B'), undefined) }))
+        off = rt.register(rawTool('t', { finalizeContent: () => note(order, 'finalizer B', undefined) }))
         return 1
       },
     }
@@ -79,10 +79,24 @@ describe('P2 entry', () => {
     let body = 0
     let post = 0
     let exec: Execution | undefined
-    rt.register(rawTool('t', { execute: async () => (body++, 1) }))
-    rt.onPostExecute(async (_e, _r, next) => (post++, next()))
-    rt.onResult((e) => void (exec = e))
-    for (const args of [undefined, { a: undefined }, [1, , 2], new Date(), { n: Number.NaN }, 1n]) {
+    rt.register(
+      rawTool('t', {
+        execute: async () => {
+          body++
+          return 1
+        },
+      }),
+    )
+    rt.onPostExecute(async (_e, _r, next) => {
+      post++
+      return next()
+    })
+    rt.onResult((e) => {
+      exec = e
+    })
+    const sparse = [1, 2]
+    delete sparse[0]
+    for (const args of [undefined, { a: undefined }, sparse, new Date(), { n: Number.NaN }, 1n]) {
       const result = await rt.execute({ callId: 'c', name: 't', arguments: args, signal: live() })
       expectFailure(result, 'INVALID_ARGS', 'invalid arguments: arguments are not lossless JSON')
       expect('arguments' in exec!).toBe(false)
@@ -136,17 +150,17 @@ describe('P2 entry', () => {
 
   it('P2.7: a pre-aborted signal is the final-result ABORTED_BEFORE_DISPATCH with finalizer and one observation', async () => {
     const ran: string[] = []
-    const rt = createToolRuntime({ approver: () => (ran.push('approver'), 'allowed-once') })
+    const rt = createToolRuntime({ approver: () => note(ran, 'approver', 'allowed-once') })
     rt.register(
       rawTool('t', {
-        execute: async () => (ran.push('body'), 1),
-        finalizeContent: () => (ran.push('finalizer'), undefined),
+        execute: async () => note(ran, 'body', 1),
+        finalizeContent: () => note(ran, 'finalizer', undefined),
       }),
     )
-    rt.onPreExecute(async () => (ran.push('pre'), { kind: 'ask' }))
-    rt.guard(() => (ran.push('guard'), undefined))
-    rt.wrapExecute(async (_e, next) => (ran.push('wrap'), next()))
-    rt.onPostExecute(async (_e, _r, next) => (ran.push('post'), next()))
+    rt.onPreExecute(async () => note(ran, 'pre', { kind: 'ask' }))
+    rt.guard(() => note(ran, 'guard', undefined))
+    rt.wrapExecute(async (_e, next) => note(ran, 'wrap', next()))
+    rt.onPostExecute(async (_e, _r, next) => note(ran, 'post', next()))
     rt.onResult(() => void ran.push('observer'))
     const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: abortedSignal() })
     expectFailure(result, 'ABORTED_BEFORE_DISPATCH', 'tool call aborted before dispatch')

@@ -74,3 +74,15 @@ export function isDeepFrozen(value: unknown): boolean {
 export async function flush(turns = 20) {
   for (let i = 0; i < turns; i++) await Promise.resolve()
 }
+
+/** Pushes `item` onto `list` and returns `value`: a recording handler in one expression. */
+export function note<T>(list: unknown[], item: unknown, value: T): T {
+  list.push(item)
+  return value
+}
+
+/** Adds one to `counter.n` and returns `value`. */
+export function count<T>(counter: { n: number }, value: T): T {
+  counter.n++
+  return value
+}

@@ -1,11 +1,11 @@
 import { createToolRuntime, ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { expectFailure, live, rawTool } from './pipeline.fixtures.js'
+import { expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 function setup() {
   const ran: string[] = []
   const rt = createToolRuntime({ approver: () => 'allowed-once' })
-  rt.register(rawTool('t', { execute: async () => (ran.push('body'), 'ok') }))
+  rt.register(rawTool('t', { execute: async () => note(ran, 'body', 'ok') }))
   const run = (extra: object = {}) =>
     rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live(), ...extra })
   return { rt, ran, run }
@@ -72,7 +72,10 @@ describe('P5 guards', () => {
   it('P5.4: a guard denial is the post-result DENIED', async () => {
     const { rt, run } = setup()
     let post = 0
-    rt.onPostExecute(async (_e, _r, next) => (post++, next()))
+    rt.onPostExecute(async (_e, _r, next) => {
+      post++
+      return next()
+    })
     rt.guard((exec) => (exec.name === 't' ? 'protected path' : undefined))
     expectFailure(await run(), 'DENIED', 'tool "t" denied by guard: protected path')
     expect(post).toBe(1)

@@ -1,6 +1,6 @@
 import { createToolRuntime, type Execution, type RunContext, ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { isDeepFrozen, live, rawTool } from './pipeline.fixtures.js'
+import { isDeepFrozen, live, note, rawTool } from './pipeline.fixtures.js'
 
 async function rejection(promise: Promise<unknown>): Promise<ToolError> {
   try {
@@ -75,7 +75,7 @@ describe('I1 call identity', () => {
     const rt = createToolRuntime()
     const tokens: symbol[] = []
     rt.register(rawTool('t'))
-    rt.onPreExecute(async (exec, next) => (tokens.push(exec.token), next()))
+    rt.onPreExecute(async (exec, next) => note(tokens, exec.token, next()))
     const mine = Symbol('mine')
     await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live(), token: mine } as never)
     await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
@@ -88,7 +88,12 @@ describe('I1 call identity', () => {
     const rt = createToolRuntime()
     let token: symbol | undefined
     rt.register(
-      rawTool('t', { execute: async (_a: unknown, run: RunContext) => ((token = run.token), { id: 'x' }) }),
+      rawTool('t', {
+        execute: async (_a: unknown, run: RunContext) => {
+          token = run.token
+          return { id: 'x' }
+        },
+      }),
     )
     const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
     const walk = [result as unknown]
@@ -116,7 +121,9 @@ describe('I1 call identity', () => {
     const rt = createToolRuntime()
     rt.register(rawTool('t'))
     let exec: Execution | undefined
-    rt.onResult((e) => void (exec = e))
+    rt.onResult((e) => {
+      exec = e
+    })
     const args = { nested: { list: [1, { x: 2 }] } }
     await rt.execute({ callId: 'c', name: 't', arguments: args, signal: live() })
     expect(Object.keys(exec!)).toEqual(['callId', 'rootCallId', 'name', 'arguments', 'token', 'signal'])
@@ -144,9 +151,9 @@ describe('I1 call identity', () => {
     const seen: Execution[] = []
     const rt = createToolRuntime()
     rt.register(rawTool('t', { finalizeContent: (exec: Execution) => void seen.push(exec) }))
-    rt.onPreExecute(async (exec, next) => (seen.push(exec), next()))
+    rt.onPreExecute(async (exec, next) => note(seen, exec, next()))
     rt.guard((exec) => void seen.push(exec))
-    rt.onPostExecute(async (exec, _r, next) => (seen.push(exec), next()))
+    rt.onPostExecute(async (exec, _r, next) => note(seen, exec, next()))
     rt.onResult((exec) => void seen.push(exec))
     await rt.execute({ callId: 'c', name: 't', arguments: {}, signal })
     expect(seen).toHaveLength(5)

@@ -1,12 +1,12 @@
 import { type ApprovalRequest, createToolRuntime, ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { deferred, expectFailure, live, rawTool } from './pipeline.fixtures.js'
+import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 function setup(approver?: (r: ApprovalRequest) => never) {
   const ran: string[] = []
   const rt = createToolRuntime(approver === undefined ? {} : { approver })
-  rt.register(rawTool('t', { execute: async () => (ran.push('body'), 'ok') }))
-  rt.guard(() => (ran.push('guard'), undefined))
+  rt.register(rawTool('t', { execute: async () => note(ran, 'body', 'ok') }))
+  rt.guard(() => note(ran, 'guard', undefined))
   const run = (signal = live()) => rt.execute({ callId: 'c', name: 't', arguments: {}, signal })
   return { rt, ran, run }
 }
@@ -54,7 +54,10 @@ describe('P3 pre-execute', () => {
     for (const [decision, detail] of cases) {
       const { rt, run, ran } = setup()
       let post = 0
-      rt.onPostExecute(async (_e, _r, next) => (post++, next()))
+      rt.onPostExecute(async (_e, _r, next) => {
+        post++
+        return next()
+      })
       rt.onPreExecute(async () => decision as never)
       expectFailure(await run(), 'HOOK_FAILED', `onPreExecute handler returned an invalid value: ${detail}`)
       expect(ran).toEqual([])
@@ -69,7 +72,7 @@ describe('P3 pre-execute', () => {
       expectFailure(await run(), 'DENIED', 'tool "t" denied by pre-execute policy: no reason given')
     }
     const requests: ApprovalRequest[] = []
-    const { rt, run } = setup(((r: ApprovalRequest) => (requests.push(r), 'allowed-once')) as never)
+    const { rt, run } = setup(((r: ApprovalRequest) => note(requests, r, 'allowed-once')) as never)
     rt.onPreExecute(async () => ({ kind: 'ask', reason: 7 }) as never)
     expect((await run()).isError).toBe(false)
     expect('reason' in requests[0]!).toBe(false)
@@ -77,9 +80,15 @@ describe('P3 pre-execute', () => {
 
   it('P3.5: a deny is the post-result DENIED; no approver, guard or body runs', async () => {
     let asked = 0
-    const { rt, run, ran } = setup((() => (asked++, 'allowed-once')) as never)
+    const { rt, run, ran } = setup((() => {
+      asked++
+      return 'allowed-once'
+    }) as never)
     let post = 0
-    rt.onPostExecute(async (_e, _r, next) => (post++, next()))
+    rt.onPostExecute(async (_e, _r, next) => {
+      post++
+      return next()
+    })
     rt.onPreExecute(async () => ({ kind: 'deny', reason: 'no shell' }))
     expectFailure(await run(), 'DENIED', 'tool "t" denied by pre-execute policy: no shell')
     expect([ran, asked, post]).toEqual([[], 0, 1])

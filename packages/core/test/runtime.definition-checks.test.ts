@@ -1,6 +1,6 @@
 import { assertToolDefinition, createToolRuntime, ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { live, rawTool } from './pipeline.fixtures.js'
+import { live, note, rawTool } from './pipeline.fixtures.js'
 
 function thrownBy(fn: () => unknown): ToolError {
   try {
@@ -183,7 +183,7 @@ describe('D2 registration checks', () => {
   it('D2.13: a raw definition receives whatever lossless JSON the caller passed', async () => {
     const rt = createToolRuntime()
     const seen: unknown[] = []
-    rt.register(rawTool('t', { execute: async (args: unknown) => (seen.push(args), null) }))
+    rt.register(rawTool('t', { execute: async (args: unknown) => note(seen, args, null) }))
     for (const args of ['just a string', [1, 2], 7, null]) {
       const result = await rt.execute({ callId: 'c', name: 't', arguments: args, signal: live() })
       expect(result.isError).toBe(false)

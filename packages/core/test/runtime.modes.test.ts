@@ -1,6 +1,6 @@
 import { type CodeRuntime, createToolRuntime, type ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { abortedSignal, expectFailure, live, rawTool } from './pipeline.fixtures.js'
+import { abortedSignal, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 const names = (list: { name: string }[]) => list.map((d) => d.name)
 const RULE =
@@ -115,7 +115,10 @@ describe('M3 the code-only collapse and classification', () => {
     const rt = createToolRuntime({ mode: 'code' })
     rt.register(rawTool('t'))
     let post = 0
-    rt.onPostExecute(async (_e, _r, next) => (post++, next()))
+    rt.onPostExecute(async (_e, _r, next) => {
+      post++
+      return next()
+    })
     const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
     expectFailure(result, 'UNKNOWN_TOOL', COLLAPSED('t'))
     expect(post).toBe(0)
@@ -123,12 +126,12 @@ describe('M3 the code-only collapse and classification', () => {
 
   it('M3.2: a collapsed call runs no pre-execute, approver, guard, wrapper, body or post-execute', async () => {
     const ran: string[] = []
-    const rt = createToolRuntime({ mode: 'code', approver: () => (ran.push('approver'), 'allowed-once') })
-    rt.register(rawTool('t', { execute: async () => (ran.push('body'), 1) }))
-    rt.onPreExecute(async () => (ran.push('pre'), { kind: 'ask' }))
-    rt.guard(() => (ran.push('guard'), undefined))
-    rt.wrapExecute(async (_e, next) => (ran.push('wrap'), next()))
-    rt.onPostExecute(async (_e, _r, next) => (ran.push('post'), next()))
+    const rt = createToolRuntime({ mode: 'code', approver: () => note(ran, 'approver', 'allowed-once') })
+    rt.register(rawTool('t', { execute: async () => note(ran, 'body', 1) }))
+    rt.onPreExecute(async () => note(ran, 'pre', { kind: 'ask' }))
+    rt.guard(() => note(ran, 'guard', undefined))
+    rt.wrapExecute(async (_e, next) => note(ran, 'wrap', next()))
+    rt.onPostExecute(async (_e, _r, next) => note(ran, 'post', next()))
     rt.onResult(() => void ran.push('observer'))
     await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
     expect(ran).toEqual(['observer'])
@@ -152,7 +155,10 @@ describe('M3 the code-only collapse and classification', () => {
   it('M3.5: an invisible name is not collapsed: hooks run and dispatch says unknown tool', async () => {
     const rt = createToolRuntime({ mode: 'code' })
     let pre = 0
-    rt.onPreExecute(async (_e, next) => (pre++, next()))
+    rt.onPreExecute(async (_e, next) => {
+      pre++
+      return next()
+    })
     const result = await rt.execute({ callId: 'c', name: 'ghost', arguments: {}, signal: live() })
     expectFailure(result, 'UNKNOWN_TOOL', 'unknown tool "ghost"')
     expect(pre).toBe(1)
@@ -219,7 +225,7 @@ describe('M3 the code-only collapse and classification', () => {
   it('M3.8: classification sees a frozen snapshot; non-lossless or throwing arguments are exclusive', () => {
     const rt = createToolRuntime()
     const seen: unknown[] = []
-    rt.register(rawTool('t', { isConcurrencySafe: (args: unknown) => (seen.push(args), true) }))
+    rt.register(rawTool('t', { isConcurrencySafe: (args: unknown) => note(seen, args, true) }))
     const args = { path: '/a' }
     expect(rt.view().executionMode({ name: 't', arguments: args })).toBe('parallel')
     expect(seen[0]).not.toBe(args)

@@ -1,6 +1,6 @@
 import { createToolRuntime, type Execution, ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { deferred, expectFailure, live, rawTool } from './pipeline.fixtures.js'
+import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 const names = (list: { name: string }[]) => list.map((d) => d.name)
 
@@ -357,10 +357,10 @@ describe('R5 hook and guard scoping', () => {
     const child = rt.scope({ parent: s })
     const seen: string[] = []
     const offs = [
-      rt.onPreExecute(async (_e, next) => (seen.push('pre'), next()), { scope: s }),
-      rt.guard(() => (seen.push('guard'), undefined), { scope: s }),
-      rt.wrapExecute(async (_e, next) => (seen.push('wrap'), next()), { scope: s }),
-      rt.onPostExecute(async (_e, _r, next) => (seen.push('post'), next()), { scope: s }),
+      rt.onPreExecute(async (_e, next) => note(seen, 'pre', next()), { scope: s }),
+      rt.guard(() => note(seen, 'guard', undefined), { scope: s }),
+      rt.wrapExecute(async (_e, next) => note(seen, 'wrap', next()), { scope: s }),
+      rt.onPostExecute(async (_e, _r, next) => note(seen, 'post', next()), { scope: s }),
       rt.onResult(() => void seen.push('result'), { scope: s }),
     ]
     await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
