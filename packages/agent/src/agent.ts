@@ -43,7 +43,11 @@ export interface Agent {
   inject(message: UserMessage): void
   /** Aborts the running turn, if any (L6.1). */
   abort(): void
-  /** Resolves when no turn runs and no user message waits (L3.7). */
+  /**
+   * Resolves when no turn runs and no user message waits (L3.7). Rejects with the cause when
+   * the loop stopped with messages still queued because the session refused the repair a new
+   * turn needs (L5.6); the next `send` or `inject` tries again.
+   */
   whenIdle(): Promise<void>
 }
 
@@ -70,6 +74,8 @@ class AgentLoop implements Agent {
   #running: Promise<void> | undefined
   #controller: AbortController | undefined
   #needsRepair = false
+  /** Why the loop stopped with user messages still queued; cleared by the next send. */
+  #stalled: { error: unknown } | undefined
   #position = { turn: 0, step: 0 }
 
   constructor(options: AgentOptions, maxParallel: number) {
@@ -92,14 +98,21 @@ class AgentLoop implements Agent {
 
   async whenIdle(): Promise<void> {
     while (this.#running !== undefined) await this.#running
+    if (this.#stalled !== undefined) throw this.#stalled.error
   }
 
   /** Starts the turn loop when idle and a user message waits. */
   #kick(): void {
     if (this.#running !== undefined) return
-    this.#running = this.#drain().finally(() => {
-      this.#running = undefined
-    })
+    this.#stalled = undefined
+    // The loop runs detached: a failure is kept for whenIdle, never left as an unhandled rejection.
+    this.#running = this.#drain()
+      .catch((error: unknown) => {
+        this.#stalled = { error }
+      })
+      .finally(() => {
+        this.#running = undefined
+      })
   }
 
   async #drain(): Promise<void> {
@@ -181,7 +194,7 @@ class AgentLoop implements Agent {
         step,
         signal,
         maxParallel: this.#maxParallel,
-        input: (block, args) => this.#input(block, args, signal),
+        input: (block, args, fail) => this.#input(block, args, signal, fail),
         classify: (block, args) => runtime.view(scope).executionMode({ name: block.name, arguments: args }),
         onContexts: (contexts) => this.#defer(contexts),
       },
@@ -205,27 +218,39 @@ class AgentLoop implements Agent {
     for (const message of contexts) this.#fifo.push({ message, fromUser: false })
   }
 
-  /** The pipeline input of one call (L4.3). */
-  #input(block: ToolCallBlock, args: unknown, signal: AbortSignal): ToolCallInput {
+  /**
+   * The pipeline input of one call (L4.3). Appends made on the call's behalf (approval and
+   * code-dispatch events) report a failure to `fail`, which fails the batch (L5.5).
+   */
+  #input(
+    block: ToolCallBlock,
+    args: unknown,
+    signal: AbortSignal,
+    fail: (error: unknown) => void,
+  ): ToolCallInput {
     const { approver, codeRuntime, scope, session } = this.#options
     const input: ToolCallInput = { callId: block.id, name: block.name, arguments: args, signal, scope }
-    if (approver !== undefined) input.approver = recordingApprover(approver, session, () => this.#position)
+    if (approver !== undefined)
+      input.approver = recordingApprover(approver, session, () => this.#position, fail)
     if (codeRuntime !== undefined) input.codeRuntime = codeRuntime
-    input.onCodeDispatch = this.#codeDispatchSink()
+    input.onCodeDispatch = this.#codeDispatchSink(fail)
     return input
   }
 
   /** Appends Code Mode dispatch events with the current turn and step (X5.3). */
-  #codeDispatchSink(): CodeDispatchSink {
+  #codeDispatchSink(fail: (error: unknown) => void): CodeDispatchSink {
     const { session } = this.#options
     const { turn, step } = this.#position
+    // A lost dispatch event is a failed append like any other: it fails the batch.
     return (event) => {
       if (event.type === 'start') {
         const { type, ...start } = event
-        return session.append('tool/code-dispatch-start', { turn, step, ...start }).then(() => {})
+        return session
+          .append('tool/code-dispatch-start', { turn, step, ...start })
+          .then(() => undefined, fail)
       }
       const { type, ...settle } = event
-      return session.append('tool/code-dispatch', { turn, step, ...settle }).then(() => {})
+      return session.append('tool/code-dispatch', { turn, step, ...settle }).then(() => undefined, fail)
     }
   }
 }

@@ -13,12 +13,17 @@ function normalize(answer: unknown): ApprovalOutcome {
  * the user's approver is called and `approval/decided` with the normalized outcome after,
  * exactly once each, both carrying the arguments digest (L8.3). When the turn signal aborts
  * while the answer is pending, `'cancelled'` is recorded at once and a later answer is
- * ignored (L8.2).
+ * ignored (L8.2); an abort before `approval/asked` is durable consults nobody.
+ *
+ * A consultation that cannot be recorded is not made: when either append fails, the error
+ * goes to `onAppendError` (the loop fails the batch, L5.5) and the answer is `'unavailable'`,
+ * so no tool runs on a decision the log does not hold.
  */
 export function recordingApprover(
   approver: Approver,
   session: Session,
   where: () => { turn: number; step: number },
+  onAppendError: (error: unknown) => void,
 ): Approver {
   return (request: ApprovalRequest) => {
     const { turn, step } = where()
@@ -29,27 +34,36 @@ export function recordingApprover(
       ...(request.reason !== undefined ? { reason: request.reason } : {}),
       ...digest,
     })
-    return new Promise<ApprovalOutcome>((resolve, reject) => {
+    return new Promise<ApprovalOutcome>((resolve) => {
       let decided = false
+      const lost = (error: unknown): void => {
+        onAppendError(error)
+        resolve('unavailable')
+      }
       const decide = (outcome: ApprovalOutcome): void => {
         if (decided) return
         decided = true
         request.signal.removeEventListener('abort', onAbort)
         // Enqueued synchronously, so the decision lands before the call's tool/result.
-        session
-          .append('approval/decided', { ...base, outcome, ...digest })
-          .then(() => resolve(outcome), reject)
+        session.append('approval/decided', { ...base, outcome, ...digest }).then(() => resolve(outcome), lost)
       }
       const onAbort = (): void => decide('cancelled')
-      if (request.signal.aborted) {
-        decide('cancelled')
-        return
-      }
       request.signal.addEventListener('abort', onAbort, { once: true })
-      asked
-        .then(() => approver(request))
-        .then(normalize, () => 'unavailable' as const)
-        .then(decide)
+      asked.then(
+        () => {
+          // The turn may have been aborted while the request was being recorded.
+          if (request.signal.aborted) return decide('cancelled')
+          return Promise.resolve()
+            .then(() => approver(request))
+            .then(normalize, () => 'unavailable' as const)
+            .then(decide)
+        },
+        (error: unknown) => {
+          decided = true
+          request.signal.removeEventListener('abort', onAbort)
+          lost(error)
+        },
+      )
     })
   }
 }

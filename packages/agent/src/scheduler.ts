@@ -17,8 +17,11 @@ export interface BatchContext {
   /** The turn signal; aborting it starts no further call (L6.1). */
   readonly signal: AbortSignal
   readonly maxParallel: number
-  /** Builds the pipeline input of one call (L4.3). */
-  readonly input: (block: ToolCallBlock, args: unknown) => ToolCallInput
+  /**
+   * Builds the pipeline input of one call (L4.3); `fail` takes the error of an append made on
+   * the call's behalf (approval, code dispatch), which fails the batch like any other (L5.5).
+   */
+  readonly input: (block: ToolCallBlock, args: unknown, fail: (error: unknown) => void) => ToolCallInput
   /** Receives each committed result's contexts, in commit order (L7.1). */
   readonly onContexts: (contexts: readonly AdditionalContext[]) => void
   /** Asks the view how a call may run, right before it starts (L5.1). */
@@ -94,7 +97,7 @@ export async function runBatch(ctx: BatchContext, calls: readonly ToolCallBlock[
       break
     }
     started++
-    const execution = ctx.runtime.execute(ctx.input(block, args))
+    const execution = ctx.runtime.execute(ctx.input(block, args, fail))
     const tracked: Promise<void> = execution.then(
       () => {
         running.delete(tracked)

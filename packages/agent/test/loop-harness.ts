@@ -217,9 +217,7 @@ export function line(event: SessionEvent): string {
       return `user/message ${JSON.stringify(first?.type === 'text' ? first.text : first?.type)}`
     }
     case 'assistant/message': {
-      const parts = event.data.content.map((b) =>
-        b.type === 'tool-call' ? b.id : JSON.stringify(b.type === 'text' ? b.text : b.type),
-      )
+      const parts = event.data.content.map((b) => (b.type === 'tool-call' ? b.id : JSON.stringify(b.text)))
       return `assistant/message ${parts.join(' ')}`.trimEnd()
     }
     case 'approval/asked':

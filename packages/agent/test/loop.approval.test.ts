@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto'
 import { createAgent, scripted } from '@tooltx/agent'
 import type { ApprovalOutcome, Approver } from '@tooltx/core'
+import { type SessionStore, sqliteStore } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { answeredOnce, args, eventually, lines, type Rig, rig } from './loop-harness.js'
 
@@ -181,4 +182,80 @@ describe('L8 approval events (SQLite session)', () => {
     ])
     expect(log.filter((l) => l.startsWith('approval/'))).toHaveLength(4)
   })
+
+  it('L8.1: an abort that lands while approval/asked is being appended cancels without consulting the approver', async () => {
+    let consulted = 0
+    const agent = await askedRun(() => {
+      consulted++
+      return 'allowed-once'
+    })
+    r.session.on((event) => {
+      if (event.type === 'approval/asked') agent.abort()
+    })
+    await agent.whenIdle()
+    expect(consulted).toBe(0)
+    expect(lines(r.session).slice(4)).toEqual([
+      'tool/call c1',
+      'approval/asked c1',
+      'approval/decided c1 cancelled',
+      'tool/result c1 ABORTED_BEFORE_DISPATCH',
+      'turn/end aborted',
+    ])
+  })
+
+  it('L8.1, L5.5: a failed approval/asked append consults nobody, records no decision and ends the turn with error', async () => {
+    r = await rig({ store: (path) => failingOnType('approval/asked', path) })
+    r.runtime.onPreExecute((exec, next) => (exec.name === 'write' ? { kind: 'ask' } : next()))
+    let consulted = 0
+    const model = scripted([
+      {
+        toolCalls: [
+          { id: 'c1', name: 'write', arguments: args('1') },
+          { id: 'c2', name: 'echo', arguments: args('2') },
+        ],
+      },
+      { text: 'after repair' },
+    ])
+    const agent = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: r.session,
+      model,
+      approver: () => {
+        consulted++
+        return 'allowed-once'
+      },
+    })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(consulted).toBe(0)
+    expect(lines(r.session).slice(4)).toEqual(['tool/call c1', 'tool/result c1 DENIED', 'turn/end error'])
+    expect(r.session.events().at(-1)?.data).toMatchObject({ reason: 'error', message: 'disk full' })
+    agent.send('next')
+    await agent.whenIdle()
+    expect(lines(r.session).slice(7, 10)).toEqual([
+      'tool/call c2',
+      'tool/result c2 TOOL_NOT_STARTED',
+      'turn/start',
+    ])
+    expect(answeredOnce(r.session)).toBe(true)
+  })
 })
+
+/** A real SQLite store whose append fails once for an event of `type`. */
+function failingOnType(type: string, path: string): SessionStore {
+  const store = sqliteStore(path)
+  let failed = false
+  return {
+    load: (id) => store.load(id),
+    listSessions: () => store.listSessions(),
+    close: () => store.close(),
+    append(id, events) {
+      if (!failed && events.some((e) => e.type === type)) {
+        failed = true
+        return Promise.reject(new Error('disk full'))
+      }
+      return store.append(id, events)
+    },
+  }
+}

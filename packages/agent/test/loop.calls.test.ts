@@ -51,7 +51,10 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
 
   it('L4.2: a defineTool tool fails a string argument with "arguments" must be an object', async () => {
     r = await rig()
-    const model = scripted([{ toolCalls: [{ id: 'c1', name: 'echo', arguments: 'not json' }] }, { text: 'ok' }])
+    const model = scripted([
+      { toolCalls: [{ id: 'c1', name: 'echo', arguments: 'not json' }] },
+      { text: 'ok' },
+    ])
     const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
     agent.send('go')
     await agent.whenIdle()
@@ -67,7 +70,8 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
 
   it('L4.3, L4.4: each call gets its own input, and its tool/call is the latest logged call when its pipeline starts', async () => {
     r = await rig()
-    const atEntry: { callId: string; rootCallId: string; scoped: boolean; lastCall: string | undefined }[] = []
+    const atEntry: { callId: string; rootCallId: string; scoped: boolean; lastCall: string | undefined }[] =
+      []
     r.runtime.onPreExecute((exec, next) => {
       const calls = lines(r.session).filter((l) => l.startsWith('tool/call'))
       atEntry.push({
@@ -209,7 +213,12 @@ describe('O2 durable results', () => {
     // O2.4: the next request sees only content and isError.
     expect(model.requests[1]?.messages.filter((m) => m.role === 'tool')).toEqual([
       { role: 'tool', callId: 'c1', content: [{ type: 'text', text: 'n=3' }], isError: false },
-      { role: 'tool', callId: 'c2', content: [{ type: 'text', text: 'Error: unknown tool "missing"' }], isError: true },
+      {
+        role: 'tool',
+        callId: 'c2',
+        content: [{ type: 'text', text: 'Error: unknown tool "missing"' }],
+        isError: true,
+      },
     ])
   })
 })

@@ -80,7 +80,7 @@ describe('L5 scheduler (SQLite session)', () => {
         parameters: { id: { type: 'string', required: true } },
         output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
         isConcurrencySafe: () => safe,
-        execute: async (a, run) => {
+        execute: async (a) => {
           r.trace.push(`start ${a.id}`)
           await r.gates.get(a.id).promise
           r.trace.push(`end ${a.id}`)
@@ -383,5 +383,59 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
       'turn/end completed',
     ])
     await again.close()
+  })
+
+  it('L5.5, L5.6: when even the repair cannot be appended, whenIdle rejects with the cause and the next send retries', async () => {
+    let broken = false
+    let refused = 0
+    r = await rig({
+      store: (path) => {
+        const store = failingOn('c1', path)
+        return {
+          ...store,
+          append: (id, events) => {
+            if (broken) {
+              refused++
+              return Promise.reject(new Error('disk gone'))
+            }
+            return store.append(id, events).catch((error: unknown) => {
+              broken = true
+              throw error
+            })
+          },
+        }
+      },
+    })
+    r.gates.open('1')
+    const model = scripted([
+      { toolCalls: [{ id: 'c1', name: 'wait', arguments: args('1') }] },
+      { text: 'back' },
+    ])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    // Even turn/end could not be appended: the turn is still open in the log.
+    expect(lines(r.session).at(-1)).toBe('tool/call c1')
+    const before = refused
+    agent.send('next')
+    // Nobody awaits the loop while the repair fails: that must not be an unhandled rejection.
+    await eventually(() => refused > before, 'the repair was attempted')
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    await expect(agent.whenIdle()).rejects.toThrow('disk gone')
+    await expect(agent.whenIdle()).rejects.toThrow('disk gone')
+    broken = false
+    agent.send('again')
+    await agent.whenIdle()
+    expect(lines(r.session).slice(5)).toEqual([
+      'tool/result c1 TOOL_OUTCOME_UNKNOWN',
+      'turn/end interrupted',
+      'turn/start',
+      'step/start',
+      'user/message "next"',
+      'user/message "again"',
+      'assistant/message "back"',
+      'step/end',
+      'turn/end completed',
+    ])
   })
 })

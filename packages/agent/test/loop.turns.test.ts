@@ -42,8 +42,17 @@ describe('L3 turns and steps (SQLite session)', () => {
       ],
     })
     // L3.3: the model sees the surface and the derived messages.
-    expect(model.requests[0]?.tools.map((t) => t.name)).toEqual(['echo', 'finish', 'note', 'slow', 'wait', 'write'])
-    expect(model.requests[0]?.messages).toEqual([{ role: 'user', content: [{ type: 'text', text: 'hello' }] }])
+    expect(model.requests[0]?.tools.map((t) => t.name)).toEqual([
+      'echo',
+      'finish',
+      'note',
+      'slow',
+      'wait',
+      'write',
+    ])
+    expect(model.requests[0]?.messages).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'hello' }] },
+    ])
     expect(model.requests[1]?.messages).toEqual(r.session.messages().slice(0, 3))
     model.assertDone()
   })
@@ -136,28 +145,58 @@ describe('L3 turns and steps (SQLite session)', () => {
       'step/end',
       'turn/end completed',
     ])
-    expect(r.session.events().filter((e) => e.type === 'turn/start').map((e) => e.data)).toEqual([
-      { turn: 1 },
-      { turn: 2 },
-    ])
+    expect(
+      r.session
+        .events()
+        .filter((e) => e.type === 'turn/start')
+        .map((e) => e.data),
+    ).toEqual([{ turn: 1 }, { turn: 2 }])
   })
 
   it('L3.1, L1.8: inject queues any user message, and turn numbers continue after reopening the session', async () => {
     r = await rig()
-    const first = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model: scripted([{ text: 'x' }]) })
+    const first = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: r.session,
+      model: scripted([{ text: 'x' }]),
+    })
     first.inject({ role: 'user', content: [{ type: 'text', text: 'injected' }], source: { kind: 'test' } })
     await first.whenIdle()
     await r.session.close()
     const again = await r.reopen()
-    const second = createAgent({ runtime: r.runtime, scope: r.scope, session: again, model: scripted([{ text: 'y' }]) })
+    const second = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: again,
+      model: scripted([{ text: 'y' }]),
+    })
     second.send('after restart')
     await second.whenIdle()
-    expect(again.events().filter((e) => e.type === 'turn/start').map((e) => e.data.turn)).toEqual([1, 2])
+    expect(
+      again
+        .events()
+        .filter((e) => e.type === 'turn/start')
+        .map((e) => e.data.turn),
+    ).toEqual([1, 2])
     expect(again.messages()[0]).toEqual({
       role: 'user',
       content: [{ type: 'text', text: 'injected' }],
       source: { kind: 'test' },
     })
     await again.close()
+  })
+
+  it('L3.5, L5.5: a model failure ends the turn with turn/end error and its message; the next send starts a new turn', async () => {
+    r = await rig()
+    const model = scripted([])
+    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    agent.send('hello')
+    await agent.whenIdle()
+    expect(lines(r.session)).toEqual(['turn/start', 'step/start', 'user/message "hello"', 'turn/end error'])
+    expect(r.session.events().at(-1)?.data).toMatchObject({
+      reason: 'error',
+      message: expect.stringContaining('no scripted step left for request 1'),
+    })
   })
 })
