@@ -1,12 +1,13 @@
 /**
  * The `run_code` transport entry (X1.1–X1.6): the definition every `code`/`both` view
- * synthesizes, and the seam where a program run starts. Running programs (bindings,
- * nested dispatch, sub-call scheduling, dispatch events) is `runCodeBody`'s job.
+ * synthesizes, and `runCodeBody`, which runs one program and turns its outcome into the
+ * `run_code` value or failure (X1.7–X1.9). Bindings and nested dispatch live in
+ * `bindings.ts`, the sub-call scheduler in `sub-call-scheduler.ts`.
  */
-import type { CodeDispatchSink, CodeRuntime } from '../code-runtime.js'
+import type { CodeDispatchSink, CodeRunResult, CodeRuntime } from '../code-runtime.js'
 import type { ContentBlock } from '../content.js'
 import { type AnyToolDefinition, RUN_CODE } from '../definition.js'
-import { codedError } from '../errors.js'
+import { codedError, errorMessage } from '../errors.js'
 import type { Approver, RunContext, ToolScope } from '../execution.js'
 import type { JsonObject, JsonValue } from '../lossless-json.js'
 import type { CallView } from '../presentation.js'
@@ -14,8 +15,8 @@ import type { ToolResult } from '../result.js'
 import type { ExecuteInput } from '../runtime/core.js'
 import { NO_CODE_RUNTIME } from '../runtime/failures.js'
 import type { ToolView } from '../runtime/scope-view.js'
-import { schemaToTypeScript } from '../schema/typescript.js'
 import { compileValidator } from '../schema/validate.js'
+import { CodeRun } from './bindings.js'
 
 /** The value of a successful run (X1.3): the captured log lines and the program's result, if any. */
 export interface RunCodeValue extends JsonObject {
@@ -64,14 +65,64 @@ export interface RunCodeRequest {
   readonly host: RunCodeHost
 }
 
-/**
- * Runs one program and resolves with the `run_code` value, or throws a `ToolError` for the
- * failure. This is the seam the Code Mode runner plugs into; until it does, every run fails
- * with `CODE_RUN_FAILED` and the message of X1.6.
- */
-export async function runCodeBody(_request: RunCodeRequest): Promise<RunCodeValue> {
-  throw codedError('CODE_RUN_FAILED', NO_CODE_RUNTIME)
+/** The kind of a failed run and its message, built per X1.7 with the captured output. */
+function failureMessage(error: { kind: string; message: string }, logs: readonly string[]): string {
+  const head = `code run failed (${error.kind}): ${error.message}`
+  return logs.length === 0 ? head : `${head}\nCaptured output:\n${logs.join('\n')}`
 }
+
+/** The parts of a code runtime's resolution we rely on, or `undefined` when it breaks the seam (X8.1). */
+function readRunResult(raw: unknown): CodeRunResult | undefined {
+  if (raw === null || typeof raw !== 'object') return undefined
+  const { value, logs, error } = raw as Partial<CodeRunResult>
+  if (!Array.isArray(logs) || !logs.every((line) => typeof line === 'string')) return undefined
+  const read: CodeRunResult = { logs: [...logs] }
+  if (value !== undefined) read.value = value
+  if (error !== undefined) {
+    if (error === null || typeof error !== 'object') return undefined
+    if (typeof error.kind !== 'string' || typeof error.message !== 'string') return undefined
+    read.error = { kind: error.kind, message: error.message }
+  }
+  return read
+}
+
+/**
+ * Runs one program (X1.7–X1.9, X7): builds the bindings from the scope's view, runs the
+ * program on the chosen code runtime with the run-scoped signal, settles the run (queued
+ * sub-calls abandoned, in-flight ones aborted and awaited, sink drained) and only then
+ * resolves with `{ logs, result? }` or throws: `ABORTED` for an abort caused by the outer
+ * signal, `CODE_RUN_FAILED` for any other program failure, `TOOL_FAILED` when the code
+ * runtime rejects or resolves with something that is not a run result. Nested contexts are
+ * re-deferred onto the outer call whatever the outcome; the outer call concludes the turn
+ * when a nested success did and the program succeeded.
+ */
+export async function runCodeBody(request: RunCodeRequest): Promise<RunCodeValue> {
+  const { run, codeRuntime } = request
+  const codeRun = new CodeRun(request)
+  let outcome: CodeRunResult | undefined
+  let rejection: { error: unknown } | undefined
+  try {
+    outcome = readRunResult(
+      await codeRuntime.run({ program: request.code, bindings: codeRun.bindings, signal: codeRun.signal }),
+    )
+    if (outcome === undefined) rejection = { error: new Error(MALFORMED_RESULT) }
+  } catch (error) {
+    rejection = { error }
+  }
+  const failed = rejection !== undefined || outcome?.error !== undefined
+  await codeRun.settle(run.signal.aborted ? 'aborted' : failed ? 'failed' : 'completed')
+  if (outcome === undefined) throw codedError('TOOL_FAILED', errorMessage(rejection?.error))
+  if (outcome.error !== undefined) {
+    if (outcome.error.kind === 'abort' && run.signal.aborted) throw codedError('ABORTED', 'tool call aborted')
+    throw codedError('CODE_RUN_FAILED', failureMessage(outcome.error, outcome.logs))
+  }
+  if (codeRun.concludes) run.concludeTurn()
+  const value: RunCodeValue = { logs: outcome.logs }
+  if (outcome.value !== undefined) value.result = outcome.value
+  return value
+}
+
+const MALFORMED_RESULT = 'the code runtime resolved with something that is not { logs, value?, error? }'
 
 const PARAMETERS = Object.freeze({
   type: 'object',
@@ -158,27 +209,4 @@ export function runCodeDefinition(host: RunCodeHost): AnyToolDefinition {
     execute,
     presentCall,
   }) as AnyToolDefinition
-}
-
-/**
- * The SDK text the instructions of a `code`/`both` view carry (M2.3, M2.4), for the tools
- * `tools.*` can dispatch (run_code excluded, sorted by name). This is the seam the Code
- * Mode SDK renderer (X2) plugs into; until then it declares each tool's call signature.
- */
-export function sdkText(definitions: readonly AnyToolDefinition[]): string {
-  const tools = definitions
-    .filter((def) => def.name !== RUN_CODE)
-    .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))
-  const lines = tools.map((def) => {
-    const summary = def.description.replace(/\s+/g, ' ').trim().replace(/\*\//g, '*\\/')
-    return `  /** ${summary} */\n  ${JSON.stringify(def.name)}: (args: ${schemaToTypeScript(def.parameters)}) => Promise<${schemaToTypeScript(def.output.schema)}>`
-  })
-  return [
-    'Call tools from a `run_code` program through this object:',
-    '```ts',
-    'declare const tools: {',
-    ...lines,
-    '}',
-    '```',
-  ].join('\n')
 }

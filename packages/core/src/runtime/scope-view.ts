@@ -2,7 +2,7 @@
  * The one live view of a scope (R4.1): what the model is shown is what executes. Every
  * method reads the registry at the time it is called (R4.3).
  */
-import { sdkText } from '../code-mode/run-code.js'
+import { sdkText } from '../code-mode/sdk.js'
 import { type AnyToolDefinition, RUN_CODE } from '../definition.js'
 import { snapshotJson } from '../lossless-json.js'
 import type { ModelToolSchema } from '../messages.js'
