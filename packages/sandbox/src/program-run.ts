@@ -3,6 +3,7 @@ import {
   type CodeRunErrorKind,
   type CodeRunResult,
   errorMessage,
+  type JsonValue,
   snapshotJson,
 } from '@tooltx/core'
 import { limitMessage, type SandboxLimits } from './limits.js'
@@ -177,22 +178,25 @@ export class ProgramRun {
       reply(false, { name: 'TypeError', message: ARGS_NOT_LOSSLESS })
       return
     }
-    const value = args.value
-    Promise.resolve()
-      .then(() => binding(value))
-      .then(
-        (resolution) => {
-          let snapshot: ReturnType<typeof snapshotJson>
-          try {
-            snapshot = snapshotJson(resolution)
-          } catch {
-            snapshot = { ok: false, reason: 'a getter threw' }
-          }
-          if (snapshot.ok) reply(true, snapshot.value)
-          else reply(false, { name: 'TypeError', message: RESOLUTION_NOT_LOSSLESS })
-        },
-        (reason: unknown) => reply(false, describeRejection(reason)),
-      )
+    let settled: Promise<JsonValue>
+    try {
+      settled = Promise.resolve(binding(args.value))
+    } catch (error) {
+      settled = Promise.reject(error)
+    }
+    settled.then(
+      (resolution) => {
+        let snapshot: ReturnType<typeof snapshotJson>
+        try {
+          snapshot = snapshotJson(resolution)
+        } catch {
+          snapshot = { ok: false, reason: 'a getter threw' }
+        }
+        if (snapshot.ok) reply(true, snapshot.value)
+        else reply(false, { name: 'TypeError', message: RESOLUTION_NOT_LOSSLESS })
+      },
+      (reason: unknown) => reply(false, describeRejection(reason)),
+    )
   }
 
   /** The result a worker's outcome stands for; the completion is parsed and re-validated here. */
