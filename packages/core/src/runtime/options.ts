@@ -76,20 +76,20 @@ export function resolveOptions(options: unknown): ResolvedOptions {
   ) {
     fail('codeRuntime', 'must be a code runtime { language, isolation, run }')
   }
-  const timeout = o.timeout ?? true
+  const timeout = o.timeout === undefined ? true : o.timeout
   if (typeof timeout !== 'boolean') fail('timeout', 'must be a boolean')
-  const maxContentBytes = o.maxContentBytes ?? DEFAULT_MAX_CONTENT_BYTES
+  const maxContentBytes = o.maxContentBytes === undefined ? DEFAULT_MAX_CONTENT_BYTES : o.maxContentBytes
   if (
     maxContentBytes !== Number.POSITIVE_INFINITY &&
     !(Number.isSafeInteger(maxContentBytes) && (maxContentBytes as number) > 0)
   ) {
     fail('maxContentBytes', 'must be a positive integer or Infinity')
   }
-  const maxParallelSubCalls = o.maxParallelSubCalls ?? 10
+  const maxParallelSubCalls = o.maxParallelSubCalls === undefined ? 10 : o.maxParallelSubCalls
   if (!(Number.isSafeInteger(maxParallelSubCalls) && (maxParallelSubCalls as number) > 0)) {
     fail('maxParallelSubCalls', 'must be a positive integer')
   }
-  const reportError = o.reportError ?? reportToConsole
+  const reportError = o.reportError === undefined ? reportToConsole : o.reportError
   if (typeof reportError !== 'function') fail('reportError', 'must be a function')
   return Object.freeze({
     mode,
