@@ -124,7 +124,10 @@ describe('P11 materialize, finalizeContent, content-size policy', () => {
         throw new Error('finalizer broke')
       },
       {
-        execute: async (_a: unknown, r: { deferContext: (m: string) => void }) => (r.deferContext('kept'), 1),
+        execute: async (_a: unknown, r: { deferContext: (m: string) => void }) => {
+          r.deferContext('kept')
+          return 1
+        },
       },
     )
     const result = await run()

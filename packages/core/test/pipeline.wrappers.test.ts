@@ -177,7 +177,12 @@ describe('P7 built-in timeout and retry', () => {
     const rt = createToolRuntime()
     let calls = 0
     rt.register(
-      rawTool('denied', { execute: async () => (calls++, Promise.reject(Object.assign(new Error('x')))) }),
+      rawTool('denied', {
+        execute: async () => {
+          calls++
+          throw new Error('x')
+        },
+      }),
     )
     const seen: [string, number][] = []
     rt.wrapExecute(
@@ -198,7 +203,14 @@ describe('P7 built-in timeout and retry', () => {
 
     const byDefault = createToolRuntime()
     let n = 0
-    byDefault.register(rawTool('out', { execute: async () => (n++, undefined) }))
+    byDefault.register(
+      rawTool('out', {
+        execute: async () => {
+          n++
+          return undefined
+        },
+      }),
+    )
     byDefault.wrapExecute(retry({ attempts: 3 }))
     expectFailure(
       await byDefault.execute({ callId: 'c', name: 'out', arguments: {}, signal: live() }),
