@@ -13,7 +13,7 @@ export type JobOutcome<T> =
 
 /** What the scheduler does with a job; none of these may throw except `run`. */
 export interface SchedulerHooks<J, T> {
-  /** Classifies a job when it reaches the head of the queue, just before it may start (X6.1). */
+  /** Classifies the queue head when it could start; called again while an exclusive head waits (X6.1). */
   classify(job: J): ExecutionMode
   /** Starts a job; the scheduler counts it as running until the promise settles. */
   run(job: J): Promise<T>
@@ -62,13 +62,15 @@ export class SubCallScheduler<J, T> {
 
   private pump(): void {
     while (!this.closed && this.queue.length > 0) {
-      const head = this.queue[0]!
-      head.mode ??= this.hooks.classify(head.job)
       // Strict order (X6.1): a head that may not start yet holds back everything behind it.
-      const blocked =
-        head.mode === 'exclusive' ? this.running > 0 : this.exclusiveRunning || this.running >= this.limit
-      if (blocked) return
+      // Behind a running exclusive call or a full pool every head waits, whatever its mode.
+      if (this.exclusiveRunning || this.running >= this.limit) return
+      const head = this.queue[0]!
+      // Classified now, at its start (X6.1); a head that must wait is classified again next time.
+      const mode = this.hooks.classify(head.job)
+      if (mode === 'exclusive' && this.running > 0) return
       this.queue.shift()
+      head.mode = mode
       this.start(head)
     }
   }
