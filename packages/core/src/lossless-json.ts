@@ -205,7 +205,20 @@ export function snapshotJson(value: unknown, options: SnapshotOptions = {}): Sna
       for (let i = 0; i < depth; i++) ancestors.add(stack[i]!.source)
     }
   }
+  if (freeze) frozenSnapshots.add(first.copy)
   return { ok: true, value: first.copy }
+}
+
+/** Roots of trees `snapshotJson(v, { freeze: true })` built: fresh, plain, lossless and frozen. */
+const frozenSnapshots = new WeakSet<object>()
+
+/**
+ * True iff `value` is the root of a frozen snapshot made by `snapshotJson(v, { freeze: true })`.
+ * Such a tree can never change (every container is frozen, so neither keys nor prototypes can),
+ * which lets a validator skip re-proving that it is lossless JSON.
+ */
+export function isFrozenSnapshot(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && frozenSnapshots.has(value)
 }
 
 function isAncestor(

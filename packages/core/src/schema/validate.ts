@@ -1,5 +1,5 @@
 import { errorMessage, type ToolError } from '../errors.js'
-import { isLosslessJson } from '../lossless-json.js'
+import { isFrozenSnapshot, isLosslessJson } from '../lossless-json.js'
 import { isPlainDenseArray, isPlainObject } from './containers.js'
 import { parseSchema, type SchemaNode, unsupportedSchemaError } from './subset.js'
 
@@ -25,6 +25,14 @@ function pathOf(parent: string | null, key: string | number): string {
   return parent === '' ? key : `${parent}.${key}`
 }
 
+/**
+ * True while the value under validation is a frozen snapshot (`isFrozenSnapshot`): every
+ * container in it is already proven plain, dense and lossless and can no longer change, so
+ * only the schema's own constraints are checked. Set per validation and restored afterwards,
+ * so a getter of an untrusted value that validates something else cannot leak it.
+ */
+let trusted = false
+
 /** Nodes a fast lossless walk may visit before handing over to the exact, cycle-safe check. */
 const FAST_WALK_BUDGET = 256
 
@@ -34,6 +42,7 @@ const FAST_WALK_BUDGET = 256
  * budget (large, deep or cyclic) is judged by `isLosslessJson`, the snapshot's own answer.
  */
 function lossless(value: unknown): boolean {
+  if (trusted) return true
   switch (typeof value) {
     case 'string':
     case 'boolean':
@@ -88,6 +97,7 @@ function fastLossless(root: object): boolean | undefined {
 
 /** True iff `object`'s own keys are exactly its `enumerable` own enumerable string keys. */
 function hasOnlyKeys(object: object, enumerable: number): boolean {
+  if (trusted) return true
   // Cheaper than `Reflect.ownKeys`: names catch non-enumerable keys, symbols the rest.
   return (
     Object.getOwnPropertyNames(object).length === enumerable &&
@@ -100,6 +110,7 @@ function hasOnlyKeys(object: object, enumerable: number): boolean {
  * besides `length` and its indices. Holes are found by the caller (a hole reads as `undefined`).
  */
 function hasPlainArrayShape(array: unknown[]): boolean {
+  if (trusted) return true
   const proto = Object.getPrototypeOf(array)
   if (proto !== Array.prototype && !isPlainDenseArray(array)) return false
   return (
@@ -206,10 +217,14 @@ function objectCheck(node: Extract<SchemaNode, { kind: 'object' }>, checks: Map<
   const requiredIndex = node.required.map((name) => keys.indexOf(name))
   const declaredSet = new Set(keys)
   const closed = node.closed
-  return (value, parent, key, out) => {
+  return (input, parent, key, out) => {
     let self: string | undefined
     try {
-      if (!isPlainObject(value)) {
+      const value = input as Record<string, unknown>
+      const isObject = trusted
+        ? typeof input === 'object' && input !== null && !Array.isArray(input)
+        : isPlainObject(input)
+      if (!isObject) {
         out.push(`"${pathOf(parent, key)}" must be an object`)
         return
       }
@@ -236,6 +251,8 @@ function objectCheck(node: Extract<SchemaNode, { kind: 'object' }>, checks: Map<
           children[i]!(child, childParent, keys[i]!, out)
         } else if (!holdsUndefined && Object.hasOwn(value, keys[i]!)) holdsUndefined = true
       }
+      // A frozen snapshot's undeclared keys need no look unless the object is closed.
+      if (trusted && !closed) return
       const own = Object.keys(value)
       if (closed && own.length !== present) {
         for (const name of own) {
@@ -320,11 +337,15 @@ export function compileValidator(schema: unknown): CompiledValidator {
   const check = build(parsed.root, parsed.nodes)
   return (value, root) => {
     const out: string[] = []
+    const outer = trusted
+    trusted = isFrozenSnapshot(value)
     try {
       check(value, null, root, out)
     } catch (error) {
       // Only a stack overflow on an extremely deep schema gets here; stay total (S4.1).
       out.push(`"${root}" could not be validated (${errorMessage(error)})`)
+    } finally {
+      trusted = outer
     }
     return out
   }
