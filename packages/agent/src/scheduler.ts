@@ -54,77 +54,183 @@ export function durableResult(
   return data
 }
 
+/** A call about to start: its block, parsed arguments and position in the batch. */
+interface Planned {
+  readonly block: ToolCallBlock
+  readonly args: unknown
+  readonly index: number
+}
+
+/**
+ * Commits results in model order (L4.6). A result waits until every earlier call has its
+ * `tool/result`; every result that is ready in order when the log is free is appended in one
+ * batch (group commit), so a burst of fast calls costs one durable write, not one each.
+ */
+class Committer {
+  readonly #ctx: BatchContext
+  readonly #calls: readonly ToolCallBlock[]
+  readonly #fail: (error: unknown) => void
+  readonly #ready: (ToolResult | undefined)[] = []
+  #committed = 0
+  #started = 0
+  #writing = false
+  /** Set when a result can never be committed (its pipeline rejected, or a commit failed). */
+  #blocked = false
+  #waiters: (() => void)[] = []
+  concludesTurn = false
+
+  constructor(ctx: BatchContext, calls: readonly ToolCallBlock[], fail: (error: unknown) => void) {
+    this.#ctx = ctx
+    this.#calls = calls
+    this.#fail = fail
+  }
+
+  /** Tracks the execution of the call at `index`; its rejection blocks every later commit (L5.5). */
+  track(index: number, execution: Promise<ToolResult>): void {
+    this.#started = index + 1
+    execution.then(
+      (result) => {
+        this.#ready[index] = result
+        this.#flush()
+      },
+      (error: unknown) => {
+        this.#blocked = true
+        this.#fail(error)
+        this.#wake()
+      },
+    )
+  }
+
+  /** Resolves once every started call is committed, or nothing more can be. */
+  settled(): Promise<void> {
+    return new Promise((resolve) => {
+      this.#waiters.push(resolve)
+      this.#wake()
+    })
+  }
+
+  #flush(): void {
+    if (this.#writing || this.#blocked) return
+    const { turn, step, session } = this.#ctx
+    const batch: ToolResult[] = []
+    for (let i = this.#committed; this.#ready[i] !== undefined; i++) batch.push(this.#ready[i]!)
+    if (batch.length === 0) {
+      this.#wake()
+      return
+    }
+    const first = this.#committed
+    const events = batch.map((result, k) => ({
+      type: 'tool/result' as const,
+      data: durableResult(turn, step, this.#calls[first + k]!, result),
+    }))
+    this.#writing = true
+    const written =
+      events.length === 1 ? session.append('tool/result', events[0]!.data) : session.appendBatch(events)
+    written.then(
+      () => {
+        for (const result of batch) {
+          // Contexts join the FIFO in commit order (L7.1); only a success concludes (L7.4).
+          if (result.additionalContexts) this.#ctx.onContexts(result.additionalContexts)
+          if (!result.isError && result.concludesTurn === true) this.concludesTurn = true
+          this.#ready[this.#committed++] = undefined
+        }
+        this.#writing = false
+        this.#flush()
+      },
+      (error: unknown) => {
+        this.#writing = false
+        this.#blocked = true
+        this.#fail(error)
+        this.#wake()
+      },
+    )
+  }
+
+  #wake(): void {
+    if (this.#writing || (this.#committed < this.#started && !this.#blocked)) return
+    const waiters = this.#waiters
+    this.#waiters = []
+    for (const resolve of waiters) resolve()
+  }
+}
+
 /**
  * Runs the tool calls of one assistant message (L4–L6). Calls start in model order, each
- * classified right before it starts; consecutive parallel calls share a rolling pool capped
- * at `maxParallel`; an exclusive call is a barrier on both sides. `tool/call` is appended
- * right before a call's pipeline, `tool/result` in model order as results arrive. On abort,
- * started calls are awaited and committed and the rest get synthesized pairs; on a pipeline
- * rejection or a failed append nothing more starts, started calls are awaited, and nothing
- * is fabricated (L5.5).
+ * classified right before it starts (L5.1); consecutive parallel calls share a rolling pool
+ * capped at `maxParallel` (L5.3, L5.4); an exclusive call is a barrier on both sides (L5.2).
+ * The calls that start at the same moment (the free slots of the pool) have their `tool/call`
+ * events appended in one durable write right before their pipelines start (L4.4, L4.5);
+ * results are committed in model order, ready ones together (L4.6). On abort, started calls
+ * are awaited and committed and the rest get synthesized pairs (L6); on a pipeline rejection
+ * or a failed append nothing more starts, started calls are awaited, and nothing is
+ * fabricated (L5.5).
  */
 export async function runBatch(ctx: BatchContext, calls: readonly ToolCallBlock[]): Promise<BatchOutcome> {
   const { session, turn, step, signal } = ctx
   let failure: string | undefined
-  let concludesTurn = false
-  const running = new Set<Promise<unknown>>()
-  // The commit of call i waits for the commit of call i - 1, so results land in model order.
-  let lastCommit: Promise<void> = Promise.resolve()
-  let started = 0
   const fail = (error: unknown): void => {
     failure ??= errorMessage(error)
   }
   const stopped = (): boolean => signal.aborted || failure !== undefined
+  const commits = new Committer(ctx, calls, fail)
+  const running = new Set<Promise<unknown>>()
+  let started = 0
 
-  for (const block of calls) {
-    while (running.size >= ctx.maxParallel) await Promise.race(running)
-    if (stopped()) break
-    const args = parseToolArguments(block.arguments)
-    const exclusive = ctx.classify(block, args) === 'exclusive'
-    // An exclusive call starts only after every earlier call has its tool/result (L5.2).
-    if (exclusive) await lastCommit.catch(() => undefined)
-    if (stopped()) break
+  /** Appends the group's tool/call events, then starts each pipeline; false if the append failed. */
+  const start = async (group: readonly Planned[]): Promise<boolean> => {
+    const events = group.map(({ block }) => ({
+      type: 'tool/call' as const,
+      data: { turn, step, callId: block.id, name: block.name, arguments: block.arguments },
+    }))
     try {
-      await session.append('tool/call', {
-        turn,
-        step,
-        callId: block.id,
-        name: block.name,
-        arguments: block.arguments,
-      })
+      if (events.length === 1) await session.append('tool/call', events[0]!.data)
+      else await session.appendBatch(events)
     } catch (error) {
       fail(error)
-      break
+      return false
     }
-    started++
-    const execution = ctx.runtime.execute(ctx.input(block, args, fail))
-    const tracked: Promise<void> = execution.then(
-      () => {
-        running.delete(tracked)
-      },
-      (error: unknown) => {
-        running.delete(tracked)
-        fail(error)
-      },
-    )
-    running.add(tracked)
-    const previous = lastCommit
-    lastCommit = (async () => {
-      await previous
-      const result = await execution
-      await session.append('tool/result', durableResult(turn, step, block, result))
-      if (result.additionalContexts) ctx.onContexts(result.additionalContexts)
-      if (!result.isError && result.concludesTurn === true) concludesTurn = true
-    })()
-    lastCommit.catch(fail)
-    // Nothing after an exclusive call starts before its own tool/result is appended (L5.2).
-    if (exclusive) await lastCommit.catch(() => undefined)
+    for (const { block, args, index } of group) {
+      started = index + 1
+      const execution = ctx.runtime.execute(ctx.input(block, args, fail))
+      const tracked: Promise<void> = execution.then(
+        () => void running.delete(tracked),
+        () => void running.delete(tracked),
+      )
+      running.add(tracked)
+      commits.track(index, execution)
+    }
+    return true
+  }
+
+  for (let index = 0; index < calls.length; ) {
+    while (running.size >= ctx.maxParallel) await Promise.race(running)
+    if (stopped()) break
+    // The calls that can start now, each classified right before it starts (L5.1).
+    const group: Planned[] = []
+    let barrier: Planned | undefined
+    while (index < calls.length && running.size + group.length < ctx.maxParallel) {
+      const block = calls[index]!
+      const args = parseToolArguments(block.arguments)
+      const planned = { block, args, index: index++ }
+      if (ctx.classify(block, args) === 'exclusive') {
+        barrier = planned
+        break
+      }
+      group.push(planned)
+    }
+    if (group.length > 0 && !(await start(group))) break
+    if (barrier === undefined) continue
+    // An exclusive call starts only after every earlier call has its tool/result, and
+    // nothing after it starts before its own tool/result is appended (L5.2).
+    await commits.settled()
+    if (stopped() || !(await start([barrier]))) break
+    await commits.settled()
   }
 
   await Promise.allSettled([...running])
-  await lastCommit.catch(() => undefined)
+  await commits.settled()
   if (failure !== undefined) return { kind: 'failed', message: failure }
-  if (!signal.aborted) return { kind: 'completed', concludesTurn }
+  if (!signal.aborted) return { kind: 'completed', concludesTurn: commits.concludesTurn }
 
   const unstarted = calls.slice(started)
   if (unstarted.length > 0) {

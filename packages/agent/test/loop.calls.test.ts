@@ -68,38 +68,50 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
     expect(r.trace).toEqual([])
   })
 
-  it('L4.3, L4.4: each call gets its own input, and its tool/call is the latest logged call when its pipeline starts', async () => {
+  it('L4.3, L4.4: each call gets its own input; its tool/call is durable when its pipeline starts, and no later call is logged before it starts', async () => {
     r = await rig()
-    const atEntry: { callId: string; rootCallId: string; scoped: boolean; lastCall: string | undefined }[] =
-      []
+    const atEntry: { callId: string; rootCallId: string; scoped: boolean; logged: string[] }[] = []
     r.runtime.onPreExecute((exec, next) => {
-      const calls = lines(r.session).filter((l) => l.startsWith('tool/call'))
       atEntry.push({
         callId: exec.callId,
         rootCallId: exec.rootCallId,
         scoped: exec.scope === r.scope,
-        lastCall: calls.at(-1),
+        logged: r.session.events().flatMap((e) => (e.type === 'tool/call' ? [e.data.callId] : [])),
       })
       return next()
     })
     const model = scripted([
       {
         toolCalls: [
-          { id: 'c1', name: 'echo', arguments: args('1') },
-          { id: 'c2', name: 'echo', arguments: args('2') },
-          { id: 'c3', name: 'write', arguments: args('3') },
+          { id: 'c1', name: 'wait', arguments: args('1') },
+          { id: 'c2', name: 'wait', arguments: args('2') },
+          { id: 'c3', name: 'wait', arguments: args('3') },
+          { id: 'c4', name: 'write', arguments: args('4') },
         ],
       },
       { text: 'ok' },
     ])
-    r.gates.open('3')
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: r.session,
+      model,
+      maxParallelToolCalls: 2,
+    })
     agent.send('go')
+    await eventually(() => atEntry.length === 2, 'the first two calls started')
+    r.gates.open('1')
+    await eventually(() => atEntry.length === 3, 'call 3 took the free slot')
+    r.gates.open('2')
+    r.gates.open('3')
+    r.gates.open('4')
     await agent.whenIdle()
+    // The two calls that start together share one write; each later call is logged as it starts.
     expect(atEntry).toEqual([
-      { callId: 'c1', rootCallId: 'c1', scoped: true, lastCall: 'tool/call c1' },
-      { callId: 'c2', rootCallId: 'c2', scoped: true, lastCall: 'tool/call c2' },
-      { callId: 'c3', rootCallId: 'c3', scoped: true, lastCall: 'tool/call c3' },
+      { callId: 'c1', rootCallId: 'c1', scoped: true, logged: ['c1', 'c2'] },
+      { callId: 'c2', rootCallId: 'c2', scoped: true, logged: ['c1', 'c2'] },
+      { callId: 'c3', rootCallId: 'c3', scoped: true, logged: ['c1', 'c2', 'c3'] },
+      { callId: 'c4', rootCallId: 'c4', scoped: true, logged: ['c1', 'c2', 'c3', 'c4'] },
     ])
   })
 
