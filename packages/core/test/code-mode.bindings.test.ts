@@ -43,7 +43,7 @@ describe('X3 bindings', () => {
       const promise = tools.a!({})
       expect(promise).toBeInstanceOf(Promise)
       await promise
-      seen = await tools.__proto__!({})
+      seen = await tools['__proto__']!({})
       return null
     })
     expect((await rt.execute(outerCall(runtime))).isError).toBe(false)
@@ -174,7 +174,12 @@ describe('X4 nested dispatch', () => {
     expect(result.isError).toBe(false)
     const [outer, inner] = execs
     expect(outer!.name).toBe(RUN_CODE)
-    expect(inner).toMatchObject({ callId: 'outer:code:1', rootCallId: 'root', name: 'ask', arguments: { n: 1 } })
+    expect(inner).toMatchObject({
+      callId: 'outer:code:1',
+      rootCallId: 'root',
+      name: 'ask',
+      arguments: { n: 1 },
+    })
     expect(inner!.scope).toBe(scope)
     expect(inner!.parent).toBe(outer!.token)
     expect(inner!.signal).toBe(runSignal)
@@ -207,10 +212,25 @@ describe('X4 nested dispatch', () => {
       }),
     )
     const nested = (exec: Execution) => exec.name === 'full'
-    rt.onPreExecute(async (exec, next) => (nested(exec) && stages.push('pre'), next()))
-    rt.guard((exec) => (nested(exec) && stages.push('guard'), undefined))
-    rt.wrapExecute(async (exec, next) => (nested(exec) && stages.push('wrap'), next()))
-    rt.onPostExecute(async (exec, _r, next) => (nested(exec) && stages.push('post'), next()))
+    const note = (exec: Execution, stage: string) => {
+      if (nested(exec)) stages.push(stage)
+    }
+    rt.onPreExecute(async (exec, next) => {
+      note(exec, 'pre')
+      return next()
+    })
+    rt.guard((exec) => {
+      note(exec, 'guard')
+      return undefined
+    })
+    rt.wrapExecute(async (exec, next) => {
+      note(exec, 'wrap')
+      return next()
+    })
+    rt.onPostExecute(async (exec, _r, next) => {
+      note(exec, 'post')
+      return next()
+    })
     let nestedResult: unknown
     rt.onResult((exec, result) => {
       if (nested(exec)) {
@@ -275,7 +295,12 @@ describe('X4 nested dispatch', () => {
     )
     rt.register(tool('plain'))
     const result = await rt.execute(
-      outerCall(fakeRuntime(async ({ tools }) => (await tools.plain!({}), tools.shot!({})))),
+      outerCall(
+        fakeRuntime(async ({ tools }) => {
+          await tools.plain!({})
+          return tools.shot!({})
+        }),
+      ),
     )
     expect(result).toMatchObject({ isError: false, value: { result: { width: 1 } } })
     expect(result.additionalContexts).toEqual([
@@ -299,7 +324,10 @@ describe('X4 nested dispatch', () => {
       }),
     )
     const run = (program: Parameters<typeof fakeRuntime>[0]) => rt.execute(outerCall(fakeRuntime(program)))
-    expect(await run(async ({ tools }) => tools.finish!({}))).toMatchObject({ isError: false, concludesTurn: true })
+    expect(await run(async ({ tools }) => tools.finish!({}))).toMatchObject({
+      isError: false,
+      concludesTurn: true,
+    })
     const plain = await run(() => 1)
     expect(plain).not.toHaveProperty('concludesTurn')
     const failedOuter = await run(async ({ tools }) => {
@@ -320,20 +348,24 @@ describe('X4 nested dispatch', () => {
 describe('I1.10 and P12.2 in Code Mode', () => {
   it('I1.10: the n-th dispatched binding call is <outer callId>:code:<n>, counting from 1 per run', async () => {
     await fc.assert(
-      fc.asyncProperty(fc.integer({ min: 0, max: 12 }), fc.string({ minLength: 1, maxLength: 8 }), async (n, callId) => {
-        const rt = createToolRuntime({ mode: 'code' })
-        rt.register(tool('t', { isConcurrencySafe: () => true }))
-        const ids: string[] = []
-        rt.onResult((exec) => void (exec.parent !== undefined && ids.push(exec.callId)))
-        const program = fakeRuntime(async ({ tools }) => {
-          await Promise.all(Array.from({ length: n }, () => tools.t!({})))
-          return null
-        })
-        await rt.execute(outerCall(program, { callId }))
-        await rt.execute(outerCall(program, { callId }))
-        const expected = Array.from({ length: n }, (_, i) => `${callId}:code:${i + 1}`)
-        expect(ids).toEqual([...expected, ...expected])
-      }),
+      fc.asyncProperty(
+        fc.integer({ min: 0, max: 12 }),
+        fc.string({ minLength: 1, maxLength: 8 }),
+        async (n, callId) => {
+          const rt = createToolRuntime({ mode: 'code' })
+          rt.register(tool('t', { isConcurrencySafe: () => true }))
+          const ids: string[] = []
+          rt.onResult((exec) => void (exec.parent !== undefined && ids.push(exec.callId)))
+          const program = fakeRuntime(async ({ tools }) => {
+            await Promise.all(Array.from({ length: n }, () => tools.t!({})))
+            return null
+          })
+          await rt.execute(outerCall(program, { callId }))
+          await rt.execute(outerCall(program, { callId }))
+          const expected = Array.from({ length: n }, (_, i) => `${callId}:code:${i + 1}`)
+          expect(ids).toEqual([...expected, ...expected])
+        },
+      ),
       { numRuns: 25 },
     )
   })

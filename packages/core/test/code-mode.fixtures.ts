@@ -39,7 +39,11 @@ export function fakeRuntime(program: FakeProgram): FakeCodeRuntime {
       requests.push(request)
       const logs: string[] = []
       try {
-        const value = await program({ tools: request.bindings, signal: request.signal, log: (l) => logs.push(l) })
+        const value = await program({
+          tools: request.bindings,
+          signal: request.signal,
+          log: (l) => logs.push(l),
+        })
         const result: CodeRunResult = { logs }
         if (value !== undefined) result.value = value
         return result
@@ -57,7 +61,10 @@ export function tool(name: string, overrides: Partial<Record<keyof AnyToolDefini
     name,
     description: `The ${name} tool.`,
     parameters: { type: 'object' },
-    output: { schema: {}, render: (_args: unknown, value: unknown) => [{ type: 'text', text: JSON.stringify(value) }] },
+    output: {
+      schema: {},
+      render: (_args: unknown, value: unknown) => [{ type: 'text', text: JSON.stringify(value) }],
+    },
     execute: async (args: JsonValue) => ({ echo: args }),
     ...overrides,
   } as AnyToolDefinition

@@ -2,7 +2,7 @@
  * Code Mode end to end with the real QuickJS sandbox (`@tooltx/sandbox`): programs are
  * TypeScript text, bindings cross the worker boundary, and the agent loop logs dispatches.
  */
-import { scripted, createAgent } from '@tooltx/agent'
+import { createAgent, scripted } from '@tooltx/agent'
 import { type CodeRuntime, createToolRuntime, RUN_CODE, type ToolResult } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { memoryStore, openSession } from '@tooltx/session'
@@ -46,7 +46,10 @@ describe('Code Mode through the QuickJS sandbox', () => {
        console.log('added', sums.length)
        return { sums }`,
     )
-    expect(result).toMatchObject({ isError: false, value: { logs: ['added 3'], result: { sums: [11, 12, 13] } } })
+    expect(result).toMatchObject({
+      isError: false,
+      value: { logs: ['added 3'], result: { sums: [11, 12, 13] } },
+    })
     expect(result.content).toEqual([
       { type: 'text', text: 'added 3\n{\n  "sums": [\n    11,\n    12,\n    13\n  ]\n}' },
     ])
@@ -97,7 +100,7 @@ describe('Code Mode through the QuickJS sandbox', () => {
     const { tools, instructions } = rt.view().surface()
     expect(tools.map((t) => t.name)).toEqual([RUN_CODE])
     const result = await run(rt, 'return Object.keys(tools).sort()')
-    const names = (result as { value: { result: string[] } }).value.result
+    const names = (result as unknown as { value: { result: string[] } }).value.result
     expect(names).toEqual(['add', 'deny_me'])
     for (const name of names) expect(instructions).toContain(`  ${name}: `)
   })
@@ -108,7 +111,11 @@ describe('Code Mode through the QuickJS sandbox', () => {
     const session = await openSession(memoryStore(), { id: 'code-mode-x5' })
     const code = 'const r = await tools.add({ a: 2, b: 3 }); return r.sum'
     const model = scripted([
-      { toolCalls: [{ id: 'call_1', name: RUN_CODE, arguments: JSON.stringify({ code, description: 'add' }) }] },
+      {
+        toolCalls: [
+          { id: 'call_1', name: RUN_CODE, arguments: JSON.stringify({ code, description: 'add' }) },
+        ],
+      },
       { text: 'It is 5.' },
     ])
     const agent = createAgent({ runtime: rt, scope, session, model, codeRuntime: sandbox })
@@ -130,7 +137,9 @@ describe('Code Mode through the QuickJS sandbox', () => {
     const types = events.map((e) => e.type)
     expect(types.indexOf('tool/code-dispatch')).toBeLessThan(types.indexOf('tool/result'))
     const toolMessages = session.messages().filter((m) => m.role === 'tool')
-    expect(toolMessages).toEqual([{ role: 'tool', callId: 'call_1', content: [{ type: 'text', text: '5' }], isError: false }])
+    expect(toolMessages).toEqual([
+      { role: 'tool', callId: 'call_1', content: [{ type: 'text', text: '5' }], isError: false },
+    ])
     expect(JSON.stringify(session.messages())).not.toContain('call_1:code:1')
     await session.close()
   })

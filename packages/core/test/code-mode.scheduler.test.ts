@@ -40,7 +40,12 @@ function harness(options: { maxParallelSubCalls?: number } = {}) {
       },
     }),
   )
-  return { rt, log, release: (id: string, value: JsonValue = id) => gate(id).resolve(value), peak: () => peak }
+  return {
+    rt,
+    log,
+    release: (id: string, value: JsonValue = id) => gate(id).resolve(value),
+    peak: () => peak,
+  }
 }
 
 const outer = (codeRuntime: ReturnType<typeof fakeRuntime>, extra: Record<string, unknown> = {}) => ({
@@ -53,10 +58,21 @@ const outer = (codeRuntime: ReturnType<typeof fakeRuntime>, extra: Record<string
 })
 
 /** Starts a run whose program submits `jobs` at once and returns their values in order. */
-function submitAll(rt: ToolRuntime, jobs: { id: string; safe?: boolean }[], extra: Record<string, unknown> = {}) {
+function submitAll(
+  rt: ToolRuntime,
+  jobs: { id: string; safe?: boolean }[],
+  extra: Record<string, unknown> = {},
+) {
   const settledOrder: string[] = []
   const runtime = fakeRuntime(async ({ tools }) =>
-    Promise.all(jobs.map((job) => tools.job!(job).then((v) => (settledOrder.push(job.id), v)))),
+    Promise.all(
+      jobs.map((job) =>
+        tools.job!(job).then((v) => {
+          settledOrder.push(job.id)
+          return v
+        }),
+      ),
+    ),
   )
   return { done: rt.execute(outer(runtime, extra)), settledOrder }
 }
@@ -85,7 +101,10 @@ describe('X6 sub-call scheduler', () => {
       fc.asyncProperty(fc.integer({ min: 1, max: 5 }), fc.integer({ min: 0, max: 9 }), async (max, n) => {
         const { rt, log, release, peak } = harness({ maxParallelSubCalls: max })
         const ids = Array.from({ length: n }, (_, i) => `p${i}`)
-        const { done } = submitAll(rt, ids.map((id) => ({ id, safe: true })))
+        const { done } = submitAll(
+          rt,
+          ids.map((id) => ({ id, safe: true })),
+        )
         await flush()
         expect(log.filter((l) => l.startsWith('start')).length).toBe(Math.min(max, n))
         for (const id of ids) {
@@ -99,7 +118,10 @@ describe('X6 sub-call scheduler', () => {
     )
     const defaults = harness()
     const ids = Array.from({ length: 12 }, (_, i) => `p${i}`)
-    const { done } = submitAll(defaults.rt, ids.map((id) => ({ id, safe: true })))
+    const { done } = submitAll(
+      defaults.rt,
+      ids.map((id) => ({ id, safe: true })),
+    )
     await flush()
     expect(defaults.log.filter((l) => l.startsWith('start')).length).toBe(10)
     for (const id of ids) defaults.release(id)
@@ -121,7 +143,12 @@ describe('X6 sub-call scheduler', () => {
       }
       return next()
     })
-    const { done } = submitAll(rt, [{ id: 'a', safe: true }, { id: 'b', safe: true }, { id: 'x' }, { id: 'c', safe: true }])
+    const { done } = submitAll(rt, [
+      { id: 'a', safe: true },
+      { id: 'b', safe: true },
+      { id: 'x' },
+      { id: 'c', safe: true },
+    ])
     await flush()
     expect(log.filter((l) => l.startsWith('start'))).toEqual(['start:a', 'start:b'])
     release('a')
@@ -160,6 +187,10 @@ describe('X6 sub-call scheduler', () => {
     expect(settledOrder).toEqual(['a', 'b', 'c'])
     expect(result).toMatchObject({ value: { result: ['a', 'b', 'c'] } })
     // The calls themselves did finish out of order.
-    expect(events.filter((e) => e.type === 'settle').map((e) => e.subCallId)).toEqual(['o:code:3', 'o:code:2', 'o:code:1'])
+    expect(events.filter((e) => e.type === 'settle').map((e) => e.subCallId)).toEqual([
+      'o:code:3',
+      'o:code:2',
+      'o:code:1',
+    ])
   })
 })

@@ -1,4 +1,10 @@
-import { type CodeDispatchSettle, type CodeDispatchStart, createToolRuntime, type JsonValue, RUN_CODE } from '@tooltx/core'
+import {
+  type CodeDispatchSettle,
+  type CodeDispatchStart,
+  createToolRuntime,
+  type JsonValue,
+  RUN_CODE,
+} from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import { deferred, fakeRuntime, flush, live, recordingSink, runArgs, tool } from './code-mode.fixtures.js'
 
@@ -48,7 +54,14 @@ describe('X5 code-dispatch log events', () => {
     await rt.execute(outer(program, { rootCallId: 'root', onCodeDispatch: sink }))
     const starts = events.filter((e): e is CodeDispatchStart => e.type === 'start')
     expect(starts).toEqual([
-      { type: 'start', rootCallId: 'root', parentCallId: 'o', subCallId: 'o:code:1', name: 'first', arguments: {} },
+      {
+        type: 'start',
+        rootCallId: 'root',
+        parentCallId: 'o',
+        subCallId: 'o:code:1',
+        name: 'first',
+        arguments: {},
+      },
       {
         type: 'start',
         rootCallId: 'root',
@@ -198,7 +211,14 @@ describe('X7 settlement and drain', () => {
       const seen = { aborted: [] as boolean[], settled: 0 }
       rt.register(slowTool(seen))
       let queuedStarted = false
-      rt.register(tool('queued', { execute: async () => ((queuedStarted = true), 1) }))
+      rt.register(
+        tool('queued', {
+          execute: async () => {
+            queuedStarted = true
+            return 1
+          },
+        }),
+      )
       const { events, sink } = recordingSink()
       const controller = new AbortController()
       const abandoned: unknown[] = []

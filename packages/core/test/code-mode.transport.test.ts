@@ -1,4 +1,4 @@
-import { createToolRuntime, ERROR_NAMES, RUN_CODE, type ToolResult, type ToolErrorCode } from '@tooltx/core'
+import { createToolRuntime, ERROR_NAMES, RUN_CODE, type ToolErrorCode, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import { deferred, fakeRuntime, live, runArgs, tool } from './code-mode.fixtures.js'
 
@@ -43,7 +43,12 @@ describe('X1 the run_code transport', () => {
   it('X1.3: a run yields the closed value { logs, result? }', async () => {
     const rt = createToolRuntime({ mode: 'code' })
     const withResult = await rt.execute(
-      call({ codeRuntime: fakeRuntime(({ log }) => (log('a'), { n: 1 })) }),
+      call({
+        codeRuntime: fakeRuntime(({ log }) => {
+          log('a')
+          return { n: 1 }
+        }),
+      }),
     )
     expect(withResult).toMatchObject({ isError: false, value: { logs: ['a'], result: { n: 1 } } })
     const without = await rt.execute(call({ codeRuntime: fakeRuntime(() => undefined) }))
@@ -59,12 +64,18 @@ describe('X1 the run_code transport', () => {
     const rt = createToolRuntime({ mode: 'code' })
     const content = async (program: Parameters<typeof fakeRuntime>[0]) =>
       (await rt.execute(call({ codeRuntime: fakeRuntime(program) }))).content
-    expect(await content(({ log }) => (log('one'), log('two'), 'done'))).toEqual([
-      { type: 'text', text: 'one\ntwo\ndone' },
-    ])
+    expect(
+      await content(({ log }) => {
+        log('one')
+        log('two')
+        return 'done'
+      }),
+    ).toEqual([{ type: 'text', text: 'one\ntwo\ndone' }])
     expect(await content(() => ({ a: [1] }))).toEqual([{ type: 'text', text: '{\n  "a": [\n    1\n  ]\n}' }])
     expect(await content(() => null)).toEqual([{ type: 'text', text: 'null' }])
-    expect(await content(() => undefined)).toEqual([{ type: 'text', text: '(run_code completed with no output)' }])
+    expect(await content(() => undefined)).toEqual([
+      { type: 'text', text: '(run_code completed with no output)' },
+    ])
   })
 
   it('X1.5: the call card is generic/execute with the description as title and the code as raw input', () => {
@@ -104,10 +115,14 @@ describe('X1 the run_code transport', () => {
       'CODE_RUN_FAILED',
       'code run failed (exception): boom\nCaptured output:\nstep 1\nstep 2',
     )
-    const limit = { language: 'typescript' as const, isolation: 'x', run: async () => ({
-      logs: [],
-      error: { kind: 'memory-limit' as const, message: 'memory limit exceeded (10 bytes)' },
-    }) }
+    const limit = {
+      language: 'typescript' as const,
+      isolation: 'x',
+      run: async () => ({
+        logs: [],
+        error: { kind: 'memory-limit' as const, message: 'memory limit exceeded (10 bytes)' },
+      }),
+    }
     expectFailure(
       await rt.execute(call({ codeRuntime: limit })),
       'CODE_RUN_FAILED',
@@ -131,10 +146,14 @@ describe('X1 the run_code transport', () => {
     controller.abort()
     expectFailure(await pending, 'ABORTED', 'tool call aborted')
     // The same kind without an outer abort (a sandbox closed under the run) is a program failure.
-    const closed = { language: 'typescript' as const, isolation: 'x', run: async () => ({
-      logs: [],
-      error: { kind: 'abort' as const, message: 'the sandbox runtime was closed' },
-    }) }
+    const closed = {
+      language: 'typescript' as const,
+      isolation: 'x',
+      run: async () => ({
+        logs: [],
+        error: { kind: 'abort' as const, message: 'the sandbox runtime was closed' },
+      }),
+    }
     expectFailure(
       await rt.execute(call({ codeRuntime: closed })),
       'CODE_RUN_FAILED',
@@ -144,7 +163,11 @@ describe('X1 the run_code transport', () => {
 
   it('X1.9: a code runtime whose run rejects gives TOOL_FAILED with the rejection message', async () => {
     const rt = createToolRuntime({ mode: 'code' })
-    const rejecting = { language: 'typescript' as const, isolation: 'x', run: () => Promise.reject(new Error('seam misuse')) }
+    const rejecting = {
+      language: 'typescript' as const,
+      isolation: 'x',
+      run: () => Promise.reject(new Error('seam misuse')),
+    }
     expectFailure(await rt.execute(call({ codeRuntime: rejecting })), 'TOOL_FAILED', 'seam misuse')
     const throwing = {
       language: 'typescript' as const,
