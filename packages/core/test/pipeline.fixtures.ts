@@ -86,3 +86,9 @@ export function count<T>(counter: { n: number }, value: T): T {
   counter.n++
   return value
 }
+
+/** Runs `effect`, then returns `value`: a side effect and an answer in one expression. */
+export function after<T>(effect: () => unknown, value: T): T {
+  effect()
+  return value
+}
