@@ -1,0 +1,24 @@
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { codeModeComparison } from '../src/code-mode-comparison.js'
+import type { Output } from '../src/output.js'
+
+const SAMPLE = fileURLToPath(new URL('../sample-workspace', import.meta.url))
+
+describe('the Code Mode comparison of the demo', () => {
+  it('M2.3, X3.3: one run_code program returns a compact summary and saves at least 60% of tool-result tokens', async () => {
+    const lines: string[] = []
+    const out: Output = {
+      line: (t = '') => void lines.push(t),
+      error: (t) => void lines.push(t),
+      status() {},
+      interactive: false,
+    }
+    const { nativeTokens, codeTokens } = await codeModeComparison(out, SAMPLE)
+    expect(codeTokens).toBeGreaterThan(0)
+    expect(codeTokens).toBeLessThanOrEqual(nativeTokens * 0.4)
+    expect(lines).toContain('    │ src/inventory.ts: 22 lines, TODO at 9, 19')
+    expect(lines).toContain('    │ src/pricing.ts: 9 lines, TODO at 2')
+    expect(lines.at(-1)).toMatch(/saving: +\d+\.\d% fewer tool-result tokens in Code Mode/)
+  })
+})
