@@ -43,7 +43,8 @@ describe('X3 bindings', () => {
       const promise = tools.a!({})
       expect(promise).toBeInstanceOf(Promise)
       await promise
-      seen = await tools['__proto__']!({})
+      const protoName = '__proto__'
+      seen = await tools[protoName]!({})
       return null
     })
     expect((await rt.execute(outerCall(runtime))).isError).toBe(false)
