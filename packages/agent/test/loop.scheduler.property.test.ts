@@ -129,7 +129,7 @@ describe('L4–L6 scheduler invariants over random batches (memory session)', ()
           const startOrder = [...intervals].sort((a, b) => a.start - b.start).map((i) => i.id)
           expect(startOrder).toEqual(ids.slice(0, startOrder.length))
           // Without an abort every call ran; with one, the unstarted calls carry ABORTED_BEFORE_DISPATCH.
-          const reason = (end?.data as { reason: string }).reason
+          const reason = end?.type === 'turn/end' ? end.data.reason : undefined
           if (reason === 'completed') expect(intervals).toHaveLength(ids.length)
           else expect(reason).toBe('aborted')
           const synthesized = events.filter(
