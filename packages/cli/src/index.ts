@@ -1,5 +1,5 @@
 export * from './cli.js'
+export * from './code-mode-comparison.js'
 export * from './output.js'
 export * from './timeline.js'
 export * from './toolset.js'
-export * from './code-mode-comparison.js'

@@ -3,6 +3,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createAgent, scripted } from '@tooltx/agent'
 import { openSession, sqliteStore } from '@tooltx/session'
+import { codeModeComparison } from '../code-mode-comparison.js'
 import { DEMO_SCRIPT, DEMO_TASK } from '../demo-script.js'
 import { watchSession } from '../live-progress.js'
 import type { Output } from '../output.js'
@@ -53,6 +54,8 @@ export async function demoCommand(options: DemoOptions, out: Output): Promise<st
     await session.close()
     await store.close()
   }
+  out.line()
+  await codeModeComparison(out, root)
   out.line()
   out.line(`Session saved as ${id} in ${options.db}.`)
   out.line(`Replay it with: npx tooltx replay ${id}`)

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline/promises'
 import { anthropic, createAgent, type ModelAdapter, openaiCompatible } from '@tooltx/agent'
 import type { Approver, Mode } from '@tooltx/core'
+import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession, sqliteStore } from '@tooltx/session'
 import { watchSession } from '../live-progress.js'
 import { type Output, UsageError } from '../output.js'
@@ -90,11 +91,14 @@ export async function runCommand(options: RunOptions, out: Output): Promise<stri
   })
   out.line(`tooltx run — ${model.name}, mode ${options.mode}, workspace ${options.workspace}`)
   const stop = watchSession(session, runtime, scope, out)
+  // Code Mode programs run in the QuickJS sandbox; native mode never starts it.
+  const sandbox = options.mode === 'native' ? undefined : quickjsRuntime()
   const agent = createAgent({
     runtime,
     scope,
     session,
     model,
+    ...(sandbox ? { codeRuntime: sandbox } : {}),
     approver: options.yes ? fixedApprover('allowed-once') : terminalApprover(out),
     system:
       'You are a careful engineering assistant. Use the tools to inspect the workspace before answering.',
@@ -107,6 +111,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<stri
   } finally {
     process.off('SIGINT', onSigint)
     stop()
+    await sandbox?.close()
     await session.close()
     await store.close()
   }
