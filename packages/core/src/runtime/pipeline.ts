@@ -14,7 +14,7 @@ import { enter } from './stages/entry.js'
 import { finish } from './stages/finish.js'
 import { runGuards } from './stages/guards.js'
 import { postProcess } from './stages/post-execute.js'
-import { preExecute } from './stages/pre-execute.js'
+import { hasPreExecute, preExecute } from './stages/pre-execute.js'
 
 /**
  * Runs one call and resolves with its one deep-frozen result (P2.1). Rejects only with
@@ -23,7 +23,11 @@ import { preExecute } from './stages/pre-execute.js'
 export async function execute(core: RuntimeCore, input: unknown): Promise<ToolResult> {
   const { call, early } = enter(core, input)
   try {
-    const outcome = early !== undefined ? final(early) : ((await decide(call)) ?? (await dispatch(call)))
+    let outcome = early === undefined ? undefined : final(early)
+    if (outcome === undefined) {
+      const decided = decide(call)
+      outcome = (decided instanceof Promise ? await decided : decided) ?? (await dispatch(call))
+    }
     const candidate = outcome.final ? outcome.result : await postProcess(call, outcome.result)
     return finish(call, candidate)
   } finally {
@@ -32,10 +36,16 @@ export async function execute(core: RuntimeCore, input: unknown): Promise<ToolRe
 }
 
 /**
- * Pre-execute, approval and guards (P3–P5). Resolves `undefined` when the call may be
- * dispatched, or the outcome that ends the decision.
+ * Pre-execute, approval and guards (P3–P5): `undefined` when the call may be dispatched,
+ * or the outcome that ends the decision. Synchronous when no pre-execute handler covers
+ * the call, so a call without policy hooks waits for nothing here.
  */
-async function decide(call: Call): Promise<Outcome | undefined> {
+function decide(call: Call): Outcome | undefined | Promise<Outcome | undefined> {
+  return hasPreExecute(call) ? decideWithPolicy(call) : allow(call)
+}
+
+/** Runs the pre-execute chain and, for an ask, the approver. */
+async function decideWithPolicy(call: Call): Promise<Outcome | undefined> {
   const verdict = await preExecute(call)
   switch (verdict.kind) {
     case 'failed':
@@ -48,8 +58,12 @@ async function decide(call: Call): Promise<Outcome | undefined> {
       if (refusal !== undefined) return post(refusal)
     }
   }
+  return allow(call)
+}
+
+/** The decision is allow: check the caller's signal (C1.2, P3.8), then run the guards. */
+function allow(call: Call): Outcome | undefined {
   call.allowed = true
-  // The caller may have aborted while the decision was pending (C1.2, P3.8).
   if (call.signal.aborted) return post(abortedBeforeDispatch())
   return runGuards(call)
 }

@@ -9,6 +9,7 @@ import type { ToolResult, ToolSuccess } from '../../result.js'
 import type { Call } from '../call.js'
 import { contentProblem } from '../content-blocks.js'
 import { type Contexts, invalidOutput } from '../failures.js'
+import { vouch } from '../invariants.js'
 import type { Entry } from '../registry.js'
 
 type Projection = { ok: true; value: JsonValue | undefined } | { ok: false; violation: string }
@@ -27,7 +28,9 @@ function project(what: string, fn: () => unknown, optional: boolean): Projection
   if (raw === undefined && optional) return { ok: true, value: undefined }
   try {
     const snap = snapshotJson(raw, { freeze: true })
-    return snap.ok ? snap : { ok: false, violation: `${what} returned non-lossless JSON` }
+    return snap.ok
+      ? { ok: true, value: vouch(snap.value) }
+      : { ok: false, violation: `${what} returned non-lossless JSON` }
   } catch (error) {
     return { ok: false, violation: `${what} failed: ${errorMessage(error)}` }
   }
@@ -51,7 +54,7 @@ export function successFromValue(
   try {
     const snap = snapshotJson(raw, { freeze: true })
     if (!snap.ok) return invalidOutput(name, ['value is not lossless JSON'], contexts)
-    value = snap.value
+    value = vouch(snap.value)
   } catch (error) {
     return invalidOutput(name, [`value snapshot failed: ${errorMessage(error)}`], contexts)
   }

@@ -1,0 +1,145 @@
+/**
+ * What does the pipeline cost per call? `runtime.execute` for a `defineTool` tool with a
+ * five-field argument object, without hooks and with one handler of each kind, next to the
+ * floor (validate the arguments with our validator, then call the same body directly) and
+ * to the per-call tool paths of the Vercel AI SDK (v6) and the OpenAI Agents SDK.
+ */
+import { tool as openaiTool, RunContext } from '@openai/agents-core'
+import { createToolRuntime, defineTool, validateValue } from '@tooltx/core'
+import { tool as aiTool, asSchema } from 'ai'
+import { z } from 'zod'
+import { type BenchSection, formatNs, measure, ratio, target } from './harness.js'
+
+/** The body every case runs: a cheap deterministic function of the five arguments. */
+interface Args {
+  path: string
+  pattern: string
+  limit: number
+  offset: number
+  recursive: boolean
+}
+const body = async (args: Args) => ({
+  matches: args.limit - args.offset,
+  first: `${args.path}/${args.pattern}`,
+})
+
+const args: Args = { path: '/srv/project/src', pattern: '*.ts', limit: 50, offset: 10, recursive: true }
+const raw = JSON.stringify(args)
+
+function makeTooltx() {
+  return defineTool({
+    name: 'find_files',
+    description: 'Find files below a directory.',
+    parameters: {
+      path: { type: 'string', required: true, description: 'Directory to search' },
+      pattern: { type: 'string', required: true },
+      limit: { type: 'integer', required: true },
+      offset: { type: 'integer', required: true },
+      recursive: { type: 'boolean', required: true },
+    },
+    output: {
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: {
+          matches: { type: 'integer', required: true },
+          first: { type: 'string', required: true },
+        },
+      },
+      render: (_a, v) => [{ type: 'text', text: `${v.matches} matches, first ${v.first}` }],
+    },
+    execute: (a) => body(a),
+  })
+}
+
+export default async (): Promise<BenchSection[]> => {
+  const signal = new AbortController().signal
+  const def = makeTooltx()
+
+  const bare = createToolRuntime()
+  bare.register(def)
+  const hooked = createToolRuntime()
+  hooked.register(def)
+  hooked.onPreExecute((_e, next) => next())
+  hooked.guard(() => undefined)
+  hooked.wrapExecute((_e, next) => next())
+  hooked.onPostExecute((_e, _r, next) => next())
+  hooked.onResult(() => {})
+  const input = { callId: 'call_1', name: 'find_files', arguments: args, signal }
+
+  const check = await bare.execute(input)
+  if (check.isError) throw new Error(`benchmark call failed: ${check.error.message}`)
+
+  const parameters = def.parameters
+  const floor = await measure('floor: validateValue + body', async () => {
+    if (validateValue(parameters, args, 'arguments').length > 0) throw new Error('invalid')
+    return body(args)
+  })
+  const noHooks = await measure('tooltx execute, no hooks', () => bare.execute(input))
+  const allHooks = await measure('tooltx execute, one handler per hook kind', () => hooked.execute(input))
+  const parsed = await measure('tooltx execute(JSON.parse(raw)), no hooks', () =>
+    bare.execute({ callId: 'call_1', name: 'find_files', arguments: JSON.parse(raw), signal }),
+  )
+
+  // Vercel AI SDK v6: the tool's input schema is validated the way generateText does it
+  // (`asSchema(inputSchema).validate`, the Standard Schema path over zod), then `execute`
+  // is called with the options object the SDK passes.
+  const zodArgs = z.object({
+    path: z.string().describe('Directory to search'),
+    pattern: z.string(),
+    limit: z.number().int(),
+    offset: z.number().int(),
+    recursive: z.boolean(),
+  })
+  const ai = aiTool({
+    description: 'Find files below a directory.',
+    inputSchema: zodArgs,
+    execute: (a) => body(a),
+  })
+  const aiSchema = asSchema(ai.inputSchema)
+  const aiOptions = { toolCallId: 'call_1', messages: [], abortSignal: signal }
+  const aiPath = await measure('AI SDK v6: asSchema(zod).validate + tool.execute', async () => {
+    const validated = await aiSchema.validate!(args)
+    if (!validated.success) throw validated.error
+    return ai.execute!(validated.value, aiOptions)
+  })
+
+  // OpenAI Agents SDK: the public per-call entry, `tool.invoke(runContext, jsonString)`,
+  // which parses the JSON string, validates it with zod and calls `execute`.
+  const agentsTool = openaiTool({
+    name: 'find_files',
+    description: 'Find files below a directory.',
+    parameters: zodArgs,
+    execute: (a) => body(a),
+  })
+  const runContext = new RunContext()
+  const agentsPath = await measure('OpenAI Agents SDK: tool.invoke(runContext, json)', () =>
+    agentsTool.invoke(runContext, raw),
+  )
+
+  const noHooksOverFloor = noHooks.medianNs / floor.medianNs
+  return [
+    {
+      title: 'Pipeline cost per call',
+      method:
+        'One `defineTool` tool with a five-field argument object (two strings, two integers, a boolean) and a closed two-field output; the body is the same async function in every case. `tooltx execute` runs the full pipeline on already-parsed arguments: argument snapshot and freeze, defineTool argument validation, output snapshot, output-schema validation, render, result freeze, the content-size policy and the always-on invariant checks. "One handler per hook kind" adds a pass-through onPreExecute, guard, wrapExecute, onPostExecute and onResult. The floor validates the arguments with `validateValue` and calls the body directly. The AI SDK row validates with the Standard Schema `validate` of `asSchema(zodSchema)` (what `generateText` uses to parse a tool call) and calls `tool.execute` with the SDK\'s options object; its tracing span and JSON parsing are left out, so it is a lower bound of the SDK path. The Agents SDK row calls the public `tool.invoke(runContext, jsonString)`, which includes `JSON.parse`; compare it with the `JSON.parse` tooltx row. Neither peer validates outputs or freezes results.',
+      rows: [floor, noHooks, allHooks, parsed, aiPath, agentsPath],
+      ratios: [
+        `tooltx no hooks / floor = ${ratio(noHooks, floor)}`,
+        `tooltx all hook kinds / no hooks = ${ratio(allHooks, noHooks)}`,
+        `AI SDK / tooltx no hooks = ${ratio(aiPath, noHooks)}`,
+        `Agents SDK / tooltx with JSON.parse = ${ratio(agentsPath, parsed)}`,
+      ],
+      targets: [
+        target('no-hook pipeline ≤ 10 µs per call', formatNs(noHooks.medianNs), noHooks.medianNs <= 10_000),
+        target('no-hook pipeline ≤ 4x floor', `${noHooksOverFloor.toFixed(2)}x`, noHooksOverFloor <= 4),
+        target('faster than the AI SDK path', ratio(aiPath, noHooks), aiPath.medianNs > noHooks.medianNs),
+        target(
+          'faster than the Agents SDK path',
+          ratio(agentsPath, parsed),
+          agentsPath.medianNs > parsed.medianNs,
+        ),
+      ],
+    },
+  ]
+}
