@@ -52,12 +52,6 @@ export function entryOf(def: AnyToolDefinition): Entry {
   return Object.freeze({ def, validateOutput: compileValidator(def.output.schema) })
 }
 
-/** True iff `record` is `ancestor` or one of its descendants. */
-export function isWithin(record: ScopeRecord | undefined, ancestor: ScopeRecord): boolean {
-  for (let r = record; r !== undefined; r = r.parent) if (r === ancestor) return true
-  return false
-}
-
 function admitted(record: ScopeRecord, name: string): boolean {
   for (let r: ScopeRecord | undefined = record; r !== undefined; r = r.parent) {
     for (const restriction of r.restrictions) {
