@@ -60,6 +60,10 @@ describe('tooltx demo and replay', () => {
     expect(demo.stdout).toContain('✗ run_check failed (TOOL_TIMEOUT)')
     expect(demo.stdout).toContain('? approval for write_note: allowed-once')
     expect(demo.stdout).toContain('── turn 1 completed ──')
+    // The runtime tour prints frozen results of direct calls, and the Code Mode comparison its saving.
+    expect(demo.stdout).toContain('"code":"INVALID_ARGS"')
+    expect(demo.stdout).toContain('"code":"UNKNOWN_TOOL"')
+    expect(demo.stdout).toMatch(/saving: +\d+\.\d% fewer tool-result tokens in Code Mode/)
     expect(readFileSync(path.join(cwd, '.tooltx/demo-workspace/notes/todo-summary.md'), 'utf8')).toContain(
       '# Open TODOs',
     )

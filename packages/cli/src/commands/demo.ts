@@ -7,6 +7,7 @@ import { codeModeComparison } from '../code-mode-comparison.js'
 import { DEMO_SCRIPT, DEMO_TASK } from '../demo-script.js'
 import { watchSession } from '../live-progress.js'
 import type { Output } from '../output.js'
+import { runtimeTour } from '../runtime-tour.js'
 import { createToolset, fixedApprover } from '../toolset.js'
 
 /** The sample workspace bundled with the CLI. */
@@ -54,6 +55,8 @@ export async function demoCommand(options: DemoOptions, out: Output): Promise<st
     await session.close()
     await store.close()
   }
+  out.line()
+  await runtimeTour(out, root)
   out.line()
   await codeModeComparison(out, root)
   out.line()
