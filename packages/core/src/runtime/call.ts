@@ -5,7 +5,7 @@ import type { AnyToolDefinition } from '../definition.js'
 import type { Approver, Execution } from '../execution.js'
 import type { ToolResult } from '../result.js'
 import type { RuntimeCore } from './core.js'
-import { StageLog } from './invariants.js'
+import { StageLog, vouchFreeze } from './invariants.js'
 import type { Entry, ScopeRecord } from './registry.js'
 
 /** The finalizer captured at entry (P2.3, P11.3). */
@@ -64,7 +64,7 @@ export class Call extends StageLog {
 
   /** The default `source` of contexts this call defers (P8.4): `{ kind: 'tool', name, callId }`. */
   contextSource(): ContextSource {
-    this.source ??= Object.freeze({ kind: 'tool', name: this.exec.name, callId: this.exec.callId })
+    this.source ??= vouchFreeze({ kind: 'tool', name: this.exec.name, callId: this.exec.callId })
     return this.source
   }
 }

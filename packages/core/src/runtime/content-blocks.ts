@@ -6,7 +6,7 @@
 import type { AdditionalContext, ContentBlock, ContextSource } from '../content.js'
 import { errorMessage } from '../errors.js'
 import { type JsonValue, snapshotJson } from '../lossless-json.js'
-import { vouch } from './invariants.js'
+import { vouchFreeze } from './invariants.js'
 
 /** A checked value or the reason it was refused. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string }
@@ -39,7 +39,7 @@ export function snapshotFrozen(raw: unknown, what: string): Checked<JsonValue> {
   try {
     const snap = snapshotJson(raw, { freeze: true, root: what })
     return snap.ok
-      ? { ok: true, value: vouch(snap.value) }
+      ? { ok: true, value: snap.value }
       : { ok: false, reason: `${what} is not lossless JSON (${snap.reason})` }
   } catch (error) {
     return { ok: false, reason: `reading ${what} failed: ${errorMessage(error)}` }
@@ -78,13 +78,11 @@ function asContext(value: JsonValue, what: string, defaultSource: ContextSource)
   if (source === undefined) {
     return {
       ok: true,
-      value: vouch(
-        Object.freeze({
-          role: 'user',
-          content: content as unknown as ContentBlock[],
-          source: vouch(defaultSource),
-        }),
-      ),
+      value: vouchFreeze({
+        role: 'user',
+        content: content as unknown as ContentBlock[],
+        source: defaultSource,
+      }),
     }
   }
   if (source === null || typeof source !== 'object' || Array.isArray(source)) {
@@ -120,7 +118,7 @@ export function checkContexts(
   }
   return {
     ok: true,
-    value: out === undefined ? (list as unknown as AdditionalContext[]) : vouch(Object.freeze(out)),
+    value: out === undefined ? (list as unknown as AdditionalContext[]) : vouchFreeze(out),
   }
 }
 
@@ -132,13 +130,11 @@ export function checkDeferred(raw: unknown, defaultSource: ContextSource): Check
   if (typeof raw === 'string') {
     return {
       ok: true,
-      value: vouch(
-        Object.freeze({
-          role: 'user',
-          content: Object.freeze([Object.freeze({ type: 'text', text: raw })]) as unknown as ContentBlock[],
-          source: vouch(defaultSource),
-        }),
-      ),
+      value: vouchFreeze({
+        role: 'user',
+        content: vouchFreeze([Object.freeze({ type: 'text', text: raw })]) as unknown as ContentBlock[],
+        source: defaultSource,
+      }),
     }
   }
   const snap = snapshotFrozen(raw, 'message')
@@ -151,7 +147,7 @@ export function checkDeferred(raw: unknown, defaultSource: ContextSource): Check
     if (key !== 'content' && key !== 'source')
       return { ok: false, reason: `message has the unknown key "${key}"` }
   }
-  const withRole = vouch(Object.freeze({ role: 'user', ...value })) as JsonValue
+  const withRole = vouchFreeze({ role: 'user', ...value }) as JsonValue
   return asContext(withRole, 'message', defaultSource)
 }
 
@@ -162,5 +158,5 @@ export function joinContexts(
 ): readonly AdditionalContext[] | undefined {
   if (first === undefined || first.length === 0) return second
   if (second === undefined || second.length === 0) return first
-  return vouch(Object.freeze([...first, ...second]))
+  return vouchFreeze([...first, ...second])
 }

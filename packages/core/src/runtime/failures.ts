@@ -7,14 +7,14 @@ import type { AdditionalContext, ContentBlock } from '../content.js'
 import { ERROR_NAMES, errorMessage, readToolError, type ToolErrorCode } from '../errors.js'
 import type { JsonValue } from '../lossless-json.js'
 import type { ToolFailure } from '../result.js'
-import { vouch } from './invariants.js'
+import { vouchFreeze } from './invariants.js'
 
 /** Frozen additional contexts carried from one result to the next; `undefined` when none. */
 export type Contexts = readonly AdditionalContext[] | undefined
 
 /** The one text block of a runtime-made failure (E1.7). */
 export function errorContent(message: string): readonly ContentBlock[] {
-  return vouch(Object.freeze([Object.freeze({ type: 'text', text: `Error: ${message}` })]))
+  return vouchFreeze([Object.freeze({ type: 'text', text: `Error: ${message}` })])
 }
 
 /**
@@ -37,7 +37,7 @@ export function failure(
     additionalContexts?: readonly AdditionalContext[]
   } = {
     isError: true,
-    error: vouch(Object.freeze({ message, info: Object.freeze({ name: info.name, code: info.code }) })),
+    error: vouchFreeze({ message, info: Object.freeze({ name: info.name, code: info.code }) }),
     content: content ?? errorContent(message),
   }
   if (meta !== undefined) result.meta = meta

@@ -12,7 +12,7 @@ import type { Call } from '../call.js'
 import { checkDeferred } from '../content-blocks.js'
 import { aborted, abortedBeforeDispatch, thrown, unknownTool } from '../failures.js'
 import { nextCovering } from '../hooks.js'
-import { breach, isBreach, vouch } from '../invariants.js'
+import { breach, isBreach, vouchFreeze } from '../invariants.js'
 import { fuseSignals } from '../signals.js'
 import { successFromValue } from './output.js'
 
@@ -88,7 +88,7 @@ class Attempt {
   /** Ends the attempt (P8.8) and returns its deferred contexts in call order (P8.6). */
   settle(): readonly AdditionalContext[] | undefined {
     this.settled = true
-    return this.deferred === undefined ? undefined : vouch(Object.freeze(this.deferred))
+    return this.deferred === undefined ? undefined : vouchFreeze(this.deferred)
   }
 }
 
