@@ -5,7 +5,7 @@ import {
   type ToolCallBlock,
   type ToolResult,
 } from '@tooltx/core'
-import type { Session, ToolResultData } from '@tooltx/session'
+import type { NewSessionEvent, Session, ToolResultData } from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
 
 /** What one step's batch needs from the loop. */
@@ -26,6 +26,11 @@ export interface BatchContext {
   readonly onContexts: (contexts: readonly AdditionalContext[]) => void
   /** Asks the view how a call may run, right before it starts (L5.1). */
   readonly classify: (block: ToolCallBlock, args: unknown) => 'parallel' | 'exclusive'
+  /**
+   * Events the batch's first write carries ahead of its own (the step's `assistant/message`),
+   * so they are durable before any call of the batch starts.
+   */
+  readonly lead?: readonly NewSessionEvent[]
 }
 
 /** How a batch ended. */
@@ -62,95 +67,177 @@ interface Planned {
 }
 
 /**
- * Commits results in model order (L4.6). A result waits until every earlier call has its
- * `tool/result`; every result that is ready in order when the log is free is appended in one
- * batch (group commit), so a burst of fast calls costs one durable write, not one each.
+ * One batch in flight. Every durable write of the batch goes through `#pump`, one at a time:
+ * each write carries the results that are ready in model order (group commit, L4.6) followed
+ * by the `tool/call` events of the calls that start next (L4.4, L4.5), so a burst of fast
+ * calls costs one write per round of the pool instead of one per event.
  */
-class Committer {
+class BatchRun {
   readonly #ctx: BatchContext
   readonly #calls: readonly ToolCallBlock[]
-  readonly #fail: (error: unknown) => void
+  readonly #input: (block: ToolCallBlock, args: unknown) => ToolCallInput
   readonly #ready: (ToolResult | undefined)[] = []
+  /** Events that must precede the first write's own (the step's assistant/message). */
+  lead: readonly NewSessionEvent[]
+  /** Calls whose `tool/call` is durable and whose pipeline started: always a prefix of the batch. */
+  started = 0
+  /** The first call not yet classified. */
+  #next = 0
+  #running = 0
   #committed = 0
-  #started = 0
+  /** A call classified exclusive that waits for every earlier result (L5.2). */
+  #barrier: Planned | undefined
+  /** The index of the running exclusive call, until its result is durable. */
+  #exclusive = -1
   #writing = false
+  #scheduled = false
   /** Set when a result can never be committed (its pipeline rejected, or a commit failed). */
   #blocked = false
-  #waiters: (() => void)[] = []
+  failure: string | undefined
   concludesTurn = false
+  readonly #finished: Promise<void>
+  #finish!: () => void
 
-  constructor(ctx: BatchContext, calls: readonly ToolCallBlock[], fail: (error: unknown) => void) {
+  constructor(ctx: BatchContext, calls: readonly ToolCallBlock[]) {
     this.#ctx = ctx
     this.#calls = calls
-    this.#fail = fail
-  }
-
-  /** Tracks the execution of the call at `index`; its rejection blocks every later commit (L5.5). */
-  track(index: number, execution: Promise<ToolResult>): void {
-    this.#started = index + 1
-    execution.then(
-      (result) => {
-        this.#ready[index] = result
-        this.#flush()
-      },
-      (error: unknown) => {
-        this.#blocked = true
-        this.#fail(error)
-        this.#wake()
-      },
-    )
-  }
-
-  /** Resolves once every started call is committed, or nothing more can be. */
-  settled(): Promise<void> {
-    return new Promise((resolve) => {
-      this.#waiters.push(resolve)
-      this.#wake()
+    this.lead = ctx.lead ?? []
+    const fail = (error: unknown): void => this.fail(error)
+    this.#input = (block, args) => ctx.input(block, args, fail)
+    this.#finished = new Promise((resolve) => {
+      this.#finish = resolve
     })
   }
 
-  #flush(): void {
-    if (this.#writing || this.#blocked) return
-    const { turn, step, session } = this.#ctx
-    const batch: ToolResult[] = []
-    for (let i = this.#committed; this.#ready[i] !== undefined; i++) batch.push(this.#ready[i]!)
-    if (batch.length === 0) {
-      this.#wake()
+  /** Records the first failure; nothing starts after it (L5.5). */
+  fail(error: unknown): void {
+    this.failure ??= errorMessage(error)
+  }
+
+  /** Starts the batch; resolves once every started call is committed, or nothing more can be. */
+  run(): Promise<void> {
+    this.#pump()
+    return this.#finished
+  }
+
+  #stopped(): boolean {
+    return this.#ctx.signal.aborted || this.failure !== undefined
+  }
+
+  /**
+   * Pumps after a finished call. While calls still wait to be classified, it waits one
+   * microtask first, so the calls that finish together free their slots together and the
+   * next round of the pool starts with one write; otherwise it pumps at once.
+   */
+  #settled(): void {
+    if (this.#next >= this.#calls.length || this.#stopped()) {
+      this.#pump()
       return
     }
-    const first = this.#committed
-    const events = batch.map((result, k) => ({
-      type: 'tool/result' as const,
-      data: durableResult(turn, step, this.#calls[first + k]!, result),
-    }))
+    if (this.#scheduled) return
+    this.#scheduled = true
+    queueMicrotask(() => {
+      this.#scheduled = false
+      this.#pump()
+    })
+  }
+
+  #pump(): void {
+    if (this.#writing) return
+    const results: ToolResult[] = []
+    if (!this.#blocked) {
+      for (let i = this.#committed; this.#ready[i] !== undefined; i++) results.push(this.#ready[i]!)
+    }
+    const group = this.#plan(results.length > 0)
+    if (results.length === 0 && group.length === 0) {
+      if (this.#running === 0 && (this.#blocked || this.#committed === this.started)) this.#finish()
+      return
+    }
+    const { session, turn, step } = this.#ctx
+    const events: NewSessionEvent[] = [...this.lead]
+    this.lead = []
+    for (let k = 0; k < results.length; k++) {
+      const index = this.#committed + k
+      events.push({ type: 'tool/result', data: durableResult(turn, step, this.#calls[index]!, results[k]!) })
+    }
+    for (const { block } of group) {
+      events.push({
+        type: 'tool/call',
+        data: { turn, step, callId: block.id, name: block.name, arguments: block.arguments },
+      })
+    }
     this.#writing = true
-    const written =
-      events.length === 1 ? session.append('tool/result', events[0]!.data) : session.appendBatch(events)
-    written.then(
+    session.appendBatch(events).then(
       () => {
-        for (const result of batch) {
+        this.#writing = false
+        for (const result of results) {
           // Contexts join the FIFO in commit order (L7.1); only a success concludes (L7.4).
           if (result.additionalContexts) this.#ctx.onContexts(result.additionalContexts)
           if (!result.isError && result.concludesTurn === true) this.concludesTurn = true
           this.#ready[this.#committed++] = undefined
         }
-        this.#writing = false
-        this.#flush()
+        for (const planned of group) this.#launch(planned)
+        this.#pump()
       },
       (error: unknown) => {
         this.#writing = false
-        this.#blocked = true
-        this.#fail(error)
-        this.#wake()
+        // Results that could not be committed block every later one; calls whose tool/call
+        // is not durable never start.
+        if (results.length > 0) this.#blocked = true
+        this.fail(error)
+        this.#pump()
       },
     )
   }
 
-  #wake(): void {
-    if (this.#writing || (this.#committed < this.#started && !this.#blocked)) return
-    const waiters = this.#waiters
-    this.#waiters = []
-    for (const resolve of waiters) resolve()
+  /**
+   * The calls to start with this write, each classified right before it starts (L5.1): the
+   * free slots of the parallel pool (L5.3, L5.4), or an exclusive call alone once every
+   * earlier call's result is durable and none is about to be written (L5.2).
+   */
+  #plan(committing: boolean): Planned[] {
+    if (this.#stopped() || this.#committed <= this.#exclusive) return []
+    const group: Planned[] = []
+    if (this.#barrier === undefined) {
+      const { classify, maxParallel } = this.#ctx
+      while (this.#next < this.#calls.length && this.#running + group.length < maxParallel) {
+        const block = this.#calls[this.#next]!
+        const args = parseToolArguments(block.arguments)
+        const planned = { block, args, index: this.#next++ }
+        if (classify(block, args) === 'exclusive') {
+          this.#barrier = planned
+          break
+        }
+        group.push(planned)
+      }
+    }
+    const barrier = this.#barrier
+    if (group.length === 0 && barrier !== undefined && !committing && this.#committed === barrier.index) {
+      this.#barrier = undefined
+      this.#exclusive = barrier.index
+      group.push(barrier)
+    }
+    return group
+  }
+
+  /** Starts the pipeline of a call whose `tool/call` is durable and tracks its result. */
+  #launch({ block, args, index }: Planned): void {
+    this.started = index + 1
+    this.#running++
+    this.#ctx.runtime.execute(this.#input(block, args)).then(
+      (result) => {
+        this.#running--
+        this.#ready[index] = result
+        this.#settled()
+      },
+      (error: unknown) => {
+        // An invariant breach: no further call starts and nothing more is committed (L5.5).
+        this.#running--
+        this.#blocked = true
+        this.fail(error)
+        this.#settled()
+      },
+    )
   }
 }
 
@@ -158,84 +245,26 @@ class Committer {
  * Runs the tool calls of one assistant message (L4–L6). Calls start in model order, each
  * classified right before it starts (L5.1); consecutive parallel calls share a rolling pool
  * capped at `maxParallel` (L5.3, L5.4); an exclusive call is a barrier on both sides (L5.2).
- * The calls that start at the same moment (the free slots of the pool) have their `tool/call`
- * events appended in one durable write right before their pipelines start (L4.4, L4.5);
- * results are committed in model order, ready ones together (L4.6). On abort, started calls
- * are awaited and committed and the rest get synthesized pairs (L6); on a pipeline rejection
- * or a failed append nothing more starts, started calls are awaited, and nothing is
- * fabricated (L5.5).
+ * Each write appends the results ready in model order (L4.6) and then the `tool/call` events
+ * of the calls that start at that moment (the free slots of the pool), and only once it is
+ * durable do those calls' pipelines start (L4.4, L4.5); `ctx.lead` rides on the first write.
+ * On abort, started calls are awaited and committed and the rest get synthesized pairs (L6);
+ * on a pipeline rejection or a failed append nothing more starts, started calls are awaited,
+ * and nothing is fabricated (L5.5).
  */
 export async function runBatch(ctx: BatchContext, calls: readonly ToolCallBlock[]): Promise<BatchOutcome> {
-  const { session, turn, step, signal } = ctx
-  let failure: string | undefined
-  const fail = (error: unknown): void => {
-    failure ??= errorMessage(error)
-  }
-  const stopped = (): boolean => signal.aborted || failure !== undefined
-  const commits = new Committer(ctx, calls, fail)
-  const running = new Set<Promise<unknown>>()
-  let started = 0
-
-  /** Appends the group's tool/call events, then starts each pipeline; false if the append failed. */
-  const start = async (group: readonly Planned[]): Promise<boolean> => {
-    const events = group.map(({ block }) => ({
-      type: 'tool/call' as const,
-      data: { turn, step, callId: block.id, name: block.name, arguments: block.arguments },
-    }))
+  const batch = new BatchRun(ctx, calls)
+  await batch.run()
+  if (batch.failure !== undefined) return { kind: 'failed', message: batch.failure }
+  if (!ctx.signal.aborted) return { kind: 'completed', concludesTurn: batch.concludesTurn }
+  const { turn, step } = ctx
+  const events = [
+    ...batch.lead,
+    ...calls.slice(batch.started).flatMap((block) => abortedPair(turn, step, block)),
+  ]
+  if (events.length > 0) {
     try {
-      if (events.length === 1) await session.append('tool/call', events[0]!.data)
-      else await session.appendBatch(events)
-    } catch (error) {
-      fail(error)
-      return false
-    }
-    for (const { block, args, index } of group) {
-      started = index + 1
-      const execution = ctx.runtime.execute(ctx.input(block, args, fail))
-      const tracked: Promise<void> = execution.then(
-        () => void running.delete(tracked),
-        () => void running.delete(tracked),
-      )
-      running.add(tracked)
-      commits.track(index, execution)
-    }
-    return true
-  }
-
-  for (let index = 0; index < calls.length; ) {
-    while (running.size >= ctx.maxParallel) await Promise.race(running)
-    if (stopped()) break
-    // The calls that can start now, each classified right before it starts (L5.1).
-    const group: Planned[] = []
-    let barrier: Planned | undefined
-    while (index < calls.length && running.size + group.length < ctx.maxParallel) {
-      const block = calls[index]!
-      const args = parseToolArguments(block.arguments)
-      const planned = { block, args, index: index++ }
-      if (ctx.classify(block, args) === 'exclusive') {
-        barrier = planned
-        break
-      }
-      group.push(planned)
-    }
-    if (group.length > 0 && !(await start(group))) break
-    if (barrier === undefined) continue
-    // An exclusive call starts only after every earlier call has its tool/result, and
-    // nothing after it starts before its own tool/result is appended (L5.2).
-    await commits.settled()
-    if (stopped() || !(await start([barrier]))) break
-    await commits.settled()
-  }
-
-  await Promise.allSettled([...running])
-  await commits.settled()
-  if (failure !== undefined) return { kind: 'failed', message: failure }
-  if (!signal.aborted) return { kind: 'completed', concludesTurn: commits.concludesTurn }
-
-  const unstarted = calls.slice(started)
-  if (unstarted.length > 0) {
-    try {
-      await session.appendBatch(unstarted.flatMap((block) => abortedPair(turn, step, block)))
+      await ctx.session.appendBatch(events)
     } catch (error) {
       return { kind: 'failed', message: errorMessage(error) }
     }
