@@ -28,8 +28,8 @@ export async function execute(core: RuntimeCore, input: unknown): Promise<ToolRe
       const decided = decide(call)
       outcome = (decided instanceof Promise ? await decided : decided) ?? (await dispatch(call))
     }
-    const candidate = outcome.final ? outcome.result : await postProcess(call, outcome.result)
-    return finish(call, candidate)
+    const processed = outcome.final ? outcome.result : postProcess(call, outcome.result)
+    return finish(call, processed instanceof Promise ? await processed : processed)
   } finally {
     core.live.delete(call.exec.token)
   }

@@ -121,12 +121,23 @@ function withContexts(copy: Record<string, unknown>, contexts: ToolResult['addit
 /**
  * Runs the post-execute chain captured now over a post-result (P10.1, P10.2) and returns the
  * stage's outcome. A handler that throws, or a decision that is invalid, ends the stage
- * with `HOOK_FAILED` (P10.5–P10.7, P10.14). Without handlers the result passes unchanged.
+ * with `HOOK_FAILED` (P10.5–P10.7, P10.14). Without handlers the result passes unchanged, and
+ * synchronously, so a call without post-execute hooks waits for nothing here.
  */
-export async function postProcess(call: Call, result: ToolResult): Promise<ToolResult> {
+export function postProcess(call: Call, result: ToolResult): ToolResult | Promise<ToolResult> {
   const entries = call.core.post.entries
   const first = nextCovering(entries, 0, call.record)
   if (first < 0) return result
+  return runPost(call, entries, first, result)
+}
+
+/** Runs the chain from the handler at `first` and applies the outermost decision. */
+async function runPost(
+  call: Call,
+  entries: readonly HookEntry<PostExecuteHandler>[],
+  first: number,
+  result: ToolResult,
+): Promise<ToolResult> {
   call.enterPost(true)
   let raw: unknown
   try {
