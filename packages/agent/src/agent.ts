@@ -9,12 +9,12 @@ import {
   type ToolCallBlock,
   type UserMessage,
 } from '@tooltx/core'
-import { repairSession, type Session } from '@tooltx/session'
+import { type NewSessionEvent, repairSession, type Session, type TurnEndData } from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
 import { recordingApprover } from './approval-events.js'
 import type { ModelAdapter, ModelStreamEvent } from './model/model.js'
 import { readReply } from './model/reply.js'
-import { runBatch } from './scheduler.js'
+import { type BatchContext, runBatch } from './scheduler.js'
 
 /** Options of `createAgent` (L3.1). */
 export interface AgentOptions {
@@ -54,6 +54,15 @@ export interface Agent {
 type QueuedMessage = { message: UserMessage; fromUser: boolean }
 
 /**
+ * How a step ended: the events it leaves for the next write (they land together with the
+ * next step's opening or with `turn/end`), and the turn's end when the turn is over.
+ */
+interface StepOutcome {
+  readonly carry: NewSessionEvent[]
+  readonly end?: TurnEndData
+}
+
+/**
  * Builds an agent loop (L3): turns and steps, the tool scheduler, deferred contexts, approval
  * events. The loop owns durability: it appends every event; the runtime writes nothing.
  * Throws `INVALID_DEFINITION` for a `maxParallelToolCalls` that is not a positive integer.
@@ -77,10 +86,24 @@ class AgentLoop implements Agent {
   /** Why the loop stopped with user messages still queued; cleared by the next send. */
   #stalled: { error: unknown } | undefined
   #position = { turn: 0, step: 0 }
+  /** The session's latest turn number, kept current by a listener instead of a scan per turn. */
+  #lastTurn = 0
 
   constructor(options: AgentOptions, maxParallel: number) {
     this.#options = options
     this.#maxParallel = maxParallel
+    const { session } = options
+    session.on((event) => {
+      if (event.type === 'turn/start') this.#lastTurn = event.data.turn
+    })
+    const events = session.events()
+    for (let i = events.length - 1; i >= 0; i--) {
+      const event = events[i]!
+      if (event.type === 'turn/start') {
+        this.#lastTurn = event.data.turn
+        break
+      }
+    }
   }
 
   send(text: string): void {
@@ -106,7 +129,9 @@ class AgentLoop implements Agent {
     if (this.#running !== undefined) return
     this.#stalled = undefined
     // The loop runs detached: a failure is kept for whenIdle, never left as an unhandled rejection.
-    this.#running = this.#drain()
+    // It starts a microtask later, so messages sent back to back open the turn together.
+    this.#running = Promise.resolve()
+      .then(() => this.#drain())
       .catch((error: unknown) => {
         this.#stalled = { error }
       })
@@ -128,41 +153,55 @@ class AgentLoop implements Agent {
 
   async #turn(): Promise<void> {
     const { session } = this.#options
-    const turn = session.events().filter((event) => event.type === 'turn/start').length + 1
+    const turn = this.#lastTurn + 1
     const controller = new AbortController()
     this.#controller = controller
     try {
-      await session.append('turn/start', { turn })
+      let carry: NewSessionEvent[] = [{ type: 'turn/start', data: { turn } }]
       for (let step = 1; ; step++) {
         this.#position = { turn, step }
-        const next = await this.#step(turn, step, controller.signal)
-        if (next === 'continue') continue
-        await session.append('turn/end', next)
+        const outcome = await this.#step(turn, step, controller.signal, carry)
+        carry = outcome.carry
+        if (outcome.end === undefined) continue
+        carry.push({ type: 'turn/end', data: outcome.end })
+        await session.appendBatch(carry)
         return
       }
     } catch (error) {
       // A failed append or model call ends the turn; repair runs before the next one (L5.6).
+      // When even the turn's opening write failed, the turn is recorded as started and failed.
       this.#needsRepair = true
+      const end: NewSessionEvent = {
+        type: 'turn/end',
+        data: { turn, reason: 'error', message: errorMessage(error) },
+      }
       await session
-        .append('turn/end', { turn, reason: 'error', message: errorMessage(error) })
+        .appendBatch(this.#lastTurn < turn ? [{ type: 'turn/start', data: { turn } }, end] : [end])
         .catch(() => {})
     } finally {
       this.#controller = undefined
     }
   }
 
-  /** One step: drain the FIFO, ask the model, run the batch (L3.3–L3.6). */
+  /**
+   * One step (L3.3–L3.6): `step/start` and the drained FIFO are written with the events the
+   * previous step left (`turn/start`, or its `step/end`), then the model is asked; the reply's
+   * `assistant/message` rides on the batch's first write, or on the next step's opening.
+   */
   async #step(
     turn: number,
     step: number,
     signal: AbortSignal,
-  ): Promise<'continue' | { turn: number; reason: 'completed' | 'aborted' | 'error'; message?: string }> {
+    carry: NewSessionEvent[],
+  ): Promise<StepOutcome> {
     const { session, runtime, scope, model } = this.#options
-    await session.append('step/start', { turn, step })
+    carry.push({ type: 'step/start', data: { turn, step } })
     for (const entry of this.#fifo.splice(0)) {
-      await session.append('user/message', { turn, step, message: entry.message })
+      carry.push({ type: 'user/message', data: { turn, step, message: entry.message } })
     }
-    const surface = runtime.view(scope).surface()
+    await session.appendBatch(carry)
+    const view = runtime.view(scope)
+    const surface = view.surface()
     const reply = await readReply(
       model,
       {
@@ -176,15 +215,21 @@ class AgentLoop implements Agent {
     )
     if (reply.status === 'aborted') {
       // Incomplete tool calls are dropped; partial text is kept only when there is some (L6.6).
-      if (reply.content.length > 0)
-        await session.append('assistant/message', { turn, step, content: reply.content })
-      return { turn, reason: 'aborted' }
+      const kept: NewSessionEvent[] =
+        reply.content.length > 0
+          ? [{ type: 'assistant/message', data: { turn, step, content: reply.content } }]
+          : []
+      return { carry: kept, end: { turn, reason: 'aborted' } }
     }
-    await session.append('assistant/message', { turn, step, content: reply.content })
+    const assistant: NewSessionEvent = {
+      type: 'assistant/message',
+      data: { turn, step, content: reply.content },
+    }
+    const stepEnd: NewSessionEvent = { type: 'step/end', data: { turn, step } }
     const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
     if (calls.length === 0) {
-      await session.append('step/end', { turn, step })
-      return this.#hasQueued() ? 'continue' : { turn, reason: 'completed' }
+      const carry = [assistant, stepEnd]
+      return this.#hasQueued() ? { carry } : { carry, end: { turn, reason: 'completed' } }
     }
     const outcome = await runBatch(
       {
@@ -194,20 +239,21 @@ class AgentLoop implements Agent {
         step,
         signal,
         maxParallel: this.#maxParallel,
-        input: (block, args, fail) => this.#input(block, args, signal, fail),
-        classify: (block, args) => runtime.view(scope).executionMode({ name: block.name, arguments: args }),
+        input: this.#inputs(signal),
+        classify: (block, args) => view.executionMode({ name: block.name, arguments: args }),
         onContexts: (contexts) => this.#defer(contexts),
+        lead: [assistant],
       },
       calls,
     )
     if (outcome.kind === 'failed') {
       this.#needsRepair = true
-      return { turn, reason: 'error', message: outcome.message }
+      return { carry: [], end: { turn, reason: 'error', message: outcome.message } }
     }
-    if (outcome.kind === 'aborted') return { turn, reason: 'aborted' }
-    await session.append('step/end', { turn, step })
-    if (outcome.concludesTurn && !this.#hasQueued()) return { turn, reason: 'completed' }
-    return 'continue'
+    if (outcome.kind === 'aborted') return { carry: [], end: { turn, reason: 'aborted' } }
+    if (outcome.concludesTurn && !this.#hasQueued())
+      return { carry: [stepEnd], end: { turn, reason: 'completed' } }
+    return { carry: [stepEnd] }
   }
 
   #hasQueued(): boolean {
@@ -219,22 +265,25 @@ class AgentLoop implements Agent {
   }
 
   /**
-   * The pipeline input of one call (L4.3). Appends made on the call's behalf (approval and
-   * code-dispatch events) report a failure to `fail`, which fails the batch (L5.5).
+   * The pipeline input builder of one batch (L4.3). Appends made on a call's behalf (approval
+   * and code-dispatch events) report a failure to the batch's `fail` (L5.5); the recording
+   * approver and the dispatch sink are built once per batch, not per call.
    */
-  #input(
-    block: ToolCallBlock,
-    args: unknown,
-    signal: AbortSignal,
-    fail: (error: unknown) => void,
-  ): ToolCallInput {
+  #inputs(signal: AbortSignal): BatchContext['input'] {
     const { approver, codeRuntime, scope, session } = this.#options
-    const input: ToolCallInput = { callId: block.id, name: block.name, arguments: args, signal, scope }
-    if (approver !== undefined)
-      input.approver = recordingApprover(approver, session, () => this.#position, fail)
-    if (codeRuntime !== undefined) input.codeRuntime = codeRuntime
-    input.onCodeDispatch = this.#codeDispatchSink(fail)
-    return input
+    let bound: { fail: (error: unknown) => void; approver?: Approver; sink: CodeDispatchSink } | undefined
+    return (block, args, fail) => {
+      if (bound?.fail !== fail) {
+        bound = { fail, sink: this.#codeDispatchSink(fail) }
+        if (approver !== undefined)
+          bound.approver = recordingApprover(approver, session, () => this.#position, fail)
+      }
+      const input: ToolCallInput = { callId: block.id, name: block.name, arguments: args, signal, scope }
+      if (bound.approver !== undefined) input.approver = bound.approver
+      if (codeRuntime !== undefined) input.codeRuntime = codeRuntime
+      input.onCodeDispatch = bound.sink
+      return input
+    }
   }
 
   /** Appends Code Mode dispatch events with the current turn and step (X5.3). */
