@@ -9,13 +9,8 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages'
 import type { AssistantBlock, ContentBlock, ModelMessage } from '@tooltx/core'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
-import {
-  connectionFailure,
-  httpFailure,
-  ModelAbortError,
-  ModelError,
-  rootCauseMessage,
-} from './model-error.js'
+import { ModelAbortError, ModelError } from './model-error.js'
+import { type SdkEndpoint, type SdkErrors, sdkClientOptions, sdkEvents } from './sdk-stream.js'
 import { bodyMessage, isImage, isText, omittedBlockNote } from './wire-content.js'
 
 /** Options of `anthropic`. */
@@ -41,6 +36,13 @@ const DEFAULT_MAX_TOKENS = 4096
 const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
 const UNSUPPORTED_IMAGE = 'the provider takes only image/jpeg, image/png, image/gif and image/webp'
 const UNSUPPORTED_BLOCK = 'the provider cannot take this block type'
+const SDK_ERRORS: SdkErrors<APIError> = {
+  APIError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  // The Messages API nests its message: `{ type: 'error', error: { type, message } }`.
+  detail: (error) => error.apiMessage ?? bodyMessage((error.error as { error?: unknown } | undefined)?.error),
+}
 
 /**
  * A model behind the Anthropic Messages API (streaming).
@@ -57,40 +59,8 @@ const UNSUPPORTED_BLOCK = 'the provider cannot take this block type'
 export function anthropic(options: AnthropicOptions): ModelAdapter {
   const name = `anthropic:${options.model}`
   const baseURL = options.baseURL ?? DEFAULT_BASE_URL
-  const client = new Anthropic({
-    apiKey: options.apiKey,
-    baseURL,
-    maxRetries: options.maxRetries ?? 2,
-    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
-  })
-
-  const failure = (error: unknown, signal: AbortSignal): Error => {
-    if (signal.aborted) return new ModelAbortError(name, signal.reason)
-    if (error instanceof ModelError) return error
-    if (error instanceof APIConnectionTimeoutError) {
-      return connectionFailure(
-        name,
-        baseURL,
-        'the request timed out; raise timeoutMs if the model is slow',
-        error,
-      )
-    }
-    if (error instanceof APIConnectionError) {
-      return connectionFailure(name, baseURL, rootCauseMessage(error), error)
-    }
-    if (error instanceof APIError) {
-      const detail = error.apiMessage ?? bodyMessage((error.error as { error?: unknown } | undefined)?.error)
-      const text = detail ?? error.message
-      if (typeof error.status === 'number') return httpFailure(name, baseURL, error.status, text, error)
-      return new ModelError(name, 'stream', `the server reported an error mid-stream: ${text}`, {
-        cause: error,
-      })
-    }
-    return new ModelError(name, 'stream', `reading the stream failed: ${rootCauseMessage(error)}`, {
-      cause: error,
-    })
-  }
+  const client = new Anthropic(sdkClientOptions(options, baseURL))
+  const endpoint: SdkEndpoint<APIError> = { name, baseURL, errors: SDK_ERRORS }
 
   return {
     name,
@@ -114,69 +84,63 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
       let inputTokens = 0
       let outputTokens = 0
       let stopped = false
-      try {
-        const stream = await client.messages.create(body, { signal })
-        for await (const event of stream) {
-          if (event.type === 'message_start') {
-            const usage = event.message.usage
-            inputTokens =
-              (usage.input_tokens ?? 0) +
-              (usage.cache_creation_input_tokens ?? 0) +
-              (usage.cache_read_input_tokens ?? 0)
-            outputTokens = usage.output_tokens ?? 0
-          } else if (event.type === 'content_block_start') {
-            const block = event.content_block
-            if (block.type === 'text') {
-              const text: AssistantBlock = { type: 'text', text: block.text }
-              blocks.push(text)
-              blockAt.set(event.index, text)
-              if (block.text !== '') yield { type: 'text-delta', text: block.text }
-            } else if (block.type === 'tool_use') {
-              const call: AssistantBlock = {
-                type: 'tool-call',
-                id: block.id,
-                name: block.name,
-                arguments: '',
-              }
-              blocks.push(call)
-              blockAt.set(event.index, call)
-              toolIndex.set(event.index, toolIndex.size)
-              if (isNonEmptyObject(block.input)) startInputs.set(event.index, block.input)
-              const index = toolIndex.get(event.index)!
-              yield { type: 'tool-call-delta', index, id: block.id, name: block.name, argumentsDelta: '' }
+      const open = () => client.messages.create(body, { signal })
+      yield* sdkEvents(endpoint, signal, open, function* (event): Iterable<ModelStreamEvent> {
+        if (event.type === 'message_start') {
+          const usage = event.message.usage
+          inputTokens =
+            (usage.input_tokens ?? 0) +
+            (usage.cache_creation_input_tokens ?? 0) +
+            (usage.cache_read_input_tokens ?? 0)
+          outputTokens = usage.output_tokens ?? 0
+        } else if (event.type === 'content_block_start') {
+          const block = event.content_block
+          if (block.type === 'text') {
+            const text: AssistantBlock = { type: 'text', text: block.text }
+            blocks.push(text)
+            blockAt.set(event.index, text)
+            if (block.text !== '') yield { type: 'text-delta', text: block.text }
+          } else if (block.type === 'tool_use') {
+            const call: AssistantBlock = {
+              type: 'tool-call',
+              id: block.id,
+              name: block.name,
+              arguments: '',
             }
-            // Thinking and server-tool blocks are not part of tooltx's message model; they are skipped.
-          } else if (event.type === 'content_block_delta') {
-            const target = blockAt.get(event.index)
-            const delta = event.delta
-            if (delta.type === 'text_delta' && target?.type === 'text') {
-              target.text += delta.text
-              yield { type: 'text-delta', text: delta.text }
-            } else if (delta.type === 'input_json_delta' && target?.type === 'tool-call') {
-              target.arguments += delta.partial_json
-              const index = toolIndex.get(event.index)!
-              yield { type: 'tool-call-delta', index, argumentsDelta: delta.partial_json }
-            }
-          } else if (event.type === 'content_block_stop') {
-            // Some proxies send the whole input at the start and no input_json_delta; keep it as the raw string.
-            const target = blockAt.get(event.index)
-            const input = startInputs.get(event.index)
-            if (target?.type === 'tool-call' && target.arguments === '' && input !== undefined) {
-              target.arguments = JSON.stringify(input)
-              const index = toolIndex.get(event.index)!
-              yield { type: 'tool-call-delta', index, argumentsDelta: target.arguments }
-            }
-          } else if (event.type === 'message_delta') {
-            if (typeof event.usage.output_tokens === 'number') outputTokens = event.usage.output_tokens
-          } else if (event.type === 'message_stop') {
-            stopped = true
+            blocks.push(call)
+            blockAt.set(event.index, call)
+            toolIndex.set(event.index, toolIndex.size)
+            if (isNonEmptyObject(block.input)) startInputs.set(event.index, block.input)
+            const index = toolIndex.get(event.index)!
+            yield { type: 'tool-call-delta', index, id: block.id, name: block.name, argumentsDelta: '' }
           }
+          // Thinking and server-tool blocks are not part of tooltx's message model; they are skipped.
+        } else if (event.type === 'content_block_delta') {
+          const target = blockAt.get(event.index)
+          const delta = event.delta
+          if (delta.type === 'text_delta' && target?.type === 'text') {
+            target.text += delta.text
+            yield { type: 'text-delta', text: delta.text }
+          } else if (delta.type === 'input_json_delta' && target?.type === 'tool-call') {
+            target.arguments += delta.partial_json
+            const index = toolIndex.get(event.index)!
+            yield { type: 'tool-call-delta', index, argumentsDelta: delta.partial_json }
+          }
+        } else if (event.type === 'content_block_stop') {
+          // Some proxies send the whole input at the start and no input_json_delta; keep it as the raw string.
+          const target = blockAt.get(event.index)
+          const input = startInputs.get(event.index)
+          if (target?.type === 'tool-call' && target.arguments === '' && input !== undefined) {
+            target.arguments = JSON.stringify(input)
+            const index = toolIndex.get(event.index)!
+            yield { type: 'tool-call-delta', index, argumentsDelta: target.arguments }
+          }
+        } else if (event.type === 'message_delta') {
+          if (typeof event.usage.output_tokens === 'number') outputTokens = event.usage.output_tokens
+        } else if (event.type === 'message_stop') {
+          stopped = true
         }
-      } catch (error) {
-        throw failure(error, signal)
-      }
-      // The SDK ends the iteration quietly when the signal aborts mid-stream.
-      if (signal.aborted) throw new ModelAbortError(name, signal.reason)
+      })
       if (!stopped) {
         throw new ModelError(
           name,

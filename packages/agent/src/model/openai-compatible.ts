@@ -8,13 +8,8 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
-import {
-  connectionFailure,
-  httpFailure,
-  ModelAbortError,
-  ModelError,
-  rootCauseMessage,
-} from './model-error.js'
+import { ModelAbortError } from './model-error.js'
+import { type SdkEndpoint, type SdkErrors, sdkClientOptions, sdkEvents } from './sdk-stream.js'
 import { bodyMessage, isImage, isText, joinTexts, omittedBlockNote } from './wire-content.js'
 
 /** Options of `openaiCompatible`. */
@@ -40,6 +35,12 @@ export interface OpenAICompatibleOptions {
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
 const IMAGE_IN_TOOL_RESULT = 'the provider cannot take images in tool results'
 const UNSUPPORTED_BLOCK = 'the provider cannot take this block type'
+const SDK_ERRORS: SdkErrors<APIError> = {
+  APIError,
+  APIConnectionError,
+  APIConnectionTimeoutError,
+  detail: (error) => bodyMessage(error.error),
+}
 
 /**
  * A model behind the OpenAI Chat Completions API (`stream: true`), so it works with
@@ -58,39 +59,8 @@ const UNSUPPORTED_BLOCK = 'the provider cannot take this block type'
 export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter {
   const name = `openai-compatible:${options.model}`
   const baseURL = options.baseURL ?? DEFAULT_BASE_URL
-  const client = new OpenAI({
-    apiKey: options.apiKey,
-    baseURL,
-    maxRetries: options.maxRetries ?? 2,
-    ...(options.timeoutMs === undefined ? {} : { timeout: options.timeoutMs }),
-    ...(options.headers === undefined ? {} : { defaultHeaders: options.headers }),
-  })
-
-  const failure = (error: unknown, signal: AbortSignal): Error => {
-    if (signal.aborted) return new ModelAbortError(name, signal.reason)
-    if (error instanceof ModelError) return error
-    if (error instanceof APIConnectionTimeoutError) {
-      return connectionFailure(
-        name,
-        baseURL,
-        'the request timed out; raise timeoutMs if the model is slow',
-        error,
-      )
-    }
-    if (error instanceof APIConnectionError) {
-      return connectionFailure(name, baseURL, rootCauseMessage(error), error)
-    }
-    if (error instanceof APIError) {
-      const detail = bodyMessage(error.error) ?? error.message
-      if (typeof error.status === 'number') return httpFailure(name, baseURL, error.status, detail, error)
-      return new ModelError(name, 'stream', `the server reported an error mid-stream: ${detail}`, {
-        cause: error,
-      })
-    }
-    return new ModelError(name, 'stream', `reading the stream failed: ${rootCauseMessage(error)}`, {
-      cause: error,
-    })
-  }
+  const client = new OpenAI(sdkClientOptions(options, baseURL))
+  const endpoint: SdkEndpoint<APIError> = { name, baseURL, errors: SDK_ERRORS }
 
   return {
     name,
@@ -111,27 +81,21 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
       let text = ''
       let inputTokens = 0
       let outputTokens = 0
-      try {
-        const stream = await client.chat.completions.create(body, { signal })
-        for await (const chunk of stream) {
-          if (chunk.usage) {
-            inputTokens = chunk.usage.prompt_tokens ?? 0
-            outputTokens = chunk.usage.completion_tokens ?? 0
-          }
-          // Only the first choice is read: tooltx never asks for `n > 1`.
-          const delta = chunk.choices?.find((choice) => choice.index === 0)?.delta
-          if (delta === undefined || delta === null) continue
-          if (typeof delta.content === 'string' && delta.content !== '') {
-            text += delta.content
-            yield { type: 'text-delta', text: delta.content }
-          }
-          for (const call of delta.tool_calls ?? []) yield calls.add(call)
+      const open = () => client.chat.completions.create(body, { signal })
+      yield* sdkEvents(endpoint, signal, open, function* (chunk): Iterable<ModelStreamEvent> {
+        if (chunk.usage) {
+          inputTokens = chunk.usage.prompt_tokens ?? 0
+          outputTokens = chunk.usage.completion_tokens ?? 0
         }
-      } catch (error) {
-        throw failure(error, signal)
-      }
-      // The SDK ends the iteration quietly when the signal aborts mid-stream.
-      if (signal.aborted) throw new ModelAbortError(name, signal.reason)
+        // Only the first choice is read: tooltx never asks for `n > 1`.
+        const delta = chunk.choices?.find((choice) => choice.index === 0)?.delta
+        if (delta === undefined || delta === null) return
+        if (typeof delta.content === 'string' && delta.content !== '') {
+          text += delta.content
+          yield { type: 'text-delta', text: delta.content }
+        }
+        for (const call of delta.tool_calls ?? []) yield calls.add(call)
+      })
       const content: AssistantBlock[] = text === '' ? [] : [{ type: 'text', text }]
       content.push(...calls.blocks())
       yield { type: 'message', content, usage: { inputTokens, outputTokens } }

@@ -1,0 +1,115 @@
+import type { ModelStreamEvent } from './model.js'
+import {
+  connectionFailure,
+  httpFailure,
+  ModelAbortError,
+  ModelError,
+  rootCauseMessage,
+} from './model-error.js'
+
+/** The HTTP settings every SDK-backed adapter takes (`openai`, `@anthropic-ai/sdk`). */
+export interface SdkClientSettings {
+  apiKey: string
+  maxRetries?: number
+  timeoutMs?: number
+  headers?: Record<string, string>
+}
+
+/** Client options as both SDKs take them. */
+export interface SdkClientOptions {
+  apiKey: string
+  baseURL: string
+  maxRetries: number
+  timeout?: number
+  defaultHeaders?: Record<string, string>
+}
+
+/**
+ * The client options for an adapter's settings: `maxRetries` defaults to 2; `timeout` and
+ * `defaultHeaders` are set only when given, so the SDK's own defaults apply otherwise.
+ */
+export function sdkClientOptions(settings: SdkClientSettings, baseURL: string): SdkClientOptions {
+  return {
+    apiKey: settings.apiKey,
+    baseURL,
+    maxRetries: settings.maxRetries ?? 2,
+    ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
+    ...(settings.headers === undefined ? {} : { defaultHeaders: settings.headers }),
+  }
+}
+
+/** An SDK's API error as the mapping reads it: the HTTP status, when the server answered with one. */
+export type SdkApiError = Error & { readonly status: number | undefined }
+
+/**
+ * An SDK's error classes (both SDKs share the same hierarchy: a timeout is a connection error,
+ * which is an API error without a status) and where its API errors keep the server's message.
+ */
+export interface SdkErrors<E extends SdkApiError> {
+  APIError: abstract new (...args: never[]) => E
+  APIConnectionError: abstract new (...args: never[]) => Error
+  APIConnectionTimeoutError: abstract new (...args: never[]) => Error
+  /** The server's own message in an API error; undefined when it sent none. */
+  detail(error: E): string | undefined
+}
+
+/** An adapter as its errors name it: its `name`, the endpoint it calls, and its SDK's errors. */
+export interface SdkEndpoint<E extends SdkApiError> {
+  name: string
+  baseURL: string
+  errors: SdkErrors<E>
+}
+
+/**
+ * The model stream events of one SDK stream: opens it with `open`, hands each chunk to `read`
+ * and yields what `read` yields. Anything thrown while opening or reading (by the SDK or by
+ * `read`) becomes a `ModelAbortError` when `signal` has aborted, else a `ModelError` that names
+ * the endpoint; a stream that ends because `signal` aborted throws `ModelAbortError` too. Leaving
+ * the iteration early returns the SDK stream, which cancels the HTTP request.
+ */
+export async function* sdkEvents<T, E extends SdkApiError>(
+  endpoint: SdkEndpoint<E>,
+  signal: AbortSignal,
+  open: () => PromiseLike<AsyncIterable<T>>,
+  read: (chunk: T) => Iterable<ModelStreamEvent>,
+): AsyncGenerator<ModelStreamEvent, void, undefined> {
+  try {
+    const stream = await open()
+    for await (const chunk of stream) yield* read(chunk)
+  } catch (error) {
+    throw sdkFailure(endpoint, error, signal)
+  }
+  // The SDK ends the iteration quietly when the signal aborts mid-stream.
+  if (signal.aborted) throw new ModelAbortError(endpoint.name, signal.reason)
+}
+
+function sdkFailure<E extends SdkApiError>(
+  endpoint: SdkEndpoint<E>,
+  error: unknown,
+  signal: AbortSignal,
+): Error {
+  const { name, baseURL, errors } = endpoint
+  if (signal.aborted) return new ModelAbortError(name, signal.reason)
+  if (error instanceof ModelError) return error
+  if (error instanceof errors.APIConnectionTimeoutError) {
+    return connectionFailure(
+      name,
+      baseURL,
+      'the request timed out; raise timeoutMs if the model is slow',
+      error,
+    )
+  }
+  if (error instanceof errors.APIConnectionError) {
+    return connectionFailure(name, baseURL, rootCauseMessage(error), error)
+  }
+  if (error instanceof errors.APIError) {
+    const detail = errors.detail(error) ?? error.message
+    if (typeof error.status === 'number') return httpFailure(name, baseURL, error.status, detail, error)
+    return new ModelError(name, 'stream', `the server reported an error mid-stream: ${detail}`, {
+      cause: error,
+    })
+  }
+  return new ModelError(name, 'stream', `reading the stream failed: ${rootCauseMessage(error)}`, {
+    cause: error,
+  })
+}
