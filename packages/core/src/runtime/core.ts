@@ -5,7 +5,6 @@
 import type { CodeDispatchSink, CodeRuntime } from '../code-runtime.js'
 import { definitionError } from '../errors.js'
 import type { Approver, ToolScope } from '../execution.js'
-import type { Call } from './call.js'
 import {
   type AroundHandler,
   type Guard,
@@ -16,6 +15,7 @@ import {
   type ProgressListener,
   type ResultObserver,
 } from './hooks.js'
+import { LiveCalls } from './live-calls.js'
 import type { ResolvedOptions } from './options.js'
 import { disposedError, type Registry, type ScopeRecord } from './registry.js'
 
@@ -54,7 +54,7 @@ export class RuntimeCore {
   readonly observers = new HookList<ResultObserver>()
   readonly progress = new HookList<ProgressListener>()
   /** Executions in progress, by token (I1.2 `parent` check, per-call Code Mode inputs). */
-  readonly live = new Map<symbol, Call>()
+  readonly live = new LiveCalls()
   /** The built-in timeout wrapper installed by `createToolRuntime`, if any (P7.1). */
   builtinTimeout: AroundHandler | undefined
 

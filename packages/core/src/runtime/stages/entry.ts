@@ -118,7 +118,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
     onCodeDispatch as CodeDispatchSink | undefined,
     finalizer,
   )
-  core.live.set(token, call)
+  core.live.add(token, call)
   return { call, early: earlyResult(call, args) }
 }
 
