@@ -1,95 +1,16 @@
-import { readFileSync } from 'node:fs'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { anthropic, ModelAbortError, ModelError, type ModelStreamEvent } from '@tooltx/agent'
+import { describe, expect, it } from 'vitest'
 import {
-  anthropic,
-  ModelAbortError,
-  ModelError,
-  type ModelRequest,
-  type ModelStreamEvent,
-  ReplyAccumulator,
-} from '@tooltx/agent'
-import { afterEach, describe, expect, it } from 'vitest'
+  abortAtToolArguments,
+  collect,
+  refusedURL,
+  request,
+  sseFixture,
+  streamError,
+  wireServer,
+} from './loopback-server.js'
 
-const FIXTURE = readFileSync(new URL('./fixtures/anthropic-text-and-tools.sse', import.meta.url), 'utf8')
-const EVENTS = FIXTURE.split(/(?<=\n\n)/)
-
-interface Received {
-  url: string
-  headers: IncomingHttpHeaders
-  body: any
-}
-
-/** How the loopback server answers: SSE events one write each (`hang` keeps it open), or a status + JSON body. */
-type Answer =
-  | { sse: string[]; hang?: boolean }
-  | { status: number; json: unknown; headers?: Record<string, string> }
-
-const servers: Server[] = []
-afterEach(() => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections()
-    server.close()
-  }
-})
-
-/** A real HTTP server on 127.0.0.1 that records requests and replays recorded wire responses. */
-async function wireServer(answer: (n: number) => Answer) {
-  const received: Received[] = []
-  let resolveClosed!: () => void
-  const responseClosed = new Promise<void>((resolve) => {
-    resolveClosed = resolve
-  })
-  const server = createServer((req, res) => {
-    let raw = ''
-    req.setEncoding('utf8')
-    req.on('data', (chunk: string) => {
-      raw += chunk
-    })
-    req.on('end', async () => {
-      received.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(raw) })
-      res.on('close', resolveClosed)
-      const a = answer(received.length)
-      if ('status' in a) {
-        res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers })
-        res.end(JSON.stringify(a.json))
-        return
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-      for (const event of a.sse) {
-        res.write(event)
-        await new Promise((resolve) => setImmediate(resolve))
-      }
-      if (!a.hang) res.end()
-    })
-  })
-  servers.push(server)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return { baseURL: `http://127.0.0.1:${port}`, received, responseClosed }
-}
-
-function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    system: 'You are terse.',
-    instructions: 'Tools: read_file, list_dir.',
-    tools: [
-      {
-        name: 'read_file',
-        description: 'Read a UTF-8 file.',
-        parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-      },
-    ],
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'read /etc/hostname' }] }],
-    ...overrides,
-  }
-}
-
-async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
-  const events: ModelStreamEvent[] = []
-  for await (const event of stream) events.push(event)
-  return events
-}
+const EVENTS = sseFixture('anthropic-text-and-tools.sse')
 
 const sse = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
 
@@ -133,7 +54,7 @@ describe('anthropic against a loopback Messages API server', () => {
       model: 'claude-fixture',
       max_tokens: 4096,
       stream: true,
-      system: 'You are terse.\n\nTools: read_file, list_dir.',
+      system: 'You are terse.\n\nTools: read_file.',
       tools: [
         {
           name: 'read_file',
@@ -258,15 +179,8 @@ describe('anthropic against a loopback Messages API server', () => {
     // Up to the first argument piece of the first tool call, then silence with the response still open.
     const server = await wireServer(() => ({ sse: EVENTS.slice(0, 9), hang: true }))
     const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
-    const controller = new AbortController()
-    const reply = new ReplyAccumulator()
-    const run = async () => {
-      for await (const event of model.stream(request(), controller.signal)) {
-        reply.push(event)
-        if (event.type === 'tool-call-delta' && event.argumentsDelta !== '') controller.abort()
-      }
-    }
-    await expect(run()).rejects.toBeInstanceOf(ModelAbortError)
+    const { error, reply } = await abortAtToolArguments(model)
+    expect(error).toBeInstanceOf(ModelAbortError)
     expect(reply.message).toBeUndefined()
     expect(reply.partial()).toEqual([{ type: 'text', text: 'Reading it now.' }])
     await server.responseClosed
@@ -302,9 +216,7 @@ describe('anthropic against a loopback Messages API server', () => {
       json: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
     }))
     const model = anthropic({ baseURL: server.baseURL, apiKey: 'wrong', model: 'c', maxRetries: 0 })
-    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
-      (e: unknown) => e,
-    )
+    const error = await streamError(model)
     expect(error).toBeInstanceOf(ModelError)
     expect(error).toMatchObject({ kind: 'http', status: 401, adapter: 'anthropic:c' })
     expect((error as Error).message).toBe(
@@ -319,9 +231,7 @@ describe('anthropic against a loopback Messages API server', () => {
       json: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } },
     }))
     const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
-    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
-      (e: unknown) => e,
-    )
+    const error = await streamError(model)
     expect(error).toMatchObject({ kind: 'http', status: 500 })
     expect((error as Error).message).toContain('Internal server error')
     expect((error as Error).message).toContain('The provider failed; retry later')
@@ -335,9 +245,7 @@ describe('anthropic against a loopback Messages API server', () => {
     })
     const server = await wireServer(() => ({ sse: [...EVENTS.slice(0, 4), overloaded] }))
     const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
-    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
-      (e: unknown) => e,
-    )
+    const error = await streamError(model)
     expect(error).toBeInstanceOf(ModelError)
     expect((error as Error).message).toContain('Overloaded')
   })
@@ -355,15 +263,9 @@ describe('anthropic against a loopback Messages API server', () => {
   })
 
   it('an unreachable endpoint becomes a connection ModelError naming the URL, the cause and what to check', async () => {
-    const closed = createServer()
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
-    const { port } = closed.address() as AddressInfo
-    await new Promise((resolve) => closed.close(resolve))
-    const baseURL = `http://127.0.0.1:${port}`
+    const baseURL = await refusedURL()
     const model = anthropic({ baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
-    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
-      (e: unknown) => e,
-    )
+    const error = await streamError(model)
     expect(error).toMatchObject({ kind: 'connection' })
     expect((error as Error).message).toContain(`cannot reach ${baseURL}`)
     expect((error as Error).message).toContain('ECONNREFUSED')

@@ -1,101 +1,20 @@
-import { readFileSync } from 'node:fs'
-import { createServer, type IncomingHttpHeaders, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { isModelAbort, ModelAbortError, ModelError, openaiCompatible, readReply } from '@tooltx/agent'
+import { describe, expect, it } from 'vitest'
 import {
-  isModelAbort,
-  ModelAbortError,
-  ModelError,
-  type ModelRequest,
-  type ModelStreamEvent,
-  openaiCompatible,
-  ReplyAccumulator,
-  readReply,
-} from '@tooltx/agent'
-import { afterEach, describe, expect, it } from 'vitest'
+  abortAtToolArguments,
+  collect,
+  refusedURL,
+  request,
+  sseFixture,
+  streamError,
+  wireServer,
+} from './loopback-server.js'
 
-const FIXTURE = readFileSync(new URL('./fixtures/openai-text-and-tools.sse', import.meta.url), 'utf8')
-const EVENTS = FIXTURE.split(/(?<=\n\n)/)
-
-interface Received {
-  url: string
-  headers: IncomingHttpHeaders
-  body: any
-}
-
-/** How the loopback server answers: SSE events one write each (`hang` keeps it open), or a status + JSON body. */
-type Answer =
-  | { sse: string[]; hang?: boolean }
-  | { status: number; json: unknown; headers?: Record<string, string> }
-
-const servers: Server[] = []
-afterEach(() => {
-  for (const server of servers.splice(0)) {
-    server.closeAllConnections()
-    server.close()
-  }
-})
-
-/** A real HTTP server on 127.0.0.1 that records requests and replays recorded wire responses. */
-async function wireServer(answer: (n: number) => Answer) {
-  const received: Received[] = []
-  let resolveClosed!: () => void
-  const responseClosed = new Promise<void>((resolve) => {
-    resolveClosed = resolve
-  })
-  const server = createServer((req, res) => {
-    let raw = ''
-    req.setEncoding('utf8')
-    req.on('data', (chunk: string) => {
-      raw += chunk
-    })
-    req.on('end', async () => {
-      received.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(raw) })
-      res.on('close', resolveClosed)
-      const a = answer(received.length)
-      if ('status' in a) {
-        res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers })
-        res.end(JSON.stringify(a.json))
-        return
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-      for (const event of a.sse) {
-        res.write(event)
-        await new Promise((resolve) => setImmediate(resolve))
-      }
-      if (!a.hang) res.end()
-    })
-  })
-  servers.push(server)
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
-  return { baseURL: `http://127.0.0.1:${port}/v1`, received, responseClosed }
-}
-
-function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
-  return {
-    system: 'You are terse.',
-    instructions: 'Tools: read_file, grep.',
-    tools: [
-      {
-        name: 'read_file',
-        description: 'Read a UTF-8 file.',
-        parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-      },
-    ],
-    messages: [{ role: 'user', content: [{ type: 'text', text: 'read /etc/hostname' }] }],
-    ...overrides,
-  }
-}
-
-async function collect(stream: AsyncIterable<ModelStreamEvent>): Promise<ModelStreamEvent[]> {
-  const events: ModelStreamEvent[] = []
-  for await (const event of stream) events.push(event)
-  return events
-}
+const EVENTS = sseFixture('openai-text-and-tools.sse')
 
 describe('openaiCompatible against a loopback Chat Completions server', () => {
   it('L3.4: streams text and tool-call deltas, then one message with the raw argument strings and usage', async () => {
-    const server = await wireServer(() => ({ sse: EVENTS }))
+    const server = await wireServer(() => ({ sse: EVENTS }), '/v1')
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'sk-test', model: 'fixture-model' })
     const events = await collect(model.stream(request(), new AbortController().signal))
 
@@ -131,7 +50,7 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
   })
 
   it('sends system + instructions as one system message, the tools, stream options and the bearer key', async () => {
-    const server = await wireServer(() => ({ sse: EVENTS }))
+    const server = await wireServer(() => ({ sse: EVENTS }), '/v1')
     const model = openaiCompatible({
       baseURL: server.baseURL,
       apiKey: 'sk-test',
@@ -159,14 +78,14 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
         },
       ],
       messages: [
-        { role: 'system', content: 'You are terse.\n\nTools: read_file, grep.' },
+        { role: 'system', content: 'You are terse.\n\nTools: read_file.' },
         { role: 'user', content: 'read /etc/hostname' },
       ],
     })
   })
 
   it('leaves out an empty tools list and an empty system prompt', async () => {
-    const server = await wireServer(() => ({ sse: EVENTS }))
+    const server = await wireServer(() => ({ sse: EVENTS }), '/v1')
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm' })
     await collect(
       model.stream(request({ system: '', instructions: '', tools: [] }), new AbortController().signal),
@@ -177,7 +96,7 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
   })
 
   it('O2.4: maps user parts, assistant tool calls with raw arguments, and tool messages from content and isError only', async () => {
-    const server = await wireServer(() => ({ sse: EVENTS }))
+    const server = await wireServer(() => ({ sse: EVENTS }), '/v1')
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm' })
     await collect(
       model.stream(
@@ -264,20 +183,9 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
 
   it('L6.6: an abort mid-stream throws ModelAbortError, cancels the HTTP request, and keeps only the partial text', async () => {
     // Text, then the start of a tool call, then the server goes quiet without ending the response.
-    const server = await wireServer(() => ({ sse: EVENTS.slice(0, 5), hang: true }))
+    const server = await wireServer(() => ({ sse: EVENTS.slice(0, 5), hang: true }), '/v1')
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
-    const controller = new AbortController()
-    const reply = new ReplyAccumulator()
-    const run = async () => {
-      for await (const event of model.stream(request(), controller.signal)) {
-        reply.push(event)
-        if (event.type === 'tool-call-delta' && event.argumentsDelta !== '') controller.abort()
-      }
-    }
-    const error = await run().then(
-      () => undefined,
-      (e: unknown) => e,
-    )
+    const { error, reply } = await abortAtToolArguments(model)
     expect(error).toBeInstanceOf(ModelAbortError)
     expect(isModelAbort(error)).toBe(true)
     expect(reply.message).toBeUndefined()
@@ -286,7 +194,7 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
   })
 
   it('L6.6: readReply resolves an aborted stream as its partial text without the incomplete tool call', async () => {
-    const server = await wireServer(() => ({ sse: EVENTS.slice(0, 5), hang: true }))
+    const server = await wireServer(() => ({ sse: EVENTS.slice(0, 5), hang: true }), '/v1')
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
     const controller = new AbortController()
     const outcome = await readReply(model, request(), controller.signal, (event) => {
@@ -296,7 +204,7 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
   })
 
   it('leaving the iteration early cancels the HTTP request', async () => {
-    const server = await wireServer(() => ({ sse: EVENTS.slice(0, 3), hang: true }))
+    const server = await wireServer(() => ({ sse: EVENTS.slice(0, 3), hang: true }), '/v1')
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
     for await (const event of model.stream(request(), new AbortController().signal)) {
       if (event.type === 'text-delta') break
@@ -305,7 +213,7 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
   })
 
   it('a signal aborted before the call throws ModelAbortError and sends nothing', async () => {
-    const server = await wireServer(() => ({ sse: EVENTS }))
+    const server = await wireServer(() => ({ sse: EVENTS }), '/v1')
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm' })
     await expect(collect(model.stream(request(), AbortSignal.abort()))).rejects.toBeInstanceOf(
       ModelAbortError,
@@ -314,20 +222,21 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
   })
 
   it('an HTTP 401 becomes a ModelError that names the status and the server message and says to check the apiKey', async () => {
-    const server = await wireServer(() => ({
-      status: 401,
-      json: {
-        error: {
-          message: 'Incorrect API key provided',
-          type: 'invalid_request_error',
-          code: 'invalid_api_key',
+    const server = await wireServer(
+      () => ({
+        status: 401,
+        json: {
+          error: {
+            message: 'Incorrect API key provided',
+            type: 'invalid_request_error',
+            code: 'invalid_api_key',
+          },
         },
-      },
-    }))
-    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'wrong', model: 'm', maxRetries: 0 })
-    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
-      (e: unknown) => e,
+      }),
+      '/v1',
     )
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'wrong', model: 'm', maxRetries: 0 })
+    const error = await streamError(model)
     expect(error).toBeInstanceOf(ModelError)
     expect(error).toMatchObject({ kind: 'http', status: 401, adapter: 'openai-compatible:m' })
     expect((error as Error).message).toBe(
@@ -336,15 +245,16 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
   })
 
   it('an HTTP 500 becomes a ModelError that says to retry later, after exactly maxRetries retries', async () => {
-    const server = await wireServer(() => ({
-      status: 500,
-      json: { error: { message: 'upstream exploded' } },
-      headers: { 'retry-after-ms': '1' },
-    }))
-    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 1 })
-    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
-      (e: unknown) => e,
+    const server = await wireServer(
+      () => ({
+        status: 500,
+        json: { error: { message: 'upstream exploded' } },
+        headers: { 'retry-after-ms': '1' },
+      }),
+      '/v1',
     )
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 1 })
+    const error = await streamError(model)
     expect(error).toMatchObject({ kind: 'http', status: 500 })
     expect((error as Error).message).toContain('upstream exploded')
     expect((error as Error).message).toContain('The provider failed; retry later')
@@ -352,15 +262,9 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
   })
 
   it('an unreachable endpoint becomes a connection ModelError naming the URL, the cause and what to check', async () => {
-    const closed = createServer()
-    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve))
-    const { port } = closed.address() as AddressInfo
-    await new Promise((resolve) => closed.close(resolve))
-    const baseURL = `http://127.0.0.1:${port}/v1`
+    const baseURL = await refusedURL('/v1')
     const model = openaiCompatible({ baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
-    const error = await collect(model.stream(request(), new AbortController().signal)).catch(
-      (e: unknown) => e,
-    )
+    const error = await streamError(model)
     expect(error).toBeInstanceOf(ModelError)
     expect(error).toMatchObject({ kind: 'connection' })
     expect((error as Error).message).toContain(`cannot reach ${baseURL}`)
