@@ -26,6 +26,22 @@ function pathOf(parent: string | null, key: string | number): string {
 }
 
 /**
+ * Exact verdict on one value: true iff the matching `Check` would report nothing. It reports no
+ * messages and may throw (a hostile getter or trap); the validator then asks the `Check` tree,
+ * which turns every throw into a violation at the right path. Valid values only ever meet tests.
+ */
+type Test = (value: unknown) => boolean
+
+/** Both compiled forms of one schema node. */
+interface Compiled {
+  readonly test: Test
+  readonly check: Check
+}
+
+const OBJECT_PROTO = Object.prototype
+const ARRAY_PROTO = Array.prototype
+
+/**
  * True while the value under validation is a frozen snapshot (`isFrozenSnapshot`): every
  * container in it is already proven plain, dense and lossless and can no longer change, so
  * only the schema's own constraints are checked. Set per validation and restored afterwards,
@@ -33,72 +49,90 @@ function pathOf(parent: string | null, key: string | number): string {
  */
 let trusted = false
 
-/** Nodes a fast lossless walk may visit before handing over to the exact, cycle-safe check. */
+/** Containers a fast lossless walk may visit before handing over to the exact, cycle-safe check. */
 const FAST_WALK_BUDGET = 256
 
-/**
- * True iff `value` is lossless JSON (J1.1); total (a throwing getter or trap means "not
- * lossless"). Small values are checked by a non-copying walk; one that outgrows the walk's
- * budget (large, deep or cyclic) is judged by `isLosslessJson`, the snapshot's own answer.
- */
-function lossless(value: unknown): boolean {
-  if (trusted) return true
+/** What is left of the current walk's budget; below zero when the walk gave up. */
+let budget = 0
+
+/** A finite JSON number: not `NaN`, not `±Infinity`, not `-0` (S4.3). */
+function isJsonNumber(value: number): boolean {
+  return value - value === 0 && (value !== 0 || 1 / value > 0)
+}
+
+function isJsonPrimitive(value: unknown): boolean {
   switch (typeof value) {
     case 'string':
     case 'boolean':
       return true
     case 'number':
-      return Number.isFinite(value) && !Object.is(value, -0)
+      return isJsonNumber(value)
     case 'object':
-      if (value === null) return true
-      try {
-        const verdict = fastLossless(value)
-        return verdict === undefined ? isLosslessJson(value) : verdict
-      } catch {
-        return false
-      }
+      return value === null
     default:
       return false
   }
 }
 
-/** The non-copying walk behind `lossless`; `undefined` when the budget ran out. */
-function fastLossless(root: object): boolean | undefined {
-  const work: unknown[] = [root]
-  let budget = FAST_WALK_BUDGET
-  while (work.length > 0) {
-    if (--budget < 0) return undefined
-    const value = work.pop()
-    switch (typeof value) {
-      case 'string':
-      case 'boolean':
-        continue
-      case 'number':
-        if (!Number.isFinite(value) || Object.is(value, -0)) return false
-        continue
-      case 'object':
-        if (value === null) continue
-        if (Array.isArray(value)) {
-          if (!hasPlainArrayShape(value)) return false
-          for (let i = 0; i < value.length; i++) work.push(value[i])
-        } else {
-          if (!isPlainObject(value)) return false
-          const keys = Object.keys(value)
-          if (!hasOnlyKeys(value, keys.length)) return false
-          for (const key of keys) work.push(value[key])
-        }
-        continue
-      default:
-        return false
-    }
-  }
-  return true
+/**
+ * True iff `value` is lossless JSON (J1.1); may throw like a getter or trap it meets. Small
+ * values are checked by a non-copying walk; one that outgrows the walk's budget (large, deep or
+ * cyclic) is judged by `isLosslessJson`, the snapshot's own answer.
+ */
+function jsonTest(value: unknown): boolean {
+  if (trusted) return true
+  if (typeof value !== 'object' || value === null) return isJsonPrimitive(value)
+  budget = FAST_WALK_BUDGET
+  const verdict = walkJson(value)
+  return budget < 0 ? isLosslessJson(value) : verdict
 }
 
-/** True iff `object`'s own keys are exactly its `enumerable` own enumerable string keys. */
-function hasOnlyKeys(object: object, enumerable: number): boolean {
-  if (trusted) return true
-  // Cheaper than `Reflect.ownKeys`: names catch non-enumerable keys, symbols the rest.
+/** `jsonTest` made total: a throwing getter or trap means "not lossless". */
+function lossless(value: unknown): boolean {
+  try {
+    return jsonTest(value)
+  } catch {
+    return false
+  }
+}
+
+/** The recursive walk behind `jsonTest`; returns false (with `budget < 0`) when it gave up. */
+function walkJson(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return isJsonPrimitive(value)
+  if (--budget < 0) return false
+  if (Array.isArray(value)) {
+    if (!hasPlainArrayShape(value)) return false
+    // A hole reads as `undefined`, which is not lossless either.
+    for (let i = 0; i < value.length; i++) if (!walkJson(value[i])) return false
+    return true
+  }
+  const proto = Object.getPrototypeOf(value)
+  if (proto !== OBJECT_PROTO && proto !== null && !isPlainObject(value)) return false
+  const inherited = proto !== null && hasEnumerableKeys(proto)
+  let count = 0
+  for (const key in value) {
+    if (inherited && !Object.hasOwn(value, key)) continue
+    if (!walkJson((value as Record<string, unknown>)[key])) return false
+    count++
+  }
+  return hasOnlyEnumerableStringKeys(value, count)
+}
+
+/**
+ * True iff `proto` (or its chain) has an enumerable key, so `for...in` over an object with this
+ * prototype would also yield inherited keys. False for an unpolluted `Object.prototype`.
+ */
+function hasEnumerableKeys(proto: object): boolean {
+  for (const _ in proto) return true
+  return false
+}
+
+/**
+ * True iff `object`, which has `enumerable` own enumerable string keys, has no other own key
+ * (non-enumerable or symbol). Two cheap calls instead of `Reflect.ownKeys`, which is several
+ * times slower on V8 for objects.
+ */
+function hasOnlyEnumerableStringKeys(object: object, enumerable: number): boolean {
   return (
     Object.getOwnPropertyNames(object).length === enumerable &&
     Object.getOwnPropertySymbols(object).length === 0
@@ -107,16 +141,13 @@ function hasOnlyKeys(object: object, enumerable: number): boolean {
 
 /**
  * True iff an `Array.isArray` value has an intrinsic `Array.prototype` and no own property
- * besides `length` and its indices. Holes are found by the caller (a hole reads as `undefined`).
+ * besides `length` and its indices (so no hole either). For arrays one `Reflect.ownKeys` is
+ * cheaper than names plus symbols.
  */
 function hasPlainArrayShape(array: unknown[]): boolean {
-  if (trusted) return true
   const proto = Object.getPrototypeOf(array)
-  if (proto !== Array.prototype && !isPlainDenseArray(array)) return false
-  return (
-    Object.getOwnPropertyNames(array).length === array.length + 1 &&
-    Object.getOwnPropertySymbols(array).length === 0
-  )
+  if (proto !== ARRAY_PROTO && !isPlainDenseArray(array)) return false
+  return Reflect.ownKeys(array).length === array.length + 1
 }
 
 /** What a property read yields when its getter or Proxy trap threw. */
@@ -133,59 +164,93 @@ function readOwn(object: object, key: string): unknown {
 
 const unreadable = (path: string) => `"${path}" must be a lossless JSON value`
 
+/** The type test of a scalar node, before `enum` and `const`. */
+function typeTest(type: Extract<SchemaNode, { kind: 'scalar' }>['type']): Test {
+  switch (type) {
+    case 'string':
+      return (value) => typeof value === 'string'
+    case 'boolean':
+      return (value) => typeof value === 'boolean'
+    case 'null':
+      return (value) => value === null
+    case 'number':
+      return (value) => typeof value === 'number' && isJsonNumber(value)
+    case 'integer':
+      return (value) => Number.isInteger(value) && (value !== 0 || 1 / (value as number) > 0)
+  }
+}
+
 const TYPE_MESSAGES = {
   string: 'must be a string',
   boolean: 'must be a boolean',
   null: 'must be null',
 } as const
 
-function scalarCheck(node: Extract<SchemaNode, { kind: 'scalar' }>): Check {
+function scalarNode(node: Extract<SchemaNode, { kind: 'scalar' }>): Compiled {
   const members = node.enum === undefined ? undefined : new Set<unknown>(node.enum)
   const enumMessage = node.enum === undefined ? '' : `must be one of ${JSON.stringify(node.enum)}`
   const hasConst = node.const !== undefined
   const constValue = node.const?.value
   const constMessage = hasConst ? `must be ${JSON.stringify(constValue)}` : ''
+  const ofType = typeTest(node.type)
   // Only a scalar reaches the enum and const checks, so identity is JSON equality here.
+  let test = ofType
+  if (members !== undefined && hasConst) {
+    test = (value) => ofType(value) && members.has(value) && value === constValue
+  } else if (members !== undefined) test = (value) => ofType(value) && members.has(value)
+  else if (hasConst) test = (value) => ofType(value) && value === constValue
   const literal = (value: unknown, parent: string | null, key: string | number, out: string[]) => {
     if (members !== undefined && !members.has(value)) out.push(`"${pathOf(parent, key)}" ${enumMessage}`)
     if (hasConst && value !== constValue) out.push(`"${pathOf(parent, key)}" ${constMessage}`)
   }
   const constrained = members !== undefined || hasConst
+  let check: Check
   switch (node.type) {
     case 'number':
     case 'integer': {
       const integer = node.type === 'integer'
       const typeMessage = integer ? 'must be an integer' : 'must be a number'
-      return (value, parent, key, out) => {
+      check = (value, parent, key, out) => {
         if (typeof value !== 'number') out.push(`"${pathOf(parent, key)}" ${typeMessage}`)
-        else if (!Number.isFinite(value) || Object.is(value, -0)) {
-          out.push(`"${pathOf(parent, key)}" must be a finite JSON number`)
-        } else if (integer && !Number.isInteger(value))
-          out.push(`"${pathOf(parent, key)}" must be an integer`)
+        else if (!isJsonNumber(value)) out.push(`"${pathOf(parent, key)}" must be a finite JSON number`)
+        else if (integer && !Number.isInteger(value)) out.push(`"${pathOf(parent, key)}" must be an integer`)
         else if (constrained) literal(value, parent, key, out)
       }
+      break
     }
     default: {
-      const type = node.type
-      const typeMessage = TYPE_MESSAGES[type]
-      const matches =
-        type === 'null' ? (value: unknown) => value === null : (value: unknown) => typeof value === type
-      return (value, parent, key, out) => {
-        if (!matches(value)) out.push(`"${pathOf(parent, key)}" ${typeMessage}`)
+      const typeMessage = TYPE_MESSAGES[node.type]
+      check = (value, parent, key, out) => {
+        if (!ofType(value)) out.push(`"${pathOf(parent, key)}" ${typeMessage}`)
         else if (constrained) literal(value, parent, key, out)
       }
     }
   }
+  return { test, check }
 }
 
-function anyCheck(): Check {
-  return (value, parent, key, out) => {
-    if (!lossless(value)) out.push(`"${pathOf(parent, key)}" must be a lossless JSON value`)
+function anyNode(): Compiled {
+  return {
+    test: jsonTest,
+    check: (value, parent, key, out) => {
+      if (!lossless(value)) out.push(`"${pathOf(parent, key)}" must be a lossless JSON value`)
+    },
   }
 }
 
-function arrayCheck(items: Check | undefined): Check {
-  return (value, parent, key, out) => {
+function arrayNode(items: Compiled | undefined): Compiled {
+  const itemTest = items === undefined ? jsonTest : items.test
+  const itemCheck = items?.check
+  const test: Test = (value) => {
+    if (!Array.isArray(value) || !(trusted || hasPlainArrayShape(value))) return false
+    // A hole reads as `undefined`, which no schema accepts.
+    for (let i = 0; i < value.length; i++) {
+      const item = value[i]
+      if (item === undefined || !itemTest(item)) return false
+    }
+    return true
+  }
+  const check: Check = (value, parent, key, out) => {
     let self: string | undefined
     try {
       if (!Array.isArray(value)) {
@@ -194,12 +259,11 @@ function arrayCheck(items: Check | undefined): Check {
       }
       self = pathOf(parent, key)
       const length = value.length
-      let dense = hasPlainArrayShape(value)
+      let dense = trusted || hasPlainArrayShape(value)
       for (let i = 0; dense && i < length; i++) {
         const item = value[i]
-        // A hole reads as `undefined`, which is never lossless either.
         if (item === undefined) dense = false
-        else if (items !== undefined) items(item, self, i, out)
+        else if (itemCheck !== undefined) itemCheck(item, self, i, out)
         else if (!lossless(item)) dense = false
       }
       if (!dense) out.push(`"${self}" must be a dense lossless JSON array`)
@@ -207,20 +271,72 @@ function arrayCheck(items: Check | undefined): Check {
       out.push(unreadable(self ?? pathOf(parent, key)))
     }
   }
+  return { test, check }
 }
 
-function objectCheck(node: Extract<SchemaNode, { kind: 'object' }>, checks: Map<SchemaNode, Check>): Check {
+function objectNode(
+  node: Extract<SchemaNode, { kind: 'object' }>,
+  compiled: Map<SchemaNode, Compiled>,
+): Compiled {
   const declared = node.properties ?? []
-  const keys = declared.map((p) => p.key)
-  const children = declared.map((p) => checks.get(p.schema)!)
-  const count = keys.length
-  const requiredIndex = node.required.map((name) => keys.indexOf(name))
-  const declaredSet = new Set(keys)
+  const count = declared.length
+  const keys: string[] = new Array(count)
+  const tests: Test[] = new Array(count)
+  const checks: Check[] = new Array(count)
+  const index = new Map<string, number>()
+  const isRequired: boolean[] = new Array(count).fill(false)
+  for (let i = 0; i < count; i++) {
+    const { key, schema } = declared[i]!
+    const child = compiled.get(schema)!
+    keys[i] = key
+    tests[i] = child.test
+    checks[i] = child.check
+    index.set(key, i)
+  }
+  const requiredIndex = node.required.map((name) => index.get(name)!)
+  for (const i of requiredIndex) isRequired[i] = true
+  const requiredCount = requiredIndex.length
   const closed = node.closed
-  return (input, parent, key, out) => {
+
+  /**
+   * The declared index of own key `key`: inputs usually list their keys in declaration order,
+   * so the key after the previous match is tried before the map.
+   */
+  const indexOf = (key: string, expected: number) => (keys[expected] === key ? expected : index.get(key))
+
+  // One `for...in` pass reads every own enumerable key once: inherited keys are skipped only
+  // when the prototype has enumerable keys; the key count then proves there is no other key.
+  const test: Test = (input) => {
+    if (typeof input !== 'object' || input === null || Array.isArray(input)) return false
+    const proto = Object.getPrototypeOf(input)
+    if (proto !== OBJECT_PROTO && proto !== null && !isPlainObject(input)) return false
+    const inherited = proto !== null && hasEnumerableKeys(proto)
+    const object = input as Record<string, unknown>
+    let own = 0
+    let seen = 0
+    let next = 0
+    for (const key in object) {
+      if (inherited && !Object.hasOwn(object, key)) continue
+      // An own `undefined` is a missing required key or a losslessness failure (S4.6).
+      const value = object[key]
+      if (value === undefined) return false
+      const i = indexOf(key, next)
+      if (i === undefined) {
+        if (closed || !jsonTest(value)) return false
+      } else {
+        if (!tests[i]!(value)) return false
+        if (isRequired[i]) seen++
+        next = i + 1
+      }
+      own++
+    }
+    return seen === requiredCount && (trusted || hasOnlyEnumerableStringKeys(object, own))
+  }
+
+  const check: Check = (input, parent, key, out) => {
     let self: string | undefined
     try {
-      const value = input as Record<string, unknown>
+      const object = input as Record<string, unknown>
       const isObject = trusted
         ? typeof input === 'object' && input !== null && !Array.isArray(input)
         : isPlainObject(input)
@@ -234,95 +350,131 @@ function objectCheck(node: Extract<SchemaNode, { kind: 'object' }>, checks: Map<
       const before = out.length
       // Each declared own property (S4.7) is read once, so the requiredness check and the
       // recursion see the same value; a present `undefined` counts as missing and is not
-      // validated (S4.6).
+      // validated (S4.6). One `for...in` pass reads them; it is `exact` when it provably saw
+      // every own key (no non-enumerable one, no throwing getter or trap).
       const values = new Array<unknown>(count)
-      for (let i = 0; i < count; i++) values[i] = readOwn(value, keys[i]!)
-      for (const index of requiredIndex) {
-        if (values[index] === undefined)
-          out.push(`missing required property "${pathOf(childParent, keys[index]!)}"`)
-      }
-      let present = 0
+      let undeclared: string[] | undefined
+      let own = 0
       let holdsUndefined = false
+      let exact = true
+      try {
+        const proto = Object.getPrototypeOf(object)
+        const inherited = proto !== null && hasEnumerableKeys(proto)
+        let next = 0
+        for (const name in object) {
+          if (inherited && !Object.hasOwn(object, name)) continue
+          own++
+          const i = indexOf(name, next)
+          if (i === undefined) {
+            if (undeclared === undefined) undeclared = [name]
+            else undeclared.push(name)
+          } else {
+            const child = object[name]
+            if (child === undefined) holdsUndefined = true
+            values[i] = child
+            next = i + 1
+          }
+        }
+        exact = trusted || Object.getOwnPropertyNames(object).length === own
+      } catch {
+        exact = false
+      }
+      // Otherwise the declared keys are read one by name, a throwing read becoming `THREW`.
+      if (!exact) for (let i = 0; i < count; i++) values[i] = readOwn(object, keys[i]!)
+      for (const i of requiredIndex) {
+        if (values[i] === undefined) out.push(`missing required property "${pathOf(childParent, keys[i]!)}"`)
+      }
       for (let i = 0; i < count; i++) {
         const child = values[i]
-        if (child === THREW) out.push(unreadable(pathOf(childParent, keys[i]!)))
-        else if (child !== undefined) {
-          present++
-          children[i]!(child, childParent, keys[i]!, out)
-        } else if (!holdsUndefined && Object.hasOwn(value, keys[i]!)) holdsUndefined = true
+        if (child === undefined) {
+          if (!exact && !holdsUndefined && Object.hasOwn(object, keys[i]!)) holdsUndefined = true
+        } else if (child === THREW) out.push(unreadable(pathOf(childParent, keys[i]!)))
+        else checks[i]!(child, childParent, keys[i]!, out)
       }
-      // A frozen snapshot's undeclared keys need no look unless the object is closed.
-      if (trusted && !closed) return
-      const own = Object.keys(value)
-      if (closed && own.length !== present) {
-        for (const name of own) {
-          if (!declaredSet.has(name)) {
-            out.push(
-              `"${pathOf(childParent, name)}" is not a declared property (additionalProperties: false)`,
-            )
-          }
+      if (!exact) {
+        const names = Object.keys(object)
+        own = names.length
+        undeclared = names.filter((name) => !index.has(name))
+      }
+      if (closed && undeclared !== undefined) {
+        for (const name of undeclared) {
+          out.push(`"${pathOf(childParent, name)}" is not a declared property (additionalProperties: false)`)
         }
       }
-      if (out.length !== before) return
+      if (out.length !== before || trusted) return
       // The declared children have proved their own values lossless; what is left is the
       // object's own shape and the values no child schema looked at (S4.5).
-      let isLossless = !holdsUndefined && hasOnlyKeys(value, own.length)
-      if (isLossless && own.length !== present) {
-        for (const name of own) {
-          if (!declaredSet.has(name) && !lossless(value[name])) {
-            isLossless = false
-            break
-          }
-        }
+      let isLossless =
+        !holdsUndefined &&
+        (exact ? Object.getOwnPropertySymbols(object).length === 0 : hasOnlyEnumerableStringKeys(object, own))
+      if (undeclared !== undefined) {
+        for (let i = 0; isLossless && i < undeclared.length; i++)
+          isLossless = lossless(object[undeclared[i]!])
       }
       if (!isLossless) out.push(`"${self}" must be a lossless JSON object`)
     } catch {
       out.push(unreadable(self ?? pathOf(parent, key)))
     }
   }
+  return { test, check }
 }
 
-function oneOfCheck(branches: Check[]): Check {
-  return (value, parent, key, out) => {
-    let matched = 0
-    const scratch: string[] = []
-    for (const branch of branches) {
-      scratch.length = 0
-      branch(value, parent, key, scratch)
-      if (scratch.length === 0) matched++
-    }
-    if (matched !== 1) {
-      out.push(`"${pathOf(parent, key)}" must match exactly one oneOf branch (matched ${matched})`)
-    }
+function oneOfNode(branches: Compiled[]): Compiled {
+  const tests = branches.map((b) => b.test)
+  const checks = branches.map((b) => b.check)
+  return {
+    test: (value) => {
+      let matched = 0
+      for (const test of tests) if (test(value)) matched++
+      return matched === 1
+    },
+    check: (value, parent, key, out) => {
+      let matched = 0
+      for (let i = 0; i < tests.length; i++) {
+        let ok: boolean
+        try {
+          ok = tests[i]!(value)
+        } catch {
+          // Only the exact walk knows whether a throwing read fails this branch.
+          const scratch: string[] = []
+          checks[i]!(value, parent, key, scratch)
+          ok = scratch.length === 0
+        }
+        if (ok) matched++
+      }
+      if (matched !== 1) {
+        out.push(`"${pathOf(parent, key)}" must match exactly one oneOf branch (matched ${matched})`)
+      }
+    },
   }
 }
 
-/** Builds the closure tree children-first, iterating the pre-order node list backwards. */
-function build(root: SchemaNode, nodes: readonly SchemaNode[]): Check {
-  const checks = new Map<SchemaNode, Check>()
+/** Builds the closure trees children-first, iterating the pre-order node list backwards. */
+function build(root: SchemaNode, nodes: readonly SchemaNode[]): Compiled {
+  const compiled = new Map<SchemaNode, Compiled>()
   for (let i = nodes.length - 1; i >= 0; i--) {
     const node = nodes[i]!
     switch (node.kind) {
       case 'any':
-        checks.set(node, anyCheck())
+        compiled.set(node, anyNode())
         break
       case 'scalar':
-        checks.set(node, scalarCheck(node))
+        compiled.set(node, scalarNode(node))
         break
       case 'array':
-        checks.set(node, arrayCheck(node.items === undefined ? undefined : checks.get(node.items)!))
+        compiled.set(node, arrayNode(node.items === undefined ? undefined : compiled.get(node.items)!))
         break
       case 'object':
-        checks.set(node, objectCheck(node, checks))
+        compiled.set(node, objectNode(node, compiled))
         break
       case 'oneOf':
-        checks.set(node, oneOfCheck(node.branches.map((b) => checks.get(b)!)))
+        compiled.set(node, oneOfNode(node.branches.map((b) => compiled.get(b)!)))
         break
       case 'invalid':
         break
     }
   }
-  return checks.get(root)!
+  return compiled.get(root)!
 }
 
 /**
@@ -334,20 +486,27 @@ function build(root: SchemaNode, nodes: readonly SchemaNode[]): Check {
 export function compileValidator(schema: unknown): CompiledValidator {
   const parsed = parseSchema(schema, 'schema')
   if (parsed.violations.length > 0) throw unsupportedSchemaError(parsed.violations)
-  const check = build(parsed.root, parsed.nodes)
+  const { test, check } = build(parsed.root, parsed.nodes)
   return (value, root) => {
-    const out: string[] = []
     const outer = trusted
     trusted = isFrozenSnapshot(value)
     try {
-      check(value, null, root, out)
-    } catch (error) {
-      // Only a stack overflow on an extremely deep schema gets here; stay total (S4.1).
-      out.push(`"${root}" could not be validated (${errorMessage(error)})`)
+      // Fast path: an exact verdict without messages. Anything wrong, or a throw, takes the
+      // exact walk that names every violation at its path.
+      try {
+        if (test(value)) return []
+      } catch {}
+      const out: string[] = []
+      try {
+        check(value, null, root, out)
+      } catch (error) {
+        // Only a stack overflow on an extremely deep schema gets here; stay total (S4.1).
+        out.push(`"${root}" could not be validated (${errorMessage(error)})`)
+      }
+      return out
     } finally {
       trusted = outer
     }
-    return out
   }
 }
 
