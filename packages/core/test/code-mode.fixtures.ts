@@ -1,14 +1,18 @@
 /** Shared fixtures of the Code Mode tests (not a test file itself). */
-import type {
-  AnyToolDefinition,
-  CodeBinding,
-  CodeDispatchSettle,
-  CodeDispatchStart,
-  CodeRunRequest,
-  CodeRunResult,
-  CodeRuntime,
-  JsonValue,
+import {
+  type AnyToolDefinition,
+  type CodeBinding,
+  type CodeDispatchSettle,
+  type CodeDispatchStart,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeRuntime,
+  type JsonValue,
+  RUN_CODE,
 } from '@tooltx/core'
+import { live, rawTool } from './pipeline.fixtures.js'
+
+export { deferred, live } from './pipeline.fixtures.js'
 
 /** What a fake program can use: the bindings, the run's signal and a log. */
 export interface FakeProgramContext {
@@ -55,30 +59,16 @@ export function fakeRuntime(program: FakeProgram): FakeCodeRuntime {
   }
 }
 
-/** A tool with open parameters and any output value, rendered as JSON text. */
+/**
+ * A raw tool (`rawTool`: open parameters, any output value rendered as JSON text) described as
+ * `The <name> tool.`, whose `execute` answers `{ echo: args }` unless overridden.
+ */
 export function tool(name: string, overrides: Partial<Record<keyof AnyToolDefinition, unknown>> = {}) {
-  return {
-    name,
+  return rawTool(name, {
     description: `The ${name} tool.`,
-    parameters: { type: 'object' },
-    output: {
-      schema: {},
-      render: (_args: unknown, value: unknown) => [{ type: 'text', text: JSON.stringify(value) }],
-    },
     execute: async (args: JsonValue) => ({ echo: args }),
     ...overrides,
-  } as AnyToolDefinition
-}
-
-/** A promise with its settle functions exposed. */
-export function deferred<T = void>() {
-  let resolve!: (value: T) => void
-  let reject!: (error: unknown) => void
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res
-    reject = rej
   })
-  return { promise, resolve, reject }
 }
 
 /** Lets every queued microtask and already-resolved promise run. */
@@ -93,5 +83,15 @@ export function recordingSink() {
 /** `run_code` arguments for a fake program (the code text is ignored by the fake runtime). */
 export const runArgs = (description = 'test program') => ({ code: '/* fake */', description })
 
-/** A never-aborted signal. */
-export const live = () => new AbortController().signal
+/**
+ * The outer `run_code` call `o` running `codeRuntime`'s program with `runArgs()` on a live
+ * signal; `extra` adds or replaces execute options (such as `signal` or `onCodeDispatch`).
+ */
+export const outerCall = (codeRuntime: FakeCodeRuntime, extra: Record<string, unknown> = {}) => ({
+  callId: 'o',
+  name: RUN_CODE,
+  arguments: runArgs(),
+  signal: live(),
+  codeRuntime,
+  ...extra,
+})

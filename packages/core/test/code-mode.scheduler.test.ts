@@ -1,7 +1,7 @@
-import { createToolRuntime, type JsonValue, RUN_CODE, type ToolRuntime } from '@tooltx/core'
+import { createToolRuntime, type JsonValue, type ToolRuntime } from '@tooltx/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { deferred, fakeRuntime, flush, live, recordingSink, runArgs, tool } from './code-mode.fixtures.js'
+import { deferred, fakeRuntime, flush, outerCall, recordingSink, tool } from './code-mode.fixtures.js'
 
 /**
  * A runtime with one tool `job` whose calls are classified by `args.safe`, log `start:<id>`
@@ -48,15 +48,6 @@ function harness(options: { maxParallelSubCalls?: number } = {}) {
   }
 }
 
-const outer = (codeRuntime: ReturnType<typeof fakeRuntime>, extra: Record<string, unknown> = {}) => ({
-  callId: 'o',
-  name: RUN_CODE,
-  arguments: runArgs(),
-  signal: live(),
-  codeRuntime,
-  ...extra,
-})
-
 /** Starts a run whose program submits `jobs` at once and returns their values in order. */
 function submitAll(
   rt: ToolRuntime,
@@ -74,7 +65,7 @@ function submitAll(
       ),
     ),
   )
-  return { done: rt.execute(outer(runtime, extra)), settledOrder }
+  return { done: rt.execute(outerCall(runtime, extra)), settledOrder }
 }
 
 describe('X6 sub-call scheduler', () => {

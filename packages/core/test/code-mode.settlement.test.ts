@@ -3,19 +3,9 @@ import {
   type CodeDispatchStart,
   createToolRuntime,
   type JsonValue,
-  RUN_CODE,
 } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { deferred, fakeRuntime, flush, live, recordingSink, runArgs, tool } from './code-mode.fixtures.js'
-
-const outer = (codeRuntime: ReturnType<typeof fakeRuntime>, extra: Record<string, unknown> = {}) => ({
-  callId: 'o',
-  name: RUN_CODE,
-  arguments: runArgs(),
-  signal: live(),
-  codeRuntime,
-  ...extra,
-})
+import { deferred, fakeRuntime, flush, outerCall, recordingSink, tool } from './code-mode.fixtures.js'
 
 /** A tool `slow` that runs until its signal aborts (then throws), recording what it saw. */
 function slowTool(seen: { aborted: boolean[]; settled: number }) {
@@ -51,7 +41,7 @@ describe('X5 code-dispatch log events', () => {
       gate.resolve('go')
       return both
     })
-    await rt.execute(outer(program, { rootCallId: 'root', onCodeDispatch: sink }))
+    await rt.execute(outerCall(program, { rootCallId: 'root', onCodeDispatch: sink }))
     const starts = events.filter((e): e is CodeDispatchStart => e.type === 'start')
     expect(starts).toEqual([
       {
@@ -88,7 +78,7 @@ describe('X5 code-dispatch log events', () => {
       await flush()
       return 'leaving slow running'
     })
-    await rt.execute(outer(program, { onCodeDispatch: sink }))
+    await rt.execute(outerCall(program, { onCodeDispatch: sink }))
     const settles = events.filter((e): e is CodeDispatchSettle => e.type === 'settle')
     expect(settles).toEqual([
       {
@@ -140,7 +130,7 @@ describe('X5 code-dispatch log events', () => {
       await tools.t!({})
       return 'both resolved while the sink was pending'
     })
-    const done = rt.execute(outer(program, { onCodeDispatch: sink })).then((r) => {
+    const done = rt.execute(outerCall(program, { onCodeDispatch: sink })).then((r) => {
       returned = true
       return r
     })
@@ -164,9 +154,11 @@ describe('X5 code-dispatch log events', () => {
       return Promise.reject(new Error('async sink failure'))
     }
     const program = fakeRuntime(async ({ tools }) => tools.t!({}))
-    expect(await rt.execute(outer(program, { onCodeDispatch: sink }))).toMatchObject({ value: { result: 7 } })
+    expect(await rt.execute(outerCall(program, { onCodeDispatch: sink }))).toMatchObject({
+      value: { result: 7 },
+    })
     expect(reported.map((e) => (e as Error).message)).toEqual(['sync sink failure', 'async sink failure'])
-    expect(await rt.execute(outer(program))).toMatchObject({ value: { result: 7 } })
+    expect(await rt.execute(outerCall(program))).toMatchObject({ value: { result: 7 } })
   })
 })
 
@@ -182,7 +174,7 @@ describe('X7 settlement and drain', () => {
           signal.addEventListener('abort', () => reject(new Error('aborted')))
         }),
     )
-    const done = rt.execute(outer(program, { signal: controller.signal }))
+    const done = rt.execute(outerCall(program, { signal: controller.signal }))
     await flush()
     expect(runSignal!.aborted).toBe(false)
     controller.abort()
@@ -200,7 +192,7 @@ describe('X7 settlement and drain', () => {
         if (fail) throw new Error('x')
         return 1
       })
-      await rt.execute(outer(program))
+      await rt.execute(outerCall(program))
       expect(runSignal!.aborted).toBe(true)
     }
   })
@@ -234,7 +226,7 @@ describe('X7 settlement and drain', () => {
         }
         return 'done'
       })
-      const result = await rt.execute(outer(program, { onCodeDispatch: sink, signal: controller.signal }))
+      const result = await rt.execute(outerCall(program, { onCodeDispatch: sink, signal: controller.signal }))
       expect(result.isError).toBe(reason !== 'completed')
       expect(seen).toEqual({ aborted: [true], settled: 1 })
       expect(queuedStarted).toBe(false)
@@ -258,7 +250,7 @@ describe('X7 settlement and drain', () => {
       kept = tools.t
       return 1
     })
-    await rt.execute(outer(program))
+    await rt.execute(outerCall(program))
     await expect(kept!({})).rejects.toThrow('run_code run is over (completed); t not dispatched')
     expect(dispatched).toEqual(['o'])
 
@@ -282,7 +274,10 @@ describe('X7 settlement and drain', () => {
       await flush()
       return 'over'
     })
-    expect(await rt2.execute(outer(program2))).toMatchObject({ isError: false, value: { result: 'over' } })
+    expect(await rt2.execute(outerCall(program2))).toMatchObject({
+      isError: false,
+      value: { result: 'over' },
+    })
     await flush()
     expect(lateSettled).toBe(false)
   })
@@ -292,7 +287,7 @@ describe('X7 settlement and drain', () => {
     const controller = new AbortController()
     controller.abort()
     const program = fakeRuntime(() => 1)
-    const result = await rt.execute(outer(program, { signal: controller.signal }))
+    const result = await rt.execute(outerCall(program, { signal: controller.signal }))
     expect(result).toMatchObject({
       isError: true,
       error: { message: 'tool call aborted before dispatch', info: { code: 'ABORTED_BEFORE_DISPATCH' } },
@@ -312,7 +307,9 @@ describe('X7 settlement and drain', () => {
       return 'value'
     })
     rt.register(tool('t'))
-    const done = rt.execute(outer(program, { signal: controller.signal, onCodeDispatch: () => held.promise }))
+    const done = rt.execute(
+      outerCall(program, { signal: controller.signal, onCodeDispatch: () => held.promise }),
+    )
     await flush()
     expect(completed).toBe(true)
     controller.abort()
