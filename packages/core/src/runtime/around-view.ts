@@ -5,8 +5,24 @@
 import type { AnyToolDefinition } from '../definition.js'
 import type { Call } from './call.js'
 import type { AroundExecution } from './hooks.js'
+import { TargetStamp } from './target-stamp.js'
 
-const calls = new WeakMap<object, Call>()
+/**
+ * The call behind an around view, as a private field stamped on the view before it is frozen;
+ * not a `WeakMap`, for the cost measured in target-stamp.ts (one handler per hook kind).
+ */
+class CallOfView extends TargetStamp {
+  readonly #call: Call
+
+  constructor(view: object, call: Call) {
+    super(view)
+    this.#call = call
+  }
+
+  static of(exec: unknown): Call | undefined {
+    return typeof exec === 'object' && exec !== null && #call in exec ? exec.#call : undefined
+  }
+}
 
 /** Creates the frozen around view of `call`; its `signal` starts as the caller's signal. */
 export function createAroundView(call: Call): AroundExecution {
@@ -26,8 +42,8 @@ export function createAroundView(call: Call): AroundExecution {
       current = signal
     },
   })
+  new CallOfView(view, call)
   Object.freeze(view)
-  calls.set(view, call)
   return view as unknown as AroundExecution
 }
 
@@ -36,12 +52,10 @@ export function createAroundView(call: Call): AroundExecution {
  * built-in wrappers, P7.2); `undefined` when none is visible or `exec` is not an around view.
  */
 export function visibleDefinition(exec: unknown): AnyToolDefinition | undefined {
-  const call = typeof exec === 'object' && exec !== null ? calls.get(exec) : undefined
-  return call?.resolve()?.def
+  return CallOfView.of(exec)?.resolve()?.def
 }
 
 /** The caller's signal of the call behind an around view (P7.7), or `undefined`. */
 export function callerSignal(exec: unknown): AbortSignal | undefined {
-  const call = typeof exec === 'object' && exec !== null ? calls.get(exec) : undefined
-  return call?.signal
+  return CallOfView.of(exec)?.signal
 }

@@ -105,8 +105,11 @@ function normalize(call: Call, returned: unknown): ToolResult | string {
 /** One run of the around chain for one call. */
 class AroundChain {
   private completed = false
-  /** Every result some `next()` of this execution resolved with (P6.9). */
-  private readonly produced = new WeakSet<object>()
+  /**
+   * Every result some `next()` of this execution resolved with (P6.9). A `Set`, not a
+   * `WeakSet`: the chain lives for one execution, and a `WeakSet` add costs ~600 ns on V8.
+   */
+  private readonly produced = new Set<object>()
   private readonly pending = new Set<Promise<unknown>>()
 
   constructor(
