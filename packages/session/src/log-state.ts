@@ -52,20 +52,6 @@ export class LogState {
   readonly pendingApprovals = new Map<string, ApprovalAskedData>()
   readonly #dispatches = new Map<string, Dispatch>()
 
-  /** A copy that can check and apply a batch without touching this state. */
-  clone(): LogState {
-    const copy = new LogState()
-    copy.turn = this.turn
-    copy.turnOpen = this.turnOpen
-    copy.step = this.step
-    copy.stepOpen = this.stepOpen
-    const a = this.assistant
-    copy.assistant = a && { ...a, called: new Set(a.called), answered: new Set(a.answered) }
-    for (const [k, v] of this.pendingApprovals) copy.pendingApprovals.set(k, v)
-    for (const [k, v] of this.#dispatches) copy.#dispatches.set(k, { ...v })
-    return copy
-  }
-
   /** The tool-call blocks of the latest `assistant/message` that have no `tool/result` yet, in model order. */
   unanswered(): ToolCallBlock[] {
     const a = this.assistant
@@ -222,10 +208,24 @@ export class LogState {
     return known.settled ? `tool/code-dispatch ${q(sub)} was already settled` : undefined
   }
 
-  /** Records an event that passed `check` and is durable. */
-  apply(event: NewSessionEvent): void {
+  /**
+   * Records an event that passed `check`. With `undo`, pushes what reverts it, so a batch can
+   * be checked and applied event by event and rolled back (newest first) when a later event is
+   * refused or the write fails, without copying the state.
+   */
+  apply(event: NewSessionEvent, undo?: (() => void)[]): void {
     switch (event.type) {
-      case 'turn/start':
+      case 'turn/start': {
+        if (undo !== undefined) {
+          const { turn, turnOpen, step, stepOpen, assistant } = this
+          const approvals = [...this.pendingApprovals]
+          const dispatches = [...this.#dispatches]
+          undo.push(() => {
+            Object.assign(this, { turn, turnOpen, step, stepOpen, assistant })
+            for (const [k, v] of approvals) this.pendingApprovals.set(k, v)
+            for (const [k, v] of dispatches) this.#dispatches.set(k, v)
+          })
+        }
         this.turn = event.data.turn
         this.turnOpen = true
         this.step = 0
@@ -234,14 +234,25 @@ export class LogState {
         this.pendingApprovals.clear()
         this.#dispatches.clear()
         return
-      case 'step/start':
+      }
+      case 'step/start': {
+        const { step, stepOpen } = this
+        undo?.push(() => Object.assign(this, { step, stepOpen }))
         this.step = event.data.step
         this.stepOpen = true
         return
+      }
       case 'step/end':
+        undo?.push(() => {
+          this.stepOpen = true
+        })
         this.stepOpen = false
         return
       case 'assistant/message': {
+        const previous = this.assistant
+        undo?.push(() => {
+          this.assistant = previous
+        })
         const blocks = event.data.content.filter((b): b is ToolCallBlock => b.type === 'tool-call')
         this.assistant = {
           step: event.data.step,
@@ -252,30 +263,50 @@ export class LogState {
         }
         return
       }
-      case 'tool/call':
-        this.assistant?.called.add(event.data.callId)
+      case 'tool/call': {
+        const a = this.assistant
+        if (a === undefined) return
+        a.called.add(event.data.callId)
+        undo?.push(() => a.called.delete(event.data.callId))
         return
-      case 'tool/result':
-        this.assistant?.answered.add(event.data.callId)
+      }
+      case 'tool/result': {
+        const a = this.assistant
+        if (a === undefined) return
+        a.answered.add(event.data.callId)
+        undo?.push(() => a.answered.delete(event.data.callId))
         return
+      }
       case 'approval/asked':
         this.pendingApprovals.set(event.data.callId, event.data)
+        undo?.push(() => this.pendingApprovals.delete(event.data.callId))
         return
-      case 'approval/decided':
+      case 'approval/decided': {
+        const asked = this.pendingApprovals.get(event.data.callId)
         this.pendingApprovals.delete(event.data.callId)
+        if (asked !== undefined) undo?.push(() => this.pendingApprovals.set(event.data.callId, asked))
         return
+      }
       case 'tool/code-dispatch-start':
         this.#dispatches.set(event.data.subCallId, { root: event.data.rootCallId, settled: false })
+        undo?.push(() => this.#dispatches.delete(event.data.subCallId))
         return
       case 'tool/code-dispatch': {
         const d = this.#dispatches.get(event.data.subCallId)
-        if (d !== undefined) d.settled = true
+        if (d === undefined) return
+        d.settled = true
+        undo?.push(() => {
+          d.settled = false
+        })
         return
       }
-      case 'turn/end':
+      case 'turn/end': {
+        const { turnOpen, stepOpen } = this
+        undo?.push(() => Object.assign(this, { turnOpen, stepOpen }))
         this.turnOpen = false
         this.stepOpen = false
         return
+      }
       default:
         return
     }

@@ -4,7 +4,8 @@ import { conflictError, type SessionInfo, type SessionStore } from './store.js'
 interface MemoryLog {
   readonly events: SessionEvent[]
   readonly created: string
-  updated: string
+  /** Milliseconds since the epoch; formatted only when listed, not on every append. */
+  updated: number
 }
 
 /**
@@ -16,8 +17,8 @@ export function memoryStore(): SessionStore {
   const logOf = (id: string): MemoryLog => {
     let log = logs.get(id)
     if (log === undefined) {
-      const now = new Date().toISOString()
-      log = { events: [], created: now, updated: now }
+      const now = Date.now()
+      log = { events: [], created: new Date(now).toISOString(), updated: now }
       logs.set(id, log)
     }
     return log
@@ -31,13 +32,14 @@ export function memoryStore(): SessionStore {
       const first = events[0]
       if (first === undefined) return
       if (first.seq !== log.events.length + 1) throw conflictError(id, log.events.length)
-      log.events.push(...events)
-      log.updated = new Date().toISOString()
+      for (const event of events) log.events.push(event)
+      log.updated = Date.now()
     },
     async listSessions() {
       const rows: SessionInfo[] = []
       for (const [id, log] of logs) {
-        rows.push({ id, created: log.created, updated: log.updated, events: log.events.length })
+        const updated = new Date(log.updated).toISOString()
+        rows.push({ id, created: log.created, updated, events: log.events.length })
       }
       return rows
     },

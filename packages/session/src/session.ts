@@ -54,7 +54,7 @@ class SessionLog implements Session {
   readonly #events: SessionEvent[] = []
   #frozenEvents: readonly SessionEvent[] = Object.freeze([])
   readonly #messages = new MessageLog()
-  #state = new LogState()
+  readonly #state = new LogState()
   readonly #listeners = new Set<SessionListener>()
   #tail: Promise<unknown> = Promise.resolve()
   #closed = false
@@ -136,19 +136,25 @@ class SessionLog implements Session {
     const run = async (): Promise<SessionEvent[]> => {
       const pending = build(this.#state)
       if (pending.length === 0) return []
-      // A batch is checked as a sequence on a copy, so a rejected batch leaves no trace.
-      const trial = pending.length === 1 ? this.#state : this.#state.clone()
+      // A batch is checked as a sequence: each event is applied once checked, and everything
+      // applied is rolled back when a later event is refused or the write fails, so a
+      // rejected batch leaves no trace.
+      const state = this.#state
+      const undo: (() => void)[] = []
       const events: SessionEvent[] = []
       let seq = this.#events.length
-      for (const item of pending) {
-        const problem = trial.check(item)
-        if (problem !== undefined) throw invariantError(problem)
-        if (trial !== this.#state) trial.apply(item)
-        events.push(Object.freeze({ seq: ++seq as Seq, type: item.type, data: item.data }) as SessionEvent)
+      try {
+        for (const item of pending) {
+          const problem = state.check(item)
+          if (problem !== undefined) throw invariantError(problem)
+          state.apply(item, undo)
+          events.push(Object.freeze({ seq: ++seq as Seq, type: item.type, data: item.data }) as SessionEvent)
+        }
+        await this.#store.append(this.id, events)
+      } catch (error) {
+        for (let i = undo.length - 1; i >= 0; i--) undo[i]!()
+        throw error
       }
-      await this.#store.append(this.id, events)
-      if (trial === this.#state) this.#state.apply(events[0]!)
-      else this.#state = trial
       for (const event of events) {
         this.#events.push(event)
         this.#messages.add(event)
