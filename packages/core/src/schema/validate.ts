@@ -180,18 +180,19 @@ function typeTest(type: Extract<SchemaNode, { kind: 'scalar' }>['type']): Test {
   }
 }
 
-const TYPE_MESSAGES = {
-  string: 'must be a string',
-  boolean: 'must be a boolean',
-  null: 'must be null',
+const TYPE_TAILS = {
+  string: '" must be a string',
+  boolean: '" must be a boolean',
+  null: '" must be null',
 } as const
 
 function scalarNode(node: Extract<SchemaNode, { kind: 'scalar' }>): Compiled {
   const members = node.enum === undefined ? undefined : new Set<unknown>(node.enum)
-  const enumMessage = node.enum === undefined ? '' : `must be one of ${JSON.stringify(node.enum)}`
+  // Messages are `"<path>` plus a tail precomputed here, so a violation costs two joins.
+  const enumTail = node.enum === undefined ? '' : `" must be one of ${JSON.stringify(node.enum)}`
   const hasConst = node.const !== undefined
   const constValue = node.const?.value
-  const constMessage = hasConst ? `must be ${JSON.stringify(constValue)}` : ''
+  const constTail = hasConst ? `" must be ${JSON.stringify(constValue)}` : ''
   const ofType = typeTest(node.type)
   // Only a scalar reaches the enum and const checks, so identity is JSON equality here.
   let test = ofType
@@ -200,8 +201,8 @@ function scalarNode(node: Extract<SchemaNode, { kind: 'scalar' }>): Compiled {
   } else if (members !== undefined) test = (value) => ofType(value) && members.has(value)
   else if (hasConst) test = (value) => ofType(value) && value === constValue
   const literal = (value: unknown, parent: string | null, key: string | number, out: string[]) => {
-    if (members !== undefined && !members.has(value)) out.push(`"${pathOf(parent, key)}" ${enumMessage}`)
-    if (hasConst && value !== constValue) out.push(`"${pathOf(parent, key)}" ${constMessage}`)
+    if (members !== undefined && !members.has(value)) out.push(`"${pathOf(parent, key)}${enumTail}`)
+    if (hasConst && value !== constValue) out.push(`"${pathOf(parent, key)}${constTail}`)
   }
   const constrained = members !== undefined || hasConst
   let check: Check
@@ -209,9 +210,9 @@ function scalarNode(node: Extract<SchemaNode, { kind: 'scalar' }>): Compiled {
     case 'number':
     case 'integer': {
       const integer = node.type === 'integer'
-      const typeMessage = integer ? 'must be an integer' : 'must be a number'
+      const typeTail = integer ? '" must be an integer' : '" must be a number'
       check = (value, parent, key, out) => {
-        if (typeof value !== 'number') out.push(`"${pathOf(parent, key)}" ${typeMessage}`)
+        if (typeof value !== 'number') out.push(`"${pathOf(parent, key)}${typeTail}`)
         else if (!isJsonNumber(value)) out.push(`"${pathOf(parent, key)}" must be a finite JSON number`)
         else if (integer && !Number.isInteger(value)) out.push(`"${pathOf(parent, key)}" must be an integer`)
         else if (constrained) literal(value, parent, key, out)
@@ -219,9 +220,9 @@ function scalarNode(node: Extract<SchemaNode, { kind: 'scalar' }>): Compiled {
       break
     }
     default: {
-      const typeMessage = TYPE_MESSAGES[node.type]
+      const typeTail = TYPE_TAILS[node.type]
       check = (value, parent, key, out) => {
-        if (!ofType(value)) out.push(`"${pathOf(parent, key)}" ${typeMessage}`)
+        if (!ofType(value)) out.push(`"${pathOf(parent, key)}${typeTail}`)
         else if (constrained) literal(value, parent, key, out)
       }
     }
@@ -299,10 +300,15 @@ function objectNode(
   const closed = node.closed
 
   /**
-   * The declared index of own key `key`: inputs usually list their keys in declaration order,
-   * so the key after the previous match is tried before the map.
+   * The declared index of own key `key`. Inputs usually list their keys in declaration order,
+   * perhaps skipping optional ones, so the next few declared keys after the previous match are
+   * compared (property keys are interned: a pointer comparison) before asking the map.
    */
-  const indexOf = (key: string, expected: number) => (keys[expected] === key ? expected : index.get(key))
+  const indexOf = (key: string, expected: number): number | undefined => {
+    const end = Math.min(expected + 4, count)
+    for (let i = expected; i < end; i++) if (keys[i] === key) return i
+    return index.get(key)
+  }
 
   // One `for...in` pass reads every own enumerable key once: inherited keys are skipped only
   // when the prototype has enumerable keys; the key count then proves there is no other key.
@@ -381,7 +387,8 @@ function objectNode(
       }
       // Otherwise the declared keys are read one by name, a throwing read becoming `THREW`.
       if (!exact) for (let i = 0; i < count; i++) values[i] = readOwn(object, keys[i]!)
-      for (const i of requiredIndex) {
+      for (let r = 0; r < requiredCount; r++) {
+        const i = requiredIndex[r]!
         if (values[i] === undefined) out.push(`missing required property "${pathOf(childParent, keys[i]!)}"`)
       }
       for (let i = 0; i < count; i++) {
@@ -422,6 +429,10 @@ function objectNode(
 function oneOfNode(branches: Compiled[]): Compiled {
   const tests = branches.map((b) => b.test)
   const checks = branches.map((b) => b.check)
+  const tails = Array.from(
+    { length: branches.length + 1 },
+    (_, matched) => `" must match exactly one oneOf branch (matched ${matched})`,
+  )
   return {
     test: (value) => {
       let matched = 0
@@ -443,7 +454,7 @@ function oneOfNode(branches: Compiled[]): Compiled {
         if (ok) matched++
       }
       if (matched !== 1) {
-        out.push(`"${pathOf(parent, key)}" must match exactly one oneOf branch (matched ${matched})`)
+        out.push(`"${pathOf(parent, key)}${tails[matched]}`)
       }
     },
   }
