@@ -150,6 +150,7 @@ const RESULT_KEYS = new Set([
 
 /** Why `value` is not deep-frozen lossless JSON, or `undefined` when it is. Iterative, total on our own data. */
 export function frozenJsonProblem(value: unknown): string | undefined {
+  if (typeof value === 'object' && value !== null && trusted(value)) return undefined
   const work: unknown[] = [value]
   while (work.length > 0) {
     const v = work.pop()

@@ -15,10 +15,12 @@ import { abortedBeforeDispatch, argumentsNotLossless, argumentsUnreadable, colla
 import { breach } from '../invariants.js'
 import type { ScopeRecord } from '../registry.js'
 
+const FROZEN_ARGUMENTS = { freeze: true, root: 'arguments' } as const
+
 /** Snapshots the arguments (P2.4, P2.5); returns the frozen copy or the entry failure. */
 function snapshotArguments(raw: unknown): { value: JsonValue } | { failure: ToolResult } {
   try {
-    const snap = snapshotJson(raw, { freeze: true, root: 'arguments' })
+    const snap = snapshotJson(raw, FROZEN_ARGUMENTS)
     return snap.ok ? { value: snap.value } : { failure: argumentsNotLossless() }
   } catch (error) {
     return { failure: argumentsUnreadable(error) }

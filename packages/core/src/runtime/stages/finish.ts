@@ -17,6 +17,8 @@ import { nextCovering } from '../hooks.js'
 import { assertPublishable, frozenJsonProblem, isBreach } from '../invariants.js'
 
 const noop = () => {}
+/** The result fields materialization checks; `value` was frozen at its boundary (P11.1). */
+const MATERIALIZED_FIELDS = ['content', 'error', 'meta', 'additionalContexts'] as const
 
 /** A success gives way to cancellation, keeping its contexts (P10.15, C1.5, C1.6). */
 function cancellation(call: Call, result: ToolResult): ToolResult {
@@ -31,7 +33,7 @@ function cancellation(call: Call, result: ToolResult): ToolResult {
  * into `RESULT_NOT_SERIALIZABLE` without value, meta or contexts.
  */
 function materialize(result: ToolResult): ToolResult {
-  for (const field of ['content', 'error', 'meta', 'additionalContexts'] as const) {
+  for (const field of MATERIALIZED_FIELDS) {
     if (
       field in result &&
       frozenJsonProblem((result as unknown as Record<string, unknown>)[field]) !== undefined

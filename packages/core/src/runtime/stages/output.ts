@@ -12,6 +12,8 @@ import { type Contexts, invalidOutput } from '../failures.js'
 import { vouchFreeze } from '../invariants.js'
 import type { Entry } from '../registry.js'
 
+const FROZEN = { freeze: true } as const
+
 type Projection = { ok: true; value: JsonValue | undefined } | { ok: false; violation: string }
 
 /**
@@ -27,7 +29,7 @@ function project(what: string, fn: () => unknown, optional: boolean): Projection
   }
   if (raw === undefined && optional) return { ok: true, value: undefined }
   try {
-    const snap = snapshotJson(raw, { freeze: true })
+    const snap = snapshotJson(raw, FROZEN)
     return snap.ok
       ? { ok: true, value: snap.value }
       : { ok: false, violation: `${what} returned non-lossless JSON` }
@@ -52,7 +54,7 @@ export function successFromValue(
   // Boundary 1: the snapshot.
   let value: JsonValue
   try {
-    const snap = snapshotJson(raw, { freeze: true })
+    const snap = snapshotJson(raw, FROZEN)
     if (!snap.ok) return invalidOutput(name, ['value is not lossless JSON'], contexts)
     value = snap.value
   } catch (error) {
