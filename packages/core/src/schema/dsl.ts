@@ -1,6 +1,7 @@
 import type { JsonSchema } from '../definition.js'
 import { codedError, errorMessage, type ToolError } from '../errors.js'
 import { deepFreeze, type JsonValue, snapshotJson } from '../lossless-json.js'
+import { markVerifiedSchema } from './subset.js'
 
 /** Annotations every DSL node may carry (S1.2); they never take part in validation. */
 export interface Annotations {
@@ -298,7 +299,7 @@ export function compileParameters(spec: unknown): JsonSchema {
   const work: Task[] = []
   queueProperties(copy, 'parameters', properties, work)
   run(work)
-  return deepFreeze(root) as JsonSchema
+  return markVerifiedSchema(deepFreeze(root)) as JsonSchema
 }
 
 /**
@@ -310,5 +311,5 @@ export function compileValueSchema(spec: unknown): JsonSchema {
   const copy = snapshotSpec(spec, 'output.schema')
   const root: Record<string, unknown> = {}
   run([{ spec: copy, path: 'output.schema', property: false, out: root }])
-  return deepFreeze(root) as JsonSchema
+  return markVerifiedSchema(deepFreeze(root)) as JsonSchema
 }

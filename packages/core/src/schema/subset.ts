@@ -145,6 +145,27 @@ function setKeyword(into: Keywords, key: string, value: unknown): void {
   }
 }
 
+/**
+ * Schemas built by the DSL compiler (`markVerifiedSchema`): deep-frozen lossless JSON by
+ * construction (S2.4), so parsing one skips re-proving plainness and losslessness; only the
+ * subset rules are checked. A frozen tree can never change, so the mark stays true.
+ */
+const verifiedSchemas = new WeakSet<object>()
+
+/** True while `parseSchema` reads a verified schema (set per parse, restored afterwards). */
+let verified = false
+
+/** Marks a deep-frozen, lossless JSON schema that the DSL compiler built; returns it. */
+export function markVerifiedSchema<T extends object>(schema: T): T {
+  verifiedSchemas.add(schema)
+  return schema
+}
+
+/** `isLosslessJson`, known true inside a verified schema. */
+function isLossless(value: unknown): boolean {
+  return verified || isLosslessJson(value)
+}
+
 interface Task {
   value: unknown
   path: string
@@ -167,6 +188,14 @@ function readEntries(
   out: string[],
   take: (key: string, value: unknown) => void,
 ): boolean {
+  if (verified) {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+      out.push(`${path} must be ${what}`)
+      return false
+    }
+    for (const key of Object.keys(value)) take(key, (value as Record<string, unknown>)[key])
+    return true
+  }
   try {
     if (!isPlainObject(value)) {
       out.push(`${path} must be ${what}`)
@@ -191,6 +220,7 @@ function readEntries(
 
 /** Reads a dense plain array's items once; `undefined` when it is not one or reading threw. */
 function readArray(value: unknown): unknown[] | undefined {
+  if (verified) return Array.isArray(value) ? value : undefined
   try {
     return isPlainDenseArray(value) ? value.slice() : undefined
   } catch {
@@ -205,6 +235,18 @@ function readArray(value: unknown): unknown[] | undefined {
  * may be shared by siblings, but one that contains itself is reported as circular.
  */
 export function parseSchema(schema: unknown, rootPath = 'schema'): ParsedSchema {
+  const outer = verified
+  verified = typeof schema === 'object' && schema !== null && verifiedSchemas.has(schema)
+  try {
+    return parseTree(schema, rootPath)
+  } finally {
+    verified = outer
+  }
+}
+
+/** The walk behind `parseSchema`; a verified schema is lossless JSON, so it has no cycle to track. */
+function parseTree(schema: unknown, rootPath: string): ParsedSchema {
+  const trackCycles = !verified
   const violations: string[] = []
   const nodes: SchemaNode[] = []
   let root: SchemaNode = INVALID
@@ -217,7 +259,7 @@ export function parseSchema(schema: unknown, rootPath = 'schema'): ParsedSchema 
       continue
     }
     const { value, path } = item
-    if (value !== null && typeof value === 'object' && onPath.has(value)) {
+    if (trackCycles && value !== null && typeof value === 'object' && onPath.has(value)) {
       violations.push(`${path} is circular`)
       item.set(INVALID)
       continue
@@ -229,7 +271,7 @@ export function parseSchema(schema: unknown, rootPath = 'schema'): ParsedSchema 
       item.set(node)
       nodes.push(node)
     } else item.set(INVALID)
-    if (value !== null && typeof value === 'object') {
+    if (trackCycles && value !== null && typeof value === 'object') {
       onPath.add(value)
       work.push({ exit: value })
     }
@@ -304,12 +346,12 @@ function parseNode(value: unknown, path: string, out: string[], children: Task[]
   let enumValues: unknown[] | undefined
   if ((present & ENUM) !== 0) {
     enumValues = readArray(entries.enum)
-    if (enumValues === undefined || enumValues.length === 0 || !isLosslessJson(enumValues)) {
+    if (enumValues === undefined || enumValues.length === 0 || !isLossless(enumValues)) {
       out.push(`${path}.enum must be a non-empty array of lossless JSON values`)
     }
   }
   const constValue = entries.const
-  if ((present & CONST) !== 0 && !isLosslessJson(constValue)) out.push(`${path}.const must be lossless JSON`)
+  if ((present & CONST) !== 0 && !isLossless(constValue)) out.push(`${path}.const must be lossless JSON`)
 
   if (branches !== undefined) {
     const node = { kind: 'oneOf' as const, branches: branches.map(() => INVALID), description }
@@ -345,12 +387,12 @@ function checkAnnotations(entries: Keywords, path: string, out: string[]): strin
     out.push(`${path}.description must be a string`)
   }
   if ((present & TITLE) !== 0 && typeof entries.title !== 'string') out.push(`${path}.title must be a string`)
-  if ((present & DEFAULT) !== 0 && !isLosslessJson(entries.default)) {
+  if ((present & DEFAULT) !== 0 && !isLossless(entries.default)) {
     out.push(`${path}.default must be lossless JSON`)
   }
   if ((present & EXAMPLES) !== 0) {
     const examples = entries.examples
-    if (!Array.isArray(examples) || !isLosslessJson(examples)) {
+    if (!Array.isArray(examples) || !isLossless(examples)) {
       out.push(`${path}.examples must be an array of lossless JSON values`)
     }
   }
