@@ -183,23 +183,34 @@ function onlyIdleTimeouts(call: Call, entries: readonly HookEntry<AroundHandler>
  * result is a post-result (P6.14), and a success overtaken by the caller's abort gives way
  * to `ABORTED` or `ABORTED_BEFORE_DISPATCH` with its contexts (P6.15).
  */
-export async function dispatch(call: Call): Promise<Outcome> {
+export function dispatch(call: Call): Promise<Outcome> {
   call.enterAround()
   const entries = call.core.around.entries
-  let result: ToolResult
+  // Without a wrapper that would act, the base dispatch runs directly, skipping the chain's
+  // view, bookkeeping and promise layers (bench/pipeline.bench.ts, no hooks).
   if (onlyIdleTimeouts(call, entries)) {
-    result = await baseDispatch(call, call.signal)
-  } else {
-    const chain = new AroundChain(call, entries, createAroundView(call))
-    try {
-      result = await chain.invoke(nextCovering(entries, 0, call.record))
-    } catch (error) {
-      if (isBreach(error)) throw error
-      await chain.close()
-      return final(hookThrew('wrapExecute', error))
-    }
-    await chain.close()
+    return baseDispatch(call, call.signal).then((result) => aroundOutcome(call, result))
   }
+  return runChain(call, entries)
+}
+
+/** Runs the wrapExecute chain, then waits for every attempt a wrapper started (C1.1). */
+async function runChain(call: Call, entries: readonly HookEntry<AroundHandler>[]): Promise<Outcome> {
+  const chain = new AroundChain(call, entries, createAroundView(call))
+  let result: ToolResult
+  try {
+    result = await chain.invoke(nextCovering(entries, 0, call.record))
+  } catch (error) {
+    if (isBreach(error)) throw error
+    await chain.close()
+    return final(hookThrew('wrapExecute', error))
+  }
+  await chain.close()
+  return aroundOutcome(call, result)
+}
+
+/** The result the around chain returned, checked against the caller's signal (P6.15). */
+function aroundOutcome(call: Call, result: ToolResult): Outcome {
   if (!result.isError && call.signal.aborted) {
     const contexts = result.additionalContexts
     return post(call.bodyInvoked ? aborted(contexts) : abortedBeforeDispatch(contexts))
