@@ -106,19 +106,12 @@ export function defineTool<const P extends ParametersSpec, const S extends Value
         ? { schema, render: render! }
         : { schema, render: render!, presentationMeta },
     ),
-    // Validation comes first: on any violation the author's body never runs (D3.3). Not an
-    // async function: it behaves like one (always a promise, rejecting on a throw), but hands
-    // the body's own promise back instead of adopting it into a new one, which costs an async
-    // function two extra microtask hops per call (bench/pipeline.bench.ts, no hooks).
-    execute: (args, run) => {
-      try {
-        const violations = check(args, 'arguments')
-        if (violations.length > 0)
-          throw codedError('INVALID_ARGS', `invalid arguments: ${violations.join('; ')}`)
-        return Promise.resolve(body(args, run))
-      } catch (error) {
-        return Promise.reject(error)
-      }
+    // Validation comes first: on any violation the author's body never runs (D3.3).
+    execute: async (args, run) => {
+      const violations = check(args, 'arguments')
+      if (violations.length > 0)
+        throw codedError('INVALID_ARGS', `invalid arguments: ${violations.join('; ')}`)
+      return body(args, run)
     },
   }
   if (isConcurrencySafe !== undefined) {

@@ -98,43 +98,30 @@ class Attempt {
  * view's current one (P6.7), skips the body when that is aborted (P6.8), and otherwise runs
  * it, recording "body invoked" just before (P8.1). Never rejects for a body failure (P6.2).
  */
-export function baseDispatch(call: Call, wrapperSignal: AbortSignal): Promise<ToolResult> {
+export async function baseDispatch(call: Call, wrapperSignal: AbortSignal): Promise<ToolResult> {
   call.assertBody()
   const attempt = ++call.attempts
   const entry = call.resolve()
-  if (entry === undefined) return Promise.resolve(unknownTool(call.name))
+  if (entry === undefined) return unknownTool(call.name)
   const fused = fuseSignals(call.signal, wrapperSignal)
   if (fused.signal.aborted) {
     fused.dispose()
-    return Promise.resolve(abortedBeforeDispatch())
+    return abortedBeforeDispatch()
   }
   const run = new Attempt(call, fused.signal, attempt)
-  const failed = (error: unknown): ToolResult => {
+  call.bodyInvoked = true
+  let value: unknown
+  try {
+    value = await entry.def.execute(call.exec.arguments, run.context)
+  } catch (error) {
     fused.dispose()
     const contexts = run.settle()
     if (isBreach(error)) throw error
     return thrown(error, 'TOOL_FAILED', '', contexts)
   }
-  const succeeded = (value: unknown): ToolResult => {
-    fused.dispose()
-    const contexts = run.settle()
-    // A success that finished under an aborted signal is superseded; a failure stands (P8.10).
-    if (fused.signal.aborted) return aborted(contexts)
-    return successFromValue(call, entry, value, contexts, run.concluded)
-  }
-  call.bodyInvoked = true
-  let returned: unknown
-  try {
-    returned = entry.def.execute(call.exec.arguments, run.context)
-  } catch (error) {
-    // A synchronous throw settles the attempt at once; only a breach rejects.
-    try {
-      return Promise.resolve(failed(error))
-    } catch (breachError) {
-      return Promise.reject(breachError)
-    }
-  }
-  // Exactly what `await returned` does (PromiseResolve, then one reaction), without an async
-  // function's own promise around it (bench/pipeline.bench.ts, no hooks).
-  return Promise.resolve(returned).then(succeeded, failed)
+  fused.dispose()
+  const contexts = run.settle()
+  // A success that finished under an aborted signal is superseded; a failure stands (P8.10).
+  if (fused.signal.aborted) return aborted(contexts)
+  return successFromValue(call, entry, value, contexts, run.concluded)
 }
