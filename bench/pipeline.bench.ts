@@ -52,6 +52,115 @@ function makeTooltx() {
   })
 }
 
+/** A base whose constructor returns its argument, so subclasses stamp private fields on it. */
+class Returning {
+  constructor(target: object) {
+    // biome-ignore lint/correctness/noConstructorReturn: the stamping pattern under measurement.
+    return target
+  }
+}
+/** The private-field mark the runtime uses instead of a WeakSet (runtime/target-stamp.ts). */
+class Mark extends Returning {
+  readonly #mark = true
+  static has(value: object): boolean {
+    return #mark in value
+  }
+}
+/** An around view's state in private fields, behind one shared accessor (runtime/around-view.ts). */
+class ViewSignal extends Returning {
+  #signal: AbortSignal
+  constructor(view: object, signal: AbortSignal) {
+    super(view)
+    this.#signal = signal
+  }
+  static get(view: object): AbortSignal {
+    return (view as ViewSignal).#signal
+  }
+  static set(view: object, signal: AbortSignal): void {
+    ;(view as ViewSignal).#signal = signal
+  }
+}
+const SHARED_SIGNAL: PropertyDescriptor = {
+  enumerable: true,
+  get(this: object) {
+    return ViewSignal.get(this)
+  },
+  set(this: object, signal: AbortSignal) {
+    ViewSignal.set(this, signal)
+  },
+}
+
+/**
+ * The V8 costs behind the hot-path choices in packages/core/src/runtime: how the runtime marks
+ * objects it built, keeps its calls in flight, and gives wrappers a writable `signal`.
+ */
+async function mechanisms(signal: AbortSignal): Promise<BenchSection> {
+  const marks = new WeakSet<object>()
+  const weakSet = await measure('WeakSet.add(fresh object) + freeze', () => {
+    const copy = { a: 1, b: 'x' }
+    marks.add(copy)
+    Object.freeze(copy)
+  })
+  const stamp = await measure('private-field stamp(fresh object) + freeze', () => {
+    const copy = { a: 1, b: 'x' }
+    new Mark(copy)
+    Object.freeze(copy)
+    if (!Mark.has(copy)) throw new Error('unmarked')
+  })
+  const live = new Map<symbol, object>()
+  const map = await measure('Map set + has + delete of a fresh symbol', () => {
+    const token = Symbol('tooltx.call')
+    live.set(token, signal)
+    live.has(token)
+    live.delete(token)
+  })
+  const tokens: symbol[] = []
+  const calls: object[] = []
+  const arrays = await measure('two arrays push + lastIndexOf + pop of a fresh symbol', () => {
+    const token = Symbol('tooltx.call')
+    tokens.push(token)
+    calls.push(signal)
+    tokens.lastIndexOf(token)
+    tokens.pop()
+    calls.pop()
+  })
+  const closures = await measure('around view: per-view accessor closures + freeze', () => {
+    let current = signal
+    const view = { callId: 'c', name: 'n' }
+    Object.defineProperty(view, 'signal', {
+      enumerable: true,
+      get: () => current,
+      set: (next: AbortSignal) => {
+        current = next
+      },
+    })
+    Object.freeze(view)
+  })
+  const shared = await measure('around view: shared accessor + private state + freeze', () => {
+    const view = { callId: 'c', name: 'n' }
+    Object.defineProperty(view, 'signal', SHARED_SIGNAL)
+    new ViewSignal(view, signal)
+    Object.freeze(view)
+  })
+  return {
+    title: 'Pipeline hot-path mechanisms',
+    method:
+      'The V8 costs that decided three choices in the runtime, each measured as the runtime uses it. Marking: ' +
+      'frozen snapshots and containers the runtime built are marked with a private class field stamped before ' +
+      'freezing instead of a `WeakSet` (a fresh object per call, five per call before). In-flight calls: two ' +
+      'parallel arrays instead of a `Map` that gains and loses a fresh symbol per call. Around views: one ' +
+      'getter/setter pair shared by every view (an accessor pair is part of the V8 map, so per-view closures ' +
+      'give every view its own map). The no-hook pipeline row above pays the first two per call, the ' +
+      'one-handler-per-kind row all three.',
+    rows: [weakSet, stamp, map, arrays, closures, shared],
+    ratios: [
+      `WeakSet / private field = ${ratio(weakSet, stamp)}`,
+      `Map / two arrays = ${ratio(map, arrays)}`,
+      `per-view closures / shared accessor = ${ratio(closures, shared)}`,
+    ],
+  }
+}
+
 export default async (): Promise<BenchSection[]> => {
   const signal = new AbortController().signal
   const def = makeTooltx()
@@ -118,6 +227,7 @@ export default async (): Promise<BenchSection[]> => {
   )
 
   const noHooksOverFloor = noHooks.medianNs / floor.medianNs
+  const mechanismSection = await mechanisms(signal)
   return [
     {
       title: 'Pipeline cost per call',
@@ -151,5 +261,6 @@ export default async (): Promise<BenchSection[]> => {
         ),
       ],
     },
+    mechanismSection,
   ]
 }
