@@ -10,6 +10,13 @@ export interface Output {
 
 /** Output to the process's stdout and stderr. */
 export function processOutput(): Output {
+  // A reader that goes away (`tooltx replay … | head`) is not an error: stop quietly.
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
+      throw error
+    })
+  }
   const interactive = process.stdout.isTTY === true
   let statusShown = false
   const clearStatus = () => {

@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -75,6 +75,18 @@ describe('tooltx demo and replay', () => {
     const live = timeline(demo.stdout)
     expect(live.length).toBeGreaterThan(20)
     expect(timeline(replay.stdout)).toEqual(live)
+  })
+
+  it('a reader that stops early (replay | head) ends the command quietly, not with a crash', async () => {
+    const child = spawn(process.execPath, [BIN, 'replay', sessionId], { cwd, env: cleanEnv() })
+    let stderr = ''
+    child.stderr.on('data', (chunk) => {
+      stderr += chunk
+    })
+    child.stdout.once('data', () => child.stdout.destroy())
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    expect(stderr).toBe('')
+    expect(code).toBe(0)
   })
 
   it('sessions lists the saved demo session with its event count', async () => {
