@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Mode } from '@tooltx/core'
@@ -130,6 +131,13 @@ export async function main(
         const mode = values.mode ?? 'native'
         if (!MODES.includes(mode))
           throw new UsageError(`--mode must be native, code or both, got "${mode}"`, 2)
+        const workspace = path.resolve(values.workspace ?? '.')
+        if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
+          throw new UsageError(
+            `--workspace ${workspace} is not a directory; pass the folder the tools may touch`,
+            2,
+          )
+        }
         await runCommand(
           {
             task,
@@ -138,7 +146,7 @@ export async function main(
             ...(typeof values.model === 'string' ? { model: values.model } : {}),
             ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
             mode: mode as Mode,
-            workspace: path.resolve(typeof values.workspace === 'string' ? values.workspace : '.'),
+            workspace,
             yes: values.yes === true,
             env,
           },

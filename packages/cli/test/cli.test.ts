@@ -134,6 +134,12 @@ describe('tooltx errors and help', () => {
     expect(result.stdout).toContain('Session saved as run-')
   })
 
+  it('run with a workspace that does not exist says so before anything starts', async () => {
+    const bad = await tooltx(cwd, 'run', 'hello', '--workspace', path.join(cwd, 'missing'))
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('is not a directory')
+  })
+
   it('every command has --help', async () => {
     for (const command of ['demo', 'run', 'sessions', 'replay']) {
       const help = await tooltx(cwd, command, '--help')
