@@ -5,10 +5,11 @@
  * file every case is measured side by side. `npm run bench -- <filter>` runs only files whose
  * name contains the filter and prints without rewriting BENCHMARKS.md.
  */
-import { execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { readdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { fileURLToPath, pathToFileURL } from 'node:url'
+import { promisify } from 'node:util'
 import { type BenchSection, renderSection } from './harness.js'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
@@ -27,18 +28,16 @@ const files = readdirSync(here)
   .filter((f) => filter === undefined || f.includes(filter))
   .sort()
 
+const run = promisify(execFile)
 const parts: string[] = []
 for (const file of files) {
   process.stderr.write(`running ${file}\n`)
-  const json = execFileSync(
+  // Asynchronous on purpose: a parent blocked in execFileSync made tsx's IPC relay spin at
+  // 100% CPU on both cores for the whole run, skewing every number.
+  const { stdout: json } = await run(
     process.execPath,
     [...process.execArgv, fileURLToPath(import.meta.url), '--one', file],
-    {
-      cwd: here,
-      encoding: 'utf8',
-      stdio: ['ignore', 'pipe', 'inherit'],
-      maxBuffer: 64 * 1024 * 1024,
-    },
+    { cwd: here, encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   )
   for (const section of JSON.parse(json) as BenchSection[]) {
     const text = renderSection(section)
