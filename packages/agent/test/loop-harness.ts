@@ -6,6 +6,15 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import {
+  type Agent,
+  type AgentOptions,
+  createAgent,
+  type ScriptedModel,
+  type ScriptedStep,
+  type ScriptedToolCall,
+  scripted,
+} from '@tooltx/agent'
 import { createToolRuntime, defineTool } from '@tooltx/core'
 import {
   memoryStore,
@@ -201,6 +210,53 @@ export async function rig(
 
 /** The raw argument string of a call to one of the rig's tools. */
 export const args = (id: string, extra: Record<string, string> = {}) => JSON.stringify({ id, ...extra })
+
+/**
+ * A scripted call to the rig's tool `name`: call id `c<id>`, arguments `{"id":"<id>", ...extra}`,
+ * so `call('wait', '2')` is answered by `tool/result c2` and waits on gate `2`.
+ */
+export const call = (name: string, id: string, extra: Record<string, string> = {}): ScriptedToolCall => ({
+  id: `c${id}`,
+  name,
+  arguments: args(id, extra),
+})
+
+/**
+ * Starts a turn on the rig: an agent over its runtime, scope and session with a scripted model
+ * that answers request n with `steps[n]`, sent the user message `go`. `options` adds agent
+ * options (or replaces the rig's). Returns at once; the turn runs on its own.
+ */
+export function go(
+  r: Rig,
+  steps: readonly ScriptedStep[],
+  options: Partial<AgentOptions> = {},
+): { agent: Agent; model: ScriptedModel } {
+  const model = scripted(steps)
+  const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model, ...options })
+  agent.send('go')
+  return { agent, model }
+}
+
+/**
+ * A real SQLite store at `path` whose append rejects with `disk full`, once, for the first
+ * batch holding an event that `fails` picks; every other append goes through.
+ */
+export function failingOnce(path: string, fails: (event: SessionEvent) => boolean): SessionStore {
+  const store = sqliteStore(path)
+  let failed = false
+  return {
+    load: (id) => store.load(id),
+    listSessions: () => store.listSessions(),
+    close: () => store.close(),
+    append(id, events) {
+      if (!failed && events.some(fails)) {
+        failed = true
+        return Promise.reject(new Error('disk full'))
+      }
+      return store.append(id, events)
+    },
+  }
+}
 
 /**
  * One line per event, with the data a test cares about: `tool/call c1`, `tool/result c1 ok`,

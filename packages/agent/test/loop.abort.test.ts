@@ -1,6 +1,5 @@
-import { createAgent, scripted } from '@tooltx/agent'
 import { afterEach, describe, expect, it } from 'vitest'
-import { answeredOnce, args, eventually, lines, type Rig, rig } from './loop-harness.js'
+import { answeredOnce, call, eventually, go, lines, type Rig, rig } from './loop-harness.js'
 
 let r: Rig
 afterEach(async () => {
@@ -15,18 +14,9 @@ describe('L6 abort (SQLite session)', () => {
       entered.push(exec.callId)
       return next()
     })
-    const model = scripted([
-      {
-        toolCalls: [
-          { id: 'c1', name: 'echo', arguments: args('1') },
-          { id: 'c2', name: 'wait', arguments: args('2') },
-          { id: 'c3', name: 'write', arguments: args('3') },
-          { id: 'c4', name: 'wait', arguments: args('4') },
-        ],
-      },
+    const { agent, model } = go(r, [
+      { toolCalls: [call('echo', '1'), call('wait', '2'), call('write', '3'), call('wait', '4')] },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
     await eventually(() => r.trace.includes('start 2'), 'call 2 started')
     agent.abort()
     await agent.whenIdle()
@@ -80,9 +70,7 @@ describe('L6 abort (SQLite session)', () => {
         throw new Error('finished badly')
       },
     })
-    const model = scripted([{ toolCalls: [{ id: 'c1', name: 'stubborn', arguments: '' }] }])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
+    const { agent } = go(r, [{ toolCalls: [{ id: 'c1', name: 'stubborn', arguments: '' }] }])
     await eventually(() => r.trace.length === 1, 'the call started')
     agent.abort()
     await new Promise((resolve) => setImmediate(resolve))
@@ -94,17 +82,7 @@ describe('L6 abort (SQLite session)', () => {
 
   it('L6.4: an abort during an exclusive call starts nothing of the parallel group after it', async () => {
     r = await rig()
-    const model = scripted([
-      {
-        toolCalls: [
-          { id: 'c1', name: 'write', arguments: args('1') },
-          { id: 'c2', name: 'echo', arguments: args('2') },
-          { id: 'c3', name: 'echo', arguments: args('3') },
-        ],
-      },
-    ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
+    const { agent } = go(r, [{ toolCalls: [call('write', '1'), call('echo', '2'), call('echo', '3')] }])
     await eventually(() => r.trace.includes('start 1'), 'the barrier started')
     agent.abort()
     await agent.whenIdle()
@@ -122,26 +100,16 @@ describe('L6 abort (SQLite session)', () => {
 
   it('L6.6: abort mid-stream keeps the partial text and appends no tool/call for incomplete blocks', async () => {
     r = await rig()
-    const model = scripted([
+    const { agent } = go(
+      r,
+      [{ text: 'Let me look at that.', toolCalls: [call('echo', '1'), call('echo', '2')] }],
       {
-        text: 'Let me look at that.',
-        toolCalls: [
-          { id: 'c1', name: 'echo', arguments: args('1') },
-          { id: 'c2', name: 'echo', arguments: args('2') },
-        ],
+        // Abort once the second call begins streaming: the first looks complete but is not final.
+        onModelEvent: (event) => {
+          if (event.type === 'tool-call-delta' && event.index === 1) agent.abort()
+        },
       },
-    ])
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
-      model,
-      // Abort once the second call begins streaming: the first looks complete but is not final.
-      onModelEvent: (event) => {
-        if (event.type === 'tool-call-delta' && event.index === 1) agent.abort()
-      },
-    })
-    agent.send('go')
+    )
     await agent.whenIdle()
     expect(lines(r.session)).toEqual([
       'turn/start',
@@ -156,32 +124,17 @@ describe('L6 abort (SQLite session)', () => {
 
   it('L6.6: abort before any text streamed appends no assistant/message at all', async () => {
     r = await rig()
-    const model = scripted([{ toolCalls: [{ id: 'c1', name: 'echo', arguments: args('1') }] }])
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
-      model,
-      onModelEvent: () => agent.abort(),
-    })
-    agent.send('go')
+    const { agent } = go(r, [{ toolCalls: [call('echo', '1')] }], { onModelEvent: () => agent.abort() })
     await agent.whenIdle()
     expect(lines(r.session)).toEqual(['turn/start', 'step/start', 'user/message "go"', 'turn/end aborted'])
   })
 
   it('L6.7: contexts of results committed during an abort wait in the FIFO for the first step of the next turn', async () => {
     r = await rig()
-    const model = scripted([
-      {
-        toolCalls: [
-          { id: 'c1', name: 'note', arguments: args('1', { text: 'remember this' }) },
-          { id: 'c2', name: 'wait', arguments: args('2') },
-        ],
-      },
+    const { agent } = go(r, [
+      { toolCalls: [call('note', '1', { text: 'remember this' }), call('wait', '2')] },
       { text: 'next turn' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
     await eventually(() => r.trace.includes('start 2'), 'call 2 started')
     agent.abort()
     await agent.whenIdle()

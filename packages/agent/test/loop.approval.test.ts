@@ -1,9 +1,7 @@
 import { createHash } from 'node:crypto'
-import { createAgent, scripted } from '@tooltx/agent'
 import type { ApprovalOutcome, Approver } from '@tooltx/core'
-import { type SessionStore, sqliteStore } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { answeredOnce, args, eventually, lines, type Rig, rig } from './loop-harness.js'
+import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
 
 let r: Rig
 afterEach(async () => {
@@ -18,15 +16,7 @@ async function askedRun(approver: Approver | undefined, open = true) {
   r = await rig()
   if (open) r.gates.open('1')
   r.runtime.onPreExecute((exec, next) => (exec.name === 'write' ? { kind: 'ask', reason: 'writes' } : next()))
-  const model = scripted([{ toolCalls: [{ id: 'c1', name: 'write', arguments: args('1') }] }, { text: 'ok' }])
-  const agent = createAgent({
-    runtime: r.runtime,
-    scope: r.scope,
-    session: r.session,
-    model,
-    ...(approver ? { approver } : {}),
-  })
-  agent.send('go')
+  const { agent } = go(r, [{ toolCalls: [call('write', '1')] }, { text: 'ok' }], approver ? { approver } : {})
   return agent
 }
 
@@ -140,23 +130,9 @@ describe('L8 approval events (SQLite session)', () => {
     r = await rig()
     r.runtime.onPreExecute((exec, next) => (exec.name === 'echo' ? { kind: 'ask' } : next()))
     const pending = new Map<string, (o: ApprovalOutcome) => void>()
-    const model = scripted([
-      {
-        toolCalls: [
-          { id: 'c1', name: 'echo', arguments: args('1') },
-          { id: 'c2', name: 'echo', arguments: args('2') },
-        ],
-      },
-      { text: 'ok' },
-    ])
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
-      model,
+    const { agent } = go(r, [{ toolCalls: [call('echo', '1'), call('echo', '2')] }, { text: 'ok' }], {
       approver: (request) => new Promise((resolve) => pending.set(request.callId, resolve)),
     })
-    agent.send('go')
     await eventually(() => pending.size === 2, 'both approvals pending')
     pending.get('c2')?.('rejected')
     await eventually(() => lines(r.session).includes('approval/decided c2 rejected'), 'c2 decided')
@@ -204,29 +180,19 @@ describe('L8 approval events (SQLite session)', () => {
   })
 
   it('L8.1, L5.5: a failed approval/asked append consults nobody, records no decision and ends the turn with error', async () => {
-    r = await rig({ store: (path) => failingOnType('approval/asked', path) })
+    r = await rig({ store: (path) => failingOnce(path, (e) => e.type === 'approval/asked') })
     r.runtime.onPreExecute((exec, next) => (exec.name === 'write' ? { kind: 'ask' } : next()))
     let consulted = 0
-    const model = scripted([
+    const { agent } = go(
+      r,
+      [{ toolCalls: [call('write', '1'), call('echo', '2')] }, { text: 'after repair' }],
       {
-        toolCalls: [
-          { id: 'c1', name: 'write', arguments: args('1') },
-          { id: 'c2', name: 'echo', arguments: args('2') },
-        ],
+        approver: () => {
+          consulted++
+          return 'allowed-once'
+        },
       },
-      { text: 'after repair' },
-    ])
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
-      model,
-      approver: () => {
-        consulted++
-        return 'allowed-once'
-      },
-    })
-    agent.send('go')
+    )
     await agent.whenIdle()
     expect(consulted).toBe(0)
     expect(lines(r.session).slice(4)).toEqual(['tool/call c1', 'tool/result c1 DENIED', 'turn/end error'])
@@ -241,21 +207,3 @@ describe('L8 approval events (SQLite session)', () => {
     expect(answeredOnce(r.session)).toBe(true)
   })
 })
-
-/** A real SQLite store whose append fails once for an event of `type`. */
-function failingOnType(type: string, path: string): SessionStore {
-  const store = sqliteStore(path)
-  let failed = false
-  return {
-    load: (id) => store.load(id),
-    listSessions: () => store.listSessions(),
-    close: () => store.close(),
-    append(id, events) {
-      if (!failed && events.some((e) => e.type === type)) {
-        failed = true
-        return Promise.reject(new Error('disk full'))
-      }
-      return store.append(id, events)
-    },
-  }
-}

@@ -1,7 +1,6 @@
-import { createAgent, scripted } from '@tooltx/agent'
 import { defineTool, ERROR_NAMES, type ToolDefinition } from '@tooltx/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { args, eventually, lines, type Rig, rig } from './loop-harness.js'
+import { call, eventually, go, lines, type Rig, rig } from './loop-harness.js'
 
 let r: Rig
 afterEach(async () => {
@@ -28,7 +27,7 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
     r = await rig()
     const seen: unknown[] = []
     r.scope.register(rawRecorder(seen))
-    const model = scripted([
+    const { agent } = go(r, [
       {
         toolCalls: [
           { name: 'raw', arguments: '' },
@@ -40,8 +39,6 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
       },
       { text: 'ok' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
     await agent.whenIdle()
     expect(seen).toEqual([{}, {}, { a: [1, 2] }, 7, '{"a": tru'])
     // The log keeps the raw strings, not the parsed values (L4.4).
@@ -51,12 +48,10 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
 
   it('L4.2: a defineTool tool fails a string argument with "arguments" must be an object', async () => {
     r = await rig()
-    const model = scripted([
+    const { agent } = go(r, [
       { toolCalls: [{ id: 'c1', name: 'echo', arguments: 'not json' }] },
       { text: 'ok' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
     await agent.whenIdle()
     const result = r.session.events().find((e) => e.type === 'tool/result')
     expect(result?.data).toMatchObject({
@@ -80,25 +75,14 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
       })
       return next()
     })
-    const model = scripted([
-      {
-        toolCalls: [
-          { id: 'c1', name: 'wait', arguments: args('1') },
-          { id: 'c2', name: 'wait', arguments: args('2') },
-          { id: 'c3', name: 'wait', arguments: args('3') },
-          { id: 'c4', name: 'write', arguments: args('4') },
-        ],
-      },
-      { text: 'ok' },
-    ])
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
-      model,
-      maxParallelToolCalls: 2,
-    })
-    agent.send('go')
+    const { agent } = go(
+      r,
+      [
+        { toolCalls: [call('wait', '1'), call('wait', '2'), call('wait', '3'), call('write', '4')] },
+        { text: 'ok' },
+      ],
+      { maxParallelToolCalls: 2 },
+    )
     await eventually(() => atEntry.length === 2, 'the first two calls started')
     r.gates.open('1')
     await eventually(() => atEntry.length === 3, 'call 3 took the free slot')
@@ -117,18 +101,10 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
 
   it('L4.5, L4.6, L5.3: a parallel batch starts in model order, overlaps, and commits in model order whatever order it finishes in', async () => {
     r = await rig()
-    const model = scripted([
-      {
-        toolCalls: [
-          { id: 'c1', name: 'wait', arguments: args('1') },
-          { id: 'c2', name: 'wait', arguments: args('2') },
-          { id: 'c3', name: 'wait', arguments: args('3') },
-        ],
-      },
+    const { agent } = go(r, [
+      { toolCalls: [call('wait', '1'), call('wait', '2'), call('wait', '3')] },
       { text: 'ok' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
     await eventually(() => r.trace.length === 3, 'all three calls started')
     expect(r.trace).toEqual(['start 1', 'start 2', 'start 3'])
     r.gates.open('3')
@@ -184,7 +160,7 @@ describe('O2 durable results', () => {
         },
       }),
     )
-    const model = scripted([
+    const { agent, model } = go(r, [
       {
         toolCalls: [
           { id: 'c1', name: 'measure', arguments: '{}' },
@@ -193,8 +169,6 @@ describe('O2 durable results', () => {
       },
       { text: 'ok' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
     await agent.whenIdle()
     const results = r.session.events().flatMap((e) => (e.type === 'tool/result' ? [e.data] : []))
     expect(results).toEqual([

@@ -1,6 +1,5 @@
-import { createAgent, scripted } from '@tooltx/agent'
 import { afterEach, describe, expect, it } from 'vitest'
-import { args, eventually, lines, type Rig, rig } from './loop-harness.js'
+import { call, eventually, go, lines, type Rig, rig } from './loop-harness.js'
 
 let r: Rig
 afterEach(async () => {
@@ -10,18 +9,16 @@ afterEach(async () => {
 describe('L7 deferred contexts and conclusion (SQLite session)', () => {
   it('L7.1, L7.2, L7.3, L7.5: contexts and a message sent mid-batch land after every result, in commit/FIFO order', async () => {
     r = await rig()
-    const model = scripted([
+    const { agent } = go(r, [
       {
         toolCalls: [
-          { id: 'c1', name: 'note', arguments: args('1', { text: 'ctx one' }) },
-          { id: 'c2', name: 'wait', arguments: args('2') },
-          { id: 'c3', name: 'note', arguments: args('3', { text: 'ctx three' }) },
+          call('note', '1', { text: 'ctx one' }),
+          call('wait', '2'),
+          call('note', '3', { text: 'ctx three' }),
         ],
       },
       { text: 'ok' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
     await eventually(() => lines(r.session).includes('tool/result c1 ok'), 'c1 committed')
     agent.send('sent mid-batch')
     r.gates.open('2')
@@ -61,18 +58,10 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
   it('L7.4: a concluding result lets every call of the batch run and commit, then ends the turn without another request', async () => {
     r = await rig()
     r.gates.open('2')
-    const model = scripted([
-      {
-        toolCalls: [
-          { id: 'c1', name: 'finish', arguments: args('1') },
-          { id: 'c2', name: 'wait', arguments: args('2') },
-          { id: 'c3', name: 'write', arguments: args('3') },
-        ],
-      },
-    ])
     r.gates.open('3')
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
+    const { agent, model } = go(r, [
+      { toolCalls: [call('finish', '1'), call('wait', '2'), call('write', '3')] },
+    ])
     await agent.whenIdle()
     expect(lines(r.session).slice(4)).toEqual([
       'tool/call c1',
@@ -90,17 +79,10 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
 
   it('L7.4: when the FIFO holds contexts, a concluding batch runs another step first', async () => {
     r = await rig()
-    const model = scripted([
-      {
-        toolCalls: [
-          { id: 'c1', name: 'finish', arguments: args('1') },
-          { id: 'c2', name: 'note', arguments: args('2', { text: 'one more thing' }) },
-        ],
-      },
+    const { agent, model } = go(r, [
+      { toolCalls: [call('finish', '1'), call('note', '2', { text: 'one more thing' })] },
       { text: 'noted' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
     await agent.whenIdle()
     expect(lines(r.session).slice(6)).toEqual([
       'tool/result c1 ok',
@@ -120,12 +102,7 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
     r.runtime.onPostExecute((exec, _result, next) =>
       exec.name === 'finish' ? { kind: 'block', feedback: [{ type: 'text', text: 'blocked' }] } : next(),
     )
-    const model = scripted([
-      { toolCalls: [{ id: 'c1', name: 'finish', arguments: args('1') }] },
-      { text: 'went on' },
-    ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
+    const { agent, model } = go(r, [{ toolCalls: [call('finish', '1')] }, { text: 'went on' }])
     await agent.whenIdle()
     expect(model.requests).toHaveLength(2)
     expect(lines(r.session).at(-1)).toBe('turn/end completed')

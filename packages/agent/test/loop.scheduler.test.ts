@@ -1,14 +1,8 @@
 import { createAgent, scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
-import {
-  NOT_STARTED_TEXT,
-  OUTCOME_UNKNOWN_TEXT,
-  planRepair,
-  type SessionStore,
-  sqliteStore,
-} from '@tooltx/session'
+import { NOT_STARTED_TEXT, OUTCOME_UNKNOWN_TEXT, planRepair, type SessionEvent } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { answeredOnce, args, eventually, lines, type Rig, rig } from './loop-harness.js'
+import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
 
 let r: Rig
 afterEach(async () => {
@@ -17,23 +11,24 @@ afterEach(async () => {
 
 const calls = (session: Rig['session']) => lines(session).filter((l) => l.startsWith('tool/'))
 
+/** Picks the `tool/result` of `callId`. */
+const resultOf = (callId: string) => (e: SessionEvent) => e.type === 'tool/result' && e.data.callId === callId
+
 describe('L5 scheduler (SQLite session)', () => {
   it('L5.2, L5.3, L4.5, L4.6: an exclusive call in the middle of a batch is a barrier on both sides', async () => {
     r = await rig()
-    const model = scripted([
+    const { agent } = go(r, [
       {
         toolCalls: [
-          { id: 'c1', name: 'wait', arguments: args('1') },
-          { id: 'c2', name: 'wait', arguments: args('2') },
-          { id: 'c3', name: 'write', arguments: args('3') },
-          { id: 'c4', name: 'wait', arguments: args('4') },
-          { id: 'c5', name: 'wait', arguments: args('5') },
+          call('wait', '1'),
+          call('wait', '2'),
+          call('write', '3'),
+          call('wait', '4'),
+          call('wait', '5'),
         ],
       },
       { text: 'ok' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
     await eventually(() => r.trace.length === 2, 'the parallel group started')
     r.gates.open('2')
     await eventually(() => r.trace.includes('end 2'), 'call 2 finished')
@@ -96,18 +91,10 @@ describe('L5 scheduler (SQLite session)', () => {
       }
       return next()
     })
-    const model = scripted([
-      {
-        toolCalls: [
-          { id: 'c1', name: 'write', arguments: args('1') },
-          { id: 'c2', name: 'flex', arguments: args('2') },
-          { id: 'c3', name: 'flex', arguments: args('3') },
-        ],
-      },
+    const { agent } = go(r, [
+      { toolCalls: [call('write', '1'), call('flex', '2'), call('flex', '3')] },
       { text: 'ok' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
     r.gates.open('1')
     await eventually(() => r.trace.includes('start 3'), 'c2 and c3 overlap')
     expect(r.trace).toEqual(['start 1', 'end 1', 'start 2', 'start 3'])
@@ -119,18 +106,11 @@ describe('L5 scheduler (SQLite session)', () => {
 
   it('L5.4: at most maxParallelToolCalls calls run at once; the pool rolls as calls finish', async () => {
     r = await rig()
-    const model = scripted([
-      { toolCalls: ['1', '2', '3', '4'].map((id) => ({ id: `c${id}`, name: 'wait', arguments: args(id) })) },
-      { text: 'ok' },
-    ])
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
-      model,
-      maxParallelToolCalls: 2,
-    })
-    agent.send('go')
+    const { agent } = go(
+      r,
+      [{ toolCalls: ['1', '2', '3', '4'].map((id) => call('wait', id)) }, { text: 'ok' }],
+      { maxParallelToolCalls: 2 },
+    )
     await eventually(() => r.trace.length === 2, 'two calls started')
     await new Promise((resolve) => setImmediate(resolve))
     expect(r.trace).toEqual(['start 1', 'start 2'])
@@ -152,18 +132,9 @@ describe('L5 scheduler (SQLite session)', () => {
   it('L5.4: maxParallelToolCalls 1 makes the batch fully serial', async () => {
     r = await rig()
     for (const id of ['1', '2', '3']) r.gates.open(id)
-    const model = scripted([
-      { toolCalls: ['1', '2', '3'].map((id) => ({ id: `c${id}`, name: 'wait', arguments: args(id) })) },
-      { text: 'ok' },
-    ])
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
-      model,
+    const { agent } = go(r, [{ toolCalls: ['1', '2', '3'].map((id) => call('wait', id)) }, { text: 'ok' }], {
       maxParallelToolCalls: 1,
     })
-    agent.send('go')
     await agent.whenIdle()
     expect(r.trace).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'end 3'])
   })
@@ -186,18 +157,10 @@ describe('L5 scheduler (SQLite session)', () => {
   it('L4.6, P7.3: a call that times out is committed as TOOL_TIMEOUT in its place; the batch goes on', async () => {
     r = await rig()
     r.gates.open('3')
-    const model = scripted([
-      {
-        toolCalls: [
-          { id: 'c1', name: 'echo', arguments: args('1') },
-          { id: 'c2', name: 'slow', arguments: args('2') },
-          { id: 'c3', name: 'wait', arguments: args('3') },
-        ],
-      },
+    const { agent } = go(r, [
+      { toolCalls: [call('echo', '1'), call('slow', '2'), call('wait', '3')] },
       { text: 'ok' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
     await agent.whenIdle()
     expect(calls(r.session)).toEqual([
       'tool/call c1',
@@ -207,7 +170,7 @@ describe('L5 scheduler (SQLite session)', () => {
       'tool/result c2 TOOL_TIMEOUT',
       'tool/result c3 ok',
     ])
-    const timedOut = r.session.events().find((e) => e.type === 'tool/result' && e.data.callId === 'c2')
+    const timedOut = r.session.events().find(resultOf('c2'))
     expect(timedOut?.data).toMatchObject({
       content: [{ type: 'text', text: 'Error: tool call timed out after 5ms' }],
     })
@@ -220,17 +183,7 @@ describe('L5 scheduler (SQLite session)', () => {
     r.runtime.onPreExecute((exec, next) =>
       exec.callId === 'c1' ? { kind: 'deny', reason: 'not today' } : next(),
     )
-    const model = scripted([
-      {
-        toolCalls: [
-          { id: 'c1', name: 'wait', arguments: args('1') },
-          { id: 'c2', name: 'wait', arguments: args('2') },
-        ],
-      },
-      { text: 'ok' },
-    ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
+    const { agent } = go(r, [{ toolCalls: [call('wait', '1'), call('wait', '2')] }, { text: 'ok' }])
     await agent.whenIdle()
     expect(lines(r.session)).toEqual([
       'turn/start',
@@ -247,7 +200,7 @@ describe('L5 scheduler (SQLite session)', () => {
       'step/end',
       'turn/end completed',
     ])
-    const denied = r.session.events().find((e) => e.type === 'tool/result' && e.data.callId === 'c1')
+    const denied = r.session.events().find(resultOf('c1'))
     expect(denied?.data).toMatchObject({
       content: [{ type: 'text', text: 'Error: tool "wait" denied by pre-execute policy: not today' }],
       error: { code: 'DENIED' },
@@ -256,40 +209,13 @@ describe('L5 scheduler (SQLite session)', () => {
   })
 })
 
-/** A real SQLite store whose append fails once for a `tool/result` of `callId`. */
-function failingOn(callId: string, path: string): SessionStore {
-  const store = sqliteStore(path)
-  let failed = false
-  return {
-    load: (id) => store.load(id),
-    listSessions: () => store.listSessions(),
-    close: () => store.close(),
-    append(id, events) {
-      if (!failed && events.some((e) => e.type === 'tool/result' && e.data.callId === callId)) {
-        failed = true
-        return Promise.reject(new Error('disk full'))
-      }
-      return store.append(id, events)
-    },
-  }
-}
-
 describe('L5.5, L5.6 scheduler failure and repair', () => {
   async function failedTurn() {
-    r = await rig({ store: (path) => failingOn('c2', path) })
-    const model = scripted([
-      {
-        toolCalls: [
-          { id: 'c1', name: 'wait', arguments: args('1') },
-          { id: 'c2', name: 'wait', arguments: args('2') },
-          { id: 'c3', name: 'wait', arguments: args('3') },
-          { id: 'c4', name: 'write', arguments: args('4') },
-        ],
-      },
+    r = await rig({ store: (path) => failingOnce(path, resultOf('c2')) })
+    const { agent, model } = go(r, [
+      { toolCalls: [call('wait', '1'), call('wait', '2'), call('wait', '3'), call('write', '4')] },
       { text: 'after repair' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
     await eventually(() => r.trace.length === 3, 'the parallel group started')
     r.gates.open('1')
     r.gates.open('2')
@@ -390,7 +316,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
     let refused = 0
     r = await rig({
       store: (path) => {
-        const store = failingOn('c1', path)
+        const store = failingOnce(path, resultOf('c1'))
         return {
           ...store,
           append: (id, events) => {
@@ -407,12 +333,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
       },
     })
     r.gates.open('1')
-    const model = scripted([
-      { toolCalls: [{ id: 'c1', name: 'wait', arguments: args('1') }] },
-      { text: 'back' },
-    ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
-    agent.send('go')
+    const { agent } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'back' }])
     await agent.whenIdle()
     // Even turn/end could not be appended: the turn is still open in the log.
     expect(lines(r.session).at(-1)).toBe('tool/call c1')
