@@ -143,19 +143,25 @@ class AgentLoop implements Agent {
   async #drain(): Promise<void> {
     // Deferred contexts alone never start a turn: they ride along with the next user message.
     while (this.#fifo.some((entry) => entry.fromUser)) {
-      if (this.#needsRepair) {
-        await repairSession(this.#options.session)
-        this.#needsRepair = false
+      // The turn's controller exists before the repair runs, so an abort during the repair
+      // reaches the turn it precedes instead of being lost.
+      const controller = new AbortController()
+      this.#controller = controller
+      try {
+        if (this.#needsRepair) {
+          await repairSession(this.#options.session)
+          this.#needsRepair = false
+        }
+        await this.#turn(controller)
+      } finally {
+        this.#controller = undefined
       }
-      await this.#turn()
     }
   }
 
-  async #turn(): Promise<void> {
+  async #turn(controller: AbortController): Promise<void> {
     const { session } = this.#options
     const turn = this.#lastTurn + 1
-    const controller = new AbortController()
-    this.#controller = controller
     try {
       let carry: NewSessionEvent[] = [{ type: 'turn/start', data: { turn } }]
       for (let step = 1; ; step++) {
@@ -178,8 +184,6 @@ class AgentLoop implements Agent {
       await session
         .appendBatch(this.#lastTurn < turn ? [{ type: 'turn/start', data: { turn } }, end] : [end])
         .catch(() => {})
-    } finally {
-      this.#controller = undefined
     }
   }
 

@@ -279,6 +279,27 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
     ).toEqual(['c1', 'c2', 'c3', 'c4'])
   })
 
+  it('L5.6, L6.1: an abort while the repair before the next turn runs aborts that turn, and is not lost', async () => {
+    const { agent } = await failedTurn()
+    // Abort the moment the repair lands (listeners run synchronously after each durable append).
+    const off = r.session.on((event) => {
+      if (event.type === 'tool/result' && event.data.error?.code === 'TOOL_OUTCOME_UNKNOWN') agent.abort()
+    })
+    agent.send('next')
+    await agent.whenIdle()
+    off()
+    const all = lines(r.session)
+    const repaired = all.indexOf('tool/result c4 TOOL_NOT_STARTED')
+    expect(repaired).toBeGreaterThan(0)
+    expect(all.slice(repaired + 1)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "next"',
+      'turn/end aborted',
+    ])
+    expect(answeredOnce(r.session)).toBe(true)
+  })
+
   it('L5.6, L9.5: a restart after the failed turn repairs the same way on open, and the loop then adds nothing', async () => {
     await failedTurn()
     const expected = planRepair(r.session.events())
