@@ -12,40 +12,27 @@ export interface Annotations {
   readonly examples?: readonly JsonValue[]
 }
 
-/** A `string` node (S1.1) with optional `enum`/`const` (S1.3). */
-export interface StringSpec extends Annotations {
-  readonly type: 'string'
-  readonly enum?: readonly string[]
-  readonly const?: string
+/** A scalar node of `type` whose `enum` members and `const` are values `V` (S1.1, S1.3). */
+export interface ScalarSpecOf<T extends string, V extends JsonValue> extends Annotations {
+  readonly type: T
+  readonly enum?: readonly V[]
+  readonly const?: V
 }
+
+/** A `string` node. */
+export type StringSpec = ScalarSpecOf<'string', string>
 
 /** A `number` node: any finite JSON number. */
-export interface NumberSpec extends Annotations {
-  readonly type: 'number'
-  readonly enum?: readonly number[]
-  readonly const?: number
-}
+export type NumberSpec = ScalarSpecOf<'number', number>
 
 /** An `integer` node: a finite JSON number without a fractional part. */
-export interface IntegerSpec extends Annotations {
-  readonly type: 'integer'
-  readonly enum?: readonly number[]
-  readonly const?: number
-}
+export type IntegerSpec = ScalarSpecOf<'integer', number>
 
 /** A `boolean` node. */
-export interface BooleanSpec extends Annotations {
-  readonly type: 'boolean'
-  readonly enum?: readonly boolean[]
-  readonly const?: boolean
-}
+export type BooleanSpec = ScalarSpecOf<'boolean', boolean>
 
 /** A `null` node. */
-export interface NullSpec extends Annotations {
-  readonly type: 'null'
-  readonly enum?: readonly null[]
-  readonly const?: null
-}
+export type NullSpec = ScalarSpecOf<'null', null>
 
 /** An `array` node; without `items` any lossless JSON items are accepted. */
 export interface ArraySpec extends Annotations {
