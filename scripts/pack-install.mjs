@@ -1,0 +1,120 @@
+#!/usr/bin/env node
+/**
+ * The pack-and-install check: packs every package from this checkout (each builds on
+ * `prepack`), installs the tarballs into fresh projects outside the repo (no workspace links),
+ * and there runs the README's quick-start as written, type-checks it with `skipLibCheck: false`,
+ * loads every package with require(), and runs `npx tooltx demo` and `npx tooltx replay <id>`.
+ * It also times the install of `@tooltx/core`, `@tooltx/agent` and `tooltx` alone and prints
+ * their size. Exits non-zero on the first failure, naming the step.
+ *
+ * `--keep` leaves the temporary folder in place and prints its path.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+
+const repo = fileURLToPath(new URL('..', import.meta.url))
+const keep = process.argv.includes('--keep')
+const packages = ['core', 'session', 'sandbox', 'agent', 'cli']
+/** What each measured install needs besides itself: the internal packages it depends on. */
+const closure = {
+  '@tooltx/core': ['core'],
+  '@tooltx/agent': ['core', 'session', 'agent'],
+  tooltx: packages,
+}
+const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
+const work = mkdtempSync(path.join(os.tmpdir(), 'tooltx-pack-'))
+
+/** Runs a command, returning its stdout; on failure throws with the step name and its output. */
+function run(step, command, args, cwd, env = {}) {
+  try {
+    return execFileSync(command, args, {
+      cwd,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', ...env },
+      maxBuffer: 64 * 1024 * 1024,
+    })
+  } catch (error) {
+    throw new Error(`pack-install: ${step} failed\n${error.stdout ?? ''}${error.stderr ?? error.message}`)
+  }
+}
+
+/** Total size in bytes of a folder tree (files only, links not followed). */
+function sizeOf(dir) {
+  let total = 0
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name)
+    if (entry.isDirectory()) total += sizeOf(full)
+    else if (entry.isFile()) total += statSync(full).size
+  }
+  return total
+}
+
+/** A fresh npm project in `work/<name>` with the given tarballs installed; returns its path and time. */
+function project(name, tarballs) {
+  const dir = path.join(work, name)
+  mkdirSync(dir)
+  writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name, private: true, type: 'module' })}\n`)
+  const started = performance.now()
+  run(`npm install in ${name}`, npm, ['install', '--no-package-lock', ...tarballs], dir)
+  return { dir, seconds: (performance.now() - started) / 1000 }
+}
+
+/** The first ```ts block of the README: the quick-start, which must run as written. */
+function quickStart() {
+  const readme = readFileSync(path.join(repo, 'README.md'), 'utf8')
+  const match = /```ts\n([\s\S]*?)```/.exec(readme)
+  if (match === null) throw new Error('pack-install: README.md has no ```ts block')
+  return match[1]
+}
+
+try {
+  const tarballDir = path.join(work, 'tarballs')
+  mkdirSync(tarballDir)
+  const tarball = {}
+  for (const name of packages) {
+    const out = run(`npm pack of packages/${name}`, npm, ['pack', '--silent', '--pack-destination', tarballDir], path.join(repo, 'packages', name))
+    tarball[name] = path.join(tarballDir, out.trim().split('\n').pop())
+  }
+
+  const sizes = []
+  for (const [pkg, needs] of Object.entries(closure)) {
+    const { dir, seconds } = project(pkg.replace('@tooltx/', 'only-'), needs.map((n) => tarball[n]))
+    sizes.push(`${pkg}: ${seconds.toFixed(1)} s, ${(sizeOf(path.join(dir, 'node_modules')) / 1e6).toFixed(1)} MB`)
+  }
+
+  const { dir } = project('user', [...packages.map((n) => tarball[n]), 'typescript@~5.9.3', '@types/node@^20'])
+  writeFileSync(path.join(dir, 'quickstart.ts'), quickStart())
+  writeFileSync(
+    path.join(dir, 'tsconfig.json'),
+    `${JSON.stringify({ compilerOptions: { strict: true, skipLibCheck: false, module: 'nodenext', moduleResolution: 'nodenext', target: 'es2022', types: ['node'], noEmit: false, outDir: 'out' }, files: ['quickstart.ts'] })}\n`,
+  )
+  run('type check and build of the quick-start (skipLibCheck: false)', 'npx', ['tsc', '-p', '.'], dir)
+  const quick = run('the quick-start', process.execPath, ['out/quickstart.js'], dir)
+  for (const name of packages) {
+    const id = name === 'cli' ? 'tooltx' : `@tooltx/${name}`
+    run(`require('${id}')`, process.execPath, ['-e', `require(${JSON.stringify(id)})`], dir)
+  }
+  const demo = run('npx tooltx demo', 'npx', ['--no-install', 'tooltx', 'demo', '--fast'], dir)
+  const id = /Session saved as (\S+) /.exec(demo)?.[1]
+  if (id === undefined) throw new Error(`pack-install: the demo printed no session id\n${demo}`)
+  const replay = run('npx tooltx replay', 'npx', ['--no-install', 'tooltx', 'replay', id], dir)
+  if (!replay.includes(id)) throw new Error(`pack-install: the replay does not name ${id}\n${replay}`)
+
+  process.stdout.write(
+    [
+      `pack-install on Node ${process.version}: every step passed`,
+      `  quick-start printed: ${quick.trim().split('\n')[0]}`,
+      `  demo session ${id} replayed (${replay.split('\n').length} lines)`,
+      '  install from the tarballs (warm npm cache), time and node_modules size:',
+      ...sizes.map((line) => `    ${line}`),
+      '',
+    ].join('\n'),
+  )
+} finally {
+  if (keep) process.stdout.write(`pack-install: kept ${work}\n`)
+  else rmSync(work, { recursive: true, force: true })
+}
