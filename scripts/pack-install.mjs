@@ -57,7 +57,10 @@ function sizeOf(dir) {
 function project(name, tarballs) {
   const dir = path.join(work, name)
   mkdirSync(dir)
-  writeFileSync(path.join(dir, 'package.json'), `${JSON.stringify({ name, private: true, type: 'module' })}\n`)
+  writeFileSync(
+    path.join(dir, 'package.json'),
+    `${JSON.stringify({ name, private: true, type: 'module' })}\n`,
+  )
   const started = performance.now()
   run(`npm install in ${name}`, npm, ['install', '--no-package-lock', ...tarballs], dir)
   return { dir, seconds: (performance.now() - started) / 1000 }
@@ -76,17 +79,31 @@ try {
   mkdirSync(tarballDir)
   const tarball = {}
   for (const name of packages) {
-    const out = run(`npm pack of packages/${name}`, npm, ['pack', '--silent', '--pack-destination', tarballDir], path.join(repo, 'packages', name))
+    const out = run(
+      `npm pack of packages/${name}`,
+      npm,
+      ['pack', '--silent', '--pack-destination', tarballDir],
+      path.join(repo, 'packages', name),
+    )
     tarball[name] = path.join(tarballDir, out.trim().split('\n').pop())
   }
 
   const sizes = []
   for (const [pkg, needs] of Object.entries(closure)) {
-    const { dir, seconds } = project(pkg.replace('@tooltx/', 'only-'), needs.map((n) => tarball[n]))
-    sizes.push(`${pkg}: ${seconds.toFixed(1)} s, ${(sizeOf(path.join(dir, 'node_modules')) / 1e6).toFixed(1)} MB`)
+    const { dir, seconds } = project(
+      pkg.replace('@tooltx/', 'only-'),
+      needs.map((n) => tarball[n]),
+    )
+    sizes.push(
+      `${pkg}: ${seconds.toFixed(1)} s, ${(sizeOf(path.join(dir, 'node_modules')) / 1e6).toFixed(1)} MB`,
+    )
   }
 
-  const { dir } = project('user', [...packages.map((n) => tarball[n]), 'typescript@~5.9.3', '@types/node@^20'])
+  const { dir } = project('user', [
+    ...packages.map((n) => tarball[n]),
+    'typescript@~5.9.3',
+    '@types/node@^20',
+  ])
   writeFileSync(path.join(dir, 'quickstart.ts'), quickStart())
   writeFileSync(
     path.join(dir, 'tsconfig.json'),

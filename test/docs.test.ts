@@ -40,8 +40,18 @@ function snippets(file: string): Snippet[] {
 const EXPECTED: Record<string, readonly string[]> = {
   'README.md › tooltx': ["type: 'text'", 'tooltx-workspace'],
   'docs/getting-started.md › A first tool': ["text: '5'", 'true INVALID_ARGS'],
-  'docs/getting-started.md › A policy': ['c1 allowed', 'c2 DENIED', 'secret notes are off limits', 'untrusted-1 DENIED', 'not for guests'],
-  'docs/getting-started.md › An approval': ['asked: deploy {"service":"staging"} (deploys change production)', 'billing DENIED', 'https://staging.example.test'],
+  'docs/getting-started.md › A policy': [
+    'c1 allowed',
+    'c2 DENIED',
+    'secret notes are off limits',
+    'untrusted-1 DENIED',
+    'not for guests',
+  ],
+  'docs/getting-started.md › An approval': [
+    'asked: deploy {"service":"staging"} (deploys change production)',
+    'billing DENIED',
+    'https://staging.example.test',
+  ],
   'docs/getting-started.md › A session': ['4 assistant/message', '5 tool/call', 'tool/result', 'turn/end'],
   'docs/getting-started.md › Replay': ['6 tool/result', 'turn/end', 'tool call outcome is unknown'],
 }
@@ -74,7 +84,10 @@ beforeAll(() => {
   })
   for (const d of ts.getPreEmitDiagnostics(program)) {
     const key = d.file?.fileName ?? 'global'
-    diagnostics.set(key, [...(diagnostics.get(key) ?? []), ts.flattenDiagnosticMessageText(d.messageText, '\n')])
+    diagnostics.set(key, [
+      ...(diagnostics.get(key) ?? []),
+      ts.flattenDiagnosticMessageText(d.messageText, '\n'),
+    ])
   }
   program.emit()
 }, 120_000)
