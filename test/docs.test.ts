@@ -94,14 +94,14 @@ beforeAll(() => {
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }))
 
-describe('docs: every TypeScript block is a program that type-checks and runs', () => {
-  it('every block is listed with what its output must show', () => {
+describe('W1.4: every TypeScript block of the docs is a program that type-checks and runs', () => {
+  it('W1.4: every block is listed with what its output must show', () => {
     expect(all.map((s) => `${s.file} › ${s.heading}`).sort()).toEqual(Object.keys(EXPECTED).sort())
   })
 
   for (const [i, snippet] of all.entries()) {
     const key = `${snippet.file} › ${snippet.heading}`
-    it(`${key}: type-checks strictly and prints what the prose says`, async () => {
+    it(`W1.4: ${key}: type-checks strictly and prints what the prose says`, async () => {
       expect(diagnostics.get(path.join(dir, `snippet-${i}.mts`)) ?? []).toEqual([])
       expect(diagnostics.get('global') ?? []).toEqual([])
       const { stdout } = await run(process.execPath, [path.join(dir, `snippet-${i}.mjs`)], { cwd: repo })
