@@ -61,6 +61,9 @@ function errorDetail(error: APIError): string | undefined {
  *   JSON object is sent as that object, and anything else is sent as `{ "_raw": "<string>" }`;
  * - tool messages → `tool_result` blocks with `is_error`, images included; consecutive
  *   user-side messages (tool results, then contexts or user text) merge into one user message.
+ *
+ * The reply is complete only at `message_stop` (L12.1); one whose `stop_reason` says it was cut
+ * fails when it holds tool calls (L12.2). `@anthropic-ai/sdk` is imported on the first request (L12.4).
  */
 export function anthropic(options: AnthropicOptions): ModelAdapter {
   const name = `anthropic:${options.model}`

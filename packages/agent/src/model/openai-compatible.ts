@@ -56,6 +56,10 @@ const CUT_HINTS: Readonly<Record<string, string>> = {
  * - tool messages → `role: 'tool'` with `tool_call_id` and one string; the wire has no error
  *   flag, so an `isError` result whose text does not already start with `Error:` is sent with
  *   an `Error: ` prefix; image and other blocks become a text note, never dropped silently.
+ *
+ * The reply is complete only once choice 0 has a `finish_reason` (L12.1); one cut by `length` or
+ * `content_filter` fails when it holds tool calls (L12.2); an `arguments` sent as a JSON value
+ * is kept as its JSON text (L12.3). `openai` is imported on the first request (L12.4).
  */
 export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter {
   const name = `openai-compatible:${options.model}`
