@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import { DEFAULT_MODELS } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
 import { demoCommand } from './commands/demo.js'
@@ -39,15 +40,16 @@ Runs one task against a real model with the workspace tools and saves the sessio
 
 Options:
   --provider P     openai or anthropic (default: whichever key is set, OpenAI first)
-  --model M        the model name (default gpt-4.1-mini / claude-sonnet-4-5)
-  --base-url U     an OpenAI-compatible endpoint (also OPENAI_BASE_URL)
+  --model M        the model name (default ${DEFAULT_MODELS.openai} / ${DEFAULT_MODELS.anthropic})
+  --base-url U     the provider's endpoint, such as an OpenAI-compatible server
+                   (also OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
   --mode M         native, code or both (default native)
   --workspace DIR  the directory the tools may touch (default: the current directory)
   --yes            approve every write without asking
 ${DB_HELP}
   -h, --help       show this help
 
-Environment: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY.`,
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.`,
   sessions: `Usage: tooltx sessions [options]
 
 Lists the saved sessions, oldest first.

@@ -1,4 +1,4 @@
-import Anthropic, { APIConnectionError, APIConnectionTimeoutError, APIError } from '@anthropic-ai/sdk'
+import type { APIError } from '@anthropic-ai/sdk'
 import type {
   ContentBlockParam,
   ImageBlockParam,
@@ -9,8 +9,9 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages'
 import type { AssistantBlock, ContentBlock, ModelMessage } from '@tooltx/core'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
-import { ModelAbortError, ModelError } from './model-error.js'
-import { type SdkEndpoint, type SdkErrors, sdkClientOptions, sdkEvents } from './sdk-stream.js'
+import { cutReply, ModelAbortError, unfinishedStream } from './model-error.js'
+import { lazyClient } from './sdk-loader.js'
+import { type SdkEndpoint, sdkClientOptions, sdkErrors, sdkEvents } from './sdk-stream.js'
 import { bodyMessage, isImage, isText, omittedBlockNote } from './wire-content.js'
 
 /** Options of `anthropic`. */
@@ -36,12 +37,17 @@ const DEFAULT_MAX_TOKENS = 4096
 const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
 const UNSUPPORTED_IMAGE = 'the provider takes only image/jpeg, image/png, image/gif and image/webp'
 const UNSUPPORTED_BLOCK = 'the provider cannot take this block type'
-const SDK_ERRORS: SdkErrors<APIError> = {
-  APIError,
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  // The Messages API nests its message: `{ type: 'error', error: { type, message } }`.
-  detail: (error) => error.apiMessage ?? bodyMessage((error.error as { error?: unknown } | undefined)?.error),
+const SDK = { name: '@anthropic-ai/sdk', factory: 'anthropic' }
+/** The stop reasons that mean the provider cut the reply, with what to do about it (L12.2). */
+const CUT_HINTS: Readonly<Record<string, string>> = {
+  max_tokens: 'Raise maxTokens, or ask for smaller tool inputs.',
+  model_context_window_exceeded: "The conversation fills the model's context window; shorten it.",
+  refusal: 'The model stopped the reply as a refusal; rephrase the request.',
+}
+
+// The Messages API nests its message: `{ type: 'error', error: { type, message } }`.
+function errorDetail(error: APIError): string | undefined {
+  return error.apiMessage ?? bodyMessage((error.error as { error?: unknown } | undefined)?.error)
 }
 
 /**
@@ -55,17 +61,29 @@ const SDK_ERRORS: SdkErrors<APIError> = {
  *   JSON object is sent as that object, and anything else is sent as `{ "_raw": "<string>" }`;
  * - tool messages → `tool_result` blocks with `is_error`, images included; consecutive
  *   user-side messages (tool results, then contexts or user text) merge into one user message.
+ *
+ * The reply is complete only at `message_stop` (L12.1); one whose `stop_reason` says it was cut
+ * fails when it holds tool calls (L12.2). `@anthropic-ai/sdk` is imported on the first request (L12.4).
  */
 export function anthropic(options: AnthropicOptions): ModelAdapter {
   const name = `anthropic:${options.model}`
   const baseURL = options.baseURL ?? DEFAULT_BASE_URL
-  const client = new Anthropic(sdkClientOptions(options, baseURL))
-  const endpoint: SdkEndpoint<APIError> = { name, baseURL, errors: SDK_ERRORS }
+  // The SDK is an optional peer dependency: imported on the first request, never at import (L12.4).
+  const connect = lazyClient(
+    name,
+    SDK,
+    () => import('@anthropic-ai/sdk'),
+    (sdk) => {
+      const endpoint: SdkEndpoint<APIError> = { name, baseURL, errors: sdkErrors(sdk, errorDetail) }
+      return { client: new sdk.Anthropic(sdkClientOptions(options, baseURL)), endpoint }
+    },
+  )
 
   return {
     name,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
       if (signal.aborted) throw new ModelAbortError(name, signal.reason)
+      const { client, endpoint } = await connect()
       const body: MessageCreateParamsStreaming = {
         model: options.model,
         max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
@@ -84,6 +102,7 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
       let inputTokens = 0
       let outputTokens = 0
       let stopped = false
+      let stopReason: string | undefined
       const open = () => client.messages.create(body, { signal })
       yield* sdkEvents(endpoint, signal, open, function* (event): Iterable<ModelStreamEvent> {
         if (event.type === 'message_start') {
@@ -137,17 +156,14 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
           }
         } else if (event.type === 'message_delta') {
           if (typeof event.usage.output_tokens === 'number') outputTokens = event.usage.output_tokens
+          if (typeof event.delta.stop_reason === 'string') stopReason = event.delta.stop_reason
         } else if (event.type === 'message_stop') {
           stopped = true
         }
       })
-      if (!stopped) {
-        throw new ModelError(
-          name,
-          'stream',
-          'the stream ended before message_stop; the connection broke or the server is not a Messages API endpoint.',
-        )
-      }
+      if (!stopped) throw unfinishedStream(name, 'message_stop')
+      const hint = stopReason === undefined ? undefined : CUT_HINTS[stopReason]
+      if (hint !== undefined && toolIndex.size > 0) throw cutReply(name, `stop_reason "${stopReason}"`, hint)
       const content = blocks.filter((block) => block.type !== 'text' || block.text !== '')
       yield { type: 'message', content, usage: { inputTokens, outputTokens } }
     },

@@ -2,10 +2,14 @@
  * What went wrong with a model request:
  * - `http`: the server answered with a non-2xx status (`status` is set);
  * - `connection`: the endpoint could not be reached or the connection broke or timed out;
- * - `stream`: the server reported an error mid-stream or sent a stream that breaks the protocol;
+ * - `stream`: the server reported an error mid-stream, sent a stream that breaks the protocol,
+ *   or ended the stream before marking the reply complete (L12.1);
+ * - `truncated`: the provider cut a reply that holds tool calls (token limit, filter), so their
+ *   arguments may be incomplete (L12.2);
+ * - `setup`: the adapter cannot run here, such as its optional SDK package not being installed (L12.4);
  * - `script`: a scripted model was asked more often than its script allows.
  */
-export type ModelErrorKind = 'http' | 'connection' | 'stream' | 'script'
+export type ModelErrorKind = 'http' | 'connection' | 'stream' | 'truncated' | 'setup' | 'script'
 
 /**
  * A model request failed for a reason other than abort. The message names the adapter,
@@ -94,6 +98,32 @@ export function connectionFailure(
     'connection',
     `cannot reach ${endpoint} (${detail}). Check that the server is running and that baseURL is right.`,
     { cause },
+  )
+}
+
+/**
+ * The `ModelError` (kind `stream`) for a stream that ended before `marker`, the wire's sign that
+ * the reply is complete (L12.1): the reply is discarded, so none of its tool calls runs.
+ */
+export function unfinishedStream(adapter: string, marker: string): ModelError {
+  return new ModelError(
+    adapter,
+    'stream',
+    `the stream ended before ${marker}, so the reply may be cut off; it was discarded and none of its ` +
+      'tool calls ran. The connection broke or a proxy cut the response; retry, and check any proxy in between.',
+  )
+}
+
+/**
+ * The `ModelError` (kind `truncated`) for a reply with tool calls that the provider stopped with
+ * `stop` (such as `finish_reason "length"`, L12.2); `hint` says what to change.
+ */
+export function cutReply(adapter: string, stop: string, hint: string): ModelError {
+  return new ModelError(
+    adapter,
+    'truncated',
+    `the provider cut the reply (${stop}) while it held tool calls, so their arguments may be incomplete; ` +
+      `none of them ran. ${hint}`,
   )
 }
 

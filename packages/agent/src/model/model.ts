@@ -60,8 +60,10 @@ export type ModelStreamEvent = TextDeltaEvent | ToolCallDeltaEvent | ReplyMessag
  * Failures are thrown from the iterator, never yielded:
  * - the signal aborted before the `message` event → `ModelAbortError` (`name === 'AbortError'`,
  *   see `isModelAbort`), also when the signal was already aborted at the call;
- * - anything else (HTTP status, unreachable endpoint, malformed stream, script exhausted)
- *   → `ModelError`, whose message says what to check.
+ * - anything else (HTTP status, unreachable endpoint, malformed stream, a stream that ended
+ *   before the provider marked the reply complete, a cut reply with tool calls, a missing SDK,
+ *   script exhausted) → `ModelError`, whose message says what to check. A reply that is not
+ *   known to be complete never produces a `message` event (L12.1, L12.2).
  *
  * Leaving the iteration early (`break`) cancels the underlying request.
  */

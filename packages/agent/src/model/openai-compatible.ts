@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto'
 import type { AssistantBlock, ModelMessage, ToolMessage, UserMessage } from '@tooltx/core'
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError } from 'openai'
+import type { APIError } from 'openai'
 import type {
   ChatCompletionContentPart,
   ChatCompletionCreateParamsStreaming,
@@ -8,8 +8,9 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
-import { ModelAbortError } from './model-error.js'
-import { type SdkEndpoint, type SdkErrors, sdkClientOptions, sdkEvents } from './sdk-stream.js'
+import { cutReply, ModelAbortError, ModelError, unfinishedStream } from './model-error.js'
+import { lazyClient } from './sdk-loader.js'
+import { type SdkEndpoint, sdkClientOptions, sdkErrors, sdkEvents } from './sdk-stream.js'
 import { bodyMessage, isImage, isText, joinTexts, omittedBlockNote } from './wire-content.js'
 
 /** Options of `openaiCompatible`. */
@@ -35,11 +36,11 @@ export interface OpenAICompatibleOptions {
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
 const IMAGE_IN_TOOL_RESULT = 'the provider cannot take images in tool results'
 const UNSUPPORTED_BLOCK = 'the provider cannot take this block type'
-const SDK_ERRORS: SdkErrors<APIError> = {
-  APIError,
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  detail: (error) => bodyMessage(error.error),
+const SDK = { name: 'openai', factory: 'openaiCompatible' }
+/** The finish reasons that mean the provider cut the reply, with what to do about it (L12.2). */
+const CUT_HINTS: Readonly<Record<string, string>> = {
+  length: 'Raise maxTokens, or ask for smaller tool inputs.',
+  content_filter: "The provider's content filter stopped the reply; rephrase the request.",
 }
 
 /**
@@ -55,17 +56,34 @@ const SDK_ERRORS: SdkErrors<APIError> = {
  * - tool messages → `role: 'tool'` with `tool_call_id` and one string; the wire has no error
  *   flag, so an `isError` result whose text does not already start with `Error:` is sent with
  *   an `Error: ` prefix; image and other blocks become a text note, never dropped silently.
+ *
+ * The reply is complete only once choice 0 has a `finish_reason` (L12.1); one cut by `length` or
+ * `content_filter` fails when it holds tool calls (L12.2); an `arguments` sent as a JSON value
+ * is kept as its JSON text (L12.3). `openai` is imported on the first request (L12.4).
  */
 export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter {
   const name = `openai-compatible:${options.model}`
   const baseURL = options.baseURL ?? DEFAULT_BASE_URL
-  const client = new OpenAI(sdkClientOptions(options, baseURL))
-  const endpoint: SdkEndpoint<APIError> = { name, baseURL, errors: SDK_ERRORS }
+  // The SDK is an optional peer dependency: imported on the first request, never at import (L12.4).
+  const connect = lazyClient(
+    name,
+    SDK,
+    () => import('openai'),
+    (sdk) => {
+      const endpoint: SdkEndpoint<APIError> = {
+        name,
+        baseURL,
+        errors: sdkErrors(sdk, (error) => bodyMessage(error.error)),
+      }
+      return { client: new sdk.OpenAI(sdkClientOptions(options, baseURL)), endpoint }
+    },
+  )
 
   return {
     name,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
       if (signal.aborted) throw new ModelAbortError(name, signal.reason)
+      const { client, endpoint } = await connect()
       const body: ChatCompletionCreateParamsStreaming = {
         model: options.model,
         messages: chatMessages(request),
@@ -77,7 +95,8 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
       if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens
       if (options.temperature !== undefined) body.temperature = options.temperature
 
-      const calls = new ToolCallCollector()
+      const calls = new ToolCallCollector(name)
+      let finish: string | undefined
       let text = ''
       let inputTokens = 0
       let outputTokens = 0
@@ -88,7 +107,11 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
           outputTokens = chunk.usage.completion_tokens ?? 0
         }
         // Only the first choice is read: tooltx never asks for `n > 1`.
-        const delta = chunk.choices?.find((choice) => choice.index === 0)?.delta
+        const choice = chunk.choices?.find((candidate) => candidate.index === 0)
+        // Typed as a union, but a compatible server may send any string (or "").
+        const reason: unknown = choice?.finish_reason
+        if (typeof reason === 'string' && reason !== '') finish = reason
+        const delta = choice?.delta
         if (delta === undefined || delta === null) return
         if (typeof delta.content === 'string' && delta.content !== '') {
           text += delta.content
@@ -96,36 +119,56 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
         }
         for (const call of delta.tool_calls ?? []) yield calls.add(call)
       })
+      // `[DONE]` is not visible through the SDK; `finish_reason` is the wire's end marker (L12.1).
+      if (finish === undefined) throw unfinishedStream(name, 'a finish_reason')
+      const toolCalls = calls.blocks()
+      const hint = CUT_HINTS[finish]
+      if (toolCalls.length > 0 && hint !== undefined) throw cutReply(name, `finish_reason "${finish}"`, hint)
       const content: AssistantBlock[] = text === '' ? [] : [{ type: 'text', text }]
-      content.push(...calls.blocks())
+      content.push(...toolCalls)
       yield { type: 'message', content, usage: { inputTokens, outputTokens } }
     },
   }
 }
 
+/** One streamed tool call so far; `whole` once its arguments arrived as one JSON value. */
+interface CollectedCall {
+  id: string
+  name: string
+  arguments: string
+  whole: boolean
+}
+
 /** Accumulates streamed tool calls by their wire index, in order of first appearance. */
 class ToolCallCollector {
-  #byKey = new Map<number, { id: string; name: string; arguments: string }>()
+  readonly #adapter: string
+  #byKey = new Map<number, CollectedCall>()
   #ordinal = new Map<number, number>()
   #lastKey = -1
 
+  constructor(adapter: string) {
+    this.#adapter = adapter
+  }
+
+  /** Adds one wire delta of a call; throws a `stream` `ModelError` for arguments it cannot join (L12.3). */
   add(call: {
     index?: number
     id?: string | null
-    function?: { name?: string | null; arguments?: string | null } | null
+    function?: { name?: string | null; arguments?: unknown } | null
   }): ModelStreamEvent {
     const key = this.#keyOf(call)
     let entry = this.#byKey.get(key)
     if (entry === undefined) {
-      entry = { id: '', name: '', arguments: '' }
+      entry = { id: '', name: '', arguments: '', whole: false }
       this.#byKey.set(key, entry)
       this.#ordinal.set(key, this.#ordinal.size)
     }
     this.#lastKey = key
+    const index = this.#ordinal.get(key)!
     const event: ModelStreamEvent = {
       type: 'tool-call-delta',
-      index: this.#ordinal.get(key)!,
-      argumentsDelta: typeof call.function?.arguments === 'string' ? call.function.arguments : '',
+      index,
+      argumentsDelta: '',
     }
     if (typeof call.id === 'string' && call.id !== '' && entry.id === '') {
       entry.id = call.id
@@ -136,8 +179,36 @@ class ToolCallCollector {
       entry.name = name
       event.name = name
     }
+    event.argumentsDelta = this.#piece(entry, index, call.function?.arguments)
     entry.arguments += event.argumentsDelta
     return event
+  }
+
+  /**
+   * The next raw argument piece: a string as sent, nothing for null. Some servers send the
+   * arguments as one JSON value instead of a string; it becomes its JSON text, which L4.1 parses
+   * back to the value the SDK read (L12.3). Such a value next to non-empty string pieces, or a
+   * second one, leaves no way to tell what the model meant, so the reply fails.
+   */
+  #piece(entry: CollectedCall, index: number, args: unknown): string {
+    if (args === undefined || args === null) return ''
+    if (typeof args === 'string') {
+      if (args !== '' && entry.whole) throw this.#mixed(entry, index)
+      return args
+    }
+    if (entry.whole || entry.arguments !== '') throw this.#mixed(entry, index)
+    entry.whole = true
+    return JSON.stringify(args)
+  }
+
+  #mixed(entry: CollectedCall, index: number): ModelError {
+    const call = entry.name === '' ? `tool call ${index}` : `tool call ${index} ("${entry.name}")`
+    return new ModelError(
+      this.#adapter,
+      'stream',
+      `${call} sent its arguments both as a JSON value and as more pieces, so they cannot be joined ` +
+        "into what the model meant; none of the reply's tool calls ran. The server breaks the Chat Completions wire.",
+    )
   }
 
   /** The collected calls as blocks; a call the server sent without an id gets a fresh one. */

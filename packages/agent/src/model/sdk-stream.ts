@@ -53,6 +53,18 @@ export interface SdkErrors<E extends SdkApiError> {
   detail(error: E): string | undefined
 }
 
+/**
+ * The `SdkErrors` of a loaded SDK module, which exports the three classes under these names,
+ * with `detail` reading the server's message.
+ */
+export function sdkErrors<E extends SdkApiError>(
+  sdk: Omit<SdkErrors<E>, 'detail'>,
+  detail: SdkErrors<E>['detail'],
+): SdkErrors<E> {
+  const { APIError, APIConnectionError, APIConnectionTimeoutError } = sdk
+  return { APIError, APIConnectionError, APIConnectionTimeoutError, detail }
+}
+
 /** An adapter as its errors name it: its `name`, the endpoint it calls, and its SDK's errors. */
 export interface SdkEndpoint<E extends SdkApiError> {
   name: string

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises'
-import { anthropic, createAgent, type ModelAdapter, openaiCompatible } from '@tooltx/agent'
+import { anthropic, createAgent, DEFAULT_MODELS, type ModelAdapter, openaiCompatible } from '@tooltx/agent'
 import type { Approver, Mode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession, sqliteStore } from '@tooltx/session'
@@ -20,8 +20,6 @@ export interface RunOptions {
   yes: boolean
   env: NodeJS.ProcessEnv
 }
-
-const DEFAULT_MODELS = { openai: 'gpt-4.1-mini', anthropic: 'claude-sonnet-4-5' } as const
 
 /** Chooses the provider and builds its adapter; says exactly what to set when a key is missing. */
 export function chooseModel(options: RunOptions): ModelAdapter {
@@ -47,10 +45,11 @@ export function chooseModel(options: RunOptions): ModelAdapter {
   if (provider === 'anthropic') {
     const apiKey = env.ANTHROPIC_API_KEY
     if (!apiKey) throw new UsageError('--provider anthropic needs ANTHROPIC_API_KEY in the environment')
+    const baseURL = options.baseUrl ?? env.ANTHROPIC_BASE_URL
     return anthropic({
       apiKey,
       model: options.model ?? DEFAULT_MODELS.anthropic,
-      ...(options.baseUrl ? { baseURL: options.baseUrl } : {}),
+      ...(baseURL ? { baseURL } : {}),
     })
   }
   throw new UsageError(`unknown --provider "${provider}"; use openai or anthropic`)
