@@ -31,6 +31,7 @@ beforeAll(() => {
   symlinkSync(outside, path.join(root, 'leakdir'))
   symlinkSync('.env', path.join(root, 'settings.txt'))
   symlinkSync('README.md', path.join(root, 'readme-link.md'))
+  symlinkSync(path.join(outside, 'nothing.txt'), path.join(root, 'dangling.txt'))
 })
 
 afterAll(() => rmSync(base, { recursive: true, force: true }))
@@ -58,6 +59,12 @@ async function call(name: string, args: unknown, options: { root?: string; mode?
 /** The error code of a failure, `undefined` for a success. */
 function codeOf(result: ToolResult): string | undefined {
   return result.isError ? result.error.info.code : undefined
+}
+
+/** The value of a result that must be a success. */
+function successValue<T>(result: ToolResult): T {
+  if (result.isError) throw new Error(`expected a success, got ${result.error.message}`)
+  return result.value as T
 }
 
 /** Everything a result shows anyone: its model-facing content, value and meta, as one string. */
@@ -89,7 +96,7 @@ describe('K1.1 protected files are protected in every tool, not only by a path a
     expect(seen(grep)).not.toContain(SECRET)
     const list = await call('list_files', {})
     expect(list.isError).toBe(false)
-    const paths = (list as { value: { paths: string[] } }).value.paths
+    const paths = successValue<{ paths: string[] }>(list).paths
     expect(paths).toContain('src/pricing.ts')
     expect(paths.filter((p) => /(^|\/)\.env/i.test(p))).toEqual([])
   })
@@ -150,10 +157,18 @@ describe('K1.2 symlinks cannot escape the workspace or reach a protected file', 
     expect(grep.isError).toBe(false)
     expect(seen(grep)).not.toContain(OUTSIDE_SECRET)
     const list = await call('list_files', {})
-    const paths = (list as { value: { paths: string[] } }).value.paths
+    const paths = successValue<{ paths: string[] }>(list).paths
     expect(paths.filter((p) => p.startsWith('leak'))).toEqual([])
     const inLink = await call('grep', { pattern: 'SECRET', path: 'leakdir' })
     expect(codeOf(inLink)).toBe('OUTSIDE_WORKSPACE')
+  })
+
+  it('K1.2: a path that does not exist, or a link to nothing, is NOT_FOUND naming the path', async () => {
+    for (const target of ['missing.txt', 'dangling.txt']) {
+      const result = await call('read_file', { path: target })
+      expect(codeOf(result), target).toBe('NOT_FOUND')
+      expect(result.isError && result.error.message).toBe(`"${target}" does not exist in the workspace`)
+    }
   })
 
   it('K1.2: a link to a protected file inside the workspace is protected too', async () => {
@@ -167,13 +182,11 @@ describe('K1.2 symlinks cannot escape the workspace or reach a protected file', 
   it('K1.2: a link to an ordinary file inside the workspace still reads, lists and searches', async () => {
     const read = await call('read_file', { path: 'readme-link.md', limit: 1 })
     expect(read.isError).toBe(false)
-    expect((read as { value: { lines: string[] } }).value.lines).toEqual([
-      '# Inventory service (sample workspace)',
-    ])
+    expect(successValue<{ lines: string[] }>(read).lines).toEqual(['# Inventory service (sample workspace)'])
     const list = await call('list_files', {})
-    expect((list as { value: { paths: string[] } }).value.paths).toContain('readme-link.md')
+    expect(successValue<{ paths: string[] }>(list).paths).toContain('readme-link.md')
     const grep = await call('grep', { pattern: '^# Inventory' })
-    const files = (grep as { value: { matches: { path: string }[] } }).value.matches.map((m) => m.path)
+    const files = successValue<{ matches: { path: string }[] }>(grep).matches.map((m) => m.path)
     expect(files).toEqual(['README.md', 'readme-link.md'])
   })
 

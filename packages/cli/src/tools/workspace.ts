@@ -36,8 +36,6 @@ export interface Workspace {
    * folder (folders are entered only by their real name, so a link cannot loop).
    */
   files(relative: string, signal: AbortSignal): AsyncGenerator<WorkspaceFile>
-  /** The workspace-relative form of an absolute path, with `/` separators. */
-  relative(absolute: string): string
 }
 
 /** Opens a workspace rooted at `root` (which must exist). */
@@ -68,7 +66,6 @@ export function openWorkspace(root: string): Workspace {
   }
   const workspace: Workspace = {
     root: real,
-    relative,
     async resolve(asked) {
       const found = await realOf(admit(path.resolve(real, asked), asked), asked)
       if (found === undefined) throw new ToolError('NOT_FOUND', `"${asked}" does not exist in the workspace`)
