@@ -188,6 +188,10 @@ describe('K1.2 symlinks cannot escape the workspace or reach a protected file', 
     const grep = await call('grep', { pattern: '^# Inventory' })
     const files = successValue<{ matches: { path: string }[] }>(grep).matches.map((m) => m.path)
     expect(files).toEqual(['README.md', 'readme-link.md'])
+    const one = await call('grep', { pattern: '^# Inventory', path: 'readme-link.md' })
+    expect(successValue<{ matches: unknown[] }>(one).matches).toEqual([
+      { path: 'readme-link.md', line: 1, text: '# Inventory service (sample workspace)' },
+    ])
   })
 
   it('K1.2: write_note through a linked notes folder is refused and writes nothing outside', async () => {

@@ -21,7 +21,7 @@ export function grepTool(workspace: Workspace) {
         required: true,
         description: 'A regular expression (RE2 syntax: no backreferences or lookarounds)',
       },
-      path: { type: 'string', description: 'Directory to search, relative to the root (default ".")' },
+      path: { type: 'string', description: 'Folder or file to search, relative to the root (default ".")' },
     },
     output: {
       schema: {

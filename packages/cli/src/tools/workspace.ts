@@ -85,7 +85,7 @@ export function openWorkspace(root: string): Workspace {
     async *files(asked, signal) {
       const start = await workspace.resolve(asked)
       if (!(await stat(start)).isDirectory()) {
-        yield { path: relative(start), real: start }
+        yield { path: relative(path.resolve(real, asked)), real: start }
         return
       }
       const pending = [start]
