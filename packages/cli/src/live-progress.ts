@@ -1,6 +1,7 @@
 import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
 import type { Session } from '@tooltx/session'
 import type { Output } from './output.js'
+import { terminalSafe } from './terminal-text.js'
 import { TimelineRenderer } from './timeline.js'
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
@@ -26,7 +27,7 @@ export function watchSession(
   }
   const off = session.on((event) => {
     for (const line of timeline.render(event)) out.line(line)
-    if (event.type === 'tool/call') running.set(event.data.callId, event.data.name)
+    if (event.type === 'tool/call') running.set(event.data.callId, terminalSafe(event.data.name))
     if (event.type === 'tool/result') running.delete(event.data.callId)
     paint()
   })

@@ -1,6 +1,7 @@
 import { type AnyToolDefinition, type ContentBlock, callCard, resultCard } from '@tooltx/core'
 import type { SessionEvent } from '@tooltx/session'
 import { callBody, callTitle, resultBody } from './card-text.js'
+import { terminalSafe } from './terminal-text.js'
 
 /** Looks up the definition a card is built from (U1.9: through the scope's view). */
 export type DefinitionLookup = (name: string) => AnyToolDefinition | undefined
@@ -29,8 +30,15 @@ export class TimelineRenderer {
     this.#lookup = lookup
   }
 
-  /** The lines for one event (possibly none). Never throws: cards fall back (U1.7). */
+  /**
+   * The lines for one event (possibly none), safe to print: control characters from the model,
+   * a tool or the log are shown escaped (K1.4). Never throws: cards fall back (U1.7).
+   */
   render(event: SessionEvent): string[] {
+    return this.#lines(event).map(terminalSafe)
+  }
+
+  #lines(event: SessionEvent): string[] {
     switch (event.type) {
       case 'turn/start':
         return [`── turn ${event.data.turn} ──`]

@@ -7,6 +7,7 @@ import {
 } from '@tooltx/core'
 import { grepTool } from './tools/grep.js'
 import { listFilesTool } from './tools/list-files.js'
+import { isProtectedPath } from './tools/protected-paths.js'
 import { readFileTool } from './tools/read-file.js'
 import { runCheckTool } from './tools/run-check.js'
 import { openWorkspace, type Workspace } from './tools/workspace.js'
@@ -31,8 +32,10 @@ export interface ToolsetOptions {
 }
 
 /**
- * The workspace tools behind the CLI's policy: secrets (`.env*` files) are protected by a
- * guard that no approval can override, and every write asks for approval first.
+ * The workspace tools behind the CLI's policy: every write asks for approval first, and
+ * secrets (`.env*` files, `isProtectedPath`) are off limits twice over — a guard that no
+ * approval can override denies a call whose `path` names one, and the workspace itself refuses
+ * or skips them in every tool, however they are reached (a search, a symlink, `run_code`).
  */
 export function createToolset(options: ToolsetOptions): Toolset {
   const workspace = openWorkspace(options.root)
@@ -48,8 +51,7 @@ export function createToolset(options: ToolsetOptions): Toolset {
   scope.register(runCheckTool(workspace, { timeoutMs: options.checkTimeoutMs ?? 1_000 }))
   scope.guard((exec) => {
     const target = (exec.arguments as { path?: unknown } | undefined)?.path
-    if (typeof target === 'string' && /(^|\/)\.env/.test(target)) return `"${target}" holds secrets`
-    return undefined
+    return typeof target === 'string' && isProtectedPath(target) ? `"${target}" holds secrets` : undefined
   })
   runtime.onPreExecute(
     async (exec, next) =>

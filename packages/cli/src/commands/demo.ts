@@ -1,10 +1,10 @@
-import { cpSync, mkdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { createAgent, scripted } from '@tooltx/agent'
 import { openSession, sqliteStore } from '@tooltx/session'
 import { codeModeComparison } from '../code-mode-comparison.js'
 import { DEMO_SCRIPT, DEMO_TASK } from '../demo-script.js'
+import { freshDemoWorkspace } from '../demo-workspace.js'
 import { watchSession } from '../live-progress.js'
 import type { Output } from '../output.js'
 import { runtimeTour } from '../runtime-tour.js'
@@ -21,14 +21,13 @@ export interface DemoOptions {
 }
 
 /**
- * Runs the scripted demo agent over a fresh copy of the sample workspace, showing each call
- * live, and prints where the session was saved and how to replay it. Returns the session id.
+ * Runs the scripted demo agent over a fresh copy of the sample workspace (next to the database,
+ * replacing only a copy an earlier demo made: K4.1), showing each call live, and prints where
+ * the session was saved and how to replay it. Returns the session id.
  */
 export async function demoCommand(options: DemoOptions, out: Output): Promise<string> {
   const root = path.join(path.dirname(path.resolve(options.db)), 'demo-workspace')
-  rmSync(root, { recursive: true, force: true })
-  mkdirSync(root, { recursive: true })
-  cpSync(SAMPLE_WORKSPACE, root, { recursive: true })
+  freshDemoWorkspace(root, SAMPLE_WORKSPACE)
 
   const store = sqliteStore(options.db)
   const id = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`

@@ -1,18 +1,27 @@
-import { readdir, readFile } from 'node:fs/promises'
-import path from 'node:path'
+import { readFile } from 'node:fs/promises'
 import { defineTool, ToolError } from '@tooltx/core'
+import { RE2JS } from 're2js'
 import type { Workspace } from './workspace.js'
 
 const MAX_MATCHES = 100
 
-/** `grep`: searches the workspace's text files for a regular expression (read-only, parallel-safe). */
+/**
+ * `grep`: searches the workspace's text files for a regular expression (read-only,
+ * parallel-safe). Patterns run on RE2 (`re2js`), whose matching time is linear in the input,
+ * so no pattern can freeze the process (K1.3); protected files and links out of the workspace
+ * are never searched (K1.1, K1.2).
+ */
 export function grepTool(workspace: Workspace) {
   return defineTool({
     name: 'grep',
     description: 'Search the text files of the workspace for a regular expression, line by line.',
     parameters: {
-      pattern: { type: 'string', required: true, description: 'A JavaScript regular expression' },
-      path: { type: 'string', description: 'Directory to search, relative to the root (default ".")' },
+      pattern: {
+        type: 'string',
+        required: true,
+        description: 'A regular expression (RE2 syntax: no backreferences or lookarounds)',
+      },
+      path: { type: 'string', description: 'Folder or file to search, relative to the root (default ".")' },
     },
     output: {
       schema: {
@@ -55,38 +64,18 @@ export function grepTool(workspace: Workspace) {
     },
     isConcurrencySafe: () => true,
     async execute(args, run) {
-      let regex: RegExp
-      try {
-        regex = new RegExp(args.pattern)
-      } catch (error) {
-        throw new ToolError(
-          'BAD_PATTERN',
-          `"${args.pattern}" is not a valid regular expression: ${String(error)}`,
-        )
-      }
+      const regex = compilePattern(args.pattern)
       const matches: { path: string; line: number; text: string }[] = []
       let total = 0
-      const pending = [workspace.resolve(args.path ?? '.')]
-      while (pending.length > 0) {
+      for await (const file of workspace.files(args.path ?? '.', run.signal)) {
         run.signal.throwIfAborted()
-        const dir = pending.pop()!
-        const entries = await readdir(dir, { withFileTypes: true })
-        entries.sort((a, b) => (a.name < b.name ? 1 : -1))
-        for (const entry of entries) {
-          const full = path.join(dir, entry.name)
-          if (entry.isDirectory()) {
-            pending.push(full)
-            continue
-          }
-          const text = await readFile(full, 'utf8')
-          if (text.includes('\u0000')) continue
-          text.split('\n').forEach((line, i) => {
-            if (!regex.test(line)) return
-            total++
-            if (matches.length < MAX_MATCHES)
-              matches.push({ path: workspace.relative(full), line: i + 1, text: line.trim() })
-          })
-        }
+        const text = await readFile(file.real, { encoding: 'utf8', signal: run.signal })
+        if (text.includes('\u0000')) continue
+        text.split('\n').forEach((line, i) => {
+          if (!regex.test(line)) return
+          total++
+          if (matches.length < MAX_MATCHES) matches.push({ path: file.path, line: i + 1, text: line.trim() })
+        })
       }
       matches.sort((a, b) => (a.path === b.path ? a.line - b.line : a.path < b.path ? -1 : 1))
       return { matches, truncated: total > matches.length, total }
@@ -109,6 +98,20 @@ export function grepTool(workspace: Workspace) {
       }
     },
   })
+}
+
+/** Compiles a model's pattern for RE2; a pattern RE2 cannot run is `BAD_PATTERN` saying why. */
+function compilePattern(pattern: string): RE2JS {
+  try {
+    return RE2JS.compile(RE2JS.translateRegExp(pattern))
+  } catch (error) {
+    throw new ToolError(
+      'BAD_PATTERN',
+      `"${pattern}" is not a pattern grep can run (RE2 syntax: no backreferences or lookarounds): ${
+        error instanceof Error ? error.message : String(error)
+      }`,
+    )
+  }
 }
 
 interface GrepMeta {

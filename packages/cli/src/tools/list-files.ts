@@ -1,11 +1,12 @@
-import { readdir } from 'node:fs/promises'
-import path from 'node:path'
 import { defineTool } from '@tooltx/core'
 import type { Workspace } from './workspace.js'
 
 const MAX_ENTRIES = 200
 
-/** `list_files`: lists files under a workspace directory (read-only, parallel-safe). */
+/**
+ * `list_files`: lists files under a workspace directory (read-only, parallel-safe); protected
+ * files and links out of the workspace are not listed (K1.1, K1.2).
+ */
 export function listFilesTool(workspace: Workspace) {
   return defineTool({
     name: 'list_files',
@@ -37,18 +38,8 @@ export function listFilesTool(workspace: Workspace) {
     },
     isConcurrencySafe: () => true,
     async execute(args, run) {
-      const start = workspace.resolve(args.path ?? '.')
       const found: string[] = []
-      const pending = [start]
-      while (pending.length > 0) {
-        run.signal.throwIfAborted()
-        const dir = pending.pop()!
-        for (const entry of await readdir(dir, { withFileTypes: true })) {
-          const full = path.join(dir, entry.name)
-          if (entry.isDirectory()) pending.push(full)
-          else if (entry.isFile()) found.push(workspace.relative(full))
-        }
-      }
+      for await (const file of workspace.files(args.path ?? '.', run.signal)) found.push(file.path)
       found.sort()
       return {
         paths: found.slice(0, MAX_ENTRIES),

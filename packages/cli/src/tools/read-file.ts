@@ -4,7 +4,10 @@ import type { Workspace } from './workspace.js'
 
 const DEFAULT_LIMIT = 200
 
-/** `read_file`: reads a UTF-8 text file of the workspace, with line numbers (read-only, parallel-safe). */
+/**
+ * `read_file`: reads a UTF-8 text file of the workspace, with line numbers (read-only,
+ * parallel-safe); refuses protected files and links out of the workspace (K1.1, K1.2).
+ */
 export function readFileTool(workspace: Workspace) {
   return defineTool({
     name: 'read_file',
@@ -42,7 +45,8 @@ export function readFileTool(workspace: Workspace) {
     async execute(args, run) {
       const offset = Math.max(1, args.offset ?? 1)
       const limit = Math.max(1, args.limit ?? DEFAULT_LIMIT)
-      const text = await readFile(workspace.resolve(args.path), { encoding: 'utf8', signal: run.signal })
+      const file = await workspace.resolve(args.path)
+      const text = await readFile(file, { encoding: 'utf8', signal: run.signal })
       if (text.includes('\u0000'))
         throw new ToolError('NOT_TEXT', `"${args.path}" is a binary file, not text`)
       const all = text.split('\n')

@@ -31,17 +31,15 @@ export function runCheckTool(workspace: Workspace, options: { timeoutMs?: number
       presentationMeta: (_args, value) => ({ exitCode: value.exitCode, output: value.output }),
     },
     timeoutMs: options.timeoutMs ?? 1_000,
-    execute: (args, run) =>
-      new Promise((resolve, reject) => {
-        const child = spawn(
-          process.execPath,
-          [workspace.resolve(CHECKS[args.check as keyof typeof CHECKS])],
-          {
-            cwd: workspace.root,
-            signal: run.signal,
-            stdio: ['ignore', 'pipe', 'pipe'],
-          },
-        )
+    async execute(args, run) {
+      // The script is a workspace file like any other: a link out of the root or to a secret is refused.
+      const script = await workspace.resolve(CHECKS[args.check as keyof typeof CHECKS])
+      return new Promise((resolve, reject) => {
+        const child = spawn(process.execPath, [script], {
+          cwd: workspace.root,
+          signal: run.signal,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        })
         let output = ''
         child.stdout.on('data', (chunk) => (output += chunk))
         child.stderr.on('data', (chunk) => (output += chunk))
@@ -50,7 +48,8 @@ export function runCheckTool(workspace: Workspace, options: { timeoutMs?: number
           else reject(error)
         })
         child.on('close', (code) => resolve({ exitCode: code ?? 1, output }))
-      }),
+      })
+    },
     presentCall: (args) => ({ card: 'terminal', title: `Run ${args.check}`, cwd: '.' }),
     presentResult: (args, result) => {
       const meta = result.meta as { exitCode?: number; output?: string } | undefined

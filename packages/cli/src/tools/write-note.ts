@@ -1,5 +1,4 @@
-import { mkdir, readFile, writeFile } from 'node:fs/promises'
-import path from 'node:path'
+import { readFile, writeFile } from 'node:fs/promises'
 import { defineTool, ToolError } from '@tooltx/core'
 import type { Workspace } from './workspace.js'
 
@@ -39,8 +38,7 @@ export function writeNoteTool(workspace: Workspace) {
           `note name "${args.name}" must be a plain file name ending in .md`,
         )
       }
-      const target = workspace.resolve(notePath(args.name))
-      await mkdir(path.dirname(target), { recursive: true })
+      const target = await workspace.resolveForWrite(notePath(args.name))
       const created = await readFile(target, 'utf8').then(
         () => false,
         () => true,
