@@ -106,7 +106,7 @@ describe('P1 call sequences', () => {
   })
 
   it('P1.8: approvals of a sequence are asked one at a time, in entry order', async () => {
-    const { rt, log, gate, idOf } = harness()
+    const { rt, log, gate } = harness()
     rt.onPreExecute(() => ({ kind: 'ask', reason: 'check' }))
     const answers = new Map<string, ReturnType<typeof deferred<'allowed-once'>>>()
     const approver = (request: { callId: string }) => {
