@@ -239,6 +239,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
       'tool/call c2',
       'tool/call c3',
       'tool/result c1 ok',
+      'step/end',
       'turn/end error',
     ])
     expect(r.session.events().at(-1)?.data).toEqual({ turn: 1, reason: 'error', message: 'disk full' })
@@ -295,6 +296,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
       'turn/start',
       'step/start',
       'user/message "next"',
+      'step/end',
       'turn/end aborted',
     ])
     expect(answeredOnce(r.session)).toBe(true)
