@@ -169,3 +169,51 @@ describe('L6 abort (SQLite session)', () => {
     ])
   })
 })
+
+describe('L6.8 abort and queued input (SQLite session)', () => {
+  it('L6.8: after an abort, queued user input waits for the next send instead of starting a turn', async () => {
+    r = await rig()
+    const { agent, model } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'both seen' }])
+    await eventually(() => r.trace.includes('start 1'), 'the call started')
+    const queued = agent.send('queued while running')
+    agent.abort()
+    expect(await agent.whenIdle()).toEqual({ turn: 1, reason: 'aborted', text: '' })
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    expect(lines(r.session).filter((l) => l === 'turn/start')).toHaveLength(1)
+    expect(model.requests).toHaveLength(1)
+    // The next send starts the turn, with the held message first.
+    expect(await agent.send('next')).toEqual({ turn: 2, reason: 'completed', text: 'both seen' })
+    expect((await queued).turn).toBe(2)
+    expect(lines(r.session).slice(lines(r.session).lastIndexOf('turn/start'))).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "queued while running"',
+      'user/message "next"',
+      'assistant/message "both seen"',
+      'step/end',
+      'turn/end completed',
+    ])
+  })
+
+  it('L6.8: abort({ keepQueued: true }) starts the next turn with the queued input at once', async () => {
+    r = await rig()
+    const { agent } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'went on' }])
+    await eventually(() => r.trace.includes('start 1'), 'the call started')
+    const queued = agent.send('queued while running')
+    agent.abort({ keepQueued: true })
+    expect(await queued).toEqual({ turn: 2, reason: 'completed', text: 'went on' })
+    expect(lines(r.session).filter((l) => l.startsWith('turn/end'))).toEqual([
+      'turn/end aborted',
+      'turn/end completed',
+    ])
+  })
+
+  it('L6.8: abort options other than { keepQueued?: boolean } throw INVALID_DEFINITION', async () => {
+    r = await rig()
+    const { agent } = go(r, [{ text: 'ok' }])
+    for (const bad of [null, 'yes', { keepQueued: 'yes' }]) {
+      expect(() => agent.abort(bad as never)).toThrow(expect.objectContaining({ code: 'INVALID_DEFINITION' }))
+    }
+    await agent.whenIdle()
+  })
+})

@@ -36,7 +36,12 @@ describe('L13 bounds and turn outcomes', () => {
     const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model, maxSteps: 3 })
     const outcome = await agent.send('go')
     expect(model.requests).toHaveLength(3)
-    expect(lines(r.session).slice(-4)).toEqual(['tool/call c3_0', 'tool/result c3_0 ok', 'step/end', 'turn/end limit'])
+    expect(lines(r.session).slice(-4)).toEqual([
+      'tool/call c3_0',
+      'tool/result c3_0 ok',
+      'step/end',
+      'turn/end limit',
+    ])
     expect(turnEnd(r)).toEqual({
       turn: 1,
       reason: 'limit',
@@ -86,7 +91,9 @@ describe('L13 bounds and turn outcomes', () => {
     ])
     const refused = r.session.events().find((e) => e.type === 'tool/result' && e.data.callId === 'c2_2')
     expect(refused?.data).toMatchObject({
-      content: [{ type: 'text', text: 'Error: tool call not started: the turn reached its maxToolCalls limit' }],
+      content: [
+        { type: 'text', text: 'Error: tool call not started: the turn reached its maxToolCalls limit' },
+      ],
       error: { name: 'AbortError', code: 'ABORTED_BEFORE_DISPATCH' },
     })
     expect(turnEnd(r)).toEqual({
