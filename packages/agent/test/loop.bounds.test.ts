@@ -1,6 +1,6 @@
 import { createAgent, type ModelAdapter, type ModelRequest, scripted } from '@tooltx/agent'
 import { afterEach, describe, expect, it } from 'vitest'
-import { answeredOnce, call, eventually, go, lines, type Rig, rig } from './loop-harness.js'
+import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
 
 let r: Rig
 afterEach(async () => {
@@ -62,6 +62,11 @@ describe('L13 bounds and turn outcomes', () => {
 
   it('L13.1, L13.4: calls beyond maxToolCalls get not-started pairs without running, and the turn ends with limit', async () => {
     r = await rig({ store: 'memory' })
+    const decided: string[] = []
+    r.runtime.onPreExecute((exec, next) => {
+      decided.push(exec.callId)
+      return next()
+    })
     const model = runaway(3)
     const agent = createAgent({
       runtime: r.runtime,
@@ -103,6 +108,8 @@ describe('L13 bounds and turn outcomes', () => {
       message: 'the turn reached maxToolCalls (5 tool calls)',
     })
     expect(outcome.reason).toBe('limit')
+    // L13.4: the refused call ran no hook, and every block still has one answer.
+    expect(decided).toEqual(['c1_0', 'c1_1', 'c1_2', 'c2_0', 'c2_1'])
     expect(answeredOnce(r.session)).toBe(true)
   })
 
@@ -202,5 +209,37 @@ describe('L13 bounds and turn outcomes', () => {
     expect(await later).toEqual({ turn: 2, reason: 'completed', text: 'Next.' })
     const aborted = r.session.events().find((e) => e.type === 'turn/end')
     expect(aborted?.data).toEqual({ turn: 1, reason: 'aborted' })
+  })
+
+  it('L13.3: when the session refuses the repair a turn needs, the queued sends resolve with reason error and no turn', async () => {
+    let broken = false
+    r = await rig({
+      store: (path) => {
+        const store = failingOnce(path, (e) => e.type === 'tool/result')
+        return {
+          ...store,
+          append: (id, events) =>
+            broken
+              ? Promise.reject(new Error('disk gone'))
+              : store.append(id, events).catch((error: unknown) => {
+                  broken = true
+                  throw error
+                }),
+        }
+      },
+    })
+    r.gates.open('1')
+    const { agent } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'back' }])
+    expect((await agent.whenIdle())?.reason).toBe('error')
+    const outcome = await agent.send('next')
+    expect(outcome).toEqual({ reason: 'error', text: '', error: 'disk gone' })
+    await expect(agent.whenIdle()).rejects.toThrow('disk gone')
+    // The message stayed queued: the next send drains it once the session works again.
+    broken = false
+    expect(await agent.send('again')).toEqual({ turn: 2, reason: 'completed', text: 'back' })
+    expect(lines(r.session).filter((l) => l.startsWith('user/message')).slice(-2)).toEqual([
+      'user/message "next"',
+      'user/message "again"',
+    ])
   })
 })
