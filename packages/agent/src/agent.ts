@@ -93,8 +93,8 @@ interface TurnState {
   calls: number
   /** The text of the turn's last assistant message. */
   text: string
-  /** A `step/start` is durable and its `step/end` is not (L3.8). */
-  stepOpen: boolean
+  /** The step whose `step/start` is durable and whose `step/end` is not (L3.8). */
+  openStep: number | undefined
   /** The `turn/start` is durable. */
   started: boolean
   /** The `maxTurnMs` timer aborted the turn signal. */
@@ -244,7 +244,7 @@ class AgentLoop implements Agent {
       waiters: [],
       calls: 0,
       text: '',
-      stepOpen: false,
+      openStep: undefined,
       started: false,
       timedOut: false,
     }
@@ -293,7 +293,8 @@ class AgentLoop implements Agent {
       this.#needsRepair = true
       const end: TurnEndData = { turn, reason: 'error', message: errorMessage(error) }
       const events: NewSessionEvent[] = state.started ? [] : [{ type: 'turn/start', data: { turn } }]
-      if (state.stepOpen) events.push({ type: 'step/end', data: { turn, step: this.#position.step } })
+      if (state.openStep !== undefined)
+        events.push({ type: 'step/end', data: { turn, step: state.openStep } })
       events.push({ type: 'turn/end', data: end })
       await session.appendBatch(events).catch(() => {})
       return end
@@ -305,8 +306,8 @@ class AgentLoop implements Agent {
     await this.#options.session.appendBatch(events)
     for (const event of events) {
       if (event.type === 'turn/start') state.started = true
-      else if (event.type === 'step/start') state.stepOpen = true
-      else if (event.type === 'step/end') state.stepOpen = false
+      else if (event.type === 'step/start') state.openStep = event.data.step
+      else if (event.type === 'step/end') state.openStep = undefined
     }
   }
 

@@ -24,9 +24,13 @@ const UNITS: Readonly<Record<TurnLimit, string>> = {
   maxTurnMs: 'ms',
 }
 
+/** The longest delay a timer takes (about 24.8 days); a longer one would fire at once. */
+const MAX_TIMER_MS = 2_147_483_647
+
 /**
  * Reads the bounds from `createAgent` options, filling in the defaults. Throws
- * `INVALID_DEFINITION` for a value that is neither a positive integer nor `Infinity` (L13.2).
+ * `INVALID_DEFINITION` for a value that is neither a positive integer nor `Infinity`, and for a
+ * `maxTurnMs` longer than a timer can wait (L13.2).
  */
 export function resolveBounds(options: Partial<Record<TurnLimit, unknown>>): TurnBounds {
   const bounds: Record<TurnLimit, number> = { ...DEFAULT_TURN_BOUNDS }
@@ -36,6 +40,11 @@ export function resolveBounds(options: Partial<Record<TurnLimit, unknown>>): Tur
     const ok = value === Number.POSITIVE_INFINITY || (Number.isInteger(value) && (value as number) >= 1)
     if (!ok) {
       throw definitionError(`${key} must be a positive integer or Infinity, got ${String(value)}`)
+    }
+    if (key === 'maxTurnMs' && (value as number) > MAX_TIMER_MS && value !== Number.POSITIVE_INFINITY) {
+      throw definitionError(
+        `maxTurnMs must be at most ${MAX_TIMER_MS} (about 24.8 days) or Infinity, got ${value}`,
+      )
     }
     bounds[key] = value as number
   }

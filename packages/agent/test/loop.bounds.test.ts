@@ -166,6 +166,13 @@ describe('L13 bounds and turn outcomes', () => {
       }
       expect(() => createAgent({ ...base, [key]: Number.POSITIVE_INFINITY })).not.toThrow()
     }
+    // A longer delay than a timer can wait would fire at once.
+    expect(() => createAgent({ ...base, maxTurnMs: 2 ** 31 })).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_DEFINITION',
+        message: 'maxTurnMs must be at most 2147483647 (about 24.8 days) or Infinity, got 2147483648',
+      }),
+    )
   })
 
   it('L13.3: send resolves with the outcome of the turn its message went into: reason and final text', async () => {
@@ -237,9 +244,10 @@ describe('L13 bounds and turn outcomes', () => {
     // The message stayed queued: the next send drains it once the session works again.
     broken = false
     expect(await agent.send('again')).toEqual({ turn: 2, reason: 'completed', text: 'back' })
-    expect(lines(r.session).filter((l) => l.startsWith('user/message')).slice(-2)).toEqual([
-      'user/message "next"',
-      'user/message "again"',
-    ])
+    expect(
+      lines(r.session)
+        .filter((l) => l.startsWith('user/message'))
+        .slice(-2),
+    ).toEqual(['user/message "next"', 'user/message "again"'])
   })
 })

@@ -1,7 +1,7 @@
 import { type Agent, createAgent, scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { args, call, eventually, go, lines, type Rig, rig } from './loop-harness.js'
+import { args, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
 
 let r: Rig
 afterEach(async () => {
@@ -253,6 +253,20 @@ describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () =>
     ])
     expect(stepsClosed(r.session)).toBe(true)
     expect(lines(r.session).slice(-3)).toEqual(['user/message "three"', 'step/end', 'turn/end error'])
+  })
+
+  it('L3.8: when the write between two steps fails, the step still open is the one closed', async () => {
+    r = await rig({ store: (path) => failingOnce(path, (e) => e.type === 'step/start' && e.data.step === 2) })
+    const { agent } = go(r, [{ toolCalls: [call('echo', '1')] }, { text: 'never asked' }])
+    expect((await agent.whenIdle())?.error).toBe('disk full')
+    expect(lines(r.session).slice(-4)).toEqual([
+      'tool/call c1',
+      'tool/result c1 ok',
+      'step/end',
+      'turn/end error',
+    ])
+    expect(r.session.events().at(-2)?.data).toEqual({ turn: 1, step: 1 })
+    expect(stepsClosed(r.session)).toBe(true)
   })
 
   it('L3.9: inject snapshots the message at the call, so changing it afterwards changes nothing logged', async () => {
