@@ -1,6 +1,12 @@
 import { createAgent, scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
-import { NOT_STARTED_TEXT, OUTCOME_UNKNOWN_TEXT, planRepair, type SessionEvent } from '@tooltx/session'
+import {
+  NOT_STARTED_TEXT,
+  OUTCOME_UNKNOWN_TEXT,
+  planRepair,
+  type SessionEvent,
+  sqliteStore,
+} from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
 
@@ -386,7 +392,21 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
 
 describe('L5.7 policy phases in model order (SQLite session)', () => {
   it('L5.7: post-execute handlers of a parallel batch run in model order, not in completion order', async () => {
-    r = await rig()
+    const writes: string[][] = []
+    r = await rig({
+      store: (path) => {
+        const store = sqliteStore(path)
+        return {
+          load: (id) => store.load(id),
+          listSessions: () => store.listSessions(),
+          close: () => store.close(),
+          append: (id, events) => {
+            writes.push(events.map((e) => e.type))
+            return store.append(id, events)
+          },
+        }
+      },
+    })
     const order: string[] = []
     r.runtime.onPostExecute((exec, _result, next) => {
       order.push(exec.callId)
@@ -407,6 +427,9 @@ describe('L5.7 policy phases in model order (SQLite session)', () => {
     expect(order).toEqual(['c1', 'c2', 'c3'])
     // The bodies still ran side by side, and the pool still wrote its tool/calls together.
     expect(r.trace.slice(0, 3)).toEqual(['start 1', 'start 2', 'start 3'])
+    expect(writes.filter((w) => w.includes('tool/call'))).toEqual([
+      ['assistant/message', 'tool/call', 'tool/call', 'tool/call'],
+    ])
   })
 
   it('L5.7: a slow pre-execute on one call delays the decision of the next call of the batch', async () => {
