@@ -1,4 +1,5 @@
 import { createAgent, type ModelAdapter, type ModelRequest, scripted } from '@tooltx/agent'
+import type { TurnEndData } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
 
@@ -27,7 +28,8 @@ function runaway(perStep = 1): ModelAdapter & { requests: ModelRequest[] } {
   }
 }
 
-const turnEnd = (rig: Rig) => rig.session.events().at(-1)?.data
+/** The data of the log's last event, read as a `turn/end`. */
+const turnEnd = (rig: Rig) => rig.session.events().at(-1)?.data as TurnEndData | undefined
 
 describe('L13 bounds and turn outcomes', () => {
   it('L13.1, L3.8: maxSteps ends a turn whose model always calls a tool, after closing the last step', async () => {
