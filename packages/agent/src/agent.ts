@@ -132,7 +132,10 @@ class AgentLoop implements Agent {
   #running: Promise<void> | undefined
   #controller: AbortController | undefined
   #needsRepair = false
-  /** Set by an abort that keeps queued input for the next send (L6.8); cleared by that send. */
+  /**
+   * Set by an abort that holds queued input for the next send (L6.8); cleared by that send
+   * and by `abort({ keepQueued: true })`.
+   */
   #halted = false
   /** Why the loop stopped with user messages still queued; cleared by the next send. */
   #stalled: { error: unknown } | undefined
@@ -176,7 +179,7 @@ class AgentLoop implements Agent {
       throw definitionError(`agent.abort keepQueued must be a boolean, got ${typeof keepQueued}`)
     }
     if (this.#controller === undefined) return
-    if (keepQueued !== true) this.#halted = true
+    this.#halted = keepQueued !== true
     this.#controller.abort()
   }
 
