@@ -28,6 +28,7 @@ export function replyText(content: readonly AssistantBlock[]): string {
 export function turnOutcome(end: TurnEndData, text: string): TurnOutcome {
   const outcome: { -readonly [K in keyof TurnOutcome]: TurnOutcome[K] } = {
     turn: end.turn,
+    // Only crash repair writes `interrupted`; the loop itself never ends a turn that way.
     reason: end.reason === 'interrupted' ? 'error' : end.reason,
     text,
   }
