@@ -7,7 +7,8 @@ import {
 } from './events.js'
 
 const EVENT_TYPES = new Set<string>(SESSION_EVENT_TYPES)
-const TURN_END_REASONS = new Set(['completed', 'aborted', 'error', 'interrupted'])
+const TURN_END_REASONS = new Set(['completed', 'aborted', 'error', 'interrupted', 'limit'])
+const TURN_LIMITS = new Set(['maxSteps', 'maxToolCalls', 'maxTurnMs'])
 const APPROVAL_OUTCOMES = new Set(['allowed-once', 'rejected', 'cancelled', 'unavailable'])
 
 /** Where a turn's latest `assistant/message` stands: its tool-call blocks and their progress. */
@@ -125,6 +126,8 @@ export class LogState {
           return `turn/end reason ${q(data.reason)} is unknown`
         if (data.message !== undefined && typeof data.message !== 'string')
           return 'turn/end message must be a string'
+        if ((data.reason === 'limit') !== TURN_LIMITS.has(data.limit as string))
+          return 'turn/end carries a known "limit" iff its reason is "limit"'
         return undefined
       default:
         return undefined

@@ -149,7 +149,7 @@ describe('L1 the session log', () => {
     expectTypeOf<keyof SessionEventMap>().toEqualTypeOf<(typeof SESSION_EVENT_TYPES)[number]>()
     expectTypeOf<SessionEventMap['tool/call']['arguments']>().toEqualTypeOf<string>()
     expectTypeOf<SessionEventMap['turn/end']['reason']>().toEqualTypeOf<
-      'completed' | 'aborted' | 'error' | 'interrupted'
+      'completed' | 'aborted' | 'error' | 'interrupted' | 'limit'
     >()
     expectTypeOf<Extract<SessionEvent, { type: 'tool/result' }>['data']>().toEqualTypeOf<
       SessionEventMap['tool/result']

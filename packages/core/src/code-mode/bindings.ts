@@ -9,6 +9,7 @@ import { RUN_CODE } from '../definition.js'
 import type { JsonValue } from '../lossless-json.js'
 import { snapshotJson } from '../lossless-json.js'
 import type { ToolResult } from '../result.js'
+import { callSequence } from '../runtime/call-sequence.js'
 import type { ExecuteInput } from '../runtime/core.js'
 import type { ToolView } from '../runtime/scope-view.js'
 import { DispatchSink } from './dispatch-sink.js'
@@ -47,6 +48,7 @@ export class CodeRun {
   private readonly view: ToolView
   private readonly scheduler: SubCallScheduler<SubCall, ToolResult>
   private readonly sink: DispatchSink
+  private readonly sequence = callSequence()
   private over: SettleReason | undefined
   private submitted = 0
   private readonly onOuterAbort = () => this.controller.abort(this.request.run.signal.reason)
@@ -124,6 +126,8 @@ export class CodeRun {
       arguments: call.args,
       signal: this.signal,
       parent: run.token,
+      // Sub-calls run their policy phases one at a time, in submission order (P1.9).
+      sequence: this.sequence,
     }
     if (run.scope !== undefined) input.scope = run.scope
     if (approver !== undefined) input.approver = approver
