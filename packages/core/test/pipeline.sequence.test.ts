@@ -1,5 +1,5 @@
 import { callSequence, createToolRuntime, type JsonValue } from '@tooltx/core'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, vi } from 'vitest'
 import { fakeRuntime, outerCall, tool } from './code-mode.fixtures.js'
 import { deferred, expectFailure, live, rawTool } from './pipeline.fixtures.js'
 
@@ -119,15 +119,17 @@ describe('P1 call sequences', () => {
     const calls = ['c1', 'c2', 'c3'].map((id) =>
       rt.execute({ callId: id, name: 'job', arguments: { id }, signal: live(), sequence, approver }),
     )
+    // Digests use Web Crypto on the thread pool, so wait for the ask instead of counting turns.
+    await vi.waitFor(() => expect(log).toEqual(['ask:c1']))
     await flush()
     expect(log).toEqual(['ask:c1'])
     answers.get('c1')!.resolve('allowed-once')
+    await vi.waitFor(() => expect(pre(log)).toEqual(['ask:c1', 'ask:c2']))
     await flush()
     expect(pre(log)).toEqual(['ask:c1', 'ask:c2'])
     expect(log).toContain('body:c1')
     answers.get('c2')!.resolve('allowed-once')
-    await flush()
-    expect(pre(log)).toEqual(['ask:c1', 'ask:c2', 'ask:c3'])
+    await vi.waitFor(() => expect(pre(log)).toEqual(['ask:c1', 'ask:c2', 'ask:c3']))
     answers.get('c3')!.resolve('allowed-once')
     for (const id of ['c1', 'c2', 'c3']) gate(id).resolve()
     await Promise.all(calls)
