@@ -167,19 +167,6 @@ describe('tooltx run without a terminal', () => {
     expect(existsSync(path.join(ws, 'notes/plan.md'))).toBe(false)
   })
 
-  it('K2.5: run --yes approves the write without asking', async () => {
-    const ws = sampleWorkspace()
-    const model = await fakeModel([{ toolCalls: [NOTE_CALL] }, { text: 'Saved.' }])
-    const result = await tooltxWith(
-      { cwd: ws, env: modelEnv() },
-      ...runArgv(ws, model.baseURL, '--yes').slice(2),
-    )
-    expect(result.code).toBe(0)
-    expect(result.stderr).toBe('')
-    expect(result.stdout).toContain('    ? approval for write_note: allowed-once')
-    expect(readFileSync(path.join(ws, 'notes/plan.md'), 'utf8')).toBe('# Plan\n\nship it')
-  })
-
   it('K2.4: when stdout closes mid-run the turn is recorded as aborted, the check is killed and the exit status is 141', async () => {
     const ws = sampleWorkspace()
     const model = await fakeModel([
