@@ -44,7 +44,9 @@ export function cliApprover(options: ApprovalOptions): Approver {
     }
     const raw = JSON.stringify(request.arguments) ?? ''
     const view = callCard(options.lookup(request.name), request.name, raw)
-    const shown = raw.length > MAX_ARGUMENT_CHARS ? `${raw.slice(0, MAX_ARGUMENT_CHARS - 1)}…` : raw
+    const chars = [...raw]
+    const shown =
+      chars.length > MAX_ARGUMENT_CHARS ? `${chars.slice(0, MAX_ARGUMENT_CHARS - 1).join('')}…` : raw
     for (const line of [`    ┌ ${callTitle(view)}`, ...callBody(view).map((text) => `    │ ${text}`)]) {
       for (const part of wrapLine(line, out.columns, '    │   ')) out.line(part)
     }

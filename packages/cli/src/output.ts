@@ -57,6 +57,7 @@ export function processOutput(): Output {
   }
   const prompt: Prompt = {
     ask(question, signal) {
+      if (signal.aborted) return Promise.resolve('')
       clearStatus()
       asking = true
       const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true })

@@ -19,7 +19,7 @@ export function wrapLine(line: string, width: number | undefined, indent: string
         break
       }
     }
-    lines.push([...prefix, ...rest.slice(0, cut)].join('').trimEnd())
+    lines.push([...prefix, ...rest.slice(0, cut)].join(''))
     rest = rest.slice(cut)
     prefix = [...indent]
   }
