@@ -223,7 +223,7 @@ describe('tooltx replay and sessions', () => {
     expect(cli.stdout).toContain('    ▶ Write notes/todo-summary.md\n')
     expect(cli.stdout).toContain('    ▶ $ Run lint\n')
     // The result presenters still read the tool's own meta inside the signed one.
-    expect(cli.stdout).toMatch(/ {8}\(README\.md: \d+ of \d+ lines\)\n/)
+    expect(cli.stdout).toMatch(/\n {8}exit code \d+\n/)
   }, 60_000)
 
   it('K3.8: renderSession from the tooltx package prints what replay prints, or cards of your own definitions', async () => {
