@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { deepFreeze, invariantError } from '@tooltx/core'
 import Database from 'better-sqlite3'
 import type { SessionEvent } from './events.js'
+import { decodeRows, type EventRow } from './sqlite-rows.js'
 import { conflictError, type SessionInfo, type SessionStore } from './store.js'
 
 /** Where the CLI keeps its sessions, relative to the working directory. */
@@ -76,18 +76,7 @@ export function sqliteStore(path: string = DEFAULT_SQLITE_PATH): SessionStore {
     async load(id) {
       const now = new Date().toISOString()
       ensure.run(id, now, now)
-      const rows = select.all(id) as [number, string, string][]
-      const events: SessionEvent[] = new Array(rows.length)
-      for (let i = 0; i < rows.length; i++) {
-        const [seq, type, data] = rows[i]!
-        if (seq !== i + 1) {
-          throw invariantError(
-            `session "${id}" in ${path} has a gap before seq ${seq}; restore it from a backup`,
-          )
-        }
-        events[i] = deepFreeze({ seq, type, data: JSON.parse(data) }) as SessionEvent
-      }
-      return events
+      return decodeRows(path, id, select.all(id) as EventRow[])
     },
     async append(id, events) {
       if (events.length === 0) return
