@@ -9,6 +9,7 @@ export type CodeRunErrorKind =
   | 'wall-limit'
   | 'memory-limit'
   | 'output-limit'
+  | 'pending-limit'
   | 'invalid-output'
   | 'abort'
   | 'crash'

@@ -135,7 +135,8 @@ const PARAMETERS = Object.freeze({
     }),
     description: Object.freeze({
       type: 'string',
-      description: 'Required, alongside `code`. One short line saying what the program does; shown to the user.',
+      description:
+        'Required, alongside `code`. One short line saying what the program does; shown to the user.',
     }),
   }),
   required: Object.freeze(['code', 'description']),
