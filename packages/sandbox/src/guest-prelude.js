@@ -7,7 +7,8 @@
  * its own calls; the host re-validates every byte it receives anyway.
  *
  * Completion statuses passed to `hostDone`: 0 exception, 1 value (JSON text), 2 not lossless
- * JSON, 3 no value (`undefined`), 4 an exception that looks like running out of memory (the
+ * JSON, 3 no value (`undefined`), 4 an exception that looks like running out of memory, 5 the
+ * value could not be copied out for what looks like running out of memory (for 4 and 5 the
  * worker decides whether it was). Log lines and exception messages cross JSON-encoded, so a
  * lone surrogate survives the bridge.
  *
@@ -229,13 +230,34 @@ export function guestSetup(hostCall, hostLog, hostDone) {
   defineProperty(global, 'console', { value: console, writable: true, configurable: true })
   defineProperty(global, 'ToolCallError', { value: ToolCallError, writable: true, configurable: true })
 
+  /**
+   * True when `thrown` looks like the engine running out of memory: `null` (thrown when it
+   * cannot even allocate its error) or `InternalError: out of memory`. The worker decides
+   * whether it really did, so a look-alike cannot forge the kind.
+   * @param {unknown} thrown
+   */
+  function looksOutOfMemory(thrown) {
+    if (thrown === null) return true
+    try {
+      return (
+        GuestInternalError !== undefined &&
+        thrown instanceof GuestInternalError &&
+        /** @type {Error} */ (thrown).message === 'out of memory'
+      )
+    } catch {
+      return false
+    }
+  }
+
   /** @param {unknown} value */
   function complete(value) {
     if (value === undefined) return hostDone(3, '')
     let text
     try {
       text = toJson(value)
-    } catch {
+    } catch (thrown) {
+      // Running out of memory while copying the value out is not the value's fault.
+      if (looksOutOfMemory(thrown)) return hostDone(5, '')
       text = undefined
     }
     if (text === undefined) hostDone(2, '')
@@ -244,19 +266,11 @@ export function guestSetup(hostCall, hostLog, hostDone) {
 
   /** @param {unknown} thrown */
   function fail(thrown) {
-    // The engine throws `null` when it cannot even allocate its out-of-memory error.
-    let outOfMemory = thrown === null
-    try {
-      outOfMemory ||=
-        GuestInternalError !== undefined &&
-        thrown instanceof GuestInternalError &&
-        /** @type {Error} */ (thrown).message === 'out of memory'
-    } catch {}
     let text = '"Uncaught <unprintable thrown value>"'
     try {
       text = stringify(describeThrown(thrown))
     } catch {}
-    hostDone(outOfMemory ? 4 : 0, text)
+    hostDone(looksOutOfMemory(thrown) ? 4 : 0, text)
   }
 
   /** @param {unknown} program */

@@ -186,6 +186,10 @@ class Run {
       if (status === 1) this.outcome = { status: 'value', text }
       else if (status === 2) this.outcome = { status: 'invalid-output' }
       else if (status === 3) this.outcome = { status: 'empty' }
+      else if (status === 5)
+        this.outcome = growthRefused
+          ? { status: 'limit', kind: 'memory-limit' }
+          : { status: 'invalid-output' }
       else this.outcome = uncaught(decodeText(text), status === 4)
     })
     try {

@@ -144,6 +144,7 @@ describe('X8.14 running out of memory', () => {
     'Error objects': "const a = []\nfor (;;) a.push(new Error('x'))",
     'a replace-with-callback loop': "let s = 'ab'.repeat(1e4)\nfor (;;) s = s + s.replace(/a/g, () => 'cc')",
     'one allocation larger than the heap': "return 'x'.repeat(2 ** 29).length",
+    'a result too large to copy out': "const s = 'x'.repeat(1e6)\nreturn Array(8).fill(s)",
   }
   it(`X8.14: ${Object.keys(exhausting).join(', ')}: each ends as memory-limit`, {
     timeout: 60_000,
@@ -159,6 +160,10 @@ describe('X8.14 running out of memory', () => {
     expect(await run('throw null')).toEqual({
       logs: [],
       error: { kind: 'exception', message: 'Uncaught null' },
+    })
+    expect(await run('return { get x() { throw null } }')).toEqual({
+      logs: [],
+      error: { kind: 'invalid-output', message: 'program completion must be lossless JSON' },
     })
     expect(await run('return 2')).toEqual({ logs: [], value: 2 })
   })
