@@ -60,9 +60,9 @@ function describeRejection(reason: unknown): {
 
 /**
  * One program run on the host side: it owns a worker, answers binding calls, collects logs,
- * enforces the wall clock, abort and output budget, backs up the compute budget, and turns
- * whatever happens into exactly one `CodeRunResult`. The worker goes back to the pool only
- * after a clean finish; after any forced stop it is terminated.
+ * enforces the wall clock, abort, output and pending budgets, backs up the compute budget,
+ * and turns whatever happens into exactly one `CodeRunResult`. The worker goes back to the
+ * pool only after a clean finish; after any forced stop it is terminated.
  */
 export class ProgramRun {
   /** Settles once, with the run's outcome; never rejects. */
