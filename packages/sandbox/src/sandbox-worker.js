@@ -28,14 +28,14 @@ import { transpileProgram } from './transpile.js'
 const PAGE = 65536
 /** The memory the module starts with (its declared minimum). */
 const INITIAL_BYTES = 16 * 2 ** 20
-/** Memory the engine needs besides the program's heap: its 5 MiB stack, static data and runtime (about 6 MiB). */
+/** Memory the engine needs besides the program's heap: its 5 MiB stack, static data and runtime. */
 const ENGINE_BYTES = 6 * 2 ** 20
 /** A worker whose wasm memory grew past this after a run is replaced (wasm memory never shrinks). */
 const RECYCLE_BYTES = 64 * 2 ** 20
 /**
  * QuickJS's stack limit. The host gives this thread a 64 MiB native stack, so QuickJS's own
- * check fires first even for the parser and `JSON.parse`, whose native frames are much larger
- * than their share of this stack (X8.15).
+ * check fires first even for the parser and `JSON.parse`, whose recursion takes far more of
+ * the native stack than of QuickJS's (X8.15).
  */
 const STACK_BYTES = 2 ** 20
 const PRELUDE = `(${guestSetup.toString()})`
