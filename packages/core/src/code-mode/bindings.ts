@@ -3,7 +3,7 @@
  * calls, nested dispatch of each call through the runtime, commit of nested results onto
  * the outer call, dispatch events, and settlement with its drain.
  */
-import type { CodeBinding } from '../code-runtime.js'
+import { type CodeBinding, TOOL_ARGS_NOT_LOSSLESS } from '../code-runtime.js'
 import type { ContentBlock, ContextSource } from '../content.js'
 import { RUN_CODE } from '../definition.js'
 import type { JsonValue } from '../lossless-json.js'
@@ -28,8 +28,6 @@ interface SubCall {
   readonly resolve: (value: JsonValue) => void
   readonly reject: (error: unknown) => void
 }
-
-const ARGS_NOT_LOSSLESS = 'tool arguments must be lossless JSON'
 
 /**
  * The host side of one program run. Construct it when the run starts: it reads the scope's
@@ -105,7 +103,7 @@ export class CodeRun {
     } catch {
       snap = { ok: false, reason: 'a getter threw' }
     }
-    if (!snap.ok) return Promise.reject(new TypeError(ARGS_NOT_LOSSLESS))
+    if (!snap.ok) return Promise.reject(new TypeError(TOOL_ARGS_NOT_LOSSLESS))
     const n = ++this.submitted
     const id = `${this.request.run.callId}:code:${n}`
     const frozenArgs = snap.value
