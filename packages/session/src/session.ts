@@ -39,7 +39,11 @@ export interface Session {
   events(): readonly SessionEvent[]
   /** The frozen list of derived model messages in `seq` order (L2.2). */
   messages(): readonly ModelMessage[]
-  /** Waits for pending appends, then refuses new ones and drops listeners. The store stays open. */
+  /**
+   * Waits for pending appends, then refuses new ones, drops listeners and releases what the
+   * store holds for this session (`store.release`, L11.5), so the session can be reopened
+   * through another store object. The store itself stays open.
+   */
   close(): Promise<void>
 }
 
@@ -125,6 +129,7 @@ class SessionLog implements Session {
     this.#closed = true
     await this.#tail
     this.#listeners.clear()
+    await this.#store.release?.(this.id)
   }
 
   /**
