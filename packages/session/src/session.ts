@@ -1,4 +1,11 @@
-import { definitionError, invariantError, type ModelMessage, snapshotJson } from '@tooltx/core'
+import {
+  definitionError,
+  invariantError,
+  type JsonValue,
+  type ModelMessage,
+  snapshotJson,
+  stringifyJson,
+} from '@tooltx/core'
 import { deriveMessages, MessageLog } from './derivation.js'
 import type { NewSessionEvent, Seq, SessionEvent, SessionEventMap, SessionEventType } from './events.js'
 import { LogState } from './log-state.js'
@@ -174,8 +181,8 @@ class SessionLog implements Session {
   }
 
   #checkDerivation(): void {
-    const live = JSON.stringify(this.#messages.messages())
-    const replayed = JSON.stringify(deriveMessages(this.#events))
+    const live = stringifyJson(this.#messages.messages() as unknown as JsonValue)
+    const replayed = stringifyJson(deriveMessages(this.#events) as unknown as JsonValue)
     if (live !== replayed) {
       throw invariantError(
         `incrementally derived messages differ from deriveMessages(events) after seq ${this.#events.length}`,

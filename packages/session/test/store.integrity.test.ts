@@ -171,9 +171,9 @@ describe('L1.9 deep data in the durable stores', () => {
       stores.push([`sqliteStore (${driver})`, () => sqliteStore(join(fresh(), 'db'), { driver })])
   }
   for (const [name, make] of stores) {
-    it(`L1.9: a tool/result whose meta is nested 5,000 levels deep is stored and reloaded intact (${name})`, async () => {
+    it(`L1.9: a tool/result whose meta is nested 5,000 levels deep is stored (verify on) and reloaded intact (${name})`, async () => {
       const store = make()
-      const s = await openSession(store, { id: 'deep' })
+      const s = await openSession(store, { id: 'deep', verify: true })
       await s.append('turn/start', { turn: 1 })
       await s.append('step/start', T)
       await s.append('assistant/message', {
