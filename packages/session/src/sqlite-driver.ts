@@ -85,7 +85,7 @@ export function loadSqliteDriver(name: SqliteDriverName): SqliteDriver {
     const missing = (error as { code?: unknown } | null)?.code === 'MODULE_NOT_FOUND'
     throw definitionError(
       missing
-        ? `sqliteStore needs the package better-sqlite3 on Node ${process.versions.node}, which has no node:sqlite (Node >= 22.5 has it): ${INSTALL}`
+        ? `sqliteStore driver "better-sqlite3" needs the package better-sqlite3, which is not installed: ${INSTALL} (or run on Node >= 22.5, whose node:sqlite needs no package)`
         : `sqliteStore could not load better-sqlite3 (${why}); reinstall it for Node ${process.versions.node} (${INSTALL}) or run on Node >= 22.5, which has node:sqlite`,
     )
   }

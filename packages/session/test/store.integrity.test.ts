@@ -5,6 +5,7 @@
  */
 import { spawnSync } from 'node:child_process'
 import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import Module from 'node:module'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -207,6 +208,33 @@ describe('L11.6 SQLite drivers', () => {
     expect(() => sqliteStore(':memory:', { driver: 'sqlite3' as never })).toThrow(
       'sqliteStore driver must be "node:sqlite" or "better-sqlite3", got "sqlite3"',
     )
+  })
+
+  it('L11.6: without better-sqlite3 installed, its driver throws INVALID_DEFINITION naming what to install', () => {
+    const loader = Module as unknown as { _load: (request: string, ...rest: unknown[]) => unknown }
+    const load = loader._load
+    loader._load = (request, ...rest) => {
+      if (request === 'better-sqlite3') {
+        throw Object.assign(new Error("Cannot find module 'better-sqlite3'"), { code: 'MODULE_NOT_FOUND' })
+      }
+      return load(request, ...rest)
+    }
+    try {
+      const error = (() => {
+        try {
+          sqliteStore(':memory:', { driver: 'better-sqlite3' })
+        } catch (e) {
+          return e
+        }
+      })()
+      expect(error).toBeInstanceOf(ToolError)
+      expect((error as ToolError).code).toBe('INVALID_DEFINITION')
+      expect((error as ToolError).message).toBe(
+        'sqliteStore driver "better-sqlite3" needs the package better-sqlite3, which is not installed: npm install better-sqlite3@12 (or run on Node >= 22.5, whose node:sqlite needs no package)',
+      )
+    } finally {
+      loader._load = load
+    }
   })
 
   it('L11.6: a process using only the memory and file stores never loads better-sqlite3', () => {
