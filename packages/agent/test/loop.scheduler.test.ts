@@ -378,6 +378,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
     await agent.whenIdle()
     expect(lines(r.session).slice(5)).toEqual([
       'tool/result c1 TOOL_OUTCOME_UNKNOWN',
+      'step/end',
       'turn/end interrupted',
       'turn/start',
       'step/start',

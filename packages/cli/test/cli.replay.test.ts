@@ -1,8 +1,14 @@
 import { chmodSync, existsSync, mkdirSync, readdirSync } from 'node:fs'
 import path from 'node:path'
 import { createToolRuntime, defineTool } from '@tooltx/core'
-import { openSession, type SessionEvent, sqliteStore, type TurnEndReason } from '@tooltx/session'
-import Database from 'better-sqlite3'
+import {
+  defaultSqliteDriver,
+  loadSqliteDriver,
+  openSession,
+  type SessionEvent,
+  sqliteStore,
+  type TurnEndReason,
+} from '@tooltx/session'
 import { renderSession } from 'tooltx'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { cleanEnv, sampleWorkspace, scratch, tooltx, tooltxWith } from './cli-harness.js'
@@ -188,14 +194,16 @@ describe('tooltx replay and sessions', () => {
     const cwd = scratch()
     const db = path.join(cwd, 's.db')
     await writeSession(db, 'hurt', { task: 'x' })
-    const raw = new Database(db)
+    // A row without a checksum (as written before checksums, L11.7) whose data is not JSON.
+    const raw = loadSqliteDriver(defaultSqliteDriver()).open(db)
+    raw.prepare("UPDATE events SET crc = NULL WHERE session = 'hurt'").run()
     raw.prepare("UPDATE events SET data = '{broken' WHERE session = 'hurt' AND seq = 3").run()
     raw.close()
     const replay = await tooltx(cwd, 'replay', 'hurt', '--db', db)
     expect(replay.code).toBe(1)
     expect(replay.stderr).toMatch(
       new RegExp(
-        `^tooltx: invariant violated: session "hurt" in ${db} is damaged at seq 3 \\(user/message\\): its data is not JSON \\(.+\\); restore it from a backup\\n$`,
+        `^tooltx: invariant violated: session "hurt" in ${db} is damaged at seq 3 \\(user/message\\): its data is not JSON \\(.+\\); it was left unchanged — restore it from a backup\\n$`,
       ),
     )
     const listed = await tooltx(cwd, 'sessions', '--db', db)

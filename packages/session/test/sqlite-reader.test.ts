@@ -1,9 +1,14 @@
 import { existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import Database from 'better-sqlite3'
 import { afterEach, describe, expect, it } from 'vitest'
-import { openSession, sqliteReader, sqliteStore } from '../src/index.js'
+import {
+  defaultSqliteDriver,
+  loadSqliteDriver,
+  openSession,
+  sqliteReader,
+  sqliteStore,
+} from '../src/index.js'
 
 let dir: string
 afterEach(() => rmSync(dir, { recursive: true, force: true }))
@@ -37,11 +42,13 @@ describe('sqliteReader', () => {
     dir = mkdtempSync(path.join(tmpdir(), 'tooltx-reader-'))
     const db = path.join(dir, 's.db')
     await storedSession(db, 'one')
-    const raw = new Database(db)
+    // A row without a checksum (as written before checksums, L11.7) whose data is not JSON.
+    const raw = loadSqliteDriver(defaultSqliteDriver()).open(db)
+    raw.prepare("UPDATE events SET crc = NULL WHERE session = 'one'").run()
     raw.prepare("UPDATE events SET data = 'nope' WHERE session = 'one' AND seq = 2").run()
     raw.close()
     const expected = new RegExp(
-      `^invariant violated: session "one" in ${db} is damaged at seq 2 \\(turn/end\\): its data is not JSON \\(.+\\); restore it from a backup$`,
+      `^invariant violated: session "one" in ${db} is damaged at seq 2 \\(turn/end\\): its data is not JSON \\(.+\\); it was left unchanged — restore it from a backup$`,
     )
     const reader = sqliteReader(db)!
     await expect(reader.read('one')).rejects.toThrow(expected)

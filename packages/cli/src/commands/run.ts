@@ -1,4 +1,11 @@
-import { type Agent, anthropic, createAgent, DEFAULT_MODELS, type ModelAdapter, openaiCompatible } from '@tooltx/agent'
+import {
+  type Agent,
+  anthropic,
+  createAgent,
+  DEFAULT_MODELS,
+  type ModelAdapter,
+  openaiCompatible,
+} from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession, sqliteStore } from '@tooltx/session'
