@@ -99,8 +99,13 @@ try {
     )
   }
 
+  // The CLI's SQLite store uses node:sqlite where Node has it (22.5+); older Node needs the
+  // optional peer better-sqlite3, which the README tells such users to install.
+  const [major, minor] = process.versions.node.split('.').map(Number)
+  const sqlitePeer = major > 22 || (major === 22 && minor >= 5) ? [] : ['better-sqlite3@12']
   const { dir } = project('user', [
     ...packages.map((n) => tarball[n]),
+    ...sqlitePeer,
     'typescript@~5.9.3',
     '@types/node@^20',
   ])
@@ -124,7 +129,7 @@ try {
   process.stdout.write(
     [
       `pack-install on Node ${process.version}: every step passed`,
-      `  quick-start printed: ${quick.trim().split('\n')[0]}`,
+      `  quick-start printed: ${quick.replace(/\s+/g, ' ').trim().slice(0, 100)}`,
       `  demo session ${id} replayed (${replay.split('\n').length} lines)`,
       '  install from the tarballs (warm npm cache), time and node_modules size:',
       ...sizes.map((line) => `    ${line}`),
