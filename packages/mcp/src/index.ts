@@ -1,0 +1,6 @@
+export { RESULT_META_KEY, type ResultMeta } from './call-result.js'
+export { fromMcpContent, toMcpContent } from './content-blocks.js'
+export { type HttpEndpoint, type ServeHttpOptions, serveHttp } from './http.js'
+export { type McpServerOptions, mcpServer, type TooltxMcpServer } from './server.js'
+export { serveStdio } from './stdio.js'
+export { type AnnotationRule, defaultAnnotations } from './tool-listing.js'
