@@ -71,7 +71,7 @@ describe('Y2 importing a server: server-everything over stdio', () => {
     const { call } = await imported(everything, { name: 'everything' })
     const weather = await call('mcp__everything__get-structured-content', { location: 'Chicago' })
     expect(codeOf(weather)).toBe('ok')
-    const value = (weather as { value: { structuredContent: Record<string, unknown> } }).value
+    const value = (weather as unknown as { value: { structuredContent: Record<string, unknown> } }).value
     expect(value.structuredContent).toMatchObject({
       temperature: expect.any(Number),
       conditions: expect.any(String),
