@@ -1,4 +1,6 @@
+import { mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
+import os from 'node:os'
 import path from 'node:path'
 import { createToolRuntime, type JsonValue, type ToolResult } from '@tooltx/core'
 import { type McpToolSet, mcpTools } from '@tooltx/mcp'
@@ -98,6 +100,31 @@ describe('Y2 importing a server: server-everything over stdio', () => {
     const sequence = [1, 2, 3].map((progress) => ({ progress, total: 3 }))
     expect(updates.length).toBeGreaterThanOrEqual(1)
     expect(updates).toEqual(sequence.slice(0, updates.length))
+  })
+})
+
+describe('Y2 importing a server: server-filesystem over stdio', () => {
+  it('Y2.3, Y2.5, Y2.6: reads through the runtime; the server refusing a path is TOOL_FAILED with its text', async () => {
+    const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'tooltx-mcp-fs-')))
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
+    writeFileSync(path.join(dir, 'a.txt'), 'alpha\nbeta\n')
+    const server = path.join(packageDir('@modelcontextprotocol/server-filesystem'), 'dist/index.js')
+    const { set, call } = await imported(
+      { command: process.execPath, args: [server, dir], stderr: 'ignore' },
+      { name: 'fs' },
+    )
+    expect(set.tools.map((t) => t.name)).toContain('mcp__fs__read_text_file')
+    const read = await call('mcp__fs__read_text_file', { path: path.join(dir, 'a.txt') })
+    expect(read).toMatchObject({
+      isError: false,
+      content: [{ type: 'text', text: 'alpha\nbeta\n' }],
+      value: { structuredContent: { content: 'alpha\nbeta\n' } },
+    })
+    const outside = await call('mcp__fs__read_text_file', { path: '/etc/hostname' })
+    expect(codeOf(outside)).toBe('TOOL_FAILED')
+    expect(messageOf(outside)).toBe(
+      `Access denied - path outside allowed directories: /etc/hostname not in ${dir}`,
+    )
   })
 })
 
