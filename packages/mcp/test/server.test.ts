@@ -230,6 +230,7 @@ describe('Y1 HTTP transport', () => {
     expect(url.pathname).toBe('/mcp')
     expect(await rawPost(url, {})).toBe(200)
     expect(await rawPost(new URL('/other', url), {})).toBe(404)
+    expect(await rawPost(url, { 'mcp-session-id': 'no-such-session' })).toBe(404)
   })
 
   it('Y1.12: DNS-rebinding protection: a foreign Host or Origin is refused with 403', async () => {
