@@ -242,6 +242,34 @@ describe('Y1 HTTP transport', () => {
     ).toBe(200)
   })
 
+  it('Y1.8: a session that ends mid-call aborts the call; the result is ABORTED', async () => {
+    const { url } = await startHttpFixture()
+    const transport = new StreamableHTTPClientTransport(url)
+    const leaving = new Client({ name: 'leaving', version: '1.0.0' })
+    await leaving.connect(transport)
+    let started!: () => void
+    const progressed = new Promise<void>((resolve) => {
+      started = resolve
+    })
+    const call = leaving.callTool(
+      { name: 'slow', arguments: { steps: 1, waitMs: 20_000 } },
+      { onprogress: () => started() },
+    )
+    call.catch(() => undefined)
+    await progressed
+    await transport.terminateSession()
+    await leaving.close()
+    const watcher = new Client({ name: 'watcher', version: '1.0.0' })
+    await watcher.connect(new StreamableHTTPClientTransport(url))
+    cleanups.push(() => watcher.close())
+    let seen = ''
+    for (let i = 0; i < 50 && !seen.includes('slow:'); i++) {
+      seen = textOf(await watcher.callTool({ name: 'results', arguments: {} }))
+      if (!seen.includes('slow:')) await new Promise((r) => setTimeout(r, 50))
+    }
+    expect(seen).toBe('slow:ABORTED')
+  })
+
   it('Y1.13: with a bearer token, requests without it get 401 and clients with it are served', async () => {
     const token = 'test-token-0123456789abcdef'
     const { url } = await startHttpFixture(token)
