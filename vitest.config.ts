@@ -12,6 +12,7 @@ export default defineConfig({
       '@tooltx/session': pkg('session'),
       '@tooltx/sandbox': pkg('sandbox'),
       '@tooltx/agent': pkg('agent'),
+      '@tooltx/mcp': pkg('mcp'),
     },
   },
   test: {

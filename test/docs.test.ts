@@ -54,6 +54,18 @@ const EXPECTED: Record<string, readonly string[]> = {
   ],
   'docs/getting-started.md › A session': ['4 assistant/message', '5 tool/call', 'tool/result', 'turn/end'],
   'docs/getting-started.md › Replay': ['6 tool/result', 'turn/end', 'tool call outcome is unknown'],
+  'docs/mcp.md › Serve a scope view': [
+    'serving http://127.0.0.1:',
+    'add readOnly=true',
+    '{"sum":5} [{"type":"text","text":"2 + 3 = 5"}]',
+    'true [{"type":"text","text":"Error: invalid arguments: \\"a\\" must be an integer"}]',
+  ],
+  "docs/mcp.md › Import a server's tools": [
+    'true Echoes back the input string',
+    "[ { type: 'text', text: 'Echo: hello' } ]",
+    'DENIED tool "mcp__everything__get-env" denied by pre-execute policy: no environment dumps',
+    `invalid arguments: "arguments" must have required property 'b'`,
+  ],
 }
 
 const all = [

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const run = promisify(execFile)
-const dirs = ['core', 'session', 'sandbox', 'agent', 'cli']
+const dirs = ['core', 'session', 'sandbox', 'agent', 'mcp', 'cli']
 const manifest = (file: string) => JSON.parse(readFileSync(path.join(repo, file), 'utf8'))
 const packageName = (dir: string): string => manifest(`packages/${dir}/package.json`).name
 

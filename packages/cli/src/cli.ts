@@ -5,6 +5,7 @@ import { DEFAULT_MODELS } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
 import { demoCommand } from './commands/demo.js'
+import { MCP_SERVE_HELP, mcpServeCommand } from './commands/mcp-serve.js'
 import { replayCommand } from './commands/replay.js'
 import { runCommand } from './commands/run.js'
 import { sessionsCommand } from './commands/sessions.js'
@@ -22,6 +23,7 @@ Commands:
   run "<task>"     run a task against a real model with the workspace tools
   sessions         list saved sessions
   replay <id>      print the timeline of a saved session from its log
+  mcp serve        serve the workspace tools to an MCP client (stdio, or --http)
 
 Options:
   -h, --help       show this help
@@ -226,6 +228,9 @@ export async function main(
         await replayCommand({ db: dbPath(values.db), id: positionals[0]! }, out)
         return 0
       }
+      case 'mcp':
+        if (rest[0] !== 'serve') throw new UsageError(`mcp needs a subcommand: serve\n\n${MCP_SERVE_HELP}`, 2)
+        return await mcpServeCommand(rest.slice(1), out, env)
       default:
         throw new UsageError(`unknown command "${command}"\n\n${HELP.main}`, 2)
     }

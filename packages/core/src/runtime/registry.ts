@@ -84,12 +84,20 @@ export class Registry {
   /** The global layer (R1.1). */
   readonly global = new Map<string, Entry>()
 
+  /** Called after every change that can alter a view (Y1.9); copy-on-write, each one contained. */
+  changeListeners: readonly (() => void)[] = []
+
   constructor(
     /** The runtime's default mode (M1.1). */
     readonly defaultMode: Mode,
     /** The synthesized `run_code` entry (R2.5). */
     readonly runCode: Entry,
   ) {}
+
+  /** Tells every change listener that views may have changed; listeners must not throw. */
+  private changed(): void {
+    for (const listener of this.changeListeners) listener()
+  }
 
   /**
    * Registers a checked, frozen copy of `raw` in `record`'s layer (or the global one) and
@@ -107,8 +115,11 @@ export class Registry {
     }
     const entry: Entry = Object.freeze({ def, validateOutput: compileValidator(def.output.schema) })
     layer.set(def.name, entry)
+    this.changed()
     return () => {
-      if (layer.get(def.name) === entry) layer.delete(def.name)
+      if (layer.get(def.name) !== entry) return
+      layer.delete(def.name)
+      this.changed()
     }
   }
 
@@ -201,8 +212,11 @@ export class Registry {
       deny: deny === undefined ? undefined : new Set(deny),
     })
     record.restrictions = [...record.restrictions, restriction]
+    this.changed()
     return () => {
+      if (!record.restrictions.includes(restriction)) return
       record.restrictions = record.restrictions.filter((r) => r !== restriction)
+      this.changed()
     }
   }
 
@@ -218,10 +232,12 @@ export class Registry {
     const token = {}
     record.mode = name
     record.modeToken = token
+    this.changed()
     return () => {
       if (record.modeToken !== token) return
       record.mode = undefined
       record.modeToken = undefined
+      this.changed()
     }
   }
 
@@ -236,6 +252,7 @@ export class Registry {
     record.modeToken = undefined
     for (const off of [...record.hookDisposers]) off()
     record.hookDisposers.clear()
+    this.changed()
   }
 }
 

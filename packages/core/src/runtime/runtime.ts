@@ -42,6 +42,12 @@ export interface ToolRuntime {
   onResult(observer: ResultObserver, options?: HookOptions): () => void
   /** Adds a progress listener (P8.11). */
   onProgress(listener: ProgressListener, options?: HookOptions): () => void
+  /**
+   * Calls `listener` synchronously after every registration, unregistration, restriction,
+   * mode declaration or scope disposal, i.e. whenever some view may have changed (Y1.9).
+   * The listener learns only that; it re-reads the views it cares about. Returns a disposer.
+   */
+  onRegistryChange(listener: () => void): () => void
 }
 
 class Runtime implements ToolRuntime {
@@ -105,6 +111,25 @@ class Runtime implements ToolRuntime {
 
   onProgress(listener: ProgressListener, options?: HookOptions): () => void {
     return this.#core.addHook(this.#core.progress, listener, options, 'onProgress')
+  }
+
+  onRegistryChange(listener: () => void): () => void {
+    if (typeof listener !== 'function') throw definitionError('onRegistryChange listener must be a function')
+    const core = this.#core
+    const registry = core.registry
+    // Each registration is its own entry, so one function registered twice disposes one at a time;
+    // a throwing listener goes to reportError, since it cannot undo the change it heard about.
+    const entry = () => {
+      try {
+        listener()
+      } catch (error) {
+        core.report(error)
+      }
+    }
+    registry.changeListeners = [...registry.changeListeners, entry]
+    return () => {
+      registry.changeListeners = registry.changeListeners.filter((l) => l !== entry)
+    }
   }
 }
 

@@ -1,0 +1,47 @@
+/** How `mcpTools` reaches a server (Y2.1): a spawned command over stdio, or Streamable HTTP. */
+import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client'
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+
+/** A server to spawn and talk to over its stdin/stdout. */
+export interface StdioConnection {
+  command: string
+  args?: readonly string[]
+  /** The child's environment; default: the SDK's safe inherited subset (PATH, HOME, …). */
+  env?: Record<string, string>
+  cwd?: string
+  /** Where the child's stderr goes; default `inherit`. */
+  stderr?: 'inherit' | 'ignore' | 'pipe'
+}
+
+/** A server reached over Streamable HTTP. */
+export interface HttpConnection {
+  url: string | URL
+  /** Extra request headers, e.g. `{ authorization: 'Bearer …' }`. */
+  headers?: Record<string, string>
+}
+
+/** Either kind of connection. */
+export type McpConnection = StdioConnection | HttpConnection
+
+/** The SDK transport for `connection`. */
+export function transportFor(connection: McpConnection): Transport {
+  if ('url' in connection) {
+    return new StreamableHTTPClientTransport(new URL(connection.url), {
+      ...(connection.headers === undefined ? {} : { requestInit: { headers: connection.headers } }),
+    })
+  }
+  return new StdioClientTransport({
+    command: connection.command,
+    args: [...(connection.args ?? [])],
+    stderr: connection.stderr ?? 'inherit',
+    ...(connection.env === undefined ? {} : { env: connection.env }),
+    ...(connection.cwd === undefined ? {} : { cwd: connection.cwd }),
+  })
+}
+
+/** A client connected over `connection` (Y2.1), announcing `clientName` and the package version. */
+export async function connectClient(connection: McpConnection, clientName: string): Promise<Client> {
+  const client = new Client({ name: clientName, version: '0.1.0' })
+  await client.connect(transportFor(connection))
+  return client
+}

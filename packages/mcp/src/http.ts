@@ -1,0 +1,180 @@
+/**
+ * Streamable HTTP for a served view (Y1.11–Y1.13): a Node HTTP server, bound to loopback unless
+ * told otherwise, that checks `Host` and `Origin` against allow-lists (DNS-rebinding protection)
+ * and, with `bearerToken`, an `Authorization: Bearer` header, before any MCP message is read.
+ * Each MCP session (`Mcp-Session-Id`) gets its own transport over the same view.
+ */
+import { randomUUID, timingSafeEqual } from 'node:crypto'
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { Readable } from 'node:stream'
+import {
+  hostHeaderValidationResponse,
+  localhostAllowedHostnames,
+  localhostAllowedOrigins,
+  originValidationResponse,
+  WebStandardStreamableHTTPServerTransport,
+} from '@modelcontextprotocol/server'
+import { ToolError } from '@tooltx/core'
+import type { TooltxMcpServer } from './server.js'
+
+/** Options of {@link serveHttp}. */
+export interface ServeHttpOptions {
+  /** The address to bind; default `127.0.0.1`. Binding anything else is an explicit choice. */
+  host?: string
+  /** The port; default 0 (any free port, see `url`). */
+  port?: number
+  /** The endpoint path; default `/mcp`. */
+  path?: string
+  /** Host names (no port) a request's `Host` may name; default: loopback names and `host`. */
+  allowedHosts?: readonly string[]
+  /** Origin host names a browser request may come from; default: loopback names. */
+  allowedOrigins?: readonly string[]
+  /** When set, every request must carry `Authorization: Bearer <bearerToken>`. */
+  bearerToken?: string
+}
+
+/** A listening HTTP endpoint. */
+export interface HttpEndpoint {
+  /** Where clients connect, e.g. `http://127.0.0.1:51234/mcp`. */
+  readonly url: URL
+  /** Stops listening and closes every session. */
+  close(): Promise<void>
+}
+
+function optionError(message: string): ToolError {
+  return new ToolError('INVALID_DEFINITION', `serveHttp: ${message}`, { name: 'DefinitionError' })
+}
+
+/** `::1` → `[::1]`, as `Host` headers and the allow-lists spell IPv6 addresses. */
+const hostName = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host)
+
+function sameToken(header: string | undefined, token: string): boolean {
+  const match = /^Bearer (.+)$/.exec(header ?? '')
+  if (match === null) return false
+  const given = Buffer.from(match[1]!, 'utf8')
+  const expected = Buffer.from(token, 'utf8')
+  return given.length === expected.length && timingSafeEqual(given, expected)
+}
+
+/** The Web `Request` for a Node request; its signal aborts when the client goes away. */
+function webRequest(req: IncomingMessage, res: ServerResponse, base: URL): Request {
+  const headers = new Headers()
+  for (const [key, value] of Object.entries(req.headers)) {
+    if (typeof value === 'string') headers.set(key, value)
+    else if (Array.isArray(value)) for (const v of value) headers.append(key, v)
+  }
+  const controller = new AbortController()
+  res.on('close', () => controller.abort())
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD' && req.method !== 'DELETE'
+  return new Request(new URL(req.url ?? '/', base), {
+    method: req.method ?? 'GET',
+    headers,
+    signal: controller.signal,
+    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: 'half' } : {}),
+  } as RequestInit)
+}
+
+/** Writes a Web `Response` to a Node response, streaming its body (SSE included). */
+async function writeResponse(response: Response, res: ServerResponse): Promise<void> {
+  res.writeHead(response.status, Object.fromEntries(response.headers))
+  if (response.body === null) {
+    res.end()
+    return
+  }
+  const reader = response.body.getReader()
+  res.on('close', () => reader.cancel().catch(() => undefined))
+  try {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) break
+      res.write(value)
+    }
+  } catch {
+    // The client went away mid-stream; there is nobody left to answer.
+  }
+  res.end()
+}
+
+function textResponse(status: number, text: string, headers: Record<string, string> = {}): Response {
+  return new Response(text, { status, headers: { 'content-type': 'text/plain; charset=utf-8', ...headers } })
+}
+
+/**
+ * Serves `server` over Streamable HTTP and resolves once it listens (Y1.11). Requests to other
+ * paths get 404; a `Host` outside `allowedHosts` or an `Origin` outside `allowedOrigins` gets 403
+ * (Y1.12); a missing or wrong bearer token gets 401 with `WWW-Authenticate: Bearer` (Y1.13).
+ */
+export async function serveHttp(
+  server: TooltxMcpServer,
+  options: ServeHttpOptions = {},
+): Promise<HttpEndpoint> {
+  const { host = '127.0.0.1', port = 0, path = '/mcp', bearerToken } = options
+  if (typeof host !== 'string' || host === '') throw optionError('host must be a non-empty string')
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw optionError('port must be an integer 0–65535')
+  if (!path.startsWith('/')) throw optionError('path must start with "/"')
+  if (bearerToken !== undefined && (typeof bearerToken !== 'string' || bearerToken.length < 16))
+    throw optionError('bearerToken must be a string of at least 16 characters')
+  const allowedHosts = [...(options.allowedHosts ?? [...localhostAllowedHostnames(), hostName(host)])]
+  const allowedOrigins = [...(options.allowedOrigins ?? localhostAllowedOrigins())]
+  const transports = new Map<string, WebStandardStreamableHTTPServerTransport>()
+
+  async function answer(request: Request): Promise<Response> {
+    const rejected =
+      hostHeaderValidationResponse(request, allowedHosts) ?? originValidationResponse(request, allowedOrigins)
+    if (rejected !== undefined) return rejected
+    if (new URL(request.url).pathname !== path)
+      return textResponse(404, `not found: MCP is served at ${path}`)
+    if (
+      bearerToken !== undefined &&
+      !sameToken(request.headers.get('authorization') ?? undefined, bearerToken)
+    )
+      return textResponse(401, 'unauthorized: send Authorization: Bearer <token>', {
+        'www-authenticate': 'Bearer',
+      })
+    const sessionId = request.headers.get('mcp-session-id')
+    if (sessionId !== null) {
+      const transport = transports.get(sessionId)
+      return transport === undefined
+        ? textResponse(404, 'unknown MCP session: initialize a new one')
+        : transport.handleRequest(request)
+    }
+    // No session yet: a fresh transport, which accepts only an initialize request.
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: randomUUID,
+      onsessioninitialized: (id) => {
+        transports.set(id, transport)
+      },
+      onsessionclosed: (id) => {
+        transports.delete(id)
+      },
+    })
+    await server.connect(transport)
+    const response = await transport.handleRequest(request)
+    if (transport.sessionId === undefined) await transport.close()
+    return response
+  }
+
+  const http = createServer((req, res) => {
+    const base = new URL(`http://${hostName(host)}`)
+    answer(webRequest(req, res, base))
+      .catch(() => textResponse(500, 'internal error'))
+      .then((response) => writeResponse(response, res))
+      .catch(() => res.destroy())
+  })
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject)
+    http.listen(port, host, () => resolve())
+  })
+  const { port: bound } = http.address() as AddressInfo
+  return {
+    url: new URL(`http://${hostName(host)}:${bound}${path}`),
+    async close() {
+      await Promise.allSettled([...transports.values()].map((t) => t.close()))
+      transports.clear()
+      http.closeAllConnections()
+      await new Promise<void>((resolve) => http.close(() => resolve()))
+    },
+  }
+}

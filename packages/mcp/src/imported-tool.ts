@@ -1,0 +1,156 @@
+/**
+ * One remote MCP tool as a tooltx raw definition (Y2.3–Y2.8). Its calls are ordinary tooltx
+ * calls: the runtime's policy, approvals, guards and timeout apply before anything is sent, the
+ * arguments are checked against the server's schema before they leave, and the answer is
+ * checked against the server's output schema before the model sees it.
+ */
+import type { Client, Tool } from '@modelcontextprotocol/client'
+import { type CallToolResult, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client'
+import {
+  type AnyToolDefinition,
+  type ContentBlock,
+  codedError,
+  compileValueSchema,
+  errorMessage,
+  type JsonObject,
+  type JsonValue,
+  ToolError,
+} from '@tooltx/core'
+import { RESULT_META_KEY } from './call-result.js'
+import { fromMcpContent } from './content-blocks.js'
+import { compileSchemaCheck, type SchemaCheck } from './schema-check.js'
+
+/** The value of an imported tool's success: the mapped content and the validated structured value. */
+export interface ImportedValue {
+  content: ContentBlock[]
+  structuredContent?: JsonObject
+}
+
+/** The output schema of every imported tool: `{ content: [...], structuredContent?: {...} }`. */
+const IMPORTED_OUTPUT = compileValueSchema({
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    content: { type: 'array', items: { type: 'json' }, required: true },
+    structuredContent: { type: 'json' },
+  },
+})
+
+/** How one remote tool is imported. */
+export interface ImportPlan {
+  client: Client
+  server: string
+  tool: Tool
+  name: string
+  timeoutMs: number
+  /** True iff the server is trusted and the tool announces `readOnlyHint: true` (Y2.7). */
+  concurrencySafe: boolean
+}
+
+/** The failure code of a call the server never answered because the connection ended (Y2.8). */
+export const CONNECTION_CLOSED = 'MCP_CONNECTION_CLOSED'
+
+const toolWhere = (plan: ImportPlan) => `MCP server "${plan.server}" tool "${plan.tool.name}"`
+
+const connectionClosed = (message: string) =>
+  new ToolError(CONNECTION_CLOSED, message, { name: 'McpConnectionError' })
+
+/** Turns whatever `client.request` rejected with into a coded error (Y2.8). */
+function callFailure(error: unknown, plan: ImportPlan, signal: AbortSignal): ToolError {
+  // The SDK has sent notifications/cancelled; a tool failure would outlive cancellation (C1.5, C1.8).
+  if (signal.aborted) return codedError('ABORTED', 'tool call aborted')
+  const where = toolWhere(plan)
+  if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout)
+    return codedError('TOOL_TIMEOUT', `${where} did not answer within ${plan.timeoutMs} ms`)
+  const closed =
+    plan.client.transport === undefined ||
+    (SdkError.isInstance(error) &&
+      (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.SendFailed))
+  if (closed)
+    return connectionClosed(
+      `${where}: the connection closed before it answered; the call's outcome is unknown`,
+    )
+  if (ProtocolError.isInstance(error))
+    return codedError('TOOL_FAILED', `${where} answered with error ${error.code}: ${error.message}`)
+  return codedError('TOOL_FAILED', `${where} failed: ${errorMessage(error)}`)
+}
+
+/** The error a remote `isError: true` result becomes: its tooltx code when it came from tooltx. */
+function remoteFailure(result: { content: unknown[]; _meta?: Record<string, unknown> }): ToolError {
+  const text = result.content
+    .map(fromMcpContent)
+    .map((b) => (b.type === 'text' ? (b.text as string) : `[${b.type}]`))
+    .join('\n')
+    .replace(/^Error: /, '')
+  const remote = result._meta?.[RESULT_META_KEY] as { code?: unknown; name?: unknown } | undefined
+  const code =
+    typeof remote?.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(remote.code) ? remote.code : 'TOOL_FAILED'
+  const name = typeof remote?.name === 'string' && remote.name !== '' ? remote.name : 'ToolFailedError'
+  return new ToolError(code, text === '' ? 'the MCP tool failed without saying why' : text, { name })
+}
+
+/** The progress a remote notification means, as JSON for `run.progress` (Y2.9). */
+function progressUpdate(p: { progress: number; total?: number; message?: string }): JsonValue {
+  const update: JsonObject = { progress: p.progress }
+  if (p.total !== undefined) update.total = p.total
+  if (p.message !== undefined) update.message = p.message
+  return update
+}
+
+/**
+ * The raw definition for `plan` (Y2.3). Throws when the tool's input or output schema cannot
+ * be compiled; the importer reports that tool instead.
+ */
+export function importedTool(plan: ImportPlan): AnyToolDefinition {
+  const checkInput = compileSchemaCheck(plan.tool.inputSchema as Record<string, unknown>)
+  const outputSchema = plan.tool.outputSchema as Record<string, unknown> | undefined
+  const checkOutput: SchemaCheck | undefined =
+    outputSchema === undefined ? undefined : compileSchemaCheck(outputSchema)
+  const def: AnyToolDefinition = {
+    name: plan.name,
+    description: plan.tool.description ?? plan.tool.title ?? plan.tool.name,
+    parameters: plan.tool.inputSchema as JsonObject,
+    output: { schema: IMPORTED_OUTPUT, render: (_args: unknown, value: ImportedValue) => value.content },
+    timeoutMs: plan.timeoutMs,
+    async execute(args: JsonValue, run): Promise<ImportedValue> {
+      if (args === null || typeof args !== 'object' || Array.isArray(args))
+        throw codedError('INVALID_ARGS', 'invalid arguments: MCP tool arguments must be a JSON object')
+      const violations = checkInput(args, 'arguments')
+      if (violations.length > 0)
+        throw codedError('INVALID_ARGS', `invalid arguments: ${violations.join('; ')}`)
+      if (plan.client.transport === undefined)
+        throw connectionClosed(`${toolWhere(plan)}: the connection is closed; the call was not sent`)
+      let result: CallToolResult
+      try {
+        // A plain request, not `callTool`: the SDK's own output checks would throw before ours.
+        result = await plan.client.request(
+          { method: 'tools/call', params: { name: plan.tool.name, arguments: args } },
+          {
+            signal: run.signal,
+            // The runtime's timeout wrapper aborts first; this only bounds a runtime without it.
+            timeout: plan.timeoutMs + 1_000,
+            onprogress: (p) => run.progress(progressUpdate(p)),
+          },
+        )
+      } catch (error) {
+        throw callFailure(error, plan, run.signal)
+      }
+      if (result.isError === true) throw remoteFailure(result)
+      const content = result.content.map(fromMcpContent)
+      if (checkOutput === undefined) return { content }
+      if (result.structuredContent === undefined)
+        throw codedError(
+          'INVALID_TOOL_OUTPUT',
+          `MCP tool "${plan.tool.name}" declares an output schema but returned no structuredContent`,
+        )
+      const wrong = checkOutput(result.structuredContent, 'value')
+      if (wrong.length > 0)
+        throw codedError(
+          'INVALID_TOOL_OUTPUT',
+          `MCP tool "${plan.tool.name}" returned invalid structuredContent: ${wrong.join('; ')}`,
+        )
+      return { content, structuredContent: result.structuredContent as JsonObject }
+    },
+  }
+  return plan.concurrencySafe ? { ...def, isConcurrencySafe: () => true } : def
+}

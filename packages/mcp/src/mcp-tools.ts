@@ -1,0 +1,122 @@
+/**
+ * `mcpTools`: an MCP server's tools imported as tooltx raw definitions (Y2). Register them in a
+ * runtime or scope like any tool; every call then goes through the tooltx pipeline first.
+ */
+import type { Client } from '@modelcontextprotocol/client'
+import { type AnyToolDefinition, errorMessage, ToolError } from '@tooltx/core'
+import { connectClient, type McpConnection } from './client-connection.js'
+import { importedTool } from './imported-tool.js'
+import { importedName, sanitize } from './tool-names.js'
+
+/** Options of {@link mcpTools}. */
+export interface McpToolsOptions {
+  /** The server's name in tool names (`mcp__<name>__<tool>`); sanitized to `[A-Za-z0-9_-]`. */
+  name: string
+  /**
+   * Trust the server's annotations (Y2.7): its `readOnlyHint: true` tools become
+   * concurrency-safe. Default `false`: every imported tool runs exclusively.
+   */
+  trusted?: boolean
+  /** The timeout of every imported tool, in ms (Y2.8); default 60 000. */
+  timeoutMs?: number
+  /** Per remote tool name, a timeout overriding `timeoutMs`. */
+  toolTimeouts?: Record<string, number>
+}
+
+/** A remote tool that was not imported, and why (Y2.2, Y2.4). */
+export interface SkippedTool {
+  /** The remote tool name. */
+  tool: string
+  /** The tooltx name it would have had. */
+  name: string
+  reason: string
+}
+
+/** The imported tools of one connected server. */
+export interface McpToolSet {
+  /** The definitions, in the server's order. */
+  readonly tools: readonly AnyToolDefinition[]
+  /** Remote tools left out: name collisions and schemas that cannot be compiled. */
+  readonly skipped: readonly SkippedTool[]
+  /** The connected SDK client, for anything beyond tools. */
+  readonly client: Client
+  /** Registers every tool in `target` (a runtime or a scope); the disposer unregisters them. */
+  register(target: { register(def: AnyToolDefinition): () => void }): () => void
+  /** Closes the connection (a spawned server is stopped). Later calls fail `MCP_CONNECTION_CLOSED`. */
+  close(): Promise<void>
+}
+
+function optionError(message: string): ToolError {
+  return new ToolError('INVALID_DEFINITION', `mcpTools: ${message}`, { name: 'DefinitionError' })
+}
+
+function positive(value: unknown, what: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
+    throw optionError(`${what} must be a positive number of milliseconds`)
+  return value
+}
+
+/**
+ * Connects to the server, lists all its tools and imports each as `mcp__<server>__<tool>`
+ * (Y2.1, Y2.2). A tooltx name already taken by an earlier remote tool, or a schema that cannot
+ * be compiled, puts the tool in `skipped` instead. Rejects when the connection or the listing
+ * fails, and throws `INVALID_DEFINITION` for a bad option.
+ */
+export async function mcpTools(connection: McpConnection, options: McpToolsOptions): Promise<McpToolSet> {
+  if (options === null || typeof options !== 'object') throw optionError('options must be an object')
+  if (typeof options.name !== 'string' || sanitize(options.name) === '')
+    throw optionError('name must be a non-empty string')
+  const timeoutMs = positive(options.timeoutMs ?? 60_000, 'timeoutMs')
+  const toolTimeouts = options.toolTimeouts ?? {}
+  for (const [tool, ms] of Object.entries(toolTimeouts)) positive(ms, `toolTimeouts["${tool}"]`)
+  const client = await connectClient(connection, `tooltx-${sanitize(options.name)}`)
+  try {
+    const { tools: remote } = await client.listTools()
+    const tools: AnyToolDefinition[] = []
+    const skipped: SkippedTool[] = []
+    const taken = new Map<string, string>()
+    for (const tool of remote) {
+      const name = importedName(options.name, tool.name)
+      const earlier = taken.get(name)
+      if (earlier !== undefined) {
+        skipped.push({ tool: tool.name, name, reason: `its name collides with remote tool "${earlier}"` })
+        continue
+      }
+      try {
+        tools.push(
+          importedTool({
+            client,
+            server: options.name,
+            tool,
+            name,
+            timeoutMs: toolTimeouts[tool.name] ?? timeoutMs,
+            concurrencySafe: options.trusted === true && tool.annotations?.readOnlyHint === true,
+          }),
+        )
+        taken.set(name, tool.name)
+      } catch (error) {
+        skipped.push({
+          tool: tool.name,
+          name,
+          reason: `its schema cannot be compiled: ${errorMessage(error)}`,
+        })
+      }
+    }
+    const set: McpToolSet = {
+      tools: Object.freeze(tools),
+      skipped: Object.freeze(skipped),
+      client,
+      register(target) {
+        const offs = tools.map((def) => target.register(def))
+        return () => {
+          for (const off of offs) off()
+        }
+      },
+      close: () => client.close(),
+    }
+    return Object.freeze(set)
+  } catch (error) {
+    await client.close()
+    throw error
+  }
+}

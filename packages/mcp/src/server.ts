@@ -1,0 +1,163 @@
+/**
+ * `mcpServer`: one tooltx scope view served as an MCP server (Y1). Every `tools/call` is a
+ * `runtime.execute` with a fresh call id, so validation, policy, approvals, guards, timeouts and
+ * the frozen result apply to MCP clients exactly as to a model.
+ */
+import { randomUUID } from 'node:crypto'
+import { ProtocolError, ProtocolErrorCode, Server, type Transport } from '@modelcontextprotocol/server'
+import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
+import { ToolError } from '@tooltx/core'
+import { toCallToolResult } from './call-result.js'
+import { elicitApprover, failClosed } from './elicit-approver.js'
+import { ProgressRoutes } from './progress-route.js'
+import {
+  type AnnotationRule,
+  defaultAnnotations,
+  InvalidCursorError,
+  isObjectSchema,
+  listPage,
+} from './tool-listing.js'
+
+/** Options of {@link mcpServer}. */
+export interface McpServerOptions {
+  /** The scope whose view is served; none serves the global view. */
+  scope?: RuntimeScope
+  /** The server name announced at initialization. */
+  name: string
+  /** The server version announced at initialization. */
+  version: string
+  /** Instructions announced at initialization; default: the view's instructions, when it has any. */
+  instructions?: string
+  /** Tools per `tools/list` page (Y1.2); default 100. */
+  pageSize?: number
+  /** Maps a definition to MCP annotations (Y1.3); default {@link defaultAnnotations}. */
+  annotations?: AnnotationRule
+  /** How long an approval elicitation may wait for the person (Y1.7); default 10 minutes. */
+  approvalTimeoutMs?: number
+}
+
+/** A tooltx MCP server: any number of connections, each its own MCP session over one view. */
+export interface TooltxMcpServer {
+  /** Serves one MCP session over `transport` until it closes (Y1.1). */
+  connect(transport: Transport): Promise<void>
+  /** Closes every session and stops following the registry. Idempotent. */
+  close(): Promise<void>
+}
+
+function optionError(message: string): ToolError {
+  return new ToolError('INVALID_DEFINITION', `mcpServer: ${message}`, { name: 'DefinitionError' })
+}
+
+function readOptions(options: McpServerOptions) {
+  if (options === null || typeof options !== 'object') throw optionError('options must be an object')
+  const {
+    name,
+    version,
+    pageSize = 100,
+    approvalTimeoutMs = 600_000,
+    annotations = defaultAnnotations,
+  } = options
+  if (typeof name !== 'string' || name === '') throw optionError('name must be a non-empty string')
+  if (typeof version !== 'string' || version === '') throw optionError('version must be a non-empty string')
+  if (!Number.isInteger(pageSize) || pageSize < 1) throw optionError('pageSize must be a positive integer')
+  if (!(approvalTimeoutMs > 0))
+    throw optionError('approvalTimeoutMs must be a positive number of milliseconds')
+  if (typeof annotations !== 'function') throw optionError('annotations must be a function')
+  return { name, version, pageSize, approvalTimeoutMs, annotations, scope: options.scope }
+}
+
+/**
+ * Creates an MCP server over `runtime.view(options.scope)` (Y1.1). Throws `INVALID_DEFINITION`
+ * for a bad option or a scope of another runtime. Sessions announce `tools.listChanged` and get
+ * `notifications/tools/list_changed` whenever the served listing changes (Y1.9).
+ */
+export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): TooltxMcpServer {
+  const opts = readOptions(options)
+  const view = runtime.view(opts.scope)
+  const sessions = new Set<Server>()
+  const progress = new ProgressRoutes()
+  const listing = () => JSON.stringify(listPage(view, undefined, Number.MAX_SAFE_INTEGER, opts.annotations))
+  let lastListing = listing()
+  const offChange = runtime.onRegistryChange(() => {
+    const next = listing()
+    if (next === lastListing) return
+    lastListing = next
+    for (const session of sessions) session.sendToolListChanged().catch(() => undefined)
+  })
+  const offProgress = runtime.onProgress(
+    (exec, update) => progress.deliver(exec.rootCallId, update),
+    opts.scope === undefined ? undefined : { scope: opts.scope },
+  )
+  let closed = false
+
+  function session(): Server {
+    const instructions = options.instructions ?? view.surface().instructions
+    const server = new Server(
+      { name: opts.name, version: opts.version },
+      { capabilities: { tools: { listChanged: true } }, ...(instructions === '' ? {} : { instructions }) },
+    )
+    server.setRequestHandler('tools/list', (request) => {
+      try {
+        return listPage(view, request.params?.cursor, opts.pageSize, opts.annotations)
+      } catch (error) {
+        if (error instanceof InvalidCursorError)
+          throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message)
+        throw error
+      }
+    })
+    server.setRequestHandler('tools/call', async (request, ctx) => {
+      const { name, arguments: args } = request.params
+      const callId = `mcp_${randomUUID()}`
+      const token = ctx.mcpReq._meta?.progressToken
+      const closeRoute =
+        token === undefined
+          ? undefined
+          : progress.open(callId, (params) => {
+              ctx.mcpReq
+                .notify({ method: 'notifications/progress', params: { progressToken: token, ...params } })
+                .catch(() => undefined)
+            })
+      try {
+        const approver =
+          server.getClientCapabilities()?.elicitation === undefined
+            ? failClosed
+            : elicitApprover((params, o) => ctx.mcpReq.elicitInput(params, o), opts.approvalTimeoutMs)
+        const result = await runtime.execute({
+          callId,
+          name,
+          arguments: args ?? {},
+          signal: ctx.mcpReq.signal,
+          ...(opts.scope === undefined ? {} : { scope: opts.scope }),
+          approver,
+        })
+        const def = view.get(name)
+        return toCallToolResult(callId, result, def !== undefined && isObjectSchema(def.output.schema))
+      } finally {
+        closeRoute?.()
+      }
+    })
+    return server
+  }
+
+  return {
+    async connect(transport) {
+      if (closed) throw optionError('this server was closed; create a new one')
+      const server = session()
+      sessions.add(server)
+      const previous = server.onclose
+      server.onclose = () => {
+        sessions.delete(server)
+        previous?.()
+      }
+      await server.connect(transport)
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      offChange()
+      offProgress()
+      await Promise.allSettled([...sessions].map((s) => s.close()))
+      sessions.clear()
+    },
+  }
+}
