@@ -134,14 +134,26 @@ describe('X8.2 / X8.3 error kinds, defaults and messages', () => {
         kind: 'output-limit',
         message: 'output limit exceeded (8 bytes)',
       })
+    } finally {
+      await small.close()
+    }
+    // Its own runtime with a roomy compute budget: on a loaded machine filling the array could
+    // spend 100 ms of compute before it reaches the memory limit.
+    const tight = quickjsRuntime({
+      computeMs: 10_000,
+      wallMs: 20_000,
+      memoryBytes: 16 * 2 ** 20,
+      poolSize: 0,
+    })
+    try {
       expect(
-        (await small.run({ program: 'new Array(1e8).fill(0)', bindings: echo, signal: never })).error,
+        (await tight.run({ program: 'new Array(1e8).fill(0)', bindings: echo, signal: never })).error,
       ).toEqual({
         kind: 'memory-limit',
         message: `memory limit exceeded (${16 * 2 ** 20} bytes)`,
       })
     } finally {
-      await small.close()
+      await tight.close()
     }
     const wall = quickjsRuntime({ wallMs: 150, poolSize: 0 })
     try {
