@@ -123,8 +123,8 @@ describe('D3 defineTool', () => {
     })
     for (const [override, message] of [
       [
-        { parameters: { p: { type: 'string', minLength: 1 } } },
-        'parameters.p.minLength is not supported by the value schema DSL',
+        { parameters: { p: { type: 'string', minProperties: 1 } } },
+        'parameters.p.minProperties is not supported by the value schema DSL',
       ],
       [
         { output: { schema: { type: 'object' }, render: () => [] } },

@@ -101,7 +101,7 @@ describe('D2 registration checks', () => {
   it('D2.7: output.schema must pass the subset check; any root is allowed', () => {
     const render = () => []
     const error = thrownBy(() =>
-      assertToolDefinition(rawTool('t', { output: { schema: { type: 'string', minLength: 1 }, render } })),
+      assertToolDefinition(rawTool('t', { output: { schema: { type: 'string', $ref: '#' }, render } })),
     )
     expect(error.code).toBe('UNSUPPORTED_SCHEMA')
     expect(error.message).toMatch(/^unsupported JSON schema: /)
