@@ -127,7 +127,7 @@ describe('D3 defineTool', () => {
         'parameters.p.minProperties is not supported by the value schema DSL',
       ],
       [
-        { output: { schema: { type: 'object' }, render: () => [] } },
+        { output: { schema: { type: 'object', additionalProperties: 'yes' }, render: () => [] } },
         'output.schema.additionalProperties must be explicitly true or false',
       ],
     ] as const) {
@@ -166,7 +166,7 @@ describe('D3 defineTool', () => {
     expect(definitionError(() => readFileTool({ presentCall: 1 })).message).toBe(
       'defineTool(read_file): presentCall must be absent or a function',
     )
-    expect(definitionError(() => readFileTool({ output: { schema: { type: 'json' } } })).message).toBe(
+    expect(definitionError(() => readFileTool({ output: { schema: { type: 'json' }, render: 1 } })).message).toBe(
       'defineTool(read_file): output.render must be a function',
     )
   })
