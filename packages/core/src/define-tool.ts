@@ -7,7 +7,12 @@ import type { CallView, DurableResultView, ResultView } from './presentation.js'
 import type { ToolResult } from './result.js'
 import type { ParametersSpec, ValueSpec } from './schema/dsl.js'
 import type { InferArgs, InferValue } from './schema/infer.js'
-import { outputContract, type ParseOutcome, parametersContract, type SchemaContract } from './schema/source.js'
+import {
+  outputContract,
+  type ParseOutcome,
+  parametersContract,
+  type SchemaContract,
+} from './schema/source.js'
 import type { StandardInput, StandardOutput, StandardSchemaV1 } from './schema/standard.js'
 
 /** What `parameters` may be (S1.4, S6.1, S6.4): a DSL property map, a Standard Schema or a JSON Schema object root. */
@@ -33,7 +38,11 @@ export type ArgsOf<P> = P extends StandardSchemaV1
 export type ParsedArgsOf<P> = P extends StandardSchemaV1 ? StandardOutput<P> : ArgsOf<P>
 
 /** The success value a tool returns for `output.schema` `S`; `JsonValue` without one (S6.7). */
-export type ValueOf<S> = S extends StandardSchemaV1 ? StandardInput<S> : S extends ValueSpec ? InferValue<S> : JsonValue
+export type ValueOf<S> = S extends StandardSchemaV1
+  ? StandardInput<S>
+  : S extends ValueSpec
+    ? InferValue<S>
+    : JsonValue
 
 /** `T` where it is a `JsonValue`, `JsonValue` otherwise (for `ToolDefinition`'s bound). */
 type AsJson<T> = T extends JsonValue ? T : JsonValue
@@ -72,7 +81,10 @@ const argumentChecks = new WeakMap<object, SchemaContract['parse']>()
  * Validates `args` with the parameters of a `defineTool` definition: the verdict, possibly
  * asynchronous (a Standard Schema), or `undefined` for a definition `defineTool` did not build.
  */
-export function checkToolArguments(def: object, args: unknown): ParseOutcome | Promise<ParseOutcome> | undefined {
+export function checkToolArguments(
+  def: object,
+  args: unknown,
+): ParseOutcome | Promise<ParseOutcome> | undefined {
   return argumentChecks.get(def)?.(args, 'arguments')
 }
 
@@ -116,9 +128,10 @@ function isValidNow(parse: SchemaContract['parse'], args: unknown): boolean {
  * `isConcurrencySafe` answers `false` (D3.4), and `presentCall`/`presentResult` return
  * `undefined` (D3.5). Members the author omitted stay absent (D3.6).
  */
-export function defineTool<const P extends ParametersInput, const S extends OutputSchemaInput = { type: 'json' }>(
-  spec: ToolSpec<P, S>,
-): ToolDefinition<ArgsOf<P>, AsJson<ValueOf<S>>> {
+export function defineTool<
+  const P extends ParametersInput,
+  const S extends OutputSchemaInput = { type: 'json' },
+>(spec: ToolSpec<P, S>): ToolDefinition<ArgsOf<P>, AsJson<ValueOf<S>>> {
   type Args = ArgsOf<P>
   type Value = AsJson<ValueOf<S>>
   const name: unknown = spec.name
@@ -169,7 +182,9 @@ export function defineTool<const P extends ParametersInput, const S extends Outp
       const outcome = validateValue(value, 'value')
       if (!(outcome instanceof Promise)) return outcome.ok ? [] : outcome.violations
       outcome.catch(() => {})
-      return ['"value" cannot be validated synchronously: output.schema validates asynchronously (remove async refinements from it)']
+      return [
+        '"value" cannot be validated synchronously: output.schema validates asynchronously (remove async refinements from it)',
+      ]
     }
   }
 

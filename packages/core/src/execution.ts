@@ -54,5 +54,11 @@ export interface ApprovalRequest {
   readonly signal: AbortSignal
 }
 
-/** Decides an `ask`; anything but the four outcomes counts as `'unavailable'` (P4.7). */
-export type Approver = (request: ApprovalRequest) => ApprovalOutcome | Promise<ApprovalOutcome>
+/**
+ * Decides an `ask`; anything but the four outcomes counts as `'unavailable'` (P4.7). A union of
+ * a synchronous and an asynchronous signature, so `async () => 'allowed-once'` type-checks
+ * without `as const` (P14.6).
+ */
+export type Approver =
+  | ((request: ApprovalRequest) => ApprovalOutcome)
+  | ((request: ApprovalRequest) => Promise<ApprovalOutcome>)

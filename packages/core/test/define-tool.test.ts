@@ -166,9 +166,9 @@ describe('D3 defineTool', () => {
     expect(definitionError(() => readFileTool({ presentCall: 1 })).message).toBe(
       'defineTool(read_file): presentCall must be absent or a function',
     )
-    expect(definitionError(() => readFileTool({ output: { schema: { type: 'json' }, render: 1 } })).message).toBe(
-      'defineTool(read_file): output.render must be a function',
-    )
+    expect(
+      definitionError(() => readFileTool({ output: { schema: { type: 'json' }, render: 1 } })).message,
+    ).toBe('defineTool(read_file): output.render must be a function')
   })
 
   it('D3.3: execute validates the frozen args first; on a violation the body never runs', async () => {

@@ -78,7 +78,8 @@ function pathOf(pointer: string, value: unknown, root: ValidationRoot): string {
 /** One ajv error as an S4 violation. */
 function violation(error: AjvError, value: unknown, root: ValidationRoot): string {
   const path = pathOf(error.instancePath, value, root)
-  const child = (name: unknown) => (path === root && root === 'arguments' ? String(name) : `${path}.${String(name)}`)
+  const child = (name: unknown) =>
+    path === root && root === 'arguments' ? String(name) : `${path}.${String(name)}`
   const { params } = error
   switch (error.keyword) {
     case 'required':

@@ -133,7 +133,9 @@ export function constraintCheck(c: Constraints): ((value: unknown) => string[]) 
     )
   if (pattern !== undefined) {
     const regex = new RegExp(pattern, 'u')
-    const tail = `must match the pattern ${JSON.stringify(pattern)}`
+    // A long pattern (zod writes whole grammars) is cut, so a message stays one short line.
+    const shown = pattern.length > 40 ? `${pattern.slice(0, 40)}…` : pattern
+    const tail = `must match the pattern ${JSON.stringify(shown)}`
     tests.push((v: string) => (regex.test(v) ? undefined : tail))
   }
   if (format !== undefined) {

@@ -52,7 +52,9 @@ function jsonSchemaContract(schema: JsonSchema, where: string): SchemaContract {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
+  return (
+    value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function'
+  )
 }
 
 /**
@@ -63,7 +65,8 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 function standardContract(schema: object, io: 'input' | 'output', where: string): SchemaContract {
   const props = standardProps(schema)!
   const jsonSchema = standardJsonSchema(schema, io, where)
-  const own = parseSchema(jsonSchema, where).violations.length === 0 ? compileValidator(jsonSchema) : undefined
+  const own =
+    parseSchema(jsonSchema, where).violations.length === 0 ? compileValidator(jsonSchema) : undefined
   const settle = (result: unknown, value: unknown, root: ValidationRoot): ParseOutcome => {
     const issues = (result as { issues?: unknown } | null)?.issues
     if (issues !== undefined) {
@@ -74,12 +77,17 @@ function standardContract(schema: object, io: 'input' | 'output', where: string)
     try {
       snap = snapshotJson((result as { value?: unknown } | null)?.value, { freeze: true, root })
     } catch (error) {
-      return { ok: false, violations: [`"${root}" could not be read after validation: ${errorMessage(error)}`] }
+      return {
+        ok: false,
+        violations: [`"${root}" could not be read after validation: ${errorMessage(error)}`],
+      }
     }
     if (!snap.ok) {
       return {
         ok: false,
-        violations: [`"${root}" was turned by the schema into a value that is not lossless JSON: ${snap.reason}`],
+        violations: [
+          `"${root}" was turned by the schema into a value that is not lossless JSON: ${snap.reason}`,
+        ],
       }
     }
     return { ok: true, value: snap.value }

@@ -87,12 +87,19 @@ export function standardJsonSchema(schema: object, io: 'input' | 'output', where
   }
   let snap: ReturnType<typeof snapshotJson>
   try {
-    snap = snapshotJson(raw, { root: where })
+    // Only the root's own enumerable keys: zod marks its result with a hidden `~standard` key.
+    const root =
+      raw !== null && typeof raw === 'object' && !Array.isArray(raw)
+        ? Object.fromEntries(Object.entries(raw))
+        : raw
+    snap = snapshotJson(root, { root: where })
   } catch (error) {
     throw schemaError(`${where}: reading the converted JSON Schema failed: ${errorMessage(error)}`)
   }
   if (!snap.ok || snap.value === null || typeof snap.value !== 'object' || Array.isArray(snap.value)) {
-    throw schemaError(`${where}: ${vendor} converted it to something that is not a lossless JSON object`)
+    throw schemaError(
+      `${where}: ${vendor} converted it to something that is not a lossless JSON object${snap.ok ? '' : ` (${snap.reason})`}`,
+    )
   }
   const { $schema: _dialect, ...rest } = snap.value as Record<string, JsonValue>
   return deepFreeze(rest)
@@ -123,7 +130,10 @@ export function issueViolations(issues: unknown, root: string): string[] {
   try {
     const list = Array.isArray(issues) ? (issues as unknown[]) : []
     for (const issue of list) {
-      const message = typeof (issue as StandardIssue)?.message === 'string' ? (issue as StandardIssue).message : 'is invalid'
+      const message =
+        typeof (issue as StandardIssue)?.message === 'string'
+          ? (issue as StandardIssue).message
+          : 'is invalid'
       const line = `"${issuePath(issue as StandardIssue, root)}" ${message.replace(/\s+/g, ' ').trim()}`
       if (!out.includes(line)) out.push(line)
     }
