@@ -55,10 +55,11 @@ export interface ApprovalRequest {
 }
 
 /**
- * Decides an `ask`; anything but the four outcomes counts as `'unavailable'` (P4.7). A union of
- * a synchronous and an asynchronous signature, so `async () => 'allowed-once'` type-checks
- * without `as const` (P14.6).
+ * Decides an `ask`; anything but the four outcomes counts as `'unavailable'` (P4.7). An async
+ * approver may resolve to any string, because TypeScript widens the literal an `async` arrow
+ * returns: so `async () => 'allowed-once'` type-checks without `as const` (P14.6), and the
+ * runtime still accepts only the four outcomes.
  */
-export type Approver =
-  | ((request: ApprovalRequest) => ApprovalOutcome)
-  | ((request: ApprovalRequest) => Promise<ApprovalOutcome>)
+export type Approver = (
+  request: ApprovalRequest,
+) => ApprovalOutcome | Promise<ApprovalOutcome | (string & {})>

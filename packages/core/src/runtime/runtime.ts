@@ -68,6 +68,11 @@ export interface ToolRuntime {
   onProgress(listener: ProgressListener, options?: HookOptions): () => void
 }
 
+/** True iff a hook registration's first argument is an object: the tool of a per-tool hook (P14.1). */
+function isToolLike(first: unknown): boolean {
+  return first !== null && typeof first === 'object'
+}
+
 class Runtime implements ToolRuntime {
   readonly #core: RuntimeCore
   readonly #views = new WeakMap<ScopeRecord, ToolView>()
@@ -108,12 +113,12 @@ class Runtime implements ToolRuntime {
   }
 
   onPreExecute(first: unknown, second?: unknown, third?: unknown): () => void {
-    if (typeof first === 'function') return this.#core.addHook(this.#core.pre, first, second, 'onPreExecute')
+    if (!isToolLike(first)) return this.#core.addHook(this.#core.pre, first, second, 'onPreExecute')
     return this.#core.addHook(this.#core.pre, bindPreExecute(first, second), third, 'onPreExecute')
   }
 
   guard(first: unknown, second?: unknown, third?: unknown): () => void {
-    if (typeof first === 'function') return this.#core.addGuard(first, second)
+    if (!isToolLike(first)) return this.#core.addGuard(first, second)
     return this.#core.addGuard(bindGuard(first, second), third)
   }
 
@@ -122,8 +127,7 @@ class Runtime implements ToolRuntime {
   }
 
   onPostExecute(first: unknown, second?: unknown, third?: unknown): () => void {
-    if (typeof first === 'function')
-      return this.#core.addHook(this.#core.post, first, second, 'onPostExecute')
+    if (!isToolLike(first)) return this.#core.addHook(this.#core.post, first, second, 'onPostExecute')
     return this.#core.addHook(this.#core.post, bindPostExecute(first, second), third, 'onPostExecute')
   }
 
