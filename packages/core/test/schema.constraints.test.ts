@@ -166,7 +166,7 @@ describe('S3.9 constraints (differential against ajv 2020-12 with ajv-formats)',
     })
   }
 
-  it('S3.9: each violated constraint has its own message, after the type check', () => {
+  it('S3.9, S4.15: each violated constraint has its own message, after the type check', () => {
     const schema = {
       type: 'object',
       properties: {
