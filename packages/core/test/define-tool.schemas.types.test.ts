@@ -4,6 +4,7 @@ import {
   createToolRuntime,
   defineTool,
   deny,
+  type InferArgs,
   type JsonObject,
   type JsonValue,
   type ToolDefinition,
@@ -36,6 +37,8 @@ describe('S6.6 types from Standard Schemas and JSON Schemas', () => {
       },
     })
     expectTypeOf(tool).toEqualTypeOf<ToolDefinition<{ path: string; n: string }, { size: number }>>()
+    const params = z.object({ n: z.string().transform((s) => s.length) })
+    expectTypeOf<InferArgs<typeof params>>().toEqualTypeOf<{ n: number }>()
     defineTool({
       name: 't',
       description: '',

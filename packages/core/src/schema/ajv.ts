@@ -23,6 +23,14 @@ interface AjvInstance {
 
 type AjvClass = new (options: object) => AjvInstance
 
+/** The errors `compileWithAjv` threw because ajv could not be loaded (not because it rejected a schema). */
+const ajvMissing = new WeakSet<object>()
+
+/** True iff `error` says that ajv is missing, rather than that it rejected a schema. */
+export function isAjvMissing(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && ajvMissing.has(error)
+}
+
 const instances = new Map<string, AjvInstance>()
 
 /** True iff `$schema` names draft-07 (or an earlier draft ajv's default class handles). */
@@ -40,11 +48,13 @@ function ajvFor(draft07: boolean, where: string, why: string): AjvInstance {
     const loaded = createRequire(import.meta.url)(draft07 ? 'ajv' : 'ajv/dist/2020') as { default?: AjvClass }
     Ajv = (loaded.default ?? loaded) as AjvClass
   } catch (error) {
-    throw codedError(
+    const missing = codedError(
       'UNSUPPORTED_SCHEMA',
       `${where} uses JSON Schema outside the enforced subset (${why}); validating it needs the optional ` +
         `peer dependency ajv, which could not be loaded (${errorMessage(error)}): run \`npm install ajv\``,
     )
+    ajvMissing.add(missing)
+    throw missing
   }
   const ajv = new Ajv({ strict: false, allErrors: true, ownProperties: true, logger: false })
   for (const name of FORMATS) ajv.addFormat(name, FORMAT_TESTS[name])

@@ -6,7 +6,7 @@
 import type { JsonSchema } from '../definition.js'
 import { codedError, errorMessage } from '../errors.js'
 import { snapshotJson } from '../lossless-json.js'
-import { compileWithAjv } from './ajv.js'
+import { compileWithAjv, isAjvMissing } from './ajv.js'
 import { compileParameters, compileValueSchema } from './dsl.js'
 import { issueViolations, standardJsonSchema, standardProps } from './standard.js'
 import { parseSchema } from './subset.js'
@@ -182,7 +182,7 @@ export function outputContract(spec: unknown): SchemaContract {
   try {
     return jsonSchemaContract(schema, 'output.schema')
   } catch (error) {
-    if (/needs the optional peer dependency ajv/.test(String((error as Error).message))) throw error
+    if (isAjvMissing(error)) throw error
     throw dslError
   }
 }
