@@ -6,7 +6,7 @@
  */
 import type { JsonSchema } from '../definition.js'
 import { codedError, errorMessage, type ToolError } from '../errors.js'
-import { deepFreeze, type JsonValue, snapshotJson } from '../lossless-json.js'
+import { snapshotJson } from '../lossless-json.js'
 import { isPlainDenseArray } from './containers.js'
 
 /** One issue a Standard Schema reports (only the members tooltx reads). */
@@ -62,10 +62,13 @@ function schemaError(message: string): ToolError {
  */
 export function standardJsonSchema(schema: object, io: 'input' | 'output', where: string): JsonSchema {
   const props = standardProps(schema)!
-  const vendor = JSON.stringify(String(props.vendor))
+  let vendor = '"unknown"'
+  let converter: Record<string, unknown> | undefined
   let convert: unknown
   try {
-    convert = (props as unknown as { jsonSchema?: Record<string, unknown> }).jsonSchema?.[io]
+    vendor = JSON.stringify(String(props.vendor))
+    converter = (props as { jsonSchema?: Record<string, unknown> }).jsonSchema
+    convert = converter?.[io]
   } catch {}
   if (typeof convert !== 'function') {
     throw schemaError(
@@ -75,10 +78,7 @@ export function standardJsonSchema(schema: object, io: 'input' | 'output', where
   }
   let raw: unknown
   try {
-    raw = (convert as (options: { target: string }) => unknown).call(
-      (props as unknown as { jsonSchema: object }).jsonSchema,
-      { target: 'draft-2020-12' },
-    )
+    raw = convert.call(converter, { target: 'draft-2020-12' })
   } catch (error) {
     throw schemaError(
       `${where} cannot be converted to JSON Schema by ${vendor}: ${errorMessage(error)} ` +
@@ -87,12 +87,12 @@ export function standardJsonSchema(schema: object, io: 'input' | 'output', where
   }
   let snap: ReturnType<typeof snapshotJson>
   try {
-    // Only the root's own enumerable keys: zod marks its result with a hidden `~standard` key.
+    // The root's own enumerable keys without `$schema`: zod also marks it with a hidden key.
     const root =
       raw !== null && typeof raw === 'object' && !Array.isArray(raw)
-        ? Object.fromEntries(Object.entries(raw))
+        ? Object.fromEntries(Object.entries(raw).filter(([key]) => key !== '$schema'))
         : raw
-    snap = snapshotJson(root, { root: where })
+    snap = snapshotJson(root, { root: where, freeze: true })
   } catch (error) {
     throw schemaError(`${where}: reading the converted JSON Schema failed: ${errorMessage(error)}`)
   }
@@ -101,8 +101,7 @@ export function standardJsonSchema(schema: object, io: 'input' | 'output', where
       `${where}: ${vendor} converted it to something that is not a lossless JSON object${snap.ok ? '' : ` (${snap.reason})`}`,
     )
   }
-  const { $schema: _dialect, ...rest } = snap.value as Record<string, JsonValue>
-  return deepFreeze(rest)
+  return snap.value as JsonSchema
 }
 
 /** Joins a Standard Schema issue path as S4.2 writes paths, starting at `root`. */
