@@ -108,6 +108,8 @@ try {
     ...sqlitePeer,
     'typescript@~5.9.3',
     '@types/node@^20',
+    // The quick-start's schema library, as its install line says (`npm install @tooltx/core zod`).
+    'zod@^4.6.7',
   ])
   writeFileSync(path.join(dir, 'quickstart.ts'), quickStart())
   writeFileSync(

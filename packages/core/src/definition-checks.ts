@@ -70,9 +70,12 @@ export function assertToolDefinition(def: unknown): AnyToolDefinition {
   const rawSchema = read(output, 'schema', `${what} output.schema`)
   const render = read(output, 'render', `${what} output.render`)
   const presentationMeta = read(output, 'presentationMeta', `${what} output.presentationMeta`)
+  const validate = read(output, 'validate', `${what} output.validate`)
   if (rawSchema === undefined || typeof render !== 'function') throw definitionError(outputMessage)
   if (presentationMeta !== undefined && typeof presentationMeta !== 'function')
     throw definitionError(outputMessage)
+  if (validate !== undefined && typeof validate !== 'function')
+    throw definitionError(`${what} output.validate must be absent or a function`)
   let snap: ReturnType<typeof snapshotJson>
   try {
     snap = snapshotJson(rawSchema, { freeze: true, root: 'schema' })
@@ -84,7 +87,8 @@ export function assertToolDefinition(def: unknown): AnyToolDefinition {
   }
   if (!snap.ok) throw codedError('UNSUPPORTED_SCHEMA', `unsupported JSON schema: ${snap.reason}`)
   const schema = snap.value
-  assertSupportedSchema(schema)
+  // With its own validator, the schema only documents the value (D1.5).
+  if (validate === undefined) assertSupportedSchema(schema)
 
   const execute = read(def, 'execute', `${what} execute`)
   if (typeof execute !== 'function') throw definitionError(`${what} execute must be a function`)
@@ -92,9 +96,12 @@ export function assertToolDefinition(def: unknown): AnyToolDefinition {
     name,
     description,
     parameters,
-    output: Object.freeze(
-      presentationMeta === undefined ? { schema, render } : { schema, render, presentationMeta },
-    ),
+    output: Object.freeze({
+      schema,
+      render,
+      ...(presentationMeta === undefined ? {} : { presentationMeta }),
+      ...(validate === undefined ? {} : { validate }),
+    }),
     execute,
   }
   for (const key of OPTIONAL_FUNCTIONS) {

@@ -15,6 +15,12 @@ export interface ToolOutput<Args = any, Value extends JsonValue = JsonValue> {
   readonly render: (args: Args, value: Value) => ContentBlock[]
   /** Optionally projects them to replayable UI JSON; `undefined` means no meta. */
   readonly presentationMeta?: (args: Args, value: Value) => JsonValue | undefined
+  /**
+   * Optionally decides instead of `schema` (D1.5): the violations of a snapshotted value, `[]`
+   * when valid. `defineTool` sets it for a Standard Schema or a JSON Schema outside the subset,
+   * whose `schema` then only documents the value. Called once per value; a throw is a violation.
+   */
+  readonly validate?: (value: JsonValue) => readonly string[]
 }
 
 /**

@@ -54,5 +54,12 @@ export interface ApprovalRequest {
   readonly signal: AbortSignal
 }
 
-/** Decides an `ask`; anything but the four outcomes counts as `'unavailable'` (P4.7). */
-export type Approver = (request: ApprovalRequest) => ApprovalOutcome | Promise<ApprovalOutcome>
+/**
+ * Decides an `ask`; anything but the four outcomes counts as `'unavailable'` (P4.7). An async
+ * approver may resolve to any string, because TypeScript widens the literal an `async` arrow
+ * returns: so `async () => 'allowed-once'` type-checks without `as const` (P14.6), and the
+ * runtime still accepts only the four outcomes.
+ */
+export type Approver = (
+  request: ApprovalRequest,
+) => ApprovalOutcome | Promise<ApprovalOutcome | (string & {})>

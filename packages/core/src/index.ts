@@ -14,6 +14,7 @@ export * from './presentation.js'
 export * from './result.js'
 export { type CallSequence, callSequence } from './runtime/call-sequence.js'
 export type { ExecuteInput } from './runtime/core.js'
+export { allow, ask, deny } from './runtime/decisions.js'
 export type {
   AroundExecution,
   AroundHandler,
@@ -32,9 +33,25 @@ export type { ToolRuntimeOptions } from './runtime/options.js'
 export { createToolRuntime, type ToolRuntime } from './runtime/runtime.js'
 export type { RestrictRule, RuntimeScope } from './runtime/scope.js'
 export type { ExecutionMode, ToolSurface, ToolView } from './runtime/scope-view.js'
+export type {
+  BindableTool,
+  ToolExecution,
+  ToolGuard,
+  ToolPostExecuteHandler,
+  ToolPreExecuteHandler,
+  ToolResultOf,
+} from './runtime/tool-hooks.js'
 export * from './schema/dsl.js'
 export * from './schema/infer.js'
 export * from './schema/model-schema.js'
+export type { ParseOutcome } from './schema/source.js'
+export type {
+  StandardInput,
+  StandardIssue,
+  StandardOutput,
+  StandardResult,
+  StandardSchemaV1,
+} from './schema/standard.js'
 export { assertSupportedSchema } from './schema/subset.js'
 export * from './schema/typescript.js'
 export * from './schema/validate.js'

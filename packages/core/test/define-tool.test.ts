@@ -123,11 +123,11 @@ describe('D3 defineTool', () => {
     })
     for (const [override, message] of [
       [
-        { parameters: { p: { type: 'string', minLength: 1 } } },
-        'parameters.p.minLength is not supported by the value schema DSL',
+        { parameters: { p: { type: 'string', minProperties: 1 } } },
+        'parameters.p.minProperties is not supported by the value schema DSL',
       ],
       [
-        { output: { schema: { type: 'object' }, render: () => [] } },
+        { output: { schema: { type: 'object', additionalProperties: 'yes' }, render: () => [] } },
         'output.schema.additionalProperties must be explicitly true or false',
       ],
     ] as const) {
@@ -166,9 +166,9 @@ describe('D3 defineTool', () => {
     expect(definitionError(() => readFileTool({ presentCall: 1 })).message).toBe(
       'defineTool(read_file): presentCall must be absent or a function',
     )
-    expect(definitionError(() => readFileTool({ output: { schema: { type: 'json' } } })).message).toBe(
-      'defineTool(read_file): output.render must be a function',
-    )
+    expect(
+      definitionError(() => readFileTool({ output: { schema: { type: 'json' }, render: 1 } })).message,
+    ).toBe('defineTool(read_file): output.render must be a function')
   })
 
   it('D3.3: execute validates the frozen args first; on a violation the body never runs', async () => {

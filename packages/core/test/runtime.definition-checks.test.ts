@@ -101,7 +101,7 @@ describe('D2 registration checks', () => {
   it('D2.7: output.schema must pass the subset check; any root is allowed', () => {
     const render = () => []
     const error = thrownBy(() =>
-      assertToolDefinition(rawTool('t', { output: { schema: { type: 'string', minLength: 1 }, render } })),
+      assertToolDefinition(rawTool('t', { output: { schema: { type: 'string', $ref: '#' }, render } })),
     )
     expect(error.code).toBe('UNSUPPORTED_SCHEMA')
     expect(error.message).toMatch(/^unsupported JSON schema: /)
@@ -189,5 +189,51 @@ describe('D2 registration checks', () => {
       expect(result.isError).toBe(false)
     }
     expect(seen).toEqual(['just a string', [1, 2], 7, null])
+  })
+})
+
+describe('D1.5 output.validate', () => {
+  const run = async (validate: unknown, value: unknown = { n: 1 }) => {
+    const rt = createToolRuntime()
+    rt.register(
+      rawTool('t', {
+        output: { schema: { anyOf: [{ type: 'object' }] }, render: () => [], validate },
+        execute: async () => value,
+      }),
+    )
+    return rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+  }
+
+  it('D1.5: a definition with output.validate may carry a documentation-only schema; validate decides', async () => {
+    const seen: unknown[] = []
+    const ok = await run((value: unknown) => note(seen, value, []))
+    expect(ok.isError).toBe(false)
+    expect(seen).toEqual([{ n: 1 }])
+    const bad = await run(() => ['"value.n" is too small'])
+    expect(bad).toMatchObject({
+      isError: true,
+      error: { message: 'tool "t" returned invalid output: "value.n" is too small' },
+    })
+  })
+
+  it('D1.5: a throwing or malformed validate is a violation, never a crash', async () => {
+    expect(
+      await run(() => {
+        throw new Error('boom')
+      }),
+    ).toMatchObject({ error: { message: 'tool "t" returned invalid output: output.validate failed: boom' } })
+    expect(await run(() => 'no')).toMatchObject({
+      error: { message: 'tool "t" returned invalid output: output.validate must return an array of strings' },
+    })
+  })
+
+  it('D2.6: output.validate that is not a function throws INVALID_DEFINITION', () => {
+    const error = thrownBy(() =>
+      assertToolDefinition(rawTool('t', { output: { schema: {}, render: () => [], validate: 1 } })),
+    )
+    expect(error).toMatchObject({
+      code: 'INVALID_DEFINITION',
+      message: 'tool "t" output.validate must be absent or a function',
+    })
   })
 })

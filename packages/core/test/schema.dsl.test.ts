@@ -174,8 +174,8 @@ describe('S1 author DSL', () => {
   })
 
   it('S1.7: unknown keys and unknown types are rejected with the allowed type names', () => {
-    expect(schemaError(() => compileValueSchema({ type: 'string', minLength: 1 })).message).toBe(
-      'output.schema.minLength is not supported by the value schema DSL',
+    expect(schemaError(() => compileValueSchema({ type: 'string', minProperties: 1 })).message).toBe(
+      'output.schema.minProperties is not supported by the value schema DSL',
     )
     expect(schemaError(() => compileValueSchema({ type: 'date' })).message).toBe(
       'output.schema.type must be one of "string", "number", "integer", "boolean", "null", "array", "object", "json" (or use oneOf)',

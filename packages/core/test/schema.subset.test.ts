@@ -26,7 +26,16 @@ describe('S3 the enforced subset', () => {
         additionalProperties: false,
       }),
     ).toBeUndefined()
-    for (const key of ['minLength', 'pattern', 'anyOf', '$ref', 'format', 'allOf', 'not', '$schema']) {
+    for (const key of [
+      'anyOf',
+      '$ref',
+      'allOf',
+      'not',
+      'patternProperties',
+      'minProperties',
+      'contentEncoding',
+      '$defs',
+    ]) {
       expect(violationsOf({ type: 'string', [key]: 1 })).toBe(
         `unsupported JSON schema: schema.${key} is not a supported keyword`,
       )
@@ -112,12 +121,12 @@ describe('S3 the enforced subset', () => {
     expect(violationsOf({ type: 'object', properties: { a: shared, b: shared } })).toBeUndefined()
     const message = violationsOf({
       type: 'object',
-      properties: { a: { type: 'array', items: { type: 'string', maxLength: 3 } }, b: true },
+      properties: { a: { type: 'array', items: { type: 'string', maxContains: 3 } }, b: true },
       patternProperties: {},
     })
     expect(message).toBe(
       'unsupported JSON schema: schema.patternProperties is not a supported keyword; ' +
-        'schema.properties.a.items.maxLength is not a supported keyword; ' +
+        'schema.properties.a.items.maxContains is not a supported keyword; ' +
         'schema.properties.b must be a JSON Schema object',
     )
     const cyclic: Record<string, unknown> = { type: 'object', properties: {} }

@@ -332,8 +332,8 @@ describe('S4 validation and messages', () => {
     const validate = compileValidator(person)
     expect(validate({ name: 'a', age: 2, tags: ['x'], address: { city: 'c', zip: 1 } }, 'value')).toEqual([])
     expect(validate({ name: 'a', age: 2 }, 'arguments')).toEqual([])
-    expect(validateValue({ type: 'string', pattern: 'x' }, 'x', 'value')).toEqual([
-      '"value" cannot be validated: unsupported JSON schema: schema.pattern is not a supported keyword',
+    expect(validateValue({ type: 'string', anyOf: [] }, 'x', 'value')).toEqual([
+      '"value" cannot be validated: unsupported JSON schema: schema.anyOf is not a supported keyword',
     ])
     let deep: Record<string, unknown> = { type: 'string' }
     for (let i = 0; i < 5000; i++) deep = { oneOf: [deep, { type: 'null' }] }

@@ -5,7 +5,8 @@
 import type { AnyToolDefinition } from '../definition.js'
 import { RUN_CODE } from '../definition.js'
 import { assertToolDefinition } from '../definition-checks.js'
-import { definitionError } from '../errors.js'
+import { definitionError, errorMessage } from '../errors.js'
+import type { JsonValue } from '../lossless-json.js'
 import { type CompiledValidator, compileValidator } from '../schema/validate.js'
 import type { Guard } from './hooks.js'
 import { type Mode, modeName } from './modes.js'
@@ -47,9 +48,27 @@ export class ScopeRecord {
   }
 }
 
+/**
+ * The output validator of `def`: its own `output.validate` made total (D1.5), else the compiled
+ * `output.schema`.
+ */
+function outputValidator(def: AnyToolDefinition): CompiledValidator {
+  const own = def.output.validate
+  if (own === undefined) return compileValidator(def.output.schema)
+  return (value) => {
+    try {
+      const violations: unknown = own(value as JsonValue)
+      if (Array.isArray(violations) && violations.every((v) => typeof v === 'string')) return [...violations]
+      return ['output.validate must return an array of strings']
+    } catch (error) {
+      return [`output.validate failed: ${errorMessage(error)}`]
+    }
+  }
+}
+
 /** An entry synthesized for a view that is never stored in a layer (R2.5). */
 export function entryOf(def: AnyToolDefinition): Entry {
-  return Object.freeze({ def, validateOutput: compileValidator(def.output.schema) })
+  return Object.freeze({ def, validateOutput: outputValidator(def) })
 }
 
 function admitted(record: ScopeRecord, name: string): boolean {
@@ -113,7 +132,7 @@ export class Registry {
         `tool "${def.name}" is already registered ${record === undefined ? 'globally' : 'in this scope'}`,
       )
     }
-    const entry: Entry = Object.freeze({ def, validateOutput: compileValidator(def.output.schema) })
+    const entry: Entry = Object.freeze({ def, validateOutput: outputValidator(def) })
     layer.set(def.name, entry)
     this.changed()
     return () => {

@@ -2,6 +2,7 @@
 import { type RunCodeHost, runCodeDefinition } from '../code-mode/run-code.js'
 import type { AnyToolDefinition } from '../definition.js'
 import { definitionError } from '../errors.js'
+import type { JsonValue } from '../lossless-json.js'
 import type { ToolResult } from '../result.js'
 import { TIMEOUT_WRAPPER } from '../wrappers/timeout.js'
 import { type ExecuteInput, RuntimeCore } from './core.js'
@@ -19,6 +20,15 @@ import { execute } from './pipeline.js'
 import { entryOf, Registry, type ScopeRecord } from './registry.js'
 import { createScope, type RuntimeScope } from './scope.js'
 import { createView, type ToolView } from './scope-view.js'
+import {
+  type BindableTool,
+  bindGuard,
+  bindPostExecute,
+  bindPreExecute,
+  type ToolGuard,
+  type ToolPostExecuteHandler,
+  type ToolPreExecuteHandler,
+} from './tool-hooks.js'
 
 /** The tool runtime: a registry with scopes and modes, hooks, views and the pipeline. */
 export interface ToolRuntime {
@@ -32,12 +42,26 @@ export interface ToolRuntime {
   execute(input: ExecuteInput): Promise<ToolResult>
   /** Adds a pre-execute handler (P3.1); first registered is outermost (P1.2). */
   onPreExecute(handler: PreExecuteHandler, options?: HookOptions): () => void
+  /** Adds a pre-execute handler for the calls of `tool` only, typed by it (P14.1). */
+  onPreExecute<Args>(
+    tool: BindableTool<Args>,
+    handler: ToolPreExecuteHandler<Args>,
+    options?: HookOptions,
+  ): () => void
   /** Adds a guard (P5); with `{ scope }` it belongs to that scope's layer (R5.3). */
   guard(guard: Guard, options?: HookOptions): () => void
+  /** Adds a guard for the calls of `tool` only, typed by it (P14.1). */
+  guard<Args>(tool: BindableTool<Args>, guard: ToolGuard<Args>, options?: HookOptions): () => void
   /** Adds an around handler (P6.1); the built-in timeout is installed first (P7.1). */
   wrapExecute(handler: AroundHandler, options?: HookOptions): () => void
   /** Adds a post-execute handler (P10.1). */
   onPostExecute(handler: PostExecuteHandler, options?: HookOptions): () => void
+  /** Adds a post-execute handler for the results of `tool` only, typed by it (P14.1). */
+  onPostExecute<Args, Value extends JsonValue>(
+    tool: BindableTool<Args, Value>,
+    handler: ToolPostExecuteHandler<Args, Value>,
+    options?: HookOptions,
+  ): () => void
   /** Adds a result observer (P12.1). */
   onResult(observer: ResultObserver, options?: HookOptions): () => void
   /** Adds a progress listener (P8.11). */
@@ -48,6 +72,11 @@ export interface ToolRuntime {
    * The listener learns only that; it re-reads the views it cares about. Returns a disposer.
    */
   onRegistryChange(listener: () => void): () => void
+}
+
+/** True iff a hook registration's first argument is an object: the tool of a per-tool hook (P14.1). */
+function isToolLike(first: unknown): boolean {
+  return first !== null && typeof first === 'object'
 }
 
 class Runtime implements ToolRuntime {
@@ -89,20 +118,23 @@ class Runtime implements ToolRuntime {
     return execute(this.#core, input)
   }
 
-  onPreExecute(handler: PreExecuteHandler, options?: HookOptions): () => void {
-    return this.#core.addHook(this.#core.pre, handler, options, 'onPreExecute')
+  onPreExecute(first: unknown, second?: unknown, third?: unknown): () => void {
+    if (!isToolLike(first)) return this.#core.addHook(this.#core.pre, first, second, 'onPreExecute')
+    return this.#core.addHook(this.#core.pre, bindPreExecute(first, second), third, 'onPreExecute')
   }
 
-  guard(guard: Guard, options?: HookOptions): () => void {
-    return this.#core.addGuard(guard, options)
+  guard(first: unknown, second?: unknown, third?: unknown): () => void {
+    if (!isToolLike(first)) return this.#core.addGuard(first, second)
+    return this.#core.addGuard(bindGuard(first, second), third)
   }
 
   wrapExecute(handler: AroundHandler, options?: HookOptions): () => void {
     return this.#core.addHook(this.#core.around, handler, options, 'wrapExecute')
   }
 
-  onPostExecute(handler: PostExecuteHandler, options?: HookOptions): () => void {
-    return this.#core.addHook(this.#core.post, handler, options, 'onPostExecute')
+  onPostExecute(first: unknown, second?: unknown, third?: unknown): () => void {
+    if (!isToolLike(first)) return this.#core.addHook(this.#core.post, first, second, 'onPostExecute')
+    return this.#core.addHook(this.#core.post, bindPostExecute(first, second), third, 'onPostExecute')
   }
 
   onResult(observer: ResultObserver, options?: HookOptions): () => void {

@@ -1,6 +1,8 @@
 import type { JsonSchema } from '../definition.js'
 import { codedError, errorMessage, type ToolError } from '../errors.js'
 import { deepFreeze, type JsonValue, snapshotJson } from '../lossless-json.js'
+import { CONSTRAINTS, type Constraints, isConstraintKey } from './constraints.js'
+import type { Format } from './formats.js'
 import { markVerifiedSchema } from './subset.js'
 
 /** Annotations every DSL node may carry (S1.2); they never take part in validation. */
@@ -19,14 +21,25 @@ export interface ScalarSpecOf<T extends string, V extends JsonValue> extends Ann
   readonly const?: V
 }
 
-/** A `string` node. */
-export type StringSpec = ScalarSpecOf<'string', string>
+/** Bounds of a `number` or `integer` node (S1.13). */
+export type NumberBounds = Pick<
+  Constraints,
+  'minimum' | 'maximum' | 'exclusiveMinimum' | 'exclusiveMaximum' | 'multipleOf'
+>
+
+/** A `string` node, optionally with `minLength`, `maxLength`, `pattern` and `format` (S1.13). */
+export interface StringSpec extends ScalarSpecOf<'string', string> {
+  readonly minLength?: number
+  readonly maxLength?: number
+  readonly pattern?: string
+  readonly format?: Format
+}
 
 /** A `number` node: any finite JSON number. */
-export type NumberSpec = ScalarSpecOf<'number', number>
+export interface NumberSpec extends ScalarSpecOf<'number', number>, NumberBounds {}
 
 /** An `integer` node: a finite JSON number without a fractional part. */
-export type IntegerSpec = ScalarSpecOf<'integer', number>
+export interface IntegerSpec extends ScalarSpecOf<'integer', number>, NumberBounds {}
 
 /** A `boolean` node. */
 export type BooleanSpec = ScalarSpecOf<'boolean', boolean>
@@ -38,6 +51,9 @@ export type NullSpec = ScalarSpecOf<'null', null>
 export interface ArraySpec extends Annotations {
   readonly type: 'array'
   readonly items?: ValueSpec
+  readonly minItems?: number
+  readonly maxItems?: number
+  readonly uniqueItems?: boolean
 }
 
 /** An `object` node: `additionalProperties` is mandatory (S1.6); properties may be `required`. */
@@ -81,13 +97,21 @@ const DSL_TYPES = ['string', 'number', 'integer', 'boolean', 'null', 'array', 'o
 const DSL_TYPE_LIST = DSL_TYPES.map((t) => JSON.stringify(t)).join(', ')
 const ANNOTATIONS = ['description', 'title', 'default', 'examples'] as const
 const SCALAR_KEYS = ['enum', 'const']
+const NUMBER_KEYS = [
+  ...SCALAR_KEYS,
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+]
 const KIND_KEYS: Readonly<Record<string, readonly string[]>> = {
-  string: SCALAR_KEYS,
-  number: SCALAR_KEYS,
-  integer: SCALAR_KEYS,
+  string: [...SCALAR_KEYS, 'minLength', 'maxLength', 'pattern', 'format'],
+  number: NUMBER_KEYS,
+  integer: NUMBER_KEYS,
   boolean: SCALAR_KEYS,
   null: SCALAR_KEYS,
-  array: ['items'],
+  array: ['items', 'minItems', 'maxItems', 'uniqueItems'],
   object: ['additionalProperties', 'properties'],
   json: [],
   oneOf: [],
@@ -223,6 +247,12 @@ function compileNode(task: Task, work: Task[]): void {
       break
     default:
       compileScalar(spec, kind, path, out)
+  }
+  for (const key of Object.keys(spec)) {
+    if (!isConstraintKey(key)) continue
+    const [, wellFormed, what] = CONSTRAINTS[key]
+    if (!wellFormed(spec[key])) throw schemaError(`${path}.${key} must be ${what}`)
+    out[key] = spec[key]
   }
   for (const key of ['default', 'examples']) if (Object.hasOwn(spec, key)) out[key] = spec[key]
 }

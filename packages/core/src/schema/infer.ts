@@ -1,4 +1,5 @@
 import type { JsonValue } from '../lossless-json.js'
+import type { StandardOutput, StandardSchemaV1 } from './standard.js'
 
 /** Containers entered so far, as a tuple whose length is the depth. */
 type Depth = readonly unknown[]
@@ -77,8 +78,9 @@ type InferNode<S, D extends Depth, O extends Depth = []> = S extends unknown
 export type InferValue<S> = InferNode<S, []>
 
 /**
- * The TypeScript type of a tool's arguments from its `parameters` property map (S1.12): the
- * declared keys, `required: true` ones non-optional. The root itself does not count toward the
- * nesting limit, so a property's type is `InferValue` of its node.
+ * The TypeScript type of a tool's arguments from its `parameters` (S1.12, S6.6): for a Standard
+ * Schema its `InferOutput` (what `execute` receives); for a DSL property map the declared keys,
+ * `required: true` ones non-optional. The root itself does not count toward the nesting limit,
+ * so a property's type is `InferValue` of its node.
  */
-export type InferArgs<P> = InferProperties<P, []>
+export type InferArgs<P> = P extends StandardSchemaV1 ? StandardOutput<P> : InferProperties<P, []>

@@ -1,5 +1,12 @@
 import { codedError, errorMessage, type ToolError } from '../errors.js'
 import { isLosslessJson, type JsonValue } from '../lossless-json.js'
+import {
+  CONSTRAINTS,
+  type ConstraintKey,
+  type Constraints,
+  familyOf,
+  isConstraintKey,
+} from './constraints.js'
 import { isPlainDenseArray, isPlainObject } from './containers.js'
 
 /** The scalar `type` names (S3.4: the only types that may carry `enum` and `const`). */
@@ -17,9 +24,15 @@ export type SchemaNode =
       readonly type: ScalarType
       readonly enum: readonly JsonValue[] | undefined
       readonly const: { readonly value: JsonValue } | undefined
+      readonly constraints: Constraints | undefined
       readonly description: string | undefined
     }
-  | { readonly kind: 'array'; items: SchemaNode | undefined; readonly description: string | undefined }
+  | {
+      readonly kind: 'array'
+      items: SchemaNode | undefined
+      readonly constraints: Constraints | undefined
+      readonly description: string | undefined
+    }
   | {
       readonly kind: 'object'
       readonly properties: { key: string; schema: SchemaNode }[] | undefined
@@ -84,6 +97,11 @@ class Keywords {
   title: unknown = undefined
   default: unknown = undefined
   examples: unknown = undefined
+  /** The constraint keywords found (S3.9), in key order. */
+  constraints: [ConstraintKey, unknown][] | undefined = undefined
+  /** The value of a `$schema` key (allowed at the root only, S3.10). */
+  dialect: unknown = undefined
+  hasDialect = false
   /** Keys outside the subset (S3.1), in key order. */
   unknown: string[] | undefined = undefined
 }
@@ -139,7 +157,16 @@ function setKeyword(into: Keywords, key: string, value: unknown): void {
       into.present |= EXAMPLES
       into.examples = value
       return
+    case '$schema':
+      into.hasDialect = true
+      into.dialect = value
+      return
     default:
+      if (isConstraintKey(key)) {
+        if (into.constraints === undefined) into.constraints = [[key, value]]
+        else into.constraints.push([key, value])
+        return
+      }
       if (into.unknown === undefined) into.unknown = [key]
       else into.unknown.push(key)
   }
@@ -316,6 +343,10 @@ function parseNode(value: unknown, path: string, out: string[], children: Task[]
   }
 
   const description = checkAnnotations(entries, path, out)
+  if (entries.hasDialect && (path.includes('.') || typeof entries.dialect !== 'string')) {
+    out.push(`${path}.$schema must be a string on the root schema only`)
+  }
+  const constraints = readConstraints(entries, type, path, out)
 
   let properties: { key: string; schema: SchemaNode }[] | undefined
   if ((present & PROPERTIES) !== 0) {
@@ -362,7 +393,7 @@ function parseNode(value: unknown, path: string, out: string[], children: Task[]
   }
   if (type === undefined) return { kind: 'any', description }
   if (type === 'array') {
-    const node: SchemaNode = { kind: 'array', items: undefined, description }
+    const node: SchemaNode = { kind: 'array', items: undefined, constraints, description }
     if ((present & ITEMS) !== 0) {
       children.push({ value: entries.items, path: `${path}.items`, set: (n) => (node.items = n) })
     }
@@ -376,8 +407,34 @@ function parseNode(value: unknown, path: string, out: string[], children: Task[]
     type: type as ScalarType,
     enum: enumValues as JsonValue[] | undefined,
     const: (present & CONST) !== 0 ? { value: constValue as JsonValue } : undefined,
+    constraints,
     description,
   }
+}
+
+const FAMILY_REQUIREMENT = {
+  number: 'requires type "number" or "integer"',
+  string: 'requires type "string"',
+  array: 'requires type "array"',
+} as const
+
+/** S3.9: each constraint sits on a node of its type family and has a well-formed value. */
+function readConstraints(
+  entries: Keywords,
+  type: string | undefined,
+  path: string,
+  out: string[],
+): Constraints | undefined {
+  if (entries.constraints === undefined) return undefined
+  const family = familyOf(type)
+  const read: Record<string, unknown> = {}
+  for (const [key, value] of entries.constraints) {
+    const [needs, wellFormed, what] = CONSTRAINTS[key]
+    if (needs !== family) out.push(`${path}.${key} ${FAMILY_REQUIREMENT[needs]}`)
+    else if (!wellFormed(value)) out.push(`${path}.${key} must be ${what}`)
+    else read[key] = value
+  }
+  return read
 }
 
 /** S3.5 for the annotations; returns the description when it is a string. */

@@ -14,6 +14,19 @@ function docComment(description: string): string {
   return `/** ${text} */`
 }
 
+/**
+ * A property's doc text: its description, then the constraints TypeScript cannot express as
+ * `key: value` pairs in parentheses (S5.7); `undefined` when there is neither.
+ */
+function docText(node: SchemaNode): string | undefined {
+  if (node.kind === 'invalid') return undefined
+  const constraints = node.kind === 'scalar' || node.kind === 'array' ? node.constraints : undefined
+  const pairs = Object.entries(constraints ?? {}).map(([key, value]) => `${key}: ${literal(value)}`)
+  const summary = pairs.length === 0 ? undefined : `(${pairs.join(', ')})`
+  if (node.description === undefined) return summary
+  return summary === undefined ? node.description : `${node.description} ${summary}`
+}
+
 function literal(value: unknown): string {
   return JSON.stringify(value)
 }
@@ -45,9 +58,8 @@ function renderNode(node: SchemaNode, depth: number, text: Map<SchemaNode, strin
       const required = new Set(node.required)
       const lines = ['{']
       for (const { key, schema } of node.properties) {
-        if (schema.kind !== 'invalid' && schema.description !== undefined) {
-          lines.push(pad + docComment(schema.description))
-        }
+        const doc = docText(schema)
+        if (doc !== undefined) lines.push(pad + docComment(doc))
         const mark = required.has(key) ? '' : '?'
         lines.push(`${pad}${renderKey(key)}${mark}: ${text.get(schema) ?? 'unknown'}`)
       }

@@ -1,5 +1,6 @@
 import { errorMessage, type ToolError } from '../errors.js'
 import { isFrozenSnapshot, isLosslessJson } from '../lossless-json.js'
+import { constraintCheck } from './constraints.js'
 import { isPlainDenseArray, isPlainObject } from './containers.js'
 import { parseSchema, type SchemaNode, unsupportedSchemaError } from './subset.js'
 
@@ -193,7 +194,9 @@ function scalarNode(node: Extract<SchemaNode, { kind: 'scalar' }>): Compiled {
   const hasConst = node.const !== undefined
   const constValue = node.const?.value
   const constTail = hasConst ? `" must be ${JSON.stringify(constValue)}` : ''
-  const ofType = typeTest(node.type)
+  const typed = typeTest(node.type)
+  const bounds = node.constraints === undefined ? undefined : constraintCheck(node.constraints)
+  const ofType: Test = bounds === undefined ? typed : (value) => typed(value) && bounds(value).length === 0
   // Only a scalar reaches the enum and const checks, so identity is JSON equality here.
   let test = ofType
   if (members !== undefined && hasConst) {
@@ -203,8 +206,9 @@ function scalarNode(node: Extract<SchemaNode, { kind: 'scalar' }>): Compiled {
   const literal = (value: unknown, parent: string | null, key: string | number, out: string[]) => {
     if (members !== undefined && !members.has(value)) out.push(`"${pathOf(parent, key)}${enumTail}`)
     if (hasConst && value !== constValue) out.push(`"${pathOf(parent, key)}${constTail}`)
+    if (bounds !== undefined) for (const tail of bounds(value)) out.push(`"${pathOf(parent, key)}" ${tail}`)
   }
-  const constrained = members !== undefined || hasConst
+  const constrained = members !== undefined || hasConst || bounds !== undefined
   let check: Check
   switch (node.type) {
     case 'number':
@@ -222,7 +226,7 @@ function scalarNode(node: Extract<SchemaNode, { kind: 'scalar' }>): Compiled {
     default: {
       const typeTail = TYPE_TAILS[node.type]
       check = (value, parent, key, out) => {
-        if (!ofType(value)) out.push(`"${pathOf(parent, key)}${typeTail}`)
+        if (!typed(value)) out.push(`"${pathOf(parent, key)}${typeTail}`)
         else if (constrained) literal(value, parent, key, out)
       }
     }
@@ -239,9 +243,10 @@ function anyNode(): Compiled {
   }
 }
 
-function arrayNode(items: Compiled | undefined): Compiled {
+function arrayNode(node: Extract<SchemaNode, { kind: 'array' }>, items: Compiled | undefined): Compiled {
   const itemTest = items === undefined ? jsonTest : items.test
   const itemCheck = items?.check
+  const bounds = node.constraints === undefined ? undefined : constraintCheck(node.constraints)
   const test: Test = (value) => {
     if (!Array.isArray(value) || !(trusted || hasPlainArrayShape(value))) return false
     // A hole reads as `undefined`, which no schema accepts.
@@ -249,7 +254,7 @@ function arrayNode(items: Compiled | undefined): Compiled {
       const item = value[i]
       if (item === undefined || !itemTest(item)) return false
     }
-    return true
+    return bounds === undefined || bounds(value).length === 0
   }
   const check: Check = (value, parent, key, out) => {
     let self: string | undefined
@@ -268,6 +273,7 @@ function arrayNode(items: Compiled | undefined): Compiled {
         else if (!lossless(item)) dense = false
       }
       if (!dense) out.push(`"${self}" must be a dense lossless JSON array`)
+      else if (bounds !== undefined) for (const tail of bounds(value)) out.push(`"${self}" ${tail}`)
     } catch {
       out.push(unreadable(self ?? pathOf(parent, key)))
     }
@@ -477,7 +483,7 @@ function build(root: SchemaNode, nodes: readonly SchemaNode[]): Compiled {
         compiled.set(node, scalarNode(node))
         break
       case 'array':
-        compiled.set(node, arrayNode(node.items === undefined ? undefined : compiled.get(node.items)!))
+        compiled.set(node, arrayNode(node, node.items === undefined ? undefined : compiled.get(node.items)!))
         break
       case 'object':
         compiled.set(node, objectNode(node, compiled))
