@@ -12,6 +12,8 @@ export default defineConfig({
       '@tooltx/session': pkg('session'),
       '@tooltx/sandbox': pkg('sandbox'),
       '@tooltx/agent': pkg('agent'),
+      '@tooltx/ai-sdk': pkg('ai-sdk'),
+      '@tooltx/otel': pkg('otel'),
     },
   },
   test: {

@@ -1,5 +1,12 @@
 import { createAgent, openaiCompatible } from '@tooltx/agent'
-import { createToolRuntime, defineTool, type JsonObject, type JsonValue, toModelSchema, validateValue } from '@tooltx/core'
+import {
+  createToolRuntime,
+  defineTool,
+  type JsonObject,
+  type JsonValue,
+  toModelSchema,
+  validateValue,
+} from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import fc from 'fast-check'
@@ -13,7 +20,10 @@ function toolCallReply(id: string, name: string, args: string): string[] {
     `data: ${JSON.stringify({ id: 'c1', object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
   const half = Math.floor(args.length / 2)
   return [
-    chunk({ role: 'assistant', tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: '' } }] }),
+    chunk({
+      role: 'assistant',
+      tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: '' } }],
+    }),
     chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(0, half) } }] }),
     chunk({ tool_calls: [{ index: 0, function: { arguments: args.slice(half) } }] }),
     chunk({}, 'tool_calls'),
@@ -89,7 +99,12 @@ describe('Z1: OpenAI strict mode', () => {
     expect(server.received[0]?.body.tools).toEqual([
       {
         type: 'function',
-        function: { name: 'search', description: 'Search the notes.', parameters: SEARCH_STRICT, strict: true },
+        function: {
+          name: 'search',
+          description: 'Search the notes.',
+          parameters: SEARCH_STRICT,
+          strict: true,
+        },
       },
     ])
   })
@@ -128,7 +143,11 @@ describe('Z1: OpenAI strict mode', () => {
         parameters: { type: 'object', properties: { p: { type: 'string', pattern: '^a' } } },
       },
     ]
-    const none = { name: 'none', description: 'No parameters.', parameters: { type: 'object', properties: {} } }
+    const none = {
+      name: 'none',
+      description: 'No parameters.',
+      parameters: { type: 'object', properties: {} },
+    }
     await collect(model.stream(request({ tools: [...loose, none] }), new AbortController().signal))
     expect(server.received[0]?.body.tools).toEqual([
       ...loose.map((tool) => ({ type: 'function', function: tool })),
@@ -189,7 +208,12 @@ describe('Z1: OpenAI strict mode', () => {
     const result = session.events().find((event) => event.type === 'tool/result')
     expect(result?.data).toMatchObject({
       isError: true,
-      content: [{ type: 'text', text: 'Error: invalid arguments: "query" must be a string; "ids[1]" must be an integer' }],
+      content: [
+        {
+          type: 'text',
+          text: 'Error: invalid arguments: "query" must be a string; "ids[1]" must be an integer',
+        },
+      ],
     })
   })
 
@@ -215,7 +239,9 @@ describe('Z1: OpenAI strict mode', () => {
         },
       },
     }
-    expect(restoreOptional(parameters, { shape: { kind: 'box', w: null } })).toEqual({ shape: { kind: 'box' } })
+    expect(restoreOptional(parameters, { shape: { kind: 'box', w: null } })).toEqual({
+      shape: { kind: 'box' },
+    })
     expect(restoreOptional(parameters, { shape: { kind: 'box', r: null } })).toEqual({
       shape: { kind: 'box', r: null },
     })

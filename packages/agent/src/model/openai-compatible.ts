@@ -326,5 +326,8 @@ function chatTool(tool: ModelToolSchema, strict: boolean): ChatCompletionTool {
       function: { name: tool.name, description: tool.description, parameters: tool.parameters },
     }
   }
-  return { type: 'function', function: { name: tool.name, description: tool.description, parameters, strict } }
+  return {
+    type: 'function',
+    function: { name: tool.name, description: tool.description, parameters, strict },
+  }
 }
