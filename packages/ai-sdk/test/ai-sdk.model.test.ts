@@ -3,7 +3,7 @@ import { createAgent, isModelAbort, type ModelAdapter, ModelError, type ModelReq
 import { createToolRuntime, defineTool } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
-import { collect, request, wireServer } from '../../agent/test/loopback-server.js'
+import { collect, refusedURL, request, wireServer } from '../../agent/test/loopback-server.js'
 import { MODERN, SKIP_REASON } from './node-gate.js'
 
 // Loaded only where AI SDK 7 runs: on an older Node.js the package refuses to load (Z2.8).
@@ -270,6 +270,32 @@ describe.skipIf(!MODERN)(`Z2: aiSdkModel${MODERN ? '' : ` (${SKIP_REASON})`}`, (
     expect(isModelAbort(error)).toBe(true)
     expect(events).toEqual([{ type: 'text-delta', text: 'partial' }])
     expect(cancelled).toBe(true)
+  })
+
+  it('Z2.4: an HTTP status is an http ModelError with the status; an unreachable endpoint is a connection one', async () => {
+    const server = await wireServer(() => ({ status: 401, json: { error: { message: 'bad key' } } }), '/v1')
+    const denied = compatible!.createOpenAICompatible({ name: 'loop', baseURL: server.baseURL, apiKey: 'k' })
+    const gone = compatible!.createOpenAICompatible({
+      name: 'loop',
+      baseURL: await refusedURL('/v1'),
+      apiKey: 'k',
+    })
+    const failed = (model: ModelAdapter) =>
+      collect(model.stream(request(), new AbortController().signal)).then(
+        () => undefined,
+        (error: unknown) => error,
+      )
+    const http = await failed(lib!.aiSdkModel(denied.chatModel('m')))
+    expect(http).toBeInstanceOf(ModelError)
+    expect(http).toMatchObject({ kind: 'http', status: 401 })
+    expect((http as Error).message).toContain(
+      `ai-sdk:loop.chat:m: HTTP 401 from ${server.baseURL}/chat/completions`,
+    )
+    const connection = await failed(lib!.aiSdkModel(gone.chatModel('m')))
+    expect(connection).toMatchObject({ kind: 'connection' })
+    expect((connection as Error).message).toMatch(
+      /^ai-sdk:loop\.chat:m: cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions \(/,
+    )
   })
 
   it('Z2.5: @ai-sdk/openai-compatible against a real loopback server drives the loop end to end', async () => {
