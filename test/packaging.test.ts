@@ -69,7 +69,7 @@ describe('W1: publishable packages', () => {
     const root = manifest('package.json')
     expect(root.workspaces).not.toContain('bench')
     const lock = manifest('package-lock.json')
-    for (const peer of ['@langchain/langgraph', '@openai/agents-core']) {
+    for (const peer of ['@langchain/langgraph', '@langchain/core', '@openai/agents-core']) {
       expect(lock.packages[`node_modules/${peer}`]).toBeUndefined()
     }
     // The only Node >= 22 packages are AI SDK 7's, which @tooltx/ai-sdk's tests need (Z2.8).

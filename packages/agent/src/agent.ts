@@ -15,6 +15,9 @@ import { recordingApprover } from './approval-events.js'
 import type { ModelAdapter, ModelStreamEvent } from './model/model.js'
 import { readReply } from './model/reply.js'
 import { type BatchContext, runBatch } from './scheduler.js'
+import { limitEnd, resolveBounds, type TurnBounds } from './turn-bounds.js'
+import { replyText, type TurnOutcome, turnOutcome } from './turn-outcome.js'
+import { snapshotUserMessage, textMessage } from './user-input.js'
 
 /** Options of `createAgent` (L3.1). */
 export interface AgentOptions {
@@ -33,26 +36,70 @@ export interface AgentOptions {
   system?: string
   /** Sees every model stream event as it arrives (for live display); must not throw. */
   onModelEvent?: (event: ModelStreamEvent) => void
+  /** Model requests (steps) per turn; default 100, `Infinity` for none (L13.1). */
+  maxSteps?: number
+  /** Tool calls started per turn; default 1000, `Infinity` for none (L13.1). */
+  maxToolCalls?: number
+  /** Wall-clock milliseconds per turn; default `Infinity` (none), since a turn may wait for a person (L13.1). */
+  maxTurnMs?: number
+}
+
+/** Options of `agent.abort` (L6.8). */
+export interface AbortOptions {
+  /** Start the next turn with the queued user input at once; by default it waits for the next send. */
+  keepQueued?: boolean
 }
 
 /** A running agent loop over one session. */
 export interface Agent {
-  /** Queues a user text message; starts a turn when idle (L3.1, L3.2). */
-  send(text: string): void
-  /** Queues a user message with any content blocks; starts a turn when idle. */
-  inject(message: UserMessage): void
-  /** Aborts the running turn, if any (L6.1). */
-  abort(): void
   /**
-   * Resolves when no turn runs and no user message waits (L3.7). Rejects with the cause when
-   * the loop stopped with messages still queued because the session refused the repair a new
+   * Queues a user text message; starts a turn when idle (L3.1, L3.2). Resolves with the
+   * outcome of the turn the message goes into (L13.3); never rejects.
+   */
+  send(text: string): Promise<TurnOutcome>
+  /**
+   * Queues a user message with any content blocks, snapshotted now (L3.9); starts a turn when
+   * idle. Resolves like `send`. Throws `INVALID_DEFINITION` at once for a message that is not
+   * a lossless JSON user message; the running turn carries on.
+   */
+  inject(message: UserMessage): Promise<TurnOutcome>
+  /**
+   * Aborts the running turn, if any (L6.1). Queued user input then waits for the next `send`
+   * or `inject`, unless `{ keepQueued: true }` starts the next turn with it at once (L6.8).
+   */
+  abort(options?: AbortOptions): void
+  /**
+   * Resolves when no turn runs and none is about to start (L3.7), with the outcome of the
+   * last turn that ended (L13.3), `undefined` if none has. Rejects with the cause when the
+   * loop stopped with messages still queued because the session refused the repair a new
    * turn needs (L5.6); the next `send` or `inject` tries again.
    */
-  whenIdle(): Promise<void>
+  whenIdle(): Promise<TurnOutcome | undefined>
 }
 
-type QueuedMessage = { message: UserMessage; fromUser: boolean }
+type QueuedMessage = {
+  message: UserMessage
+  fromUser: boolean
+  /** Resolves the `send` or `inject` promise of a user message. */
+  settle?: (outcome: TurnOutcome) => void
+}
 
+/** What the loop tracks of the turn that runs (L13). */
+interface TurnState {
+  readonly turn: number
+  /** The `send`/`inject` promises of the user messages the turn drained. */
+  readonly waiters: ((outcome: TurnOutcome) => void)[]
+  /** Tool calls started so far (L13.1 `maxToolCalls`). */
+  calls: number
+  /** The text of the turn's last assistant message. */
+  text: string
+  /** The step whose `step/start` is durable and whose `step/end` is not (L3.8). */
+  openStep: number | undefined
+  /** The `turn/start` is durable. */
+  started: boolean
+  /** The `maxTurnMs` timer aborted the turn signal. */
+  timedOut: boolean
+}
 /**
  * How a step ended: the events it leaves for the next write (they land together with the
  * next step's opening or with `turn/end`), and the turn's end when the turn is over.
@@ -64,34 +111,43 @@ interface StepOutcome {
 
 /**
  * Builds an agent loop (L3): turns and steps, the tool scheduler, deferred contexts, approval
- * events. The loop owns durability: it appends every event; the runtime writes nothing.
- * Throws `INVALID_DEFINITION` for a `maxParallelToolCalls` that is not a positive integer.
+ * events, turn bounds. The loop owns durability: it appends every event; the runtime writes
+ * nothing. Throws `INVALID_DEFINITION` for a `maxParallelToolCalls` that is not a positive
+ * integer (L5.4) and for bounds that are neither positive integers nor `Infinity` (L13.2).
  */
 export function createAgent(options: AgentOptions): Agent {
   const maxParallel = options.maxParallelToolCalls ?? 10
   if (!Number.isInteger(maxParallel) || maxParallel < 1) {
     throw definitionError(`maxParallelToolCalls must be a positive integer, got ${String(maxParallel)}`)
   }
-  return new AgentLoop(options, maxParallel)
+  return new AgentLoop(options, maxParallel, resolveBounds(options))
 }
 
 class AgentLoop implements Agent {
   readonly #options: AgentOptions
   readonly #maxParallel: number
+  readonly #bounds: TurnBounds
   /** User messages and deferred contexts; drained only at step boundaries (L3.3, L7.2). */
   readonly #fifo: QueuedMessage[] = []
   #running: Promise<void> | undefined
   #controller: AbortController | undefined
   #needsRepair = false
+  /**
+   * Set by an abort that holds queued input for the next send (L6.8); cleared by that send
+   * and by `abort({ keepQueued: true })`.
+   */
+  #halted = false
   /** Why the loop stopped with user messages still queued; cleared by the next send. */
   #stalled: { error: unknown } | undefined
   #position = { turn: 0, step: 0 }
   /** The session's latest turn number, kept current by a listener instead of a scan per turn. */
   #lastTurn = 0
+  #lastOutcome: TurnOutcome | undefined
 
-  constructor(options: AgentOptions, maxParallel: number) {
+  constructor(options: AgentOptions, maxParallel: number, bounds: TurnBounds) {
     this.#options = options
     this.#maxParallel = maxParallel
+    this.#bounds = bounds
     const { session } = options
     session.on((event) => {
       if (event.type === 'turn/start') this.#lastTurn = event.data.turn
@@ -106,22 +162,41 @@ class AgentLoop implements Agent {
     }
   }
 
-  send(text: string): void {
-    this.inject({ role: 'user', content: [{ type: 'text', text }] })
+  send(text: string): Promise<TurnOutcome> {
+    return this.#enqueue(textMessage(text))
   }
 
-  inject(message: UserMessage): void {
-    this.#fifo.push({ message, fromUser: true })
-    this.#kick()
+  inject(message: UserMessage): Promise<TurnOutcome> {
+    return this.#enqueue(snapshotUserMessage(message))
   }
 
-  abort(): void {
-    this.#controller?.abort()
+  abort(options?: AbortOptions): void {
+    if (options !== undefined && (options === null || typeof options !== 'object')) {
+      throw definitionError('agent.abort takes { keepQueued?: boolean } or nothing')
+    }
+    const keepQueued = options?.keepQueued
+    if (keepQueued !== undefined && typeof keepQueued !== 'boolean') {
+      throw definitionError(`agent.abort keepQueued must be a boolean, got ${typeof keepQueued}`)
+    }
+    if (this.#controller === undefined) return
+    this.#halted = keepQueued !== true
+    this.#controller.abort()
   }
 
-  async whenIdle(): Promise<void> {
+  async whenIdle(): Promise<TurnOutcome | undefined> {
     while (this.#running !== undefined) await this.#running
     if (this.#stalled !== undefined) throw this.#stalled.error
+    return this.#lastOutcome
+  }
+
+  /** Queues a checked user message and resolves with the outcome of the turn it goes into. */
+  #enqueue(message: UserMessage): Promise<TurnOutcome> {
+    const outcome = new Promise<TurnOutcome>((settle) => {
+      this.#fifo.push({ message, fromUser: true, settle })
+    })
+    this.#halted = false
+    this.#kick()
+    return outcome
   }
 
   /** Starts the turn loop when idle and a user message waits. */
@@ -134,6 +209,12 @@ class AgentLoop implements Agent {
       .then(() => this.#drain())
       .catch((error: unknown) => {
         this.#stalled = { error }
+        // The messages stay queued for the next send, but their callers learn now (L13.3).
+        const failed = Object.freeze({ reason: 'error' as const, text: '', error: errorMessage(error) })
+        for (const entry of this.#fifo) {
+          entry.settle?.(failed)
+          delete entry.settle
+        }
       })
       .finally(() => {
         this.#running = undefined
@@ -142,7 +223,8 @@ class AgentLoop implements Agent {
 
   async #drain(): Promise<void> {
     // Deferred contexts alone never start a turn: they ride along with the next user message.
-    while (this.#fifo.some((entry) => entry.fromUser)) {
+    // After an abort, queued input waits for the next send (L6.8).
+    while (!this.#halted && this.#fifo.some((entry) => entry.fromUser)) {
       // The turn's controller exists before the repair runs, so an abort during the repair
       // reaches the turn it precedes instead of being lost.
       const controller = new AbortController()
@@ -160,30 +242,75 @@ class AgentLoop implements Agent {
   }
 
   async #turn(controller: AbortController): Promise<void> {
+    const state: TurnState = {
+      turn: this.#lastTurn + 1,
+      waiters: [],
+      calls: 0,
+      text: '',
+      openStep: undefined,
+      started: false,
+      timedOut: false,
+    }
+    const { maxTurnMs } = this.#bounds
+    const timer =
+      maxTurnMs === Number.POSITIVE_INFINITY
+        ? undefined
+        : setTimeout(() => {
+            state.timedOut = true
+            controller.abort(new Error(`the turn reached maxTurnMs (${maxTurnMs} ms)`))
+          }, maxTurnMs)
+    let end: TurnEndData
+    try {
+      end = await this.#steps(state, controller.signal)
+    } finally {
+      clearTimeout(timer)
+    }
+    const outcome = turnOutcome(end, state.text)
+    this.#lastOutcome = outcome
+    for (const settle of state.waiters) settle(outcome)
+  }
+
+  /** Runs the steps of a turn and records its end; resolves with the `turn/end` written. */
+  async #steps(state: TurnState, signal: AbortSignal): Promise<TurnEndData> {
     const { session } = this.#options
-    const turn = this.#lastTurn + 1
+    const { turn } = state
     try {
       let carry: NewSessionEvent[] = [{ type: 'turn/start', data: { turn } }]
       for (let step = 1; ; step++) {
         this.#position = { turn, step }
-        const outcome = await this.#step(turn, step, controller.signal, carry)
+        const outcome = await this.#step(state, step, signal, carry)
         carry = outcome.carry
-        if (outcome.end === undefined) continue
-        carry.push({ type: 'turn/end', data: outcome.end })
-        await session.appendBatch(carry)
-        return
+        let end = outcome.end
+        // A bound ends the turn once the step is closed, instead of asking the model again (L13.1).
+        if (end === undefined && step >= this.#bounds.maxSteps) end = limitEnd(turn, 'maxSteps', this.#bounds)
+        if (end === undefined) continue
+        if (end.reason === 'aborted' && state.timedOut) end = limitEnd(turn, 'maxTurnMs', this.#bounds)
+        carry.push({ type: 'turn/end', data: end })
+        await this.#write(state, carry)
+        return end
       }
     } catch (error) {
       // A failed append or model call ends the turn; repair runs before the next one (L5.6).
-      // When even the turn's opening write failed, the turn is recorded as started and failed.
+      // When even the turn's opening write failed, the turn is recorded as started and failed;
+      // an open step is closed first (L3.8).
       this.#needsRepair = true
-      const end: NewSessionEvent = {
-        type: 'turn/end',
-        data: { turn, reason: 'error', message: errorMessage(error) },
-      }
-      await session
-        .appendBatch(this.#lastTurn < turn ? [{ type: 'turn/start', data: { turn } }, end] : [end])
-        .catch(() => {})
+      const end: TurnEndData = { turn, reason: 'error', message: errorMessage(error) }
+      const events: NewSessionEvent[] = state.started ? [] : [{ type: 'turn/start', data: { turn } }]
+      if (state.openStep !== undefined)
+        events.push({ type: 'step/end', data: { turn, step: state.openStep } })
+      events.push({ type: 'turn/end', data: end })
+      await session.appendBatch(events).catch(() => {})
+      return end
+    }
+  }
+
+  /** Appends loop bookkeeping and notes which turn and step it left open (L3.8). */
+  async #write(state: TurnState, events: readonly NewSessionEvent[]): Promise<void> {
+    await this.#options.session.appendBatch(events)
+    for (const event of events) {
+      if (event.type === 'turn/start') state.started = true
+      else if (event.type === 'step/start') state.openStep = event.data.step
+      else if (event.type === 'step/end') state.openStep = undefined
     }
   }
 
@@ -191,19 +318,22 @@ class AgentLoop implements Agent {
    * One step (L3.3–L3.6): `step/start` and the drained FIFO are written with the events the
    * previous step left (`turn/start`, or its `step/end`), then the model is asked; the reply's
    * `assistant/message` rides on the batch's first write, or on the next step's opening.
+   * Every way out of the step leaves its `step/end` in `carry` (L3.8).
    */
   async #step(
-    turn: number,
+    state: TurnState,
     step: number,
     signal: AbortSignal,
     carry: NewSessionEvent[],
   ): Promise<StepOutcome> {
     const { session, runtime, scope, model } = this.#options
+    const { turn } = state
     carry.push({ type: 'step/start', data: { turn, step } })
     for (const entry of this.#fifo.splice(0)) {
       carry.push({ type: 'user/message', data: { turn, step, message: entry.message } })
+      if (entry.settle !== undefined) state.waiters.push(entry.settle)
     }
-    await session.appendBatch(carry)
+    await this.#write(state, carry)
     const view = runtime.view(scope)
     const surface = view.surface()
     const reply = await readReply(
@@ -217,19 +347,22 @@ class AgentLoop implements Agent {
       signal,
       this.#options.onModelEvent,
     )
+    const stepEnd: NewSessionEvent = { type: 'step/end', data: { turn, step } }
     if (reply.status === 'aborted') {
       // Incomplete tool calls are dropped; partial text is kept only when there is some (L6.6).
-      const kept: NewSessionEvent[] =
-        reply.content.length > 0
-          ? [{ type: 'assistant/message', data: { turn, step, content: reply.content } }]
-          : []
-      return { carry: kept, end: { turn, reason: 'aborted' } }
+      if (reply.content.length === 0) return { carry: [stepEnd], end: { turn, reason: 'aborted' } }
+      state.text = replyText(reply.content)
+      const kept: NewSessionEvent = {
+        type: 'assistant/message',
+        data: { turn, step, content: reply.content },
+      }
+      return { carry: [kept, stepEnd], end: { turn, reason: 'aborted' } }
     }
+    state.text = replyText(reply.content)
     const assistant: NewSessionEvent = {
       type: 'assistant/message',
       data: { turn, step, content: reply.content },
     }
-    const stepEnd: NewSessionEvent = { type: 'step/end', data: { turn, step } }
     const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
     if (calls.length === 0) {
       const carry = [assistant, stepEnd]
@@ -243,6 +376,7 @@ class AgentLoop implements Agent {
         step,
         signal,
         maxParallel: this.#maxParallel,
+        maxCalls: this.#bounds.maxToolCalls - state.calls,
         input: this.#inputs(signal),
         classify: (block, args) => view.executionMode({ name: block.name, arguments: args }),
         parse: model.parseArguments && ((block) => model.parseArguments!(block, surface.tools)),
@@ -251,13 +385,21 @@ class AgentLoop implements Agent {
       },
       calls,
     )
-    if (outcome.kind === 'failed') {
-      this.#needsRepair = true
-      return { carry: [], end: { turn, reason: 'error', message: outcome.message } }
+    state.calls += outcome.started
+    switch (outcome.kind) {
+      case 'failed':
+        this.#needsRepair = true
+        return { carry: [stepEnd], end: { turn, reason: 'error', message: outcome.message } }
+      case 'aborted':
+        return { carry: [stepEnd], end: { turn, reason: 'aborted' } }
+      case 'limited':
+        return { carry: [stepEnd], end: limitEnd(turn, 'maxToolCalls', this.#bounds) }
     }
-    if (outcome.kind === 'aborted') return { carry: [], end: { turn, reason: 'aborted' } }
     if (outcome.concludesTurn && !this.#hasQueued())
       return { carry: [stepEnd], end: { turn, reason: 'completed' } }
+    // Every call the turn may make has run: another request could only ask for more (L13.1).
+    if (state.calls >= this.#bounds.maxToolCalls)
+      return { carry: [stepEnd], end: limitEnd(turn, 'maxToolCalls', this.#bounds) }
     return { carry: [stepEnd] }
   }
 

@@ -1,5 +1,7 @@
 import {
   type AdditionalContext,
+  type CallSequence,
+  callSequence,
   errorMessage,
   parseToolArguments,
   type ToolCallBlock,
@@ -18,6 +20,11 @@ export interface BatchContext {
   readonly signal: AbortSignal
   readonly maxParallel: number
   /**
+   * How many calls of the batch may still start (the turn's `maxToolCalls` budget, L13.1);
+   * the calls after them get synthesized pairs without running.
+   */
+  readonly maxCalls: number
+  /**
    * Builds the pipeline input of one call (L4.3); `fail` takes the error of an append made on
    * the call's behalf (approval, code dispatch), which fails the batch like any other (L5.5).
    */
@@ -35,11 +42,14 @@ export interface BatchContext {
   readonly lead?: readonly NewSessionEvent[]
 }
 
-/** How a batch ended. */
-export type BatchOutcome =
-  | { kind: 'completed'; concludesTurn: boolean }
-  | { kind: 'aborted' }
-  | { kind: 'failed'; message: string }
+/** How a batch ended, and how many of its calls started (ran a pipeline). */
+export type BatchOutcome = { readonly started: number } & (
+  | { readonly kind: 'completed'; readonly concludesTurn: boolean }
+  | { readonly kind: 'aborted' }
+  /** Every started call committed, but `maxCalls` kept the rest from starting (L13.1). */
+  | { readonly kind: 'limited' }
+  | { readonly kind: 'failed'; readonly message: string }
+)
 
 /** The durable data of a result: content, isError, error info and meta only (O2.1–O2.3). */
 export function durableResult(
@@ -78,6 +88,8 @@ class BatchRun {
   readonly #ctx: BatchContext
   readonly #calls: readonly ToolCallBlock[]
   readonly #input: (block: ToolCallBlock, args: unknown) => ToolCallInput
+  /** Orders the policy phases of the batch's calls in model order (P1.8). */
+  readonly #sequence: CallSequence = callSequence()
   readonly #ready: (ToolResult | undefined)[] = []
   /** Events that must precede the first write's own (the step's assistant/message). */
   lead: readonly NewSessionEvent[]
@@ -226,7 +238,9 @@ class BatchRun {
   #launch({ block, args, index }: Planned): void {
     this.started = index + 1
     this.#running++
-    this.#ctx.runtime.execute(this.#input(block, args)).then(
+    const input = this.#input(block, args)
+    input.sequence = this.#sequence
+    this.#ctx.runtime.execute(input).then(
       (result) => {
         this.#running--
         this.#ready[index] = result
@@ -250,32 +264,46 @@ class BatchRun {
  * Each write appends the results ready in model order (L4.6) and then the `tool/call` events
  * of the calls that start at that moment (the free slots of the pool), and only once it is
  * durable do those calls' pipelines start (L4.4, L4.5); `ctx.lead` rides on the first write.
+ * The calls share one call sequence, so their policy phases run in model order (L5.7).
  * On abort, started calls are awaited and committed and the rest get synthesized pairs (L6);
- * on a pipeline rejection or a failed append nothing more starts, started calls are awaited,
- * and nothing is fabricated (L5.5).
+ * calls beyond `ctx.maxCalls` get synthesized pairs too (L13.1); on a pipeline rejection or a
+ * failed append nothing more starts, started calls are awaited, and nothing is fabricated (L5.5).
  */
 export async function runBatch(ctx: BatchContext, calls: readonly ToolCallBlock[]): Promise<BatchOutcome> {
-  const batch = new BatchRun(ctx, calls)
+  const runnable = calls.length > ctx.maxCalls ? calls.slice(0, ctx.maxCalls) : calls
+  const batch = new BatchRun(ctx, runnable)
   await batch.run()
-  if (batch.failure !== undefined) return { kind: 'failed', message: batch.failure }
-  if (!ctx.signal.aborted) return { kind: 'completed', concludesTurn: batch.concludesTurn }
+  const { started } = batch
+  if (batch.failure !== undefined) return { kind: 'failed', message: batch.failure, started }
+  const aborted = ctx.signal.aborted
+  if (!aborted && runnable.length === calls.length) {
+    return { kind: 'completed', concludesTurn: batch.concludesTurn, started }
+  }
   const { turn, step } = ctx
   const events = [
     ...batch.lead,
-    ...calls.slice(batch.started).flatMap((block) => abortedPair(turn, step, block)),
+    ...calls
+      .slice(started)
+      .flatMap((block) => notStartedPair(turn, step, block, aborted ? ABORTED : LIMITED)),
   ]
   if (events.length > 0) {
     try {
       await ctx.session.appendBatch(events)
     } catch (error) {
-      return { kind: 'failed', message: errorMessage(error) }
+      return { kind: 'failed', message: errorMessage(error), started }
     }
   }
-  return { kind: 'aborted' }
+  return aborted ? { kind: 'aborted', started } : { kind: 'limited', started }
 }
 
-/** The synthesized `tool/call` + `tool/result` of a call the abort kept from starting (L6.3). */
-function abortedPair(turn: number, step: number, block: ToolCallBlock) {
+const ABORTED = 'Error: tool call aborted before dispatch'
+const LIMITED = 'Error: tool call not started: the turn reached its maxToolCalls limit'
+
+/**
+ * The synthesized `tool/call` + `tool/result` of a call that never started: kept back by the
+ * abort (L6.3) or by the turn's `maxToolCalls` (L13.1), with `text` saying which.
+ */
+function notStartedPair(turn: number, step: number, block: ToolCallBlock, text: string) {
   return [
     {
       type: 'tool/call' as const,
@@ -288,7 +316,7 @@ function abortedPair(turn: number, step: number, block: ToolCallBlock) {
         step,
         callId: block.id,
         name: block.name,
-        content: [{ type: 'text', text: 'Error: tool call aborted before dispatch' }],
+        content: [{ type: 'text', text }],
         isError: true,
         error: { name: 'AbortError', code: 'ABORTED_BEFORE_DISPATCH' },
       },

@@ -33,6 +33,7 @@ describe('L6 abort (SQLite session)', () => {
       'tool/result c3 ABORTED_BEFORE_DISPATCH',
       'tool/call c4',
       'tool/result c4 ABORTED_BEFORE_DISPATCH',
+      'step/end',
       'turn/end aborted',
     ])
     // L6.3: no pipeline ran for the calls that never started.
@@ -77,7 +78,7 @@ describe('L6 abort (SQLite session)', () => {
     expect(lines(r.session).at(-1)).toBe('tool/call c1')
     r.gates.open('stubborn')
     await agent.whenIdle()
-    expect(lines(r.session).slice(-2)).toEqual(['tool/result c1 TOOL_FAILED', 'turn/end aborted'])
+    expect(lines(r.session).slice(-3)).toEqual(['tool/result c1 TOOL_FAILED', 'step/end', 'turn/end aborted'])
   })
 
   it('L6.4: an abort during an exclusive call starts nothing of the parallel group after it', async () => {
@@ -93,6 +94,7 @@ describe('L6 abort (SQLite session)', () => {
       'tool/result c2 ABORTED_BEFORE_DISPATCH',
       'tool/call c3',
       'tool/result c3 ABORTED_BEFORE_DISPATCH',
+      'step/end',
       'turn/end aborted',
     ])
     expect(r.trace).toEqual(['start 1', 'end 1'])
@@ -116,6 +118,7 @@ describe('L6 abort (SQLite session)', () => {
       'step/start',
       'user/message "go"',
       'assistant/message "Let me look at that."',
+      'step/end',
       'turn/end aborted',
     ])
     expect(r.trace).toEqual([])
@@ -126,7 +129,13 @@ describe('L6 abort (SQLite session)', () => {
     r = await rig()
     const { agent } = go(r, [{ toolCalls: [call('echo', '1')] }], { onModelEvent: () => agent.abort() })
     await agent.whenIdle()
-    expect(lines(r.session)).toEqual(['turn/start', 'step/start', 'user/message "go"', 'turn/end aborted'])
+    expect(lines(r.session)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "go"',
+      'step/end',
+      'turn/end aborted',
+    ])
   })
 
   it('L6.7: contexts of results committed during an abort wait in the FIFO for the first step of the next turn', async () => {
@@ -138,9 +147,10 @@ describe('L6 abort (SQLite session)', () => {
     await eventually(() => r.trace.includes('start 2'), 'call 2 started')
     agent.abort()
     await agent.whenIdle()
-    expect(lines(r.session).slice(-3)).toEqual([
+    expect(lines(r.session).slice(-4)).toEqual([
       'tool/result c1 ok',
       'tool/result c2 ABORTED',
+      'step/end',
       'turn/end aborted',
     ])
     // A context alone does not start a turn.
@@ -157,5 +167,53 @@ describe('L6 abort (SQLite session)', () => {
       'step/end',
       'turn/end completed',
     ])
+  })
+})
+
+describe('L6.8 abort and queued input (SQLite session)', () => {
+  it('L6.8: after an abort, queued user input waits for the next send instead of starting a turn', async () => {
+    r = await rig()
+    const { agent, model } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'both seen' }])
+    await eventually(() => r.trace.includes('start 1'), 'the call started')
+    const queued = agent.send('queued while running')
+    agent.abort()
+    expect(await agent.whenIdle()).toEqual({ turn: 1, reason: 'aborted', text: '' })
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    expect(lines(r.session).filter((l) => l === 'turn/start')).toHaveLength(1)
+    expect(model.requests).toHaveLength(1)
+    // The next send starts the turn, with the held message first.
+    expect(await agent.send('next')).toEqual({ turn: 2, reason: 'completed', text: 'both seen' })
+    expect((await queued).turn).toBe(2)
+    expect(lines(r.session).slice(lines(r.session).lastIndexOf('turn/start'))).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "queued while running"',
+      'user/message "next"',
+      'assistant/message "both seen"',
+      'step/end',
+      'turn/end completed',
+    ])
+  })
+
+  it('L6.8: abort({ keepQueued: true }) starts the next turn with the queued input at once', async () => {
+    r = await rig()
+    const { agent } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'went on' }])
+    await eventually(() => r.trace.includes('start 1'), 'the call started')
+    const queued = agent.send('queued while running')
+    agent.abort({ keepQueued: true })
+    expect(await queued).toEqual({ turn: 2, reason: 'completed', text: 'went on' })
+    expect(lines(r.session).filter((l) => l.startsWith('turn/end'))).toEqual([
+      'turn/end aborted',
+      'turn/end completed',
+    ])
+  })
+
+  it('L6.8: abort options other than { keepQueued?: boolean } throw INVALID_DEFINITION', async () => {
+    r = await rig()
+    const { agent } = go(r, [{ text: 'ok' }])
+    for (const bad of [null, 'yes', { keepQueued: 'yes' }]) {
+      expect(() => agent.abort(bad as never)).toThrow(expect.objectContaining({ code: 'INVALID_DEFINITION' }))
+    }
+    await agent.whenIdle()
   })
 })

@@ -107,6 +107,7 @@ describe('L8 approval events (SQLite session)', () => {
       'approval/asked c1',
       'approval/decided c1 cancelled',
       'tool/result c1 ABORTED_BEFORE_DISPATCH',
+      'step/end',
       'turn/end aborted',
     ])
     expect(approvalEvents()[1]?.data).toMatchObject({ outcome: 'cancelled', argumentsDigest: digestOf('1') })
@@ -133,10 +134,12 @@ describe('L8 approval events (SQLite session)', () => {
     const { agent } = go(r, [{ toolCalls: [call('echo', '1'), call('echo', '2')] }, { text: 'ok' }], {
       approver: (request) => new Promise((resolve) => pending.set(request.callId, resolve)),
     })
-    await eventually(() => pending.size === 2, 'both approvals pending')
-    pending.get('c2')?.('rejected')
-    await eventually(() => lines(r.session).includes('approval/decided c2 rejected'), 'c2 decided')
+    // Approvals are asked one at a time, in model order (L5.7): c2 waits for c1's answer.
+    await eventually(() => pending.size === 1, 'the first approval pending')
+    expect([...pending.keys()]).toEqual(['c1'])
     pending.get('c1')?.('allowed-once')
+    await eventually(() => pending.size === 2, 'the second approval pending')
+    pending.get('c2')?.('rejected')
     await agent.whenIdle()
     const log = lines(r.session)
     for (const [id, outcome, result] of [
@@ -175,6 +178,7 @@ describe('L8 approval events (SQLite session)', () => {
       'approval/asked c1',
       'approval/decided c1 cancelled',
       'tool/result c1 ABORTED_BEFORE_DISPATCH',
+      'step/end',
       'turn/end aborted',
     ])
   })
@@ -195,11 +199,16 @@ describe('L8 approval events (SQLite session)', () => {
     )
     await agent.whenIdle()
     expect(consulted).toBe(0)
-    expect(lines(r.session).slice(4)).toEqual(['tool/call c1', 'tool/result c1 DENIED', 'turn/end error'])
+    expect(lines(r.session).slice(4)).toEqual([
+      'tool/call c1',
+      'tool/result c1 DENIED',
+      'step/end',
+      'turn/end error',
+    ])
     expect(r.session.events().at(-1)?.data).toMatchObject({ reason: 'error', message: 'disk full' })
     agent.send('next')
     await agent.whenIdle()
-    expect(lines(r.session).slice(7, 10)).toEqual([
+    expect(lines(r.session).slice(8, 11)).toEqual([
       'tool/call c2',
       'tool/result c2 TOOL_NOT_STARTED',
       'turn/start',

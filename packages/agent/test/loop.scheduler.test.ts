@@ -1,6 +1,12 @@
 import { createAgent, scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
-import { NOT_STARTED_TEXT, OUTCOME_UNKNOWN_TEXT, planRepair, type SessionEvent } from '@tooltx/session'
+import {
+  NOT_STARTED_TEXT,
+  OUTCOME_UNKNOWN_TEXT,
+  planRepair,
+  type SessionEvent,
+  sqliteStore,
+} from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
 
@@ -239,6 +245,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
       'tool/call c2',
       'tool/call c3',
       'tool/result c1 ok',
+      'step/end',
       'turn/end error',
     ])
     expect(r.session.events().at(-1)?.data).toEqual({ turn: 1, reason: 'error', message: 'disk full' })
@@ -295,6 +302,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
       'turn/start',
       'step/start',
       'user/message "next"',
+      'step/end',
       'turn/end aborted',
     ])
     expect(answeredOnce(r.session)).toBe(true)
@@ -370,6 +378,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
     await agent.whenIdle()
     expect(lines(r.session).slice(5)).toEqual([
       'tool/result c1 TOOL_OUTCOME_UNKNOWN',
+      'step/end',
       'turn/end interrupted',
       'turn/start',
       'step/start',
@@ -378,6 +387,79 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
       'assistant/message "back"',
       'step/end',
       'turn/end completed',
+    ])
+  })
+})
+
+describe('L5.7 policy phases in model order (SQLite session)', () => {
+  it('L5.7: post-execute handlers of a parallel batch run in model order, not in completion order', async () => {
+    const writes: string[][] = []
+    r = await rig({
+      store: (path) => {
+        const store = sqliteStore(path)
+        return {
+          load: (id) => store.load(id),
+          listSessions: () => store.listSessions(),
+          close: () => store.close(),
+          append: (id, events) => {
+            writes.push(events.map((e) => e.type))
+            return store.append(id, events)
+          },
+        }
+      },
+    })
+    const order: string[] = []
+    r.runtime.onPostExecute((exec, _result, next) => {
+      order.push(exec.callId)
+      return next()
+    })
+    const { agent } = go(r, [
+      { toolCalls: [call('wait', '1'), call('wait', '2'), call('wait', '3')] },
+      { text: 'ok' },
+    ])
+    await eventually(() => r.trace.length === 3, 'all three started')
+    r.gates.open('3')
+    r.gates.open('2')
+    await eventually(() => r.trace.includes('end 2'), 'calls 3 and 2 finished')
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    expect(order).toEqual([])
+    r.gates.open('1')
+    await agent.whenIdle()
+    expect(order).toEqual(['c1', 'c2', 'c3'])
+    // The bodies still ran side by side, and the pool still wrote its tool/calls together.
+    expect(r.trace.slice(0, 3)).toEqual(['start 1', 'start 2', 'start 3'])
+    expect(writes.filter((w) => w.includes('tool/call'))).toEqual([
+      ['assistant/message', 'tool/call', 'tool/call', 'tool/call'],
+    ])
+  })
+
+  it('L5.7: a slow pre-execute on one call delays the decision of the next call of the batch', async () => {
+    r = await rig()
+    const decided: string[] = []
+    let letGo!: () => void
+    const person = new Promise<void>((resolve) => {
+      letGo = resolve
+    })
+    r.runtime.onPreExecute(async (exec, next) => {
+      decided.push(exec.callId)
+      if (exec.callId === 'c1') await person
+      return next()
+    })
+    r.gates.open('1')
+    r.gates.open('2')
+    const { agent } = go(r, [{ toolCalls: [call('wait', '1'), call('wait', '2')] }, { text: 'ok' }])
+    await eventually(() => decided.length === 1, 'c1 is being decided')
+    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve))
+    expect(decided).toEqual(['c1'])
+    expect(r.trace).toEqual([])
+    letGo()
+    await agent.whenIdle()
+    expect(decided).toEqual(['c1', 'c2'])
+    expect(calls(r.session)).toEqual([
+      'tool/call c1',
+      'tool/call c2',
+      'tool/result c1 ok',
+      'tool/result c2 ok',
     ])
   })
 })

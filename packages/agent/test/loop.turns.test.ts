@@ -1,7 +1,7 @@
-import { createAgent, scripted } from '@tooltx/agent'
+import { type Agent, createAgent, scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { args, lines, type Rig, rig } from './loop-harness.js'
+import { args, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
 
 let r: Rig
 afterEach(async () => {
@@ -193,10 +193,134 @@ describe('L3 turns and steps (SQLite session)', () => {
     const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
     agent.send('hello')
     await agent.whenIdle()
-    expect(lines(r.session)).toEqual(['turn/start', 'step/start', 'user/message "hello"', 'turn/end error'])
+    expect(lines(r.session)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "hello"',
+      'step/end',
+      'turn/end error',
+    ])
     expect(r.session.events().at(-1)?.data).toMatchObject({
       reason: 'error',
       message: expect.stringContaining('no scripted step left for request 1'),
     })
+  })
+})
+
+/** True iff, in every turn of the log, each step/start has its step/end before the turn/end. */
+function stepsClosed(session: Rig['session']): boolean {
+  let open = false
+  for (const event of session.events()) {
+    if (event.type === 'step/start') open = true
+    else if (event.type === 'step/end') open = false
+    else if (event.type === 'turn/end' && open) return false
+  }
+  return !open
+}
+
+describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () => {
+  it('L3.8: an abort mid-stream, an abort mid-batch and a model failure each close the step before turn/end', async () => {
+    r = await rig()
+    let agent!: Agent
+    let streamAbort = true
+    const model = scripted([
+      { text: 'streaming', toolCalls: [call('echo', '1')] },
+      { toolCalls: [call('wait', '2')] },
+    ])
+    agent = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: r.session,
+      model,
+      onModelEvent: () => {
+        if (streamAbort) agent.abort()
+        streamAbort = false
+      },
+    })
+    // 1: aborted while the reply streams.
+    await agent.send('one')
+    // 2: aborted while a call runs.
+    const second = agent.send('two')
+    await eventually(() => r.trace.includes('start 2'), 'call 2 started')
+    agent.abort()
+    await second
+    // 3: the script is exhausted, so the model fails.
+    await agent.send('three')
+    expect(lines(r.session).filter((l) => l.startsWith('turn/end'))).toEqual([
+      'turn/end aborted',
+      'turn/end aborted',
+      'turn/end error',
+    ])
+    expect(stepsClosed(r.session)).toBe(true)
+    expect(lines(r.session).slice(-3)).toEqual(['user/message "three"', 'step/end', 'turn/end error'])
+  })
+
+  it('L3.8: when the write between two steps fails, the step still open is the one closed', async () => {
+    r = await rig({ store: (path) => failingOnce(path, (e) => e.type === 'step/start' && e.data.step === 2) })
+    const { agent } = go(r, [{ toolCalls: [call('echo', '1')] }, { text: 'never asked' }])
+    expect((await agent.whenIdle())?.error).toBe('disk full')
+    expect(lines(r.session).slice(-4)).toEqual([
+      'tool/call c1',
+      'tool/result c1 ok',
+      'step/end',
+      'turn/end error',
+    ])
+    expect(r.session.events().at(-2)?.data).toEqual({ turn: 1, step: 1 })
+    expect(stepsClosed(r.session)).toBe(true)
+  })
+
+  it('L3.9: inject snapshots the message at the call, so changing it afterwards changes nothing logged', async () => {
+    r = await rig()
+    const agent = createAgent({
+      runtime: r.runtime,
+      scope: r.scope,
+      session: r.session,
+      model: scripted([{ text: 'ok' }]),
+    })
+    const message = { role: 'user' as const, content: [{ type: 'text', text: 'original' }] }
+    const done = agent.inject(message)
+    message.content[0]!.text = 'changed'
+    message.content.push({ type: 'text', text: 'added' })
+    await done
+    const logged = r.session.events().find((e) => e.type === 'user/message')
+    expect(logged?.data).toEqual({
+      turn: 1,
+      step: 1,
+      message: { role: 'user', content: [{ type: 'text', text: 'original' }] },
+    })
+  })
+
+  it('L3.9: a message that is not lossless JSON throws INVALID_DEFINITION at inject, and the running turn carries on', async () => {
+    r = await rig()
+    const { agent } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'finished' }])
+    await eventually(() => r.trace.includes('start 1'), 'the call started')
+    const bad = [
+      [{ role: 'user', content: [{ type: 'text', text: 'x', when: new Date(0) }] }, 'is not lossless JSON'],
+      [{ role: 'user', content: [{ type: 'text', text: Number.NaN }] }, 'is not lossless JSON'],
+      [{ role: 'assistant', content: [] }, 'takes a user message'],
+      [
+        {
+          role: 'user',
+          get content() {
+            throw new Error('boom')
+          },
+        },
+        'reading the message failed: boom',
+      ],
+    ] as const
+    for (const [message, text] of bad) {
+      expect(() => agent.inject(message as never)).toThrow(
+        expect.objectContaining({ code: 'INVALID_DEFINITION', message: expect.stringContaining(text) }),
+      )
+    }
+    expect(() => agent.send(42 as never)).toThrow(
+      expect.objectContaining({
+        code: 'INVALID_DEFINITION',
+        message: 'agent.send takes a string, got number',
+      }),
+    )
+    r.gates.open('1')
+    expect(await agent.whenIdle()).toEqual({ turn: 1, reason: 'completed', text: 'finished' })
+    expect(lines(r.session).filter((l) => l.startsWith('user/message'))).toEqual(['user/message "go"'])
   })
 })

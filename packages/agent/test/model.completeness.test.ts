@@ -151,6 +151,7 @@ describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
       'turn/start',
       'step/start',
       'user/message "clean up"',
+      'step/end',
       'turn/end error',
     ])
     const end = r.session.events().at(-1)

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs'
+import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import { DEFAULT_MODELS } from '@tooltx/agent'
@@ -23,16 +23,25 @@ Commands:
   sessions         list saved sessions
   replay <id>      print the timeline of a saved session from its log
 
-Run \`tooltx <command> --help\` for the options of a command.`,
+Options:
+  -h, --help       show this help
+  --version        print the version of tooltx
+
+Run \`tooltx <command> --help\` for the options of a command.
+
+Exit status: 0 done, 1 a failure the message explains, 2 a usage error,
+130 stopped by Ctrl-C, 141 stopped because stdout was closed.`,
   demo: `Usage: tooltx demo [options]
 
 Runs a scripted agent over a copy of the bundled sample workspace with real tools (list,
 read, grep, run checks, write a note): a parallel batch, a guard denial, an approval and a
-timeout, shown live. Prints where the session was saved and how to replay it.
+timeout, shown live. At a terminal it asks you to approve the write; without one it
+approves it itself and says so. Prints where the session was saved and how to replay it.
 
 Options:
 ${DB_HELP}
   --fast           stream the scripted replies without pauses
+  --yes            approve the write without asking
   -h, --help       show this help`,
   run: `Usage: tooltx run "<task>" [options]
 
@@ -49,18 +58,24 @@ Options:
 ${DB_HELP}
   -h, --help       show this help
 
+Writes ask for approval at a terminal ("Allow write_note? [y/N]"); without a terminal they
+are refused unless --yes is given. Ctrl-C stops the run: the turn is saved as aborted and
+the exit status is 130.
+
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.`,
   sessions: `Usage: tooltx sessions [options]
 
-Lists the saved sessions, oldest first.
+Lists the saved sessions, oldest first, with each one's final status (completed, aborted,
+interrupted, error, or unfinished) and task. Never creates or changes the database.
 
 Options:
 ${DB_HELP}
   -h, --help       show this help`,
-  replay: `Usage: tooltx replay <id> [options]
+  replay: `Usage: tooltx replay <id | latest | id-prefix> [options]
 
 Prints a saved session's timeline from the log alone: turns, steps, each call with its card,
-results and contexts. No tool runs.
+results and contexts. No tool runs, and the database is never created or changed. <id> may
+be \`latest\` (the session created last) or the start of exactly one session id.
 
 Options:
 ${DB_HELP}
@@ -68,6 +83,16 @@ ${DB_HELP}
 }
 
 const MODES: readonly string[] = ['native', 'code', 'both']
+
+const PROVIDERS: readonly string[] = ['openai', 'anthropic']
+
+/** The version in the CLI's package.json. */
+function version(): string {
+  const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+    version: string
+  }
+  return pkg.version
+}
 
 const HELP_FLAG = { type: 'boolean', short: 'h' } as const
 
@@ -95,19 +120,31 @@ export async function main(
       out.line(HELP.main)
       return command === undefined ? 2 : 0
     }
+    if (command === '--version') {
+      out.line(`tooltx ${version()}`)
+      return 0
+    }
     switch (command) {
       case 'demo': {
         const { values, positionals } = parsed('demo', () =>
           parseArgs({
             args: rest,
             allowPositionals: true,
-            options: { db: { type: 'string' }, fast: { type: 'boolean' }, help: HELP_FLAG },
+            options: {
+              db: { type: 'string' },
+              fast: { type: 'boolean' },
+              yes: { type: 'boolean' },
+              help: HELP_FLAG,
+            },
           }),
         )
         if (values.help) return help(out, 'demo')
         noPositionals('demo', positionals)
-        await demoCommand({ db: dbPath(values.db), fast: values.fast === true }, out)
-        return 0
+        const demo = await demoCommand(
+          { db: dbPath(values.db), fast: values.fast === true, yes: values.yes === true },
+          out,
+        )
+        return demo.exitStatus
       }
       case 'run': {
         const { values, positionals } = parsed('run', () =>
@@ -132,7 +169,13 @@ export async function main(
           throw new UsageError(`run needs a task, e.g. tooltx run "summarise the TODOs"\n\n${HELP.run}`, 2)
         const mode = values.mode ?? 'native'
         if (!MODES.includes(mode))
-          throw new UsageError(`--mode must be native, code or both, got "${mode}"`, 2)
+          throw new UsageError(`--mode must be native, code or both, got "${mode}"\n\n${HELP.run}`, 2)
+        if (values.provider !== undefined && !PROVIDERS.includes(values.provider)) {
+          throw new UsageError(
+            `--provider must be openai or anthropic, got "${values.provider}"\n\n${HELP.run}`,
+            2,
+          )
+        }
         const workspace = path.resolve(values.workspace ?? '.')
         if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
           throw new UsageError(
@@ -140,7 +183,7 @@ export async function main(
             2,
           )
         }
-        await runCommand(
+        const outcome = await runCommand(
           {
             task,
             db: dbPath(values.db),
@@ -154,7 +197,7 @@ export async function main(
           },
           out,
         )
-        return 0
+        return outcome.exitStatus
       }
       case 'sessions': {
         const { values, positionals } = parsed('sessions', () =>

@@ -1,5 +1,7 @@
 export * from './cli.js'
 export * from './code-mode-comparison.js'
 export * from './output.js'
+export * from './presenters.js'
+export * from './session-timeline.js'
 export * from './timeline.js'
 export * from './toolset.js'

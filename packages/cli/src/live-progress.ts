@@ -1,6 +1,7 @@
 import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
 import type { Session } from '@tooltx/session'
 import type { Output } from './output.js'
+import { liveLookup } from './presenters.js'
 import { terminalSafe } from './terminal-text.js'
 import { TimelineRenderer } from './timeline.js'
 
@@ -8,7 +9,8 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 
 /**
  * Shows a session live: every durable event as timeline lines (the same lines `replay`
- * prints), and on a terminal a spinner line naming the calls still running. Returns a
+ * prints: cards only from presenters the log records, `liveLookup`), and on a terminal a
+ * spinner line naming the calls still running, paused while a question is asked. Returns a
  * function that stops watching.
  */
 export function watchSession(
@@ -17,8 +19,7 @@ export function watchSession(
   scope: RuntimeScope,
   out: Output,
 ): () => void {
-  const view = runtime.view(scope)
-  const timeline = new TimelineRenderer((name) => view.get(name))
+  const timeline = new TimelineRenderer(liveLookup(runtime.view(scope)))
   const running = new Map<string, string>()
   let frame = 0
   const paint = () => {

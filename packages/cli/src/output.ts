@@ -1,45 +1,115 @@
+import { createInterface } from 'node:readline'
+import { terminalSafe } from './terminal-text.js'
+
 /** Where a command writes: normal lines and error lines. Tests pass their own. */
 export interface Output {
   line(text?: string): void
   error(text: string): void
   /** True when stdout is an interactive terminal (live spinners are shown only then). */
   readonly interactive: boolean
+  /** The width of the terminal in columns when stdout is one, else `undefined` (no wrapping). */
+  readonly columns: number | undefined
   /** Rewrites the transient status line (interactive terminals only). */
   status(text: string): void
+  /** A person who can answer questions: present only when stdin and stdout are both terminals. */
+  readonly prompt: Prompt | undefined
+  /**
+   * Calls `listener` once when the reader of stdout goes away (EPIPE); later writes are dropped.
+   * Returns the function that removes the listener. With no listener, the process exits quietly.
+   */
+  onClosed(listener: () => void): () => void
+}
+
+/** Questions to the person at the terminal. */
+export interface Prompt {
+  /**
+   * Prints `question` and resolves with the line typed in answer, echoed as it is typed; the
+   * status line stays cleared until then. Resolves `undefined` for Ctrl-C, and `''` when the
+   * input ends (Ctrl-D) or `signal` aborts.
+   */
+  ask(question: string, signal: AbortSignal): Promise<string | undefined>
 }
 
 /** Output to the process's stdout and stderr. */
 export function processOutput(): Output {
-  // A reader that goes away (`tooltx replay … | head`) is not an error: stop quietly.
+  const interactive = process.stdout.isTTY === true
+  const listeners = new Set<() => void>()
+  const closed = new Set<NodeJS.WriteStream>()
+  let asking = false
+  let statusShown = false
+  // A reader that goes away (`tooltx replay … | head`) is not an error: a running command
+  // stops its run (its listener), anything else ends quietly. Later writes to that stream are
+  // dropped; the other stream still works (to say why the run stopped).
   for (const stream of [process.stdout, process.stderr]) {
     stream.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EPIPE') process.exit(process.exitCode ?? 0)
-      throw error
+      if (closed.has(stream)) return
+      if (error.code !== 'EPIPE') throw error
+      closed.add(stream)
+      if (listeners.size === 0) process.exit(process.exitCode ?? 0)
+      for (const listener of [...listeners]) listener()
     })
   }
-  const interactive = process.stdout.isTTY === true
-  let statusShown = false
+  const write = (stream: NodeJS.WriteStream, text: string) => {
+    if (!closed.has(stream)) stream.write(text)
+  }
   const clearStatus = () => {
-    if (statusShown) process.stdout.write('\r\x1b[2K')
+    if (statusShown) write(process.stdout, '\r\x1b[2K')
     statusShown = false
+  }
+  const prompt: Prompt = {
+    ask(question, signal) {
+      if (signal.aborted) return Promise.resolve('')
+      clearStatus()
+      asking = true
+      const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: true })
+      return new Promise<string | undefined>((resolve) => {
+        const settle = (answer: string | undefined) => {
+          signal.removeEventListener('abort', onAbort)
+          asking = false
+          rl.close()
+          resolve(answer)
+        }
+        const onAbort = () => {
+          write(process.stdout, '\n')
+          settle('')
+        }
+        signal.addEventListener('abort', onAbort, { once: true })
+        rl.on('SIGINT', () => {
+          write(process.stdout, '^C\n')
+          settle(undefined)
+        })
+        rl.on('close', () => {
+          if (asking) settle('')
+        })
+        rl.question(terminalSafe(question), (answer) => settle(answer))
+      })
+    },
   }
   return {
     interactive,
+    get columns() {
+      return interactive ? process.stdout.columns : undefined
+    },
+    prompt: interactive && process.stdin.isTTY === true ? prompt : undefined,
     line(text = '') {
       clearStatus()
-      process.stdout.write(`${text}\n`)
+      write(process.stdout, `${terminalSafe(text)}\n`)
     },
     error(text) {
       clearStatus()
-      process.stderr.write(`${text}\n`)
+      write(process.stderr, `${terminalSafe(text)}\n`)
     },
     status(text) {
-      if (!interactive) return
+      if (!interactive || asking) return
       clearStatus()
       if (text !== '') {
-        process.stdout.write(text.slice(0, (process.stdout.columns ?? 80) - 1))
+        write(process.stdout, terminalSafe(text).slice(0, (process.stdout.columns ?? 80) - 1))
         statusShown = true
       }
+    },
+    onClosed(listener) {
+      listeners.add(listener)
+      return () => listeners.delete(listener)
     },
   }
 }

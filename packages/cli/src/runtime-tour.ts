@@ -1,6 +1,7 @@
 import { type ToolResult, toModelSchema } from '@tooltx/core'
 import type { Output } from './output.js'
 import { createToolset, fixedApprover } from './toolset.js'
+import { wrapLine } from './wrap.js'
 
 /** One call the tour makes straight through the runtime, and what it shows. */
 interface TourCall {
@@ -34,13 +35,16 @@ function compact(result: ToolResult): string {
 /**
  * Calls the workspace tools directly through the runtime — no model, no agent, no log — and
  * prints each frozen result as JSON, plus one model-facing schema: what the runtime itself
- * guarantees, whatever loop drives it.
+ * guarantees, whatever loop drives it. At a terminal, long lines wrap at its width.
  */
 export async function runtimeTour(out: Output, root: string): Promise<void> {
   const { runtime, scope } = createToolset({ root, checkTimeoutMs: 300 })
   out.line('Under the hood — the runtime alone (no model, no agent, no log):')
   const schema = toModelSchema(runtime.view(scope).get('read_file')!)
-  out.line(`  model-facing schema of read_file: ${JSON.stringify(schema)}`)
+  const say = (line: string) => {
+    for (const part of wrapLine(line, out.columns, '      ')) out.line(part)
+  }
+  say(`  model-facing schema of read_file: ${JSON.stringify(schema)}`)
   let n = 0
   for (const call of CALLS) {
     const result = await runtime.execute({
@@ -51,7 +55,7 @@ export async function runtimeTour(out: Output, root: string): Promise<void> {
       scope,
       ...(call.approver ? { approver: fixedApprover(call.approver) } : {}),
     })
-    out.line(`  ${call.label}: ${call.name} ${JSON.stringify(call.arguments)}`)
-    out.line(`    → ${compact(result)}${Object.isFrozen(result) ? '  (frozen)' : ''}`)
+    say(`  ${call.label}: ${call.name} ${JSON.stringify(call.arguments)}`)
+    say(`    → ${compact(result)}${Object.isFrozen(result) ? '  (frozen)' : ''}`)
   }
 }

@@ -1,10 +1,12 @@
 import {
+  type AnyToolDefinition,
   type Approver,
   createToolRuntime,
   type Mode,
   type RuntimeScope,
   type ToolRuntime,
 } from '@tooltx/core'
+import { withPresenter } from './presenters.js'
 import { grepTool } from './tools/grep.js'
 import { listFilesTool } from './tools/list-files.js'
 import { isProtectedPath } from './tools/protected-paths.js'
@@ -44,11 +46,13 @@ export function createToolset(options: ToolsetOptions): Toolset {
     ...(options.reportError ? { reportError: options.reportError } : {}),
   })
   const scope = runtime.scope()
-  scope.register(listFilesTool(workspace))
-  scope.register(readFileTool(workspace))
-  scope.register(grepTool(workspace))
-  scope.register(writeNoteTool(workspace))
-  scope.register(runCheckTool(workspace, { timeoutMs: options.checkTimeoutMs ?? 1_000 }))
+  // Each tool signs its results with its presenter, so a replay can tell it from a user's tool of the same name.
+  const signed = <D extends AnyToolDefinition>(def: D) => withPresenter(`tooltx/${def.name}`, def)
+  scope.register(signed(listFilesTool(workspace)))
+  scope.register(signed(readFileTool(workspace)))
+  scope.register(signed(grepTool(workspace)))
+  scope.register(signed(writeNoteTool(workspace)))
+  scope.register(signed(runCheckTool(workspace, { timeoutMs: options.checkTimeoutMs ?? 1_000 })))
   scope.guard((exec) => {
     const target = (exec.arguments as { path?: unknown } | undefined)?.path
     return typeof target === 'string' && isProtectedPath(target) ? `"${target}" holds secrets` : undefined

@@ -2,31 +2,11 @@ import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { BIN, cleanEnv, tooltx } from './cli-harness.js'
 
 const run = promisify(execFile)
-const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url))
-
-/** Runs the built CLI the way a user would, in `cwd`, and returns its output and exit code. */
-async function tooltx(cwd: string, ...args: string[]) {
-  try {
-    const { stdout, stderr } = await run(process.execPath, [BIN, ...args], { cwd, env: cleanEnv() })
-    return { code: 0, stdout, stderr }
-  } catch (error) {
-    const e = error as { code: number; stdout: string; stderr: string }
-    return { code: e.code, stdout: e.stdout, stderr: e.stderr }
-  }
-}
-
-function cleanEnv(): NodeJS.ProcessEnv {
-  const env = { ...process.env }
-  delete env.OPENAI_API_KEY
-  delete env.ANTHROPIC_API_KEY
-  delete env.OPENAI_BASE_URL
-  return env
-}
 
 /** The timeline part of an output: from the first turn marker to the last. */
 function timeline(stdout: string): string[] {

@@ -13,6 +13,9 @@ describe('the Code Mode comparison of the demo', () => {
       error: (t) => void lines.push(t),
       status() {},
       interactive: false,
+      columns: undefined,
+      prompt: undefined,
+      onClosed: () => () => {},
     }
     const { nativeTokens, codeTokens } = await codeModeComparison(out, SAMPLE)
     expect(codeTokens).toBeGreaterThan(0)

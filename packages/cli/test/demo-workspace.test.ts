@@ -21,6 +21,9 @@ async function demo(dir: string) {
     line: () => {},
     error: (text) => errors.push(text),
     status: () => {},
+    columns: undefined,
+    prompt: undefined,
+    onClosed: () => () => {},
   }
   const code = await main(['demo', '--fast', '--db', path.join(dir, 'sessions.db')], out)
   return { code, errors }

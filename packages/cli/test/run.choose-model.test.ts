@@ -60,6 +60,9 @@ describe('tooltx run: base URL and default model', () => {
       error: () => {},
       interactive: false,
       status: () => {},
+      columns: undefined,
+      prompt: undefined,
+      onClosed: () => () => {},
     }
     expect(await main(['run', '--help'], out, {})).toBe(0)
     expect(printed.join('\n')).toContain(

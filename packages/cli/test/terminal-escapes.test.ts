@@ -38,6 +38,9 @@ function recorder() {
     line: (text = '') => lines.push(text),
     error: (text) => lines.push(text),
     status: (text) => statuses.push(text),
+    columns: undefined,
+    prompt: undefined,
+    onClosed: () => () => {},
   }
   return { out, lines, statuses }
 }

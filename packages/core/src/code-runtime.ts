@@ -9,9 +9,17 @@ export type CodeRunErrorKind =
   | 'wall-limit'
   | 'memory-limit'
   | 'output-limit'
+  | 'pending-limit'
   | 'invalid-output'
   | 'abort'
   | 'crash'
+
+/**
+ * The rejection of a binding call whose arguments are not lossless JSON (X3.2): it says what
+ * was wrong and what the program should do instead.
+ */
+export const TOOL_ARGS_NOT_LOSSLESS =
+  "tool arguments must be lossless JSON; call the tool with one arguments object of plain JSON values, as in tools.<name>({ key: 'value' })"
 
 /** A host function the program can call as `tools.<name>(args)`; only lossless JSON crosses. */
 export type CodeBinding = (args: JsonValue) => Promise<JsonValue>

@@ -12,6 +12,7 @@ export * from './lossless-json.js'
 export * from './messages.js'
 export * from './presentation.js'
 export * from './result.js'
+export { type CallSequence, callSequence } from './runtime/call-sequence.js'
 export type { ExecuteInput } from './runtime/core.js'
 export type {
   AroundExecution,

@@ -4,6 +4,7 @@ import {
   type Execution,
   type JsonValue,
   RUN_CODE,
+  TOOL_ARGS_NOT_LOSSLESS,
   ToolCallError,
 } from '@tooltx/core'
 import fc from 'fast-check'
@@ -81,9 +82,25 @@ describe('X3 bindings', () => {
     })
     const result = await rt.execute(outerCall(runtime, { onCodeDispatch: sink }))
     expect(result).toMatchObject({ isError: false, value: { result: { echo: { ok: 1 } } } })
-    expect(new Set(messages)).toEqual(new Set(['tool arguments must be lossless JSON']))
+    expect(new Set(messages)).toEqual(new Set([TOOL_ARGS_NOT_LOSSLESS]))
     expect(dispatched).toEqual(['outer:code:1', 'outer'])
     expect(events.map((e) => e.subCallId)).toEqual(['outer:code:1', 'outer:code:1'])
+  })
+
+  it('X3.2: the rejection tells the program to call the tool with one arguments object', async () => {
+    const rt = createToolRuntime({ mode: 'code' })
+    rt.register(tool('t'))
+    const runtime = fakeRuntime(
+      async ({ tools }) => ((await rejectionOf(tools.t!(undefined as never))) as Error).message,
+    )
+    const result = await rt.execute(outerCall(runtime))
+    expect(result).toMatchObject({
+      isError: false,
+      value: {
+        result:
+          "tool arguments must be lossless JSON; call the tool with one arguments object of plain JSON values, as in tools.<name>({ key: 'value' })",
+      },
+    })
   })
 
   it('X3.3: a binding yields the value after post-execute: value replacement honored, content replacement invisible', async () => {

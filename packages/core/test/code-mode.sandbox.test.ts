@@ -3,7 +3,13 @@
  * TypeScript text, bindings cross the worker boundary, and the agent loop logs dispatches.
  */
 import { createAgent, scripted } from '@tooltx/agent'
-import { type CodeRuntime, createToolRuntime, RUN_CODE, type ToolResult } from '@tooltx/core'
+import {
+  type CodeRuntime,
+  createToolRuntime,
+  RUN_CODE,
+  TOOL_ARGS_NOT_LOSSLESS,
+  type ToolResult,
+} from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { memoryStore, openSession } from '@tooltx/session'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -91,7 +97,7 @@ describe('Code Mode through the QuickJS sandbox', () => {
        const ok = await tools.add({ a: 1, b: 2 })
        return [e, ok.sum]`,
     )
-    expect(result).toMatchObject({ value: { result: ['tool arguments must be lossless JSON', 3] } })
+    expect(result).toMatchObject({ value: { result: [TOOL_ARGS_NOT_LOSSLESS, 3] } })
     expect(dispatched).toEqual(['c1:code:1', 'c1'])
   })
 

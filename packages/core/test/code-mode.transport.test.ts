@@ -1,4 +1,13 @@
-import { createToolRuntime, ERROR_NAMES, RUN_CODE, type ToolErrorCode, type ToolResult } from '@tooltx/core'
+import {
+  createToolRuntime,
+  ERROR_NAMES,
+  isLosslessJson,
+  type JsonValue,
+  RUN_CODE,
+  type ToolErrorCode,
+  type ToolResult,
+} from '@tooltx/core'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { deferred, fakeRuntime, live, runArgs, tool } from './code-mode.fixtures.js'
 
@@ -191,5 +200,37 @@ describe('X1 the run_code transport', () => {
     expect(def.timeoutMs).toBeUndefined()
     expect(view.executionMode({ name: RUN_CODE, arguments: runArgs() })).toBe('exclusive')
     expect(view.executionMode({ name: 'fast', arguments: {} })).toBe('parallel')
+  })
+
+  it('X1.11: a result nested 5,000 deep renders, pretty for 20 levels and compact below; shallower ones as JSON.stringify(v, null, 2)', async () => {
+    let deep: JsonValue = []
+    for (let i = 0; i < 5_000; i++) deep = [deep]
+    const rt = createToolRuntime({ mode: 'code' })
+    const result = await rt.execute(call({ codeRuntime: fakeRuntime(() => deep) }))
+    expect(result.isError).toBe(false)
+    let expected = ''
+    for (let depth = 0; depth < 20; depth++) expected += `[\n${'  '.repeat(depth + 1)}`
+    expected += `${'['.repeat(4_981)}${']'.repeat(4_981)}`
+    for (let depth = 19; depth >= 0; depth--) expected += `\n${'  '.repeat(depth)}]`
+    expect(result.content).toEqual([{ type: 'text', text: expected }])
+    // Shallower than 20 levels, the rendering is exactly JSON.stringify(value, null, 2).
+    await fc.assert(
+      fc.asyncProperty(
+        fc.jsonValue({ maxDepth: 6 }).filter((v) => isLosslessJson(v) && typeof v !== 'string'),
+        async (value) => {
+          const result = await rt.execute(call({ codeRuntime: fakeRuntime(() => value as JsonValue) }))
+          expect(result.content).toEqual([{ type: 'text', text: JSON.stringify(value, null, 2) }])
+        },
+      ),
+      { numRuns: 100 },
+    )
+  })
+
+  it('X1.12: the description and both parameter descriptions say that code and description are both required', () => {
+    const def = createToolRuntime({ mode: 'code' }).view().get(RUN_CODE)!
+    expect(def.description).toContain('Always pass both arguments: `code` (the program) and `description`')
+    const properties = (def.parameters as { properties: Record<string, { description: string }> }).properties
+    expect(properties.code!.description).toMatch(/^Required\. /)
+    expect(properties.description!.description).toMatch(/^Required, alongside `code`\. /)
   })
 })

@@ -7,10 +7,13 @@
  * its own calls; the host re-validates every byte it receives anyway.
  *
  * Completion statuses passed to `hostDone`: 0 exception, 1 value (JSON text), 2 not lossless
- * JSON, 3 no value (`undefined`), 4 out of memory.
+ * JSON, 3 no value (`undefined`), 4 an exception that looks like running out of memory, 5 the
+ * value could not be copied out for what looks like running out of memory (for 4 and 5 the
+ * worker decides whether it was). Log lines and exception messages cross JSON-encoded, so a
+ * lone surrogate survives the bridge.
  *
  * @param {(name: string, args: string) => number} hostCall posts a binding call; -1 once the run is over
- * @param {(line: string) => void} hostLog appends one log line
+ * @param {(line: string) => void} hostLog appends one log line (a JSON string literal)
  * @param {(status: number, text: string) => void} hostDone reports the completion once
  * @returns {(op: number, a: unknown, b?: unknown, c?: unknown) => void} the control function:
  *   `(2, namesJson)` defines `tools` for the binding names (a JSON array of strings),
@@ -204,7 +207,11 @@ export function guestSetup(hostCall, hostLog, hostDone) {
         } catch {
           text = undefined
         }
-        if (text === undefined) throw new GuestTypeError('tool arguments must be lossless JSON')
+        // The same text as `TOOL_ARGS_NOT_LOSSLESS` of @tooltx/core (X3.2).
+        if (text === undefined)
+          throw new GuestTypeError(
+            "tool arguments must be lossless JSON; call the tool with one arguments object of plain JSON values, as in tools.<name>({ key: 'value' })",
+          )
         const id = hostCall(name, text)
         if (id < 0) throw new GuestError(`run is over; ${name} not dispatched`)
         return new GuestPromise((resolve, reject) => {
@@ -217,11 +224,30 @@ export function guestSetup(hostCall, hostLog, hostDone) {
   const log = (/** @type {unknown[]} */ ...values) => {
     let line = ''
     for (let i = 0; i < values.length; i++) line += (i > 0 ? ' ' : '') + formatArgument(values[i])
-    hostLog(line)
+    hostLog(stringify(line))
   }
   const console = freeze({ log, info: log, warn: log, error: log, debug: log })
   defineProperty(global, 'console', { value: console, writable: true, configurable: true })
   defineProperty(global, 'ToolCallError', { value: ToolCallError, writable: true, configurable: true })
+
+  /**
+   * True when `thrown` looks like the engine running out of memory: `null` (thrown when it
+   * cannot even allocate its error) or `InternalError: out of memory`. The worker decides
+   * whether it really did, so a look-alike cannot forge the kind.
+   * @param {unknown} thrown
+   */
+  function looksOutOfMemory(thrown) {
+    if (thrown === null) return true
+    try {
+      return (
+        GuestInternalError !== undefined &&
+        thrown instanceof GuestInternalError &&
+        /** @type {Error} */ (thrown).message === 'out of memory'
+      )
+    } catch {
+      return false
+    }
+  }
 
   /** @param {unknown} value */
   function complete(value) {
@@ -229,7 +255,9 @@ export function guestSetup(hostCall, hostLog, hostDone) {
     let text
     try {
       text = toJson(value)
-    } catch {
+    } catch (thrown) {
+      // Running out of memory while copying the value out is not the value's fault.
+      if (looksOutOfMemory(thrown)) return hostDone(5, '')
       text = undefined
     }
     if (text === undefined) hostDone(2, '')
@@ -238,20 +266,17 @@ export function guestSetup(hostCall, hostLog, hostDone) {
 
   /** @param {unknown} thrown */
   function fail(thrown) {
-    let outOfMemory = false
+    let text = '"Uncaught <unprintable thrown value>"'
     try {
-      outOfMemory =
-        GuestInternalError !== undefined &&
-        thrown instanceof GuestInternalError &&
-        /** @type {Error} */ (thrown).message === 'out of memory'
+      text = stringify(describeThrown(thrown))
     } catch {}
-    if (outOfMemory) hostDone(4, '')
-    else hostDone(0, describeThrown(thrown))
+    hostDone(looksOutOfMemory(thrown) ? 4 : 0, text)
   }
 
   /** @param {unknown} program */
   function start(program) {
-    if (typeof program !== 'function') return hostDone(0, 'SyntaxError: the program must be a function body')
+    if (typeof program !== 'function')
+      return hostDone(0, '"SyntaxError: the program must be a function body"')
     let promise
     try {
       promise = program()

@@ -5,15 +5,16 @@ import {
   errorMessage,
   type JsonValue,
   snapshotJson,
+  TOOL_ARGS_NOT_LOSSLESS,
 } from '@tooltx/core'
-import { limitMessage, type SandboxLimits } from './limits.js'
+import { abortMessage, type LimitKind, limitMessage, type SandboxLimits } from './limits.js'
 import type { WorkerMessage, WorkerOutcome } from './protocol.js'
 import type { SandboxWorker, WorkerPool } from './worker-pool.js'
 
 /** What one run needs from the runtime. */
 export interface ProgramRunInput {
-  /** The transpiled program: a JavaScript expression evaluating to an async function. */
-  code: string
+  /** The TypeScript program; the worker transpiles it (X8.13). */
+  program: string
   /** The bindings visible at run start, by name. */
   bindings: ReadonlyMap<string, CodeBinding>
   signal: AbortSignal
@@ -23,7 +24,6 @@ export interface ProgramRunInput {
   startedAt: number
 }
 
-const ARGS_NOT_LOSSLESS = 'tool arguments must be lossless JSON'
 const RESOLUTION_NOT_LOSSLESS = 'binding resolution must be lossless JSON'
 const TOO_DEEP = 'binding resolution is nested too deeply to pass into the sandbox'
 const COMPLETION_NOT_LOSSLESS = 'program completion must be lossless JSON'
@@ -60,9 +60,9 @@ function describeRejection(reason: unknown): {
 
 /**
  * One program run on the host side: it owns a worker, answers binding calls, collects logs,
- * enforces the wall clock, abort and output budget, backs up the compute budget, and turns
- * whatever happens into exactly one `CodeRunResult`. The worker goes back to the pool only
- * after a clean finish; after any forced stop it is terminated.
+ * enforces the wall clock, abort, output and pending budgets, backs up the compute budget,
+ * and turns whatever happens into exactly one `CodeRunResult`. The worker goes back to the
+ * pool only after a clean finish; after any forced stop it is terminated.
  */
 export class ProgramRun {
   /** Settles once, with the run's outcome; never rejects. */
@@ -70,11 +70,13 @@ export class ProgramRun {
   private resolveResult!: (result: CodeRunResult) => void
   private readonly logs: string[] = []
   private outputBytes = 0
+  /** UTF-8 bytes of every call's arguments and settlement so far; minus what the program received, the pending bytes (X8.12). */
+  private exchangedBytes = 0
   private settled = false
   private worker: SandboxWorker | undefined
   private wallTimer: NodeJS.Timeout | undefined
   private computeTimer: NodeJS.Timeout | undefined
-  private readonly onAbort = () => this.stop('abort', 'run aborted')
+  private readonly onAbort = () => this.stop('abort', abortMessage('run aborted', this.input.signal.reason))
 
   constructor(private readonly input: ProgramRunInput) {
     this.result = new Promise((resolve) => {
@@ -104,32 +106,43 @@ export class ProgramRun {
       message: (message) => this.onMessage(message),
       failure: (error) => this.onFailure(error),
     })
-    worker.post({ type: 'run', code: this.input.code, names })
+    worker.post({ type: 'run', program: this.input.program, names })
     // The worker interrupts itself at the budget; this catches native operations that never
     // consult the interrupt handler, a little later, by terminating the thread.
     const every = Math.min(100, Math.max(5, Math.floor(limits.computeMs / 20)))
     this.computeTimer = setInterval(() => {
-      const clock = worker.clock
-      const busy = clock[1]! > 0 ? clockNow() - clock[1]! : 0
-      if (clock[0]! + busy > limits.computeMs * 1.05) this.stop('compute-limit')
+      const meters = worker.meters
+      const busy = meters[1]! > 0 ? clockNow() - meters[1]! : 0
+      if (meters[0]! + busy > limits.computeMs * 1.05) this.stop('compute-limit')
     }, every)
   }
 
   /** Ends the run from outside the worker (limits, abort, shutdown); the worker is terminated. */
+  stop(kind: LimitKind): void
+  stop(kind: CodeRunErrorKind, message: string): void
   stop(kind: CodeRunErrorKind, message?: string): void {
     if (this.settled) return
-    const text =
-      message ??
-      (kind === 'compute-limit' || kind === 'wall-limit' || kind === 'memory-limit' || kind === 'output-limit'
-        ? limitMessage(kind, this.input.limits)
-        : kind)
-    this.settle({ kind, message: text }, 'retire')
+    this.settle({ kind, message: message ?? limitMessage(kind as LimitKind, this.input.limits) }, 'retire')
+  }
+
+  /**
+   * Counts `bytes` more of binding data in flight and ends the run with `pending-limit` when
+   * the pending total goes over the budget; true when the run goes on. The worker checks
+   * arguments before posting them; settlements are checked only here, before posting.
+   */
+  private exchange(bytes: number): boolean {
+    this.exchangedBytes += bytes
+    const delivered = this.worker?.meters[2] ?? 0
+    if (this.exchangedBytes - delivered <= this.input.limits.maxPendingBytes) return true
+    this.stop('pending-limit')
+    return false
   }
 
   private onMessage(message: WorkerMessage): void {
     if (this.settled) return
     if (message.type === 'log') {
-      const bytes = Buffer.byteLength(message.line)
+      // As the worker's `lineCost` counts it (X8.9): the line's UTF-8 bytes plus its line break.
+      const bytes = Buffer.byteLength(message.line) + 1
       if (this.outputBytes + bytes > this.input.limits.maxOutputBytes) this.stop('output-limit')
       else {
         this.outputBytes += bytes
@@ -161,8 +174,10 @@ export class ProgramRun {
         text = JSON.stringify({ name: 'RangeError', message: TOO_DEEP })
         ok = false
       }
-      this.worker?.post({ type: 'settle', id, ok, text })
+      if (this.exchange(Buffer.byteLength(text))) this.worker?.post({ type: 'settle', id, ok, text })
     }
+    // Counted on arrival: the host holds the arguments until the program has its settlement.
+    if (!this.exchange(Buffer.byteLength(argsText))) return
     const binding = this.input.bindings.get(name)
     if (binding === undefined) {
       reply(false, { name: 'TypeError', message: `no binding named ${name}` })
@@ -175,7 +190,7 @@ export class ProgramRun {
       args = { ok: false, reason: 'unreadable' }
     }
     if (!args.ok) {
-      reply(false, { name: 'TypeError', message: ARGS_NOT_LOSSLESS })
+      reply(false, { name: 'TypeError', message: TOOL_ARGS_NOT_LOSSLESS })
       return
     }
     let settled: Promise<JsonValue>
@@ -218,6 +233,9 @@ export class ProgramRun {
       case 'empty':
         return {}
       case 'exception':
+        // The message leaves the sandbox too, so it counts as output (X8.16).
+        if (this.outputBytes + Buffer.byteLength(outcome.message) > limits.maxOutputBytes)
+          return { error: { kind: 'output-limit', message: limitMessage('output-limit', limits) } }
         return { error: { kind: 'exception', message: outcome.message } }
       case 'invalid-output':
         return { error: { kind: 'invalid-output', message: COMPLETION_NOT_LOSSLESS } }

@@ -1,13 +1,14 @@
 /**
  * The messages between the host and a sandbox worker. Only strings, numbers and booleans
- * cross: binding arguments, results and the completion travel as JSON text that the host
- * parses and re-validates.
+ * cross: the program as TypeScript text, binding arguments, results and the completion as
+ * JSON text that the host parses and re-validates.
  */
 /** Limits a worker enforces itself; the host enforces the wall clock and backs up the rest. */
 export interface WorkerLimits {
   computeMs: number
   memoryBytes: number
   maxOutputBytes: number
+  maxPendingBytes: number
 }
 
 /** `workerData` of a sandbox worker. */
@@ -16,15 +17,17 @@ export interface WorkerStart {
   wasmModule: object
   limits: WorkerLimits
   /**
-   * A shared `Float64Array(2)`: `[0]` compute milliseconds used by finished slices of the
-   * current run, `[1]` when the running slice started (`timeOrigin + now()`), 0 when idle.
+   * A shared `Float64Array(3)` the worker writes and the host reads, reset for each run:
+   * `[0]` compute milliseconds used by finished slices, `[1]` when the running slice started
+   * (`timeOrigin + now()`, 0 when idle), `[2]` UTF-8 bytes of the binding calls (arguments
+   * plus settlement text) whose settlement the program has received.
    */
-  clock: SharedArrayBuffer
+  meters: SharedArrayBuffer
 }
 
-/** Host → worker. */
+/** Host → worker. `program` is the TypeScript text; the worker transpiles it (X8.13). */
 export type HostMessage =
-  | { type: 'run'; code: string; names: string[] }
+  | { type: 'run'; program: string; names: string[] }
   | { type: 'settle'; id: number; ok: boolean; text: string }
 
 /** How a run ended, as the worker saw it. */
@@ -33,7 +36,7 @@ export type WorkerOutcome =
   | { status: 'empty' }
   | { status: 'exception'; message: string }
   | { status: 'invalid-output' }
-  | { status: 'limit'; kind: 'compute-limit' | 'memory-limit' | 'output-limit' }
+  | { status: 'limit'; kind: 'compute-limit' | 'memory-limit' | 'output-limit' | 'pending-limit' }
   | { status: 'crash'; message: string }
 
 /** Worker → host. `retire` asks the host not to reuse the worker (memory grew, module broken). */

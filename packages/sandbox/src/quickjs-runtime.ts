@@ -5,9 +5,14 @@ import {
   type CodeRuntime,
   invariantError,
 } from '@tooltx/core'
-import { type QuickJSRuntimeOptions, resolveLimits, type SandboxLimits } from './limits.js'
+import {
+  abortMessage,
+  programTooLarge,
+  type QuickJSRuntimeOptions,
+  resolveLimits,
+  type SandboxLimits,
+} from './limits.js'
 import { ProgramRun } from './program-run.js'
-import { transpileProgram } from './transpile.js'
 import { WorkerPool } from './worker-pool.js'
 
 /** A `CodeRuntime` backed by QuickJS in worker threads, with a warm pool to manage. */
@@ -73,12 +78,16 @@ class QuickJSSandbox implements QuickJSCodeRuntime {
       read = undefined
     }
     if (read === undefined) throw invariantError(BAD_REQUEST)
-    if (read.signal.aborted)
-      return { logs: [], error: { kind: 'abort', message: 'run aborted before it started' } }
-    const transpiled = transpileProgram(read.program)
-    if (!transpiled.ok) return { logs: [], error: { kind: 'exception', message: transpiled.message } }
+    if (read.signal.aborted) {
+      const message = abortMessage('run aborted before it started', read.signal.reason)
+      return { logs: [], error: { kind: 'abort', message } }
+    }
+    // Checked before any worker is involved; transpiling happens in the worker (X8.13).
+    const programBytes = Buffer.byteLength(read.program)
+    if (programBytes > this.limits.maxProgramBytes)
+      return { logs: [], error: { kind: 'exception', message: programTooLarge(programBytes, this.limits) } }
     const run = new ProgramRun({
-      code: transpiled.code,
+      program: read.program,
       bindings: read.bindings,
       signal: read.signal,
       limits: this.limits,
@@ -108,7 +117,8 @@ class QuickJSSandbox implements QuickJSCodeRuntime {
 /**
  * Creates the QuickJS code runtime (X8): each program runs in a fresh QuickJS context inside
  * a worker thread, with `tools` and `console` as its only capabilities, under the compute,
- * wall-clock, memory and output limits of X8.3 (defaults 60 s, 600 s, 512 MiB, 64 MiB).
+ * wall-clock, memory and output limits of X8.3 (defaults 60 s, 600 s, 512 MiB, 64 MiB), the
+ * pending binding data limit of X8.12 (64 MiB) and the program size limit of X8.13 (256 KiB).
  * `run` resolves for every program outcome and rejects only for a malformed request or use
  * after `close()`. Throws `INVALID_DEFINITION` for a bad option.
  */

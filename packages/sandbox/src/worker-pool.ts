@@ -36,8 +36,8 @@ export interface WorkerListener {
  * owns it while busy. Idle workers are `unref`ed so they never keep the process alive.
  */
 export class SandboxWorker {
-  /** The shared compute clock the worker writes (see `WorkerStart.clock`). */
-  readonly clock: Float64Array
+  /** The shared compute clock and delivered-bytes meter the worker writes (see `WorkerStart.meters`). */
+  readonly meters: Float64Array
   /** Resolves once QuickJS is instantiated in the thread, or once the thread is gone. */
   readonly ready: Promise<void>
   private listener: WorkerListener | undefined
@@ -45,10 +45,10 @@ export class SandboxWorker {
 
   constructor(
     private readonly worker: Worker,
-    clock: SharedArrayBuffer,
+    meters: SharedArrayBuffer,
     onIdleExit: (worker: SandboxWorker) => void,
   ) {
-    this.clock = new Float64Array(clock)
+    this.meters = new Float64Array(meters)
     let markReady!: () => void
     this.ready = new Promise((resolve) => {
       markReady = resolve
@@ -78,8 +78,7 @@ export class SandboxWorker {
   /** Hands the worker to a run: its messages and failures go to `listener`, and it keeps the process alive. */
   attach(listener: WorkerListener): void {
     this.listener = listener
-    this.clock[0] = 0
-    this.clock[1] = 0
+    this.meters.fill(0)
     this.worker.ref()
   }
 
@@ -175,14 +174,15 @@ export class WorkerPool {
 
   private async spawn(): Promise<SandboxWorker> {
     const wasmModule = await quickjsWasm()
-    const clock = new SharedArrayBuffer(2 * Float64Array.BYTES_PER_ELEMENT)
+    const meters = new SharedArrayBuffer(3 * Float64Array.BYTES_PER_ELEMENT)
     const workerData: WorkerStart = {
       wasmModule,
-      clock,
+      meters,
       limits: {
         computeMs: this.limits.computeMs,
         memoryBytes: this.limits.memoryBytes,
         maxOutputBytes: this.limits.maxOutputBytes,
+        maxPendingBytes: this.limits.maxPendingBytes,
       },
     }
     const thread = new Worker(WORKER_URL, {
@@ -191,9 +191,13 @@ export class WorkerPool {
       env: {},
       argv: [],
       execArgv: [],
-      resourceLimits: { maxOldGenerationSizeMb: 64 + 2 * Math.ceil(this.limits.memoryBytes / 2 ** 20) },
+      resourceLimits: {
+        maxOldGenerationSizeMb: 64 + 2 * Math.ceil(this.limits.memoryBytes / 2 ** 20),
+        // Deep enough that QuickJS's own 1 MiB stack check always fires first (X8.15).
+        stackSizeMb: 64,
+      },
     })
-    return new SandboxWorker(thread, clock, (gone) => {
+    return new SandboxWorker(thread, meters, (gone) => {
       const index = this.idle.indexOf(gone)
       if (index >= 0) this.idle.splice(index, 1)
     })

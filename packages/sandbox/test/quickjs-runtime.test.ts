@@ -1,4 +1,11 @@
-import { type CodeBinding, type CodeRunResult, isLosslessJson, type JsonValue, ToolError } from '@tooltx/core'
+import {
+  type CodeBinding,
+  type CodeRunResult,
+  isLosslessJson,
+  type JsonValue,
+  TOOL_ARGS_NOT_LOSSLESS,
+  ToolError,
+} from '@tooltx/core'
 import { DEFAULT_LIMITS, quickjsRuntime } from '@tooltx/sandbox'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -289,7 +296,7 @@ describe('X8.6 / X8.7 / X3 only lossless JSON crosses', () => {
        return out`,
       counted,
     )
-    expect(result.value).toEqual([...attempts.map(() => 'tool arguments must be lossless JSON'), 1])
+    expect(result.value).toEqual([...attempts.map(() => TOOL_ARGS_NOT_LOSSLESS), 1])
     expect(calls).toBe(1)
   })
 
@@ -491,16 +498,25 @@ describe('X8.9 console and output bytes', () => {
   })
 
   it('X8.9: output bytes are the UTF-8 bytes of the log lines plus the completion JSON', async () => {
-    const own = quickjsRuntime({ maxOutputBytes: 10, poolSize: 0 })
+    const own = quickjsRuntime({ maxOutputBytes: 11, poolSize: 0 })
     try {
       const go = (program: string) => own.run({ program, bindings: echo, signal: never })
-      // 'éé' is 4 bytes, '"abcd"' 6: exactly 10.
+      // 'éé' is 4 bytes plus 1 for its line, '"abcd"' 6: exactly 11 (X8.16 adds the line's byte).
       expect(await go('console.log("éé")\nreturn "abcd"')).toEqual({ logs: ['éé'], value: 'abcd' })
       expect((await go('console.log("éé")\nreturn "abcde"')).error?.kind).toBe('output-limit')
       expect((await go('console.log("ééééé")\nconsole.log("x")')).error?.kind).toBe('output-limit')
     } finally {
       await own.close()
     }
+  })
+
+  it('X8.18: log lines and exception messages cross losslessly, lone surrogates included', async () => {
+    expect(await run("console.log('a\\ud800b', '\\udc00x')\nconsole.log('😀 é')")).toEqual({
+      logs: ['a\ud800b \udc00x', '😀 é'],
+    })
+    const thrown = await run("throw new Error('x\\ud800y')")
+    expect(thrown.error?.kind).toBe('exception')
+    expect(thrown.error?.message.split('\n')[0]).toBe('Error: x\ud800y')
   })
 
   it('X8.9: logs captured before a failure are returned with it', async () => {
@@ -558,5 +574,24 @@ describe('X8.11 abort', () => {
     expect(result).toEqual({ logs: ['before'], error: { kind: 'abort', message: 'run aborted' } })
     // The next run on the same runtime is unaffected.
     expect((await run('return 5')).value).toBe(5)
+  })
+  it('X8.19: the abort message carries the signal reason, before and during the run', async () => {
+    const controller = new AbortController()
+    const wait = bindings({
+      wait: () => {
+        setTimeout(() => controller.abort(new Error('user pressed stop')), 10)
+        return new Promise(() => {})
+      },
+    })
+    expect(await run('await tools.wait({})', wait, controller.signal)).toEqual({
+      logs: [],
+      error: { kind: 'abort', message: 'run aborted: user pressed stop' },
+    })
+    const before = new AbortController()
+    before.abort('not needed any more')
+    expect(await run('return 1', echo, before.signal)).toEqual({
+      logs: [],
+      error: { kind: 'abort', message: 'run aborted before it started: not needed any more' },
+    })
   })
 })

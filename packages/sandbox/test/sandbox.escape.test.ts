@@ -184,7 +184,7 @@ const attempts: Attempt[] = [
   },
   {
     name: 'throwing getter handed to a binding',
-    program: `try { await tools.probe({ get x() { throw new Error('no') } }) } catch (e) { if (e.message !== 'tool arguments must be lossless JSON') throw e }
+    program: `try { await tools.probe({ get x() { throw new Error('no') } }) } catch (e) { if (!e.message.startsWith('tool arguments must be lossless JSON; call the tool')) throw e }
       return use(process)`,
   },
   {
@@ -197,20 +197,20 @@ const attempts: Attempt[] = [
   {
     name: 'Proxy whose traps throw handed to a binding',
     program: `const p = new Proxy({}, { ownKeys() { throw new Error('trap') } })
-      try { await tools.probe(p) } catch (e) { if (e.message !== 'tool arguments must be lossless JSON') throw e }
+      try { await tools.probe(p) } catch (e) { if (!e.message.startsWith('tool arguments must be lossless JSON; call the tool')) throw e }
       return use(process)`,
   },
   {
     name: 'functions and symbols handed to a binding',
     program: `for (const bad of [{ f: () => process }, { s: Symbol('x') }, { toJSON() { return 'x' } }, [1, , 2]]) {
-        try { await tools.probe(bad); throw new Error('dispatched') } catch (e) { if (e.message !== 'tool arguments must be lossless JSON') throw e }
+        try { await tools.probe(bad); throw new Error('dispatched') } catch (e) { if (!e.message.startsWith('tool arguments must be lossless JSON; call the tool')) throw e }
       }
       return use(process)`,
   },
   {
     name: 'cyclic arguments',
     program: `const a = { b: {} }; a.b.a = a
-      try { await tools.probe(a) } catch (e) { if (e.message !== 'tool arguments must be lossless JSON') throw e }
+      try { await tools.probe(a) } catch (e) { if (!e.message.startsWith('tool arguments must be lossless JSON; call the tool')) throw e }
       return use(process)`,
   },
   {

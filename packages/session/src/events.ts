@@ -12,8 +12,11 @@ import type {
 /** A 1-based position in a session log (L1.2). Branded so it is never mixed up with a turn or step. */
 export type Seq = number & { readonly __brand: 'Seq' }
 
-/** Why a turn ended (L1.7). */
-export type TurnEndReason = 'completed' | 'aborted' | 'error' | 'interrupted'
+/** Why a turn ended (L1.7); `limit` is a bound of the agent loop (L13.1). */
+export type TurnEndReason = 'completed' | 'aborted' | 'error' | 'interrupted' | 'limit'
+
+/** The agent-loop bound that ended a `limit` turn (L13.1). */
+export type TurnLimit = 'maxSteps' | 'maxToolCalls' | 'maxTurnMs'
 
 /** The turn and step an event belongs to (L1.8). */
 export interface StepRef {
@@ -81,11 +84,15 @@ export type CodeDispatchStartData = StepRef & Omit<CodeDispatchStart, 'type'>
 /** `tool/code-dispatch`: X5.2's settle event with `turn` and `step` added (X5.3). */
 export type CodeDispatchData = StepRef & Omit<CodeDispatchSettle, 'type'>
 
-/** `turn/end` (L1.7); `message` explains an `error` ending (L5.5). */
+/**
+ * `turn/end` (L1.7); `message` explains an `error` (L5.5) or `limit` ending, and `limit`
+ * names the bound of a `limit` ending (L13.1).
+ */
 export interface TurnEndData {
   readonly turn: number
   readonly reason: TurnEndReason
   readonly message?: string
+  readonly limit?: TurnLimit
 }
 
 /** Every event type and its data (L1.7). A new event type is one entry here. */

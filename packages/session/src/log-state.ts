@@ -7,7 +7,8 @@ import {
 } from './events.js'
 
 const EVENT_TYPES = new Set<string>(SESSION_EVENT_TYPES)
-const TURN_END_REASONS = new Set(['completed', 'aborted', 'error', 'interrupted'])
+const TURN_END_REASONS = new Set(['completed', 'aborted', 'error', 'interrupted', 'limit'])
+const TURN_LIMITS = new Set(['maxSteps', 'maxToolCalls', 'maxTurnMs'])
 const APPROVAL_OUTCOMES = new Set(['allowed-once', 'rejected', 'cancelled', 'unavailable'])
 
 /** Where a turn's latest `assistant/message` stands: its tool-call blocks and their progress. */
@@ -33,7 +34,7 @@ const q = (x: unknown): string => JSON.stringify(x) ?? String(x)
 
 /**
  * What the log knows about its latest turn, maintained event by event in O(1) (amortized per
- * event). `check` names the invariant an event would break (V1.4–V1.6, L1.7, L1.8, O2.2, O2.3)
+ * event). `check` names the invariant an event would break (V1.4–V1.8, L1.7, L1.8, O2.2, O2.3)
  * without changing anything; `apply` records an event that was checked and made durable.
  * Only the latest turn is kept, so the state stays as small as one turn.
  */
@@ -125,6 +126,8 @@ export class LogState {
           return `turn/end reason ${q(data.reason)} is unknown`
         if (data.message !== undefined && typeof data.message !== 'string')
           return 'turn/end message must be a string'
+        if ((data.reason === 'limit') !== TURN_LIMITS.has(data.limit as string))
+          return 'turn/end carries a known "limit" iff its reason is "limit"'
         return undefined
       default:
         return undefined
@@ -170,7 +173,7 @@ export class LogState {
       return `tool/call ${q(data.callId)} is not a tool-call block of the turn's latest assistant/message`
     }
     if (a.called.has(data.callId)) return `tool/call ${q(data.callId)} was already called`
-    return undefined
+    return this.#checkCallStep('tool/call', data, a.step)
   }
 
   #checkToolResult(data: Data): string | undefined {
@@ -180,6 +183,8 @@ export class LogState {
       return `tool/result ${q(data.callId)} has no earlier tool/call in the turn`
     }
     if (a.answered.has(data.callId)) return `tool/result ${q(data.callId)} already has a result`
+    const step = this.#checkCallStep('tool/result', data, a.step)
+    if (step !== undefined) return step
     if (!Array.isArray(data.content)) return 'tool/result needs a content array'
     if (typeof data.isError !== 'boolean') return 'tool/result needs a boolean isError'
     const e = data.error
@@ -193,6 +198,12 @@ export class LogState {
     return undefined
   }
 
+  /** V1.7: a call and its result belong to the step of the assistant message that made the call. */
+  #checkCallStep(type: string, data: Data, step: number): string | undefined {
+    if (data.step === step) return undefined
+    return `${type} ${q(data.callId)} names step ${data.step} but its tool-call block is in step ${step}`
+  }
+
   #checkDispatch(type: 'tool/code-dispatch-start' | 'tool/code-dispatch', data: Data): string | undefined {
     const { rootCallId: root, parentCallId: parent, subCallId: sub } = data
     if (!isId(root) || !isId(parent) || !isId(sub))
@@ -200,6 +211,11 @@ export class LogState {
     const known = this.#dispatches.get(sub)
     if (known !== undefined && known.root !== root) {
       return `sub call ${q(sub)} changes its root from ${q(known.root)} to ${q(root)}`
+    }
+    // V1.8: a sub call nested under another sub call keeps that call's root.
+    const above = this.#dispatches.get(parent)
+    if (above !== undefined && above.root !== root) {
+      return `sub call ${q(sub)} names root ${q(root)} but its parent ${q(parent)} has root ${q(above.root)}`
     }
     if (type === 'tool/code-dispatch-start') {
       return known === undefined ? undefined : `tool/code-dispatch-start ${q(sub)} was already started`

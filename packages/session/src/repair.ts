@@ -4,7 +4,7 @@ import { LogState } from './log-state.js'
 
 /** Content of a repaired call that was logged but never answered (L9.2). */
 export const OUTCOME_UNKNOWN_TEXT =
-  'Error: tool call outcome is unknown: the session ended before its result was recorded'
+  'Error: tool call outcome is unknown: the session ended before its result was recorded, so the call may or may not have taken effect. Verify the external state before relying on it; retry only a read-only or idempotent tool.'
 
 /** Content of a repaired call that never reached `tool/call` (L9.3). */
 export const NOT_STARTED_TEXT = 'Error: tool call was not started before the session ended'
@@ -15,7 +15,8 @@ export const NOT_STARTED_TEXT = 'Error: tool call was not started before the ses
  * latest `assistant/message` without a `tool/result`, in model order, a `TOOL_OUTCOME_UNKNOWN`
  * result (a `tool/call` exists) or a `tool/call` plus a `TOOL_NOT_STARTED` result (none exists);
  * then `approval/decided { outcome: 'cancelled' }` for every undecided `approval/asked`; then
- * `turn/end { reason: 'interrupted' }` if the turn is still open. Empty for a valid log, so
+ * `step/end` if a step is still open (L9.8); then `turn/end { reason: 'interrupted' }` if the
+ * turn is still open. Empty for a valid log, so
  * applying it twice appends nothing the second time (L9.5). Deferred contexts are not
  * recreated (L9.7).
  */
@@ -53,6 +54,7 @@ export function repairPlan(state: LogState): NewSessionEvent[] {
       data: argumentsDigest === undefined ? decided : { ...decided, argumentsDigest },
     })
   }
+  if (state.stepOpen) plan.push({ type: 'step/end', data: { turn, step: state.step } })
   if (state.turnOpen) plan.push({ type: 'turn/end', data: { turn, reason: 'interrupted' } })
   return plan
 }

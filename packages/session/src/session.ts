@@ -1,4 +1,11 @@
-import { definitionError, invariantError, type ModelMessage, snapshotJson } from '@tooltx/core'
+import {
+  definitionError,
+  invariantError,
+  type JsonValue,
+  type ModelMessage,
+  snapshotJson,
+  stringifyJson,
+} from '@tooltx/core'
 import { deriveMessages, MessageLog } from './derivation.js'
 import type { NewSessionEvent, Seq, SessionEvent, SessionEventMap, SessionEventType } from './events.js'
 import { LogState } from './log-state.js'
@@ -39,7 +46,11 @@ export interface Session {
   events(): readonly SessionEvent[]
   /** The frozen list of derived model messages in `seq` order (L2.2). */
   messages(): readonly ModelMessage[]
-  /** Waits for pending appends, then refuses new ones and drops listeners. The store stays open. */
+  /**
+   * Waits for pending appends, then refuses new ones, drops listeners and releases what the
+   * store holds for this session (`store.release`, L11.5), so the session can be reopened
+   * through another store object. The store itself stays open.
+   */
   close(): Promise<void>
 }
 
@@ -125,6 +136,7 @@ class SessionLog implements Session {
     this.#closed = true
     await this.#tail
     this.#listeners.clear()
+    await this.#store.release?.(this.id)
   }
 
   /**
@@ -169,8 +181,8 @@ class SessionLog implements Session {
   }
 
   #checkDerivation(): void {
-    const live = JSON.stringify(this.#messages.messages())
-    const replayed = JSON.stringify(deriveMessages(this.#events))
+    const live = stringifyJson(this.#messages.messages() as unknown as JsonValue)
+    const replayed = stringifyJson(deriveMessages(this.#events) as unknown as JsonValue)
     if (live !== replayed) {
       throw invariantError(
         `incrementally derived messages differ from deriveMessages(events) after seq ${this.#events.length}`,

@@ -1,12 +1,22 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { deepFreeze, invariantError } from '@tooltx/core'
-import Database from 'better-sqlite3'
+import { type JsonValue, stringifyJson } from '@tooltx/core'
 import type { SessionEvent } from './events.js'
+import { defaultSqliteDriver, loadSqliteDriver, type SqliteDriverName } from './sqlite-driver.js'
+import { checksumOf, decodeRows, type EventRow } from './sqlite-rows.js'
 import { conflictError, type SessionInfo, type SessionStore } from './store.js'
 
 /** Where the CLI keeps its sessions, relative to the working directory. */
 export const DEFAULT_SQLITE_PATH = '.tooltx/sessions.db'
+
+/** Options of `sqliteStore`. */
+export interface SqliteStoreOptions {
+  /**
+   * The SQLite binding: `'node:sqlite'` (Node >= 22.5) or `'better-sqlite3'` (an optional peer
+   * dependency). Default: `node:sqlite` where it exists, else better-sqlite3 (L11.6).
+   */
+  driver?: SqliteDriverName
+}
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS sessions (
@@ -20,6 +30,7 @@ CREATE TABLE IF NOT EXISTS events (
   seq INTEGER NOT NULL,
   type TEXT NOT NULL,
   data TEXT NOT NULL,
+  crc INTEGER,
   PRIMARY KEY (session, seq)
 ) WITHOUT ROWID;
 `
@@ -37,76 +48,90 @@ const WAL_AUTOCHECKPOINT_FRAMES = 256
  * A store in one SQLite database (the embedded default; parent directories are created).
  * WAL journal with `synchronous = FULL`, so every append is fsynced before it resolves; events
  * are keyed by (session, seq) with a unique constraint, so of two processes appending the same
- * seq exactly one succeeds and the other gets a conflict error.
+ * seq exactly one succeeds and the other gets a conflict error. Every row carries a CRC-32 of
+ * its seq, type and data, which `load` verifies. Throws `INVALID_DEFINITION` when the driver
+ * cannot be loaded, naming what to install.
  */
-export function sqliteStore(path: string = DEFAULT_SQLITE_PATH): SessionStore {
+export function sqliteStore(
+  path: string = DEFAULT_SQLITE_PATH,
+  options: SqliteStoreOptions = {},
+): SessionStore {
+  const driver = loadSqliteDriver(options.driver ?? defaultSqliteDriver())
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
-  const db = new Database(path, { timeout: 5_000 })
-  db.pragma('journal_mode = WAL')
+  const db = driver.open(path)
+  // Two processes queue on the write lock for up to 5 s instead of failing at once.
+  db.exec('PRAGMA busy_timeout = 5000')
+  db.exec('PRAGMA journal_mode = WAL')
   // In WAL mode NORMAL only syncs at checkpoints, so a power cut can lose the latest commits;
   // FULL syncs the WAL at every commit, which is what "durable before append resolves" means.
-  db.pragma('synchronous = FULL')
-  db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_FRAMES}`)
+  db.exec('PRAGMA synchronous = FULL')
+  db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_FRAMES}`)
   db.exec(SCHEMA)
+  // A database from before checksums gets the column; its old rows keep a NULL crc.
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('events') as { name: string }[]
+  if (!columns.some((c) => c.name === 'crc')) db.exec('ALTER TABLE events ADD COLUMN crc INTEGER')
 
   const ensure = db.prepare(
     'INSERT OR IGNORE INTO sessions (id, created, updated, events) VALUES (?, ?, ?, 0)',
   )
-  const select = db.prepare('SELECT seq, type, data FROM events WHERE session = ? ORDER BY seq').raw(true)
-  const count = db.prepare('SELECT events FROM sessions WHERE id = ?').pluck(true)
-  const insert = db.prepare('INSERT INTO events (session, seq, type, data) VALUES (?, ?, ?, ?)')
+  const select = db.prepare('SELECT seq, type, data, crc FROM events WHERE session = ? ORDER BY seq')
+  const count = db.prepare('SELECT events FROM sessions WHERE id = ?')
+  const insert = db.prepare('INSERT INTO events (session, seq, type, data, crc) VALUES (?, ?, ?, ?, ?)')
   // Moving the count only from the seq before the batch makes the stale-writer check part of
   // the one UPDATE every append needs anyway: no SELECT per append.
   const advance = db.prepare('UPDATE sessions SET updated = ?, events = ? WHERE id = ? AND events = ?')
   const list = db.prepare('SELECT id, created, updated, events FROM sessions ORDER BY created, id')
+  // IMMEDIATE takes the write lock up front, so two processes queue on the busy timeout
+  // instead of failing to upgrade a read transaction.
+  const begin = db.prepare('BEGIN IMMEDIATE')
+  const commit = db.prepare('COMMIT')
+  const rollback = db.prepare('ROLLBACK')
+  let open = true
 
-  const write = db.transaction((id: string, events: readonly SessionEvent[]) => {
+  const stored = (id: string): number => (count.get(id) as { events: number }).events
+
+  const write = (id: string, events: readonly SessionEvent[]): void => {
     const now = new Date().toISOString()
     const from = events[0]!.seq - 1
     const to = events[events.length - 1]!.seq
     if (advance.run(now, to, id, from).changes !== 1) {
       // `load` creates the row; a store used without it gets the row here, then one retry.
       ensure.run(id, now, now)
-      if (advance.run(now, to, id, from).changes !== 1) throw conflictError(id, count.get(id) as number)
+      if (advance.run(now, to, id, from).changes !== 1) throw conflictError(id, stored(id))
     }
-    for (const event of events) insert.run(id, event.seq, event.type, JSON.stringify(event.data))
-  })
+    for (const { seq, type, data } of events) {
+      const text = stringifyJson(data as unknown as JsonValue)
+      insert.run(id, seq, type, text, checksumOf(seq, type, text))
+    }
+  }
 
   return {
     async load(id) {
       const now = new Date().toISOString()
       ensure.run(id, now, now)
-      const rows = select.all(id) as [number, string, string][]
-      const events: SessionEvent[] = new Array(rows.length)
-      for (let i = 0; i < rows.length; i++) {
-        const [seq, type, data] = rows[i]!
-        if (seq !== i + 1) {
-          throw invariantError(
-            `session "${id}" in ${path} has a gap before seq ${seq}; restore it from a backup`,
-          )
-        }
-        events[i] = deepFreeze({ seq, type, data: JSON.parse(data) }) as SessionEvent
-      }
-      return events
+      return decodeRows(path, id, select.all(id) as EventRow[])
     },
     async append(id, events) {
       if (events.length === 0) return
+      begin.run()
       try {
-        // IMMEDIATE takes the write lock up front, so two processes queue on the busy timeout
-        // instead of failing to upgrade a read transaction.
-        write.immediate(id, events)
+        write(id, events)
+        commit.run()
       } catch (error) {
-        if ((error as { code?: unknown }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {
-          throw conflictError(id, count.get(id) as number)
-        }
+        try {
+          rollback.run()
+        } catch {}
+        if (driver.isPrimaryKeyConflict(error)) throw conflictError(id, stored(id))
         throw error
       }
     },
     async listSessions() {
-      return list.all() as SessionInfo[]
+      const rows = list.all() as SessionInfo[]
+      return rows.map(({ id, created, updated, events }) => ({ id, created, updated, events }))
     },
     async close() {
-      if (db.open) db.close()
+      if (open) db.close()
+      open = false
     },
   }
 }

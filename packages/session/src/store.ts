@@ -30,6 +30,13 @@ export interface SessionStore {
   append(id: string, events: readonly SessionEvent[]): Promise<void>
   /** Every stored session, oldest first. */
   listSessions(): Promise<readonly SessionInfo[]>
+  /**
+   * Releases what the store holds for session `id` alone (the file store's file and lock), so
+   * another store object — in this process or another — can open it for writing (L11.5).
+   * `session.close()` calls it. Optional: a store that holds nothing per session omits it. A
+   * later `load` or `append` of `id` takes what it needs again.
+   */
+  release?(id: string): Promise<void>
   /** Releases what the store holds (files, locks, the database handle). */
   close(): Promise<void>
 }

@@ -3,11 +3,9 @@
  * is killed with SIGKILL at seeded random moments; after every kill the log must reopen with
  * every acknowledged event intact and be repaired into a valid conversation.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { afterAll, describe, expect, it } from 'vitest'
 import {
   deriveMessages,
@@ -17,61 +15,15 @@ import {
   type SessionStore,
   sqliteStore,
 } from '../src/index.js'
+import { child, exited, lines } from './child-process.js'
 import { seededRandom, toolPairingProblem } from './log-script.js'
 
-const repo = fileURLToPath(new URL('../../../', import.meta.url))
-const fixtures = fileURLToPath(new URL('./fixtures/', import.meta.url))
 const root = mkdtempSync(join(tmpdir(), 'tooltx-crash-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 
 type Kind = 'file' | 'sqlite'
 const RUNS = 50
 const PARALLEL = 2
-
-function child(script: string, args: string[]): ChildProcess {
-  return spawn(process.execPath, ['--import', 'tsx', join(fixtures, script), ...args], {
-    cwd: repo,
-    env: { ...process.env, TSX_TSCONFIG_PATH: join(repo, 'tsconfig.test.json') },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  })
-}
-
-/** Collects stdout lines; `waitFor` resolves on the first line matching `prefix`. */
-function lines(proc: ChildProcess): { all: string[]; waitFor(prefix: string): Promise<string> } {
-  const all: string[] = []
-  const waiters: { prefix: string; resolve: (line: string) => void }[] = []
-  let buffer = ''
-  proc.stdout!.setEncoding('utf8')
-  proc.stdout!.on('data', (chunk: string) => {
-    buffer += chunk
-    let nl = buffer.indexOf('\n')
-    while (nl !== -1) {
-      const line = buffer.slice(0, nl)
-      buffer = buffer.slice(nl + 1)
-      all.push(line)
-      for (const w of waiters.splice(0)) {
-        if (line.startsWith(w.prefix)) w.resolve(line)
-        else waiters.push(w)
-      }
-      nl = buffer.indexOf('\n')
-    }
-  })
-  return {
-    all,
-    waitFor: (prefix) =>
-      new Promise((resolve) => {
-        const found = all.find((l) => l.startsWith(prefix))
-        if (found !== undefined) resolve(found)
-        else waiters.push({ prefix, resolve })
-      }),
-  }
-}
-
-const exited = (proc: ChildProcess): Promise<void> =>
-  new Promise((resolve) => {
-    if (proc.exitCode !== null || proc.signalCode !== null) resolve()
-    else proc.once('exit', () => resolve())
-  })
 
 const storeFor = (kind: Kind, place: string): SessionStore =>
   kind === 'file' ? fileStore(place) : sqliteStore(place)

@@ -183,6 +183,32 @@ describe('O2 durable result', () => {
   })
 })
 
+describe('V1.7 a call and its result share the step of their tool-call block', () => {
+  it("V1.7: a tool/result in a later step answering an earlier step's call is rejected", async () => {
+    const s = await withCalls('a')
+    await s.append('tool/call', call('a'))
+    await s.append('step/end', T)
+    await s.append('step/start', { turn: 1, step: 2 })
+    await rejectsUnchanged(
+      s,
+      s.append('tool/result', { ...ok('a'), step: 2 }),
+      'tool/result "a" names step 2 but its tool-call block is in step 1',
+    )
+  })
+
+  it('V1.7: a tool/call naming another step than its tool-call block is rejected', async () => {
+    const s = await withCalls('a')
+    await rejectsUnchanged(
+      s,
+      s.append('tool/call', { ...call('a'), step: 2 }),
+      'tool/call "a" names step 2 but its tool-call block is in step 1',
+    )
+    await s.append('tool/call', call('a'))
+    await s.append('tool/result', ok('a'))
+    expect(s.messages()).toHaveLength(2)
+  })
+})
+
 describe('V1.5 code-dispatch events', () => {
   const ids = { rootCallId: 'r', parentCallId: 'r', subCallId: 's1', name: 'read' }
   const start = { ...T, ...ids, arguments: { path: '/x' } }
@@ -234,6 +260,29 @@ describe('V1.5 code-dispatch events', () => {
       'tool/code-dispatch "s1" was already settled',
     )
     expect(s.messages()).toHaveLength(1)
+  })
+})
+
+describe('V1.8 nested code-dispatch events keep their root', () => {
+  it('V1.8: a sub call whose parent is a sub call with another root is rejected', async () => {
+    const s = await withCalls()
+    const first = {
+      ...T,
+      rootCallId: 'r',
+      parentCallId: 'r',
+      subCallId: 'r:code:1',
+      name: 'run_code',
+      arguments: {},
+    }
+    await s.append('tool/code-dispatch-start', first)
+    const nested = { ...first, parentCallId: 'r:code:1', subCallId: 'r:code:1:code:1', name: 'read' }
+    await rejectsUnchanged(
+      s,
+      s.append('tool/code-dispatch-start', { ...nested, rootCallId: 'other' }),
+      'sub call "r:code:1:code:1" names root "other" but its parent "r:code:1" has root "r"',
+    )
+    await s.append('tool/code-dispatch-start', nested)
+    expect(s.events().at(-1)?.type).toBe('tool/code-dispatch-start')
   })
 })
 

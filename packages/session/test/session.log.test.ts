@@ -52,6 +52,21 @@ describe('L1 the session log', () => {
     expect(session.events()).toEqual([])
   })
 
+  it('L1.3: the rejection names the path of the offending value inside data', async () => {
+    const session = await open()
+    const cases: [unknown, string][] = [
+      [{ turn: 1, extra: () => 1 }, 'data.extra is a function'],
+      [{ turn: 1, list: [1, Number.NaN] }, 'data.list[1] is not a finite number'],
+      [{ turn: 1, deep: { a: [{ b: undefined }] } }, 'data.deep.a[0].b is undefined'],
+    ]
+    for (const [data, where] of cases) {
+      await expect(session.append('turn/start', data as never)).rejects.toThrow(
+        `invariant violated: session event "turn/start" carries non-JSON-serializable data (${where})`,
+      )
+    }
+    expect(session.events()).toEqual([])
+  })
+
   it('L1.4: appends apply in call order even when an earlier one is rejected', async () => {
     const session = await open()
     const a = session.append('turn/start', { turn: 1 })
@@ -149,7 +164,7 @@ describe('L1 the session log', () => {
     expectTypeOf<keyof SessionEventMap>().toEqualTypeOf<(typeof SESSION_EVENT_TYPES)[number]>()
     expectTypeOf<SessionEventMap['tool/call']['arguments']>().toEqualTypeOf<string>()
     expectTypeOf<SessionEventMap['turn/end']['reason']>().toEqualTypeOf<
-      'completed' | 'aborted' | 'error' | 'interrupted'
+      'completed' | 'aborted' | 'error' | 'interrupted' | 'limit'
     >()
     expectTypeOf<Extract<SessionEvent, { type: 'tool/result' }>['data']>().toEqualTypeOf<
       SessionEventMap['tool/result']

@@ -48,6 +48,7 @@ describe('L9 crash repair on resume', () => {
       'tool/call',
       'tool/result',
       'approval/decided',
+      'step/end',
       'turn/end',
     ])
     expect(repaired.map((e) => ('callId' in e.data ? e.data.callId : undefined))).toEqual([
@@ -55,6 +56,7 @@ describe('L9 crash repair on resume', () => {
       'c',
       'c',
       'b',
+      undefined,
       undefined,
     ])
     expect(repaired.at(-1)!.data).toEqual({ turn: 1, reason: 'interrupted' })
@@ -79,7 +81,7 @@ describe('L9 crash repair on resume', () => {
       error: { name: 'ToolOutcomeUnknownError', code: 'TOOL_OUTCOME_UNKNOWN' },
     })
     expect(OUTCOME_UNKNOWN_TEXT).toBe(
-      'Error: tool call outcome is unknown: the session ended before its result was recorded',
+      'Error: tool call outcome is unknown: the session ended before its result was recorded, so the call may or may not have taken effect. Verify the external state before relying on it; retry only a read-only or idempotent tool.',
     )
   })
 
@@ -134,6 +136,30 @@ describe('L9 crash repair on resume', () => {
       ),
       { numRuns: 80 },
     )
+  })
+
+  it('L9.8: a log ending inside a step gets step/end before turn/end, so the step is closed too', async () => {
+    const store = memoryStore()
+    const writer = await openSession(store, { id: 'st' })
+    await writer.append('turn/start', { turn: 1 })
+    await writer.append('step/start', T)
+    const session = await openSession(store, { id: 'st' })
+    expect(session.events().map((e) => [e.type, e.data])).toEqual([
+      ['turn/start', { turn: 1 }],
+      ['step/start', T],
+      ['step/end', T],
+      ['turn/end', { turn: 1, reason: 'interrupted' }],
+    ])
+    expect(planRepair(session.events())).toEqual([])
+    // A closed step is not closed again: only turn/end is added.
+    const other = memoryStore()
+    const w2 = await openSession(other, { id: 'st' })
+    await w2.appendBatch([
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'step/start', data: T },
+      { type: 'step/end', data: T },
+    ])
+    expect(typesOf((await openSession(other, { id: 'st' })).events().slice(3))).toEqual(['turn/end'])
   })
 
   it('L9.7: deferred contexts that never reached the log are not recreated', async () => {

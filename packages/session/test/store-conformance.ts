@@ -59,12 +59,17 @@ export function storeConformance(name: string, backing: () => Backing): void {
       await session.close()
       await store.close()
       const reopened = await openSession(connect(b), { id: 's1' })
-      // The log ends mid-turn, so reopening appended the repair's turn/end after it.
+      // The log ends mid-step, so reopening appended the repair's step/end and turn/end after it.
       expect(asJson(reopened.events().slice(0, events.length))).toBe(asJson(events))
-      expect(reopened.events()[events.length]?.type).toBe('turn/end')
+      expect(
+        reopened
+          .events()
+          .slice(events.length)
+          .map((e) => e.type),
+      ).toEqual(['step/end', 'turn/end'])
       expect(Object.isFrozen(reopened.events()[3]!.data)).toBe(true)
       const rows = await connect(b).listSessions()
-      expect(rows.find((r) => r.id === 's1')?.events).toBe(events.length + 1)
+      expect(rows.find((r) => r.id === 's1')?.events).toBe(events.length + 2)
     })
 
     it('L1.4: appends are applied in call order and durable when they resolve', async () => {

@@ -2,14 +2,18 @@ import { spawnSync } from 'node:child_process'
 import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import Database from 'better-sqlite3'
 import { afterAll, describe, expect, it } from 'vitest'
-import { DEFAULT_SQLITE_PATH, fileStore, openSession, sqliteStore } from '../src/index.js'
+import { DEFAULT_SQLITE_PATH, fileStore, openSession, type SessionEvent, sqliteStore } from '../src/index.js'
+import { formatBatch } from '../src/jsonl-log.js'
+import { loadSqliteDriver } from '../src/sqlite-driver.js'
+import { SQLITE_DRIVERS } from './sqlite-drivers.js'
 
 const root = mkdtempSync(join(tmpdir(), 'tooltx-durable-'))
 afterAll(() => rmSync(root, { recursive: true, force: true }))
 let n = 0
 const fresh = (): string => join(root, `d${n++}`)
+const openDefault = (path: string) =>
+  loadSqliteDriver(SQLITE_DRIVERS.find((d) => d.isDefault)!.driver).open(path)
 
 async function twoEvents(dir: string): Promise<string> {
   const store = fileStore(dir)
@@ -39,7 +43,11 @@ describe('fileStore', () => {
     const dir = fresh()
     const file = await twoEvents(dir)
     const intact = readFileSync(file, 'utf8')
-    appendFileSync(file, '{"seq":3,"type":"turn/start","data":{"turn":2},"more":true}\n{"seq":4,"ty')
+    const batch = formatBatch([
+      { seq: 3, type: 'turn/start', data: { turn: 2 } },
+      { seq: 4, type: 'turn/end', data: { turn: 2, reason: 'completed' } },
+    ] as SessionEvent[])
+    appendFileSync(file, batch.subarray(0, batch.indexOf('\n') + 12))
     const store = fileStore(dir)
     expect(await store.load('log')).toHaveLength(2)
     expect(readFileSync(file, 'utf8')).toBe(intact)
@@ -87,12 +95,17 @@ describe('sqliteStore', () => {
     const store = sqliteStore(path)
     const s = await openSession(store, { id: 'q' })
     await s.append('turn/start', { turn: 1 })
-    const db = new Database(path)
-    expect(db.pragma('journal_mode', { simple: true })).toBe('wal')
-    expect(() => db.prepare("INSERT INTO events VALUES ('q', 1, 'turn/start', '{}')").run()).toThrow(
-      /UNIQUE|PRIMARY/,
-    )
-    expect(db.prepare('SELECT id, events FROM sessions').all()).toEqual([{ id: 'q', events: 1 }])
+    const db = openDefault(path)
+    expect(db.prepare('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
+    expect(() =>
+      db.prepare("INSERT INTO events (session, seq, type, data) VALUES ('q', 1, 'turn/start', '{}')").run(),
+    ).toThrow(/UNIQUE|PRIMARY/)
+    expect(
+      db
+        .prepare('SELECT id, events FROM sessions')
+        .all()
+        .map((r) => ({ ...(r as object) })),
+    ).toEqual([{ id: 'q', events: 1 }])
     db.close()
     await store.close()
   })

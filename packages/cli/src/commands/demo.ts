@@ -1,14 +1,18 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { createAgent, scripted } from '@tooltx/agent'
+import { type Agent, createAgent, scripted } from '@tooltx/agent'
 import { openSession, sqliteStore } from '@tooltx/session'
+import { cliApprover } from '../approvals.js'
 import { codeModeComparison } from '../code-mode-comparison.js'
 import { DEMO_SCRIPT, DEMO_TASK } from '../demo-script.js'
 import { freshDemoWorkspace } from '../demo-workspace.js'
 import { watchSession } from '../live-progress.js'
 import type { Output } from '../output.js'
+import { liveLookup } from '../presenters.js'
+import { replayHint } from '../replay-hint.js'
+import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { runtimeTour } from '../runtime-tour.js'
-import { createToolset, fixedApprover } from '../toolset.js'
+import { createToolset } from '../toolset.js'
 
 /** The sample workspace bundled with the CLI. */
 export const SAMPLE_WORKSPACE = fileURLToPath(new URL('../../sample-workspace', import.meta.url))
@@ -18,14 +22,24 @@ export interface DemoOptions {
   db: string
   /** Stream without pauses (tests). */
   fast?: boolean
+  /** Approve the demo's write without asking. */
+  yes?: boolean
+}
+
+/** What a finished demo reports: the session it saved and the exit status. */
+export interface DemoOutcome {
+  id: string
+  exitStatus: number
 }
 
 /**
  * Runs the scripted demo agent over a fresh copy of the sample workspace (next to the database,
  * replacing only a copy an earlier demo made: K4.1), showing each call live, and prints where
- * the session was saved and how to replay it. Returns the session id.
+ * the session was saved and how to replay it. The write's approval is asked of the person at a
+ * terminal (unless `yes`); without a terminal the demo answers it itself and says so. Ctrl-C or
+ * a closed stdout stops it as `run` does (130 or 141).
  */
-export async function demoCommand(options: DemoOptions, out: Output): Promise<string> {
+export async function demoCommand(options: DemoOptions, out: Output): Promise<DemoOutcome> {
   const root = path.join(path.dirname(path.resolve(options.db)), 'demo-workspace')
   freshDemoWorkspace(root, SAMPLE_WORKSPACE)
 
@@ -36,30 +50,49 @@ export async function demoCommand(options: DemoOptions, out: Output): Promise<st
   const model = scripted(DEMO_SCRIPT, { delayMs: options.fast ? 0 : 12 })
   out.line(`tooltx demo — a scripted agent working in ${root}`)
   out.line(`task: ${DEMO_TASK}`)
+  if (options.yes) out.line('approval: --yes, so the write is approved without asking')
+  else if (out.prompt === undefined) {
+    out.line(
+      'approval: no terminal to ask, so the demo approves its write itself (at a terminal it asks you)',
+    )
+  }
   out.line()
   const stop = watchSession(session, runtime, scope, out)
+  let agent: Agent | undefined
+  const control = new RunControl(out, () => agent?.abort())
   try {
-    const agent = createAgent({
+    agent = createAgent({
       runtime,
       scope,
       session,
       model,
-      approver: fixedApprover('allowed-once'),
+      approver: cliApprover({
+        out,
+        lookup: liveLookup(runtime.view(scope)),
+        yes: options.yes === true,
+        unattended: 'allow',
+        onInterrupt: () => control.interrupt(),
+      }),
       system: 'You are a careful engineering assistant. Use the tools to inspect the workspace.',
     })
     agent.send(DEMO_TASK)
     await agent.whenIdle()
   } finally {
+    control.dispose()
     stop()
     await session.close()
     await store.close()
   }
-  out.line()
-  await runtimeTour(out, root)
-  out.line()
-  await codeModeComparison(out, root)
+  if (control.reason === undefined) {
+    out.line()
+    await runtimeTour(out, root)
+    out.line()
+    await codeModeComparison(out, root)
+  }
   out.line()
   out.line(`Session saved as ${id} in ${options.db}.`)
-  out.line(`Replay it with: npx tooltx replay ${id}`)
-  return id
+  out.line(`Replay it with: ${replayHint(id, options.db)}`)
+  if (control.reason === undefined) return { id, exitStatus: 0 }
+  out.error(`tooltx: ${STOP_NOTES[control.reason]}; the turn was recorded as aborted`)
+  return { id, exitStatus: STOPPED_EXIT_STATUS[control.reason] }
 }

@@ -1,11 +1,21 @@
-import { createInterface } from 'node:readline/promises'
-import { anthropic, createAgent, DEFAULT_MODELS, type ModelAdapter, openaiCompatible } from '@tooltx/agent'
-import type { Approver, Mode } from '@tooltx/core'
+import {
+  type Agent,
+  anthropic,
+  createAgent,
+  DEFAULT_MODELS,
+  type ModelAdapter,
+  openaiCompatible,
+} from '@tooltx/agent'
+import type { Mode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession, sqliteStore } from '@tooltx/session'
+import { cliApprover } from '../approvals.js'
 import { watchSession } from '../live-progress.js'
 import { type Output, UsageError } from '../output.js'
-import { createToolset, fixedApprover } from '../toolset.js'
+import { liveLookup } from '../presenters.js'
+import { replayHint } from '../replay-hint.js'
+import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
+import { createToolset } from '../toolset.js'
 
 /** Options of the `run` command, from flags and the environment. */
 export interface RunOptions {
@@ -55,30 +65,19 @@ export function chooseModel(options: RunOptions): ModelAdapter {
   throw new UsageError(`unknown --provider "${provider}"; use openai or anthropic`)
 }
 
-/** Asks on the terminal; without one, writes are rejected unless `--yes` was given. */
-function terminalApprover(out: Output): Approver {
-  return async (request) => {
-    if (!process.stdin.isTTY) return 'rejected'
-    const rl = createInterface({ input: process.stdin, output: process.stdout })
-    try {
-      const answer = await rl.question(
-        `Allow ${request.name}${request.reason ? ` (${request.reason})` : ''}? [y/N] `,
-        {
-          signal: request.signal,
-        },
-      )
-      return /^y(es)?$/i.test(answer.trim()) ? 'allowed-once' : 'rejected'
-    } catch {
-      out.line()
-      return 'cancelled'
-    } finally {
-      rl.close()
-    }
-  }
+/** What a finished `run` reports: the session it saved and the exit status. */
+export interface RunOutcome {
+  id: string
+  exitStatus: number
 }
 
-/** Runs one task against a real model with the workspace tools, recording the session. */
-export async function runCommand(options: RunOptions, out: Output): Promise<string> {
+/**
+ * Runs one task against a real model with the workspace tools, recording the session. Writes
+ * are asked about at a terminal and refused, with a note on how to allow them, without one.
+ * Ctrl-C or a closed stdout aborts the turn (recorded as aborted, running checks killed) and
+ * gives exit status 130 or 141; a turn that ends in an error throws after saving.
+ */
+export async function runCommand(options: RunOptions, out: Output): Promise<RunOutcome> {
   const model = chooseModel(options)
   const store = sqliteStore(options.db)
   const id = `run-${new Date().toISOString().replace(/[:.]/g, '-')}`
@@ -92,23 +91,29 @@ export async function runCommand(options: RunOptions, out: Output): Promise<stri
   const stop = watchSession(session, runtime, scope, out)
   // Code Mode programs run in the QuickJS sandbox; native mode never starts it.
   const sandbox = options.mode === 'native' ? undefined : quickjsRuntime()
-  const agent = createAgent({
+  let agent: Agent | undefined
+  const control = new RunControl(out, () => agent?.abort())
+  agent = createAgent({
     runtime,
     scope,
     session,
     model,
     ...(sandbox ? { codeRuntime: sandbox } : {}),
-    approver: options.yes ? fixedApprover('allowed-once') : terminalApprover(out),
+    approver: cliApprover({
+      out,
+      lookup: liveLookup(runtime.view(scope)),
+      yes: options.yes,
+      unattended: 'refuse',
+      onInterrupt: () => control.interrupt(),
+    }),
     system:
       'You are a careful engineering assistant. Use the tools to inspect the workspace before answering.',
   })
-  const onSigint = () => agent.abort()
-  process.once('SIGINT', onSigint)
   try {
     agent.send(options.task)
     await agent.whenIdle()
   } finally {
-    process.off('SIGINT', onSigint)
+    control.dispose()
     stop()
     await sandbox?.close()
     await session.close()
@@ -116,9 +121,13 @@ export async function runCommand(options: RunOptions, out: Output): Promise<stri
   }
   const end = session.events().findLast((event) => event.type === 'turn/end')
   out.line()
-  out.line(`Session saved as ${id} in ${options.db}. Replay it with: npx tooltx replay ${id}`)
+  out.line(`Session saved as ${id} in ${options.db}. Replay it with: ${replayHint(id, options.db)}`)
+  if (control.reason !== undefined) {
+    out.error(`tooltx: ${STOP_NOTES[control.reason]}; the turn was recorded as aborted`)
+    return { id, exitStatus: STOPPED_EXIT_STATUS[control.reason] }
+  }
   if (end?.type === 'turn/end' && end.data.reason === 'error') {
     throw new UsageError(`the run failed: ${end.data.message ?? 'unknown error'}`)
   }
-  return id
+  return { id, exitStatus: 0 }
 }

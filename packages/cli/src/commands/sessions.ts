@@ -1,19 +1,53 @@
-import { sqliteStore } from '@tooltx/session'
+import type { SessionReader } from '@tooltx/session'
 import type { Output } from '../output.js'
+import { openSessions } from '../session-store.js'
+import { type SessionSummary, summarizeSession } from '../session-summary.js'
 
-/** Lists the sessions stored in the database, oldest first. */
-export async function sessionsCommand(options: { db: string }, out: Output): Promise<void> {
-  const store = sqliteStore(options.db)
+const TASK_CHARS = 60
+
+/** `text` on one line (control characters and runs of white space as one space), at most `max` characters. */
+function oneLine(text: string, max: number): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
+  const flat = [...text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim()]
+  return flat.length <= max ? flat.join('') : `${flat.slice(0, max - 1).join('')}…`
+}
+
+/** A session's summary; a session whose rows are damaged is listed with the damage instead. */
+async function summary(reader: SessionReader, id: string): Promise<SessionSummary | { damaged: string }> {
   try {
-    const sessions = await store.listSessions()
+    return summarizeSession((await reader.read(id)) ?? [])
+  } catch (error) {
+    return { damaged: (error as Error).message }
+  }
+}
+
+/**
+ * Lists the sessions stored in the database, oldest first: id, events, last update, final
+ * status and task. Reads the database read-only; a missing database is reported, not created.
+ */
+export async function sessionsCommand(options: { db: string }, out: Output): Promise<void> {
+  const reader = openSessions(options.db)
+  try {
+    const sessions = (await reader?.listSessions()) ?? []
     if (sessions.length === 0) {
       out.line(`no sessions in ${options.db} yet; run \`tooltx demo\` to make one`)
       return
     }
-    out.line(`${'id'.padEnd(40)} ${'events'.padStart(6)}  updated`)
-    for (const info of sessions)
-      out.line(`${info.id.padEnd(40)} ${String(info.events).padStart(6)}  ${info.updated}`)
+    out.line(
+      `${'id'.padEnd(40)} ${'events'.padStart(6)}  ${'updated'.padEnd(24)}  ${'status'.padEnd(11)} task`,
+    )
+    for (const info of sessions) {
+      const about = await summary(reader!, info.id)
+      // The damage is shown in full: it names the seq to repair.
+      const [status, task] =
+        'damaged' in about
+          ? ['damaged', about.damaged]
+          : [about.status, oneLine(about.task ?? '', TASK_CHARS)]
+      out.line(
+        `${info.id.padEnd(40)} ${String(info.events).padStart(6)}  ${info.updated.padEnd(24)}  ${status.padEnd(11)} ${task}`.trimEnd(),
+      )
+    }
   } finally {
-    await store.close()
+    await reader?.close()
   }
 }

@@ -3,12 +3,13 @@
  * calls, nested dispatch of each call through the runtime, commit of nested results onto
  * the outer call, dispatch events, and settlement with its drain.
  */
-import type { CodeBinding } from '../code-runtime.js'
+import { type CodeBinding, TOOL_ARGS_NOT_LOSSLESS } from '../code-runtime.js'
 import type { ContentBlock, ContextSource } from '../content.js'
 import { RUN_CODE } from '../definition.js'
 import type { JsonValue } from '../lossless-json.js'
 import { snapshotJson } from '../lossless-json.js'
 import type { ToolResult } from '../result.js'
+import { callSequence } from '../runtime/call-sequence.js'
 import type { ExecuteInput } from '../runtime/core.js'
 import type { ToolView } from '../runtime/scope-view.js'
 import { DispatchSink } from './dispatch-sink.js'
@@ -28,8 +29,6 @@ interface SubCall {
   readonly reject: (error: unknown) => void
 }
 
-const ARGS_NOT_LOSSLESS = 'tool arguments must be lossless JSON'
-
 /**
  * The host side of one program run. Construct it when the run starts: it reads the scope's
  * view once for `bindings` (X3.1) and ties its run-scoped `signal` to the outer signal
@@ -47,6 +46,7 @@ export class CodeRun {
   private readonly view: ToolView
   private readonly scheduler: SubCallScheduler<SubCall, ToolResult>
   private readonly sink: DispatchSink
+  private readonly sequence = callSequence()
   private over: SettleReason | undefined
   private submitted = 0
   private readonly onOuterAbort = () => this.controller.abort(this.request.run.signal.reason)
@@ -103,7 +103,7 @@ export class CodeRun {
     } catch {
       snap = { ok: false, reason: 'a getter threw' }
     }
-    if (!snap.ok) return Promise.reject(new TypeError(ARGS_NOT_LOSSLESS))
+    if (!snap.ok) return Promise.reject(new TypeError(TOOL_ARGS_NOT_LOSSLESS))
     const n = ++this.submitted
     const id = `${this.request.run.callId}:code:${n}`
     const frozenArgs = snap.value
@@ -124,6 +124,8 @@ export class CodeRun {
       arguments: call.args,
       signal: this.signal,
       parent: run.token,
+      // Sub-calls run their policy phases one at a time, in submission order (P1.9).
+      sequence: this.sequence,
     }
     if (run.scope !== undefined) input.scope = run.scope
     if (approver !== undefined) input.approver = approver

@@ -17,6 +17,7 @@ import { NO_CODE_RUNTIME } from '../runtime/failures.js'
 import type { ToolView } from '../runtime/scope-view.js'
 import { compileValidator } from '../schema/validate.js'
 import { CodeRun } from './bindings.js'
+import { renderJson } from './render-json.js'
 
 /** The value of a successful run (X1.3): the captured log lines and the program's result, if any. */
 export interface RunCodeValue extends JsonObject {
@@ -130,11 +131,12 @@ const PARAMETERS = Object.freeze({
     code: Object.freeze({
       type: 'string',
       description:
-        'A TypeScript program, run as the body of an async function. Call tools as `await tools.<name>(args)`; `return` a JSON value to report it; `console.log` lines are captured.',
+        'Required. A TypeScript program, run as the body of an async function. Call tools as `await tools.<name>({ ...arguments })`; `return` a JSON value to report it; `console.log` lines are captured.',
     }),
     description: Object.freeze({
       type: 'string',
-      description: 'One short line saying what the program does; shown to the user.',
+      description:
+        'Required, alongside `code`. One short line saying what the program does; shown to the user.',
     }),
   }),
   required: Object.freeze(['code', 'description']),
@@ -150,12 +152,12 @@ const OUTPUT_SCHEMA = Object.freeze({
   required: Object.freeze(['logs']),
 }) as unknown as JsonObject
 
-/** X1.4: log lines, then the result (strings as is, other JSON pretty-printed), or a placeholder. */
+/** X1.4, X1.11: log lines, then the result (strings as is, other JSON pretty-printed), or a placeholder. */
 function render(_args: unknown, value: RunCodeValue): ContentBlock[] {
   const parts: string[] = [...value.logs]
   if ('result' in value) {
     const result = value.result as JsonValue
-    parts.push(typeof result === 'string' ? result : JSON.stringify(result, null, 2))
+    parts.push(typeof result === 'string' ? result : renderJson(result))
   }
   return [
     { type: 'text', text: parts.length === 0 ? '(run_code completed with no output)' : parts.join('\n') },
@@ -203,7 +205,7 @@ export function runCodeDefinition(host: RunCodeHost): AnyToolDefinition {
   return Object.freeze({
     name: RUN_CODE,
     description:
-      'Run a TypeScript program that calls the tools listed in the instructions through the `tools` object and returns a JSON result.',
+      'Run a TypeScript program that calls the tools listed in the instructions through the `tools` object and returns a JSON result. Always pass both arguments: `code` (the program) and `description` (one short line saying what it does).',
     parameters: PARAMETERS,
     output: Object.freeze({ schema: OUTPUT_SCHEMA, render }),
     execute,

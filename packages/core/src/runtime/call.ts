@@ -4,6 +4,7 @@ import type { ContextSource } from '../content.js'
 import type { AnyToolDefinition } from '../definition.js'
 import type { Approver, Execution } from '../execution.js'
 import type { ToolResult } from '../result.js'
+import type { Place } from './call-sequence.js'
 import type { RuntimeCore } from './core.js'
 import { StageLog, vouchFreeze } from './invariants.js'
 import type { Entry, ScopeRecord } from './registry.js'
@@ -43,6 +44,8 @@ export class Call extends StageLog {
     readonly onCodeDispatch: CodeDispatchSink | undefined,
     /** Whether a definition was visible at entry, and its finalizer (P11.3, P11.7). */
     readonly finalizer: Finalizer | undefined,
+    /** The call's places in its sequence's lines, if it has one (P1.8). */
+    readonly place: Place | undefined,
   ) {
     super()
   }

@@ -7,6 +7,7 @@ import type { AdditionalContext, ContentBlock, ContextSource } from '../content.
 import { errorMessage } from '../errors.js'
 import { type JsonValue, snapshotJson } from '../lossless-json.js'
 import { vouchFreeze } from './invariants.js'
+import { ownField } from './own-field.js'
 
 /** A checked value or the reason it was refused. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string }
@@ -19,11 +20,12 @@ export function contentProblem(value: JsonValue): string | undefined {
   for (let i = 0; i < value.length; i++) {
     const block = value[i]
     if (block === null || typeof block !== 'object' || Array.isArray(block)) return `[${i}] is not an object`
-    const type = block.type
+    const type = ownField(block, 'type')
     if (typeof type !== 'string' || type === '') return `[${i}].type is not a non-empty string`
-    if (type === 'text' && typeof block.text !== 'string') return `[${i}].text is not a string`
+    if (type === 'text' && typeof ownField(block, 'text') !== 'string') return `[${i}].text is not a string`
     if (type === 'image') {
-      const { mediaType, data } = block
+      const mediaType = ownField(block, 'mediaType')
+      const data = ownField(block, 'data')
       if (typeof mediaType !== 'string' || mediaType === '')
         return `[${i}].mediaType is not a non-empty string`
       if (typeof data !== 'string' || data.length % 4 !== 0 || !BASE64.test(data)) {
@@ -69,12 +71,12 @@ function asContext(value: JsonValue, what: string, defaultSource: ContextSource)
       return { ok: false, reason: `${what} has the unknown key "${key}"` }
     }
   }
-  if (value.role !== 'user') return { ok: false, reason: `${what}.role is not "user"` }
-  const content = value.content
+  if (ownField(value, 'role') !== 'user') return { ok: false, reason: `${what}.role is not "user"` }
+  const content = ownField(value, 'content') as JsonValue | undefined
   const problem = content === undefined ? 'is missing' : contentProblem(content)
   if (problem !== undefined)
     return { ok: false, reason: `${what}.content${problem.startsWith('[') ? '' : ' '}${problem}` }
-  const source = value.source
+  const source = ownField(value, 'source')
   if (source === undefined) {
     return {
       ok: true,

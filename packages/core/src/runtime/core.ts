@@ -5,6 +5,7 @@
 import type { CodeDispatchSink, CodeRuntime } from '../code-runtime.js'
 import { definitionError } from '../errors.js'
 import type { Approver, ToolScope } from '../execution.js'
+import type { CallSequence } from './call-sequence.js'
 import {
   type AroundHandler,
   type Guard,
@@ -41,6 +42,8 @@ export interface ExecuteInput {
   codeRuntime?: CodeRuntime
   /** Receives Code Mode dispatch events of a `run_code` call (X5). */
   onCodeDispatch?: CodeDispatchSink
+  /** Orders this call's policy phases after those of the calls that entered it before (P1.8). */
+  sequence?: CallSequence
 }
 
 /** The shared state of one runtime. */

@@ -13,7 +13,7 @@ import { dispatch } from './stages/around.js'
 import { enter } from './stages/entry.js'
 import { finish } from './stages/finish.js'
 import { runGuards } from './stages/guards.js'
-import { postProcess } from './stages/post-execute.js'
+import { hasPostExecute, postProcess } from './stages/post-execute.js'
 import { hasPreExecute, preExecute } from './stages/pre-execute.js'
 
 /**
@@ -22,17 +22,34 @@ import { hasPreExecute, preExecute } from './stages/pre-execute.js'
  */
 export async function execute(core: RuntimeCore, input: unknown): Promise<ToolResult> {
   const { call, early } = enter(core, input)
+  const { place } = call
   try {
     let outcome = early === undefined ? undefined : final(early)
     if (outcome === undefined) {
-      const decided = decide(call)
+      const decided = place === undefined ? decide(call) : place.decide.run(() => decideInTurn(call))
       outcome = (decided instanceof Promise ? await decided : decided) ?? (await dispatch(call))
     }
-    const processed = outcome.final ? outcome.result : postProcess(call, outcome.result)
+    const { result } = outcome
+    const processed = outcome.final
+      ? result
+      : place === undefined
+        ? postProcess(call, result)
+        : place.post.run(() => postProcess(call, result), hasPostExecute(call))
     return finish(call, processed instanceof Promise ? await processed : processed)
   } finally {
+    // A call that skipped a phase, or failed in it, still lets the next call of its sequence go.
+    place?.decide.done()
+    place?.post.done()
     core.live.delete(call.exec.token)
   }
+}
+
+/**
+ * The decision of a call in a sequence, once its turn has come (P1.9): a caller that aborted
+ * while the call waited skips the decision (C1.3).
+ */
+function decideInTurn(call: Call): Outcome | undefined | Promise<Outcome | undefined> {
+  return call.signal.aborted ? post(abortedBeforeDispatch()) : decide(call)
 }
 
 /**

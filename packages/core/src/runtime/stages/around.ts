@@ -21,6 +21,7 @@ import {
 } from '../failures.js'
 import { type AroundExecution, type AroundHandler, type HookEntry, nextCovering } from '../hooks.js'
 import { isBreach } from '../invariants.js'
+import { ownField } from '../own-field.js'
 import { baseDispatch } from './body.js'
 import { successFromValue } from './output.js'
 
@@ -36,13 +37,9 @@ function asHookError(error: unknown): unknown {
     : error
 }
 
-/** Reads `object[key]`; a throwing getter makes the whole return invalid. */
-function read(object: object, key: string): unknown {
-  return (object as Record<string, unknown>)[key]
-}
-
 /**
- * Normalizes a result a wrapper authored (or brought from elsewhere): a success is
+ * Normalizes a result a wrapper authored (or brought from elsewhere), reading own fields
+ * only (P1.10; a throwing getter makes the return invalid): a success is
  * re-resolved and passed through the output boundaries (P6.10), a failure is copied field by
  * field (P6.11). Returns the frozen result, or the `invalid value` detail (P6.12).
  */
@@ -51,11 +48,11 @@ function normalize(call: Call, returned: unknown): ToolResult | string {
     return `expected a result object, got ${returned === null ? 'null' : Array.isArray(returned) ? 'an array' : typeof returned}`
   }
   try {
-    const isError = read(returned, 'isError')
+    const isError = ownField(returned, 'isError')
     if (isError === false) {
-      const value = read(returned, 'value')
+      const value = ownField(returned, 'value')
       const contexts = checkContexts(
-        read(returned, 'additionalContexts'),
+        ownField(returned, 'additionalContexts'),
         'additionalContexts',
         call.contextSource(),
       )
@@ -66,11 +63,11 @@ function normalize(call: Call, returned: unknown): ToolResult | string {
       return successFromValue(call, entry, value, contexts.value, false)
     }
     if (isError !== true) return 'isError must be a boolean'
-    const error = read(returned, 'error')
-    const info = error !== null && typeof error === 'object' ? read(error, 'info') : undefined
-    const message = error !== null && typeof error === 'object' ? read(error, 'message') : undefined
-    const name = info !== null && typeof info === 'object' ? read(info, 'name') : undefined
-    const code = info !== null && typeof info === 'object' ? read(info, 'code') : undefined
+    const error = ownField(returned, 'error')
+    const info = error !== null && typeof error === 'object' ? ownField(error, 'info') : undefined
+    const message = error !== null && typeof error === 'object' ? ownField(error, 'message') : undefined
+    const name = info !== null && typeof info === 'object' ? ownField(info, 'name') : undefined
+    const code = info !== null && typeof info === 'object' ? ownField(info, 'code') : undefined
     if (
       typeof message !== 'string' ||
       typeof name !== 'string' ||
@@ -80,16 +77,16 @@ function normalize(call: Call, returned: unknown): ToolResult | string {
     ) {
       return 'a failure needs error.message and error.info { name, code } as strings'
     }
-    const rawContent = read(returned, 'content')
+    const rawContent = ownField(returned, 'content')
     const content = rawContent === undefined ? undefined : checkContent(rawContent, 'content')
     if (content !== undefined && !content.ok) return content.reason
     const contexts = checkContexts(
-      read(returned, 'additionalContexts'),
+      ownField(returned, 'additionalContexts'),
       'additionalContexts',
       call.contextSource(),
     )
     if (!contexts.ok) return contexts.reason
-    const rawMeta = read(returned, 'meta')
+    const rawMeta = ownField(returned, 'meta')
     let meta: JsonValue | undefined
     if (rawMeta !== undefined) {
       const snap = snapshotFrozen(rawMeta, 'meta')

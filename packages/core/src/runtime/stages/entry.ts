@@ -10,6 +10,7 @@ import type { Approver, Execution, ToolScope } from '../../execution.js'
 import { type JsonValue, snapshotJson } from '../../lossless-json.js'
 import type { ToolResult } from '../../result.js'
 import { Call } from '../call.js'
+import { enterSequence } from '../call-sequence.js'
 import type { ExecuteInput, RuntimeCore } from '../core.js'
 import { abortedBeforeDispatch, argumentsNotLossless, argumentsUnreadable, collapsed } from '../failures.js'
 import { breach } from '../invariants.js'
@@ -45,7 +46,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   const fields = input as { readonly [K in keyof ExecuteInput]?: unknown }
   let reading = 'callId'
   let callId: unknown, rootCallId: unknown, name: unknown, signal: unknown, scope: unknown
-  let parent: unknown, approver: unknown, codeRuntime: unknown, onCodeDispatch: unknown
+  let parent: unknown, approver: unknown, codeRuntime: unknown, onCodeDispatch: unknown, sequence: unknown
   let rawArguments: unknown
   let argumentsError: { error: unknown } | undefined
   try {
@@ -72,6 +73,8 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
     codeRuntime = fields.codeRuntime
     reading = 'onCodeDispatch'
     onCodeDispatch = fields.onCodeDispatch
+    reading = 'sequence'
+    sequence = fields.sequence
   } catch (error) {
     breach(`execute input.${reading} could not be read: ${errorMessage(error)}`)
   }
@@ -98,6 +101,10 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   }
   if (onCodeDispatch !== undefined && typeof onCodeDispatch !== 'function') {
     breach('execute input.onCodeDispatch must be a function')
+  }
+  const place = sequence === undefined ? undefined : enterSequence(sequence)
+  if (sequence !== undefined && place === undefined) {
+    breach('execute input.sequence must come from callSequence()')
   }
 
   const token = Symbol('tooltx.call')
@@ -129,6 +136,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
     codeRuntime as CodeRuntime | undefined,
     onCodeDispatch as CodeDispatchSink | undefined,
     finalizer,
+    place,
   )
   core.live.add(token, call)
   return { call, early: earlyResult(call, args) }

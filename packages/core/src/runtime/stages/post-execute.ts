@@ -118,6 +118,11 @@ function withContexts(copy: Record<string, unknown>, contexts: ToolResult['addit
   return Object.freeze(copy) as unknown as ToolResult
 }
 
+/** True iff some post-execute handler covers the call. */
+export function hasPostExecute(call: Call): boolean {
+  return nextCovering(call.core.post.entries, 0, call.record) >= 0
+}
+
 /**
  * Runs the post-execute chain captured now over a post-result (P10.1, P10.2) and returns the
  * stage's outcome. A handler that throws, or a decision that is invalid, ends the stage

@@ -5,6 +5,7 @@ import type { Call } from '../call.js'
 import { hookInvalid, hookThrew } from '../failures.js'
 import { type HookEntry, nextCovering, type PreDecision, type PreExecuteHandler } from '../hooks.js'
 import { isBreach } from '../invariants.js'
+import { ownField } from '../own-field.js'
 
 /** The chain's answer, normalized (P3.3, P3.4), or the final-result of a failed handler. */
 export type PreVerdict =
@@ -51,8 +52,8 @@ function verdict(raw: unknown): PreVerdict {
   let reason: unknown
   try {
     keys = Object.keys(raw)
-    kind = (raw as { kind?: unknown }).kind
-    reason = keys.includes('reason') ? (raw as { reason?: unknown }).reason : undefined
+    kind = ownField(raw, 'kind')
+    reason = ownField(raw, 'reason')
   } catch (error) {
     return failed(`reading the decision failed: ${errorMessage(error)}`)
   }

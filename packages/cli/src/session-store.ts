@@ -1,0 +1,36 @@
+import { type SessionInfo, type SessionReader, sqliteReader } from '@tooltx/session'
+import { UsageError } from './output.js'
+
+/**
+ * The session database at `db`, opened read-only (also on a read-only mount or folder), or
+ * `undefined` when there is no file there: listing or replaying never creates a database.
+ * A file that cannot be read fails with a message naming it.
+ */
+export function openSessions(db: string): SessionReader | undefined {
+  try {
+    return sqliteReader(db)
+  } catch (error) {
+    throw new UsageError(`cannot read the session database ${db}: ${(error as Error).message}`)
+  }
+}
+
+/**
+ * The id of the stored session `wanted` names: an exact id, `latest` (the session created
+ * last), or the start of exactly one id. Anything else fails saying what there is instead.
+ */
+export function resolveSession(wanted: string, sessions: readonly SessionInfo[], db: string): string {
+  if (sessions.some((info) => info.id === wanted)) return wanted
+  if (sessions.length === 0) {
+    throw new UsageError(
+      `no session "${wanted}" in ${db}: there are no sessions yet; run \`tooltx demo\` first`,
+    )
+  }
+  if (wanted === 'latest') return sessions.at(-1)!.id
+  const matches = sessions.filter((info) => info.id.startsWith(wanted))
+  if (matches.length === 1) return matches[0]!.id
+  if (matches.length > 1) {
+    const listed = matches.map((info) => info.id).join(', ')
+    throw new UsageError(`"${wanted}" starts ${matches.length} session ids (${listed}); give more of the id`)
+  }
+  throw new UsageError(`no session "${wanted}" in ${db}; run \`tooltx sessions\` to list them`)
+}

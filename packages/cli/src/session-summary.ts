@@ -1,0 +1,29 @@
+import type { SessionEvent, TurnEndReason } from '@tooltx/session'
+
+/** How a session stands: its last turn's ending, `unfinished` while that turn has none, `empty` before any turn. */
+export type SessionStatus = TurnEndReason | 'unfinished' | 'empty'
+
+/** What `tooltx sessions` shows of a session beyond its row. */
+export interface SessionSummary {
+  /** The text of the first user message (not a tool's context), or `undefined` when there is none. */
+  readonly task: string | undefined
+  readonly status: SessionStatus
+}
+
+/** The task and status of a session's events. Total for any event list a log holds. */
+export function summarizeSession(events: readonly SessionEvent[]): SessionSummary {
+  let task: string | undefined
+  let status: SessionStatus = 'empty'
+  for (const event of events) {
+    if (event.type === 'turn/start') status = 'unfinished'
+    if (event.type === 'turn/end') status = event.data.reason
+    if (task === undefined && event.type === 'user/message' && event.data.message.source === undefined) {
+      task = event.data.message.content
+        .map((block) =>
+          block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type}]`,
+        )
+        .join(' ')
+    }
+  }
+  return { task, status }
+}

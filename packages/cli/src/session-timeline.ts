@@ -1,0 +1,29 @@
+import type { AnyToolDefinition } from '@tooltx/core'
+import type { SessionEvent } from '@tooltx/session'
+import { recordedLookup } from './presenters.js'
+import { type DefinitionLookup, TimelineRenderer } from './timeline.js'
+import { createToolset } from './toolset.js'
+
+/**
+ * The CLI's own tool definitions and the Code Mode transport, for their presenters only: they
+ * are rooted at the current directory and never run.
+ */
+export function cliDefinitions(): AnyToolDefinition[] {
+  const { runtime, scope } = createToolset({ root: process.cwd(), mode: 'both' })
+  return runtime.view(scope).list()
+}
+
+/**
+ * Every timeline line of a stored session, in order: what `tooltx replay` prints. Cards come
+ * from `lookup`; by default from the CLI's presenters, for exactly the tools whose results
+ * in `events` record them (a tool of another program gets generic cards, whatever its name).
+ * Pass `(name) => runtime.view(scope).get(name)` to print a session of your own tools with
+ * their cards. Never throws for any event list the session log holds.
+ */
+export function renderSession(
+  events: readonly SessionEvent[],
+  lookup: DefinitionLookup = recordedLookup(events, cliDefinitions()),
+): string[] {
+  const timeline = new TimelineRenderer(lookup)
+  return events.flatMap((event) => timeline.render(event))
+}

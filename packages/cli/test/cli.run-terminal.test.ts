@@ -1,0 +1,233 @@
+import { spawn } from 'node:child_process'
+import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import path from 'node:path'
+import { describe, expect, it } from 'vitest'
+import { BIN, cleanEnv, sampleWorkspace, scratch, tooltx, tooltxWith } from './cli-harness.js'
+import { fakeModel, toolMessage } from './fake-model.js'
+import { hasTmux, Terminal } from './terminal.js'
+
+const NOTE_CALL = {
+  id: 'call_note',
+  name: 'write_note',
+  arguments: JSON.stringify({ name: 'plan.md', text: '# Plan\n\nship it' }),
+}
+
+/** `tooltx run` against `baseURL` with the workspace `ws`, as argv for a terminal. */
+function runArgv(ws: string, baseURL: string, ...extra: string[]): string[] {
+  return [process.execPath, BIN, 'run', 'make a plan', '--workspace', ws, '--base-url', baseURL, ...extra]
+}
+
+const modelEnv = () => cleanEnv({ OPENAI_API_KEY: 'test-key' })
+
+/** The pids of processes whose command line mentions `needle`. */
+function processesMentioning(needle: string): number[] {
+  const pids: number[] = []
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) pids.push(Number(entry))
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  return pids
+}
+
+describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
+  it('K2.1: the approval prompt stays visible over the spinner, shows the card and arguments, and echoes the answer', async () => {
+    const ws = sampleWorkspace()
+    const model = await fakeModel([{ toolCalls: [NOTE_CALL] }, { text: 'Saved the plan.' }])
+    const term = await Terminal.start(runArgv(ws, model.baseURL), { cwd: ws, env: modelEnv() })
+    await term.waitFor(/Allow write_note\? \[y\/N\] $/m)
+    // The spinner ticks every 80 ms: after several ticks the question must still be on screen.
+    await new Promise((resolve) => setTimeout(resolve, 500))
+    await term.keys('y')
+    const asked = await term.waitFor(/Allow write_note\? \[y\/N\] y$/m)
+    expect(asked).toContain('    ┌ Write notes/plan.md')
+    expect(asked).toContain('    │ new file: notes/plan.md')
+    expect(asked).toContain('    │ arguments: {"name":"plan.md","text":"# Plan\\n\\nship it"}')
+    expect(asked).not.toMatch(/running: write_note.*Allow/)
+    await term.keys('Enter')
+    const { code, screen } = await term.exit()
+    expect(code).toBe(0)
+    expect(screen).toContain('    ? approval for write_note: allowed-once')
+    expect(screen).toContain('── turn 1 completed ──')
+    expect(readFileSync(path.join(ws, 'notes/plan.md'), 'utf8')).toBe('# Plan\n\nship it')
+  })
+
+  it('K2.1: any answer but y or yes rejects the call', async () => {
+    const ws = sampleWorkspace()
+    const model = await fakeModel([{ toolCalls: [NOTE_CALL] }, { text: 'Not saved.' }])
+    const term = await Terminal.start(runArgv(ws, model.baseURL), { cwd: ws, env: modelEnv() })
+    await term.waitFor(/Allow write_note\? \[y\/N\] $/m)
+    await term.keys('nope', 'Enter')
+    const { code, screen } = await term.exit()
+    expect(code).toBe(0)
+    expect(screen).toContain('    ? approval for write_note: rejected')
+    expect(toolMessage(model, 'call_note')).toBe('Error: the user rejected tool "write_note"')
+    expect(existsSync(path.join(ws, 'notes/plan.md'))).toBe(false)
+  })
+
+  it('K2.3: Ctrl-C at the prompt aborts the run: recorded as aborted, no further model request, exit status 130', async () => {
+    const ws = sampleWorkspace()
+    const model = await fakeModel([{ toolCalls: [NOTE_CALL] }, { text: 'must not be asked' }])
+    const term = await Terminal.start(runArgv(ws, model.baseURL), { cwd: ws, env: modelEnv() })
+    await term.waitFor(/Allow write_note\? \[y\/N\] $/m)
+    await term.keys('C-c')
+    const { code, screen } = await term.exit()
+    expect(code).toBe(130)
+    expect(screen).toContain('    ? approval for write_note: cancelled')
+    expect(screen).toContain('✗ write_note failed (ABORTED_BEFORE_DISPATCH)')
+    expect(screen).toContain('── turn 1 aborted ──')
+    expect(screen).toContain('tooltx: interrupted (Ctrl-C); the turn was recorded as aborted')
+    expect(model.requests).toHaveLength(1)
+    expect(existsSync(path.join(ws, 'notes/plan.md'))).toBe(false)
+    const replay = await tooltx(ws, 'replay', 'latest')
+    expect(replay.stdout).toContain('── turn 1 aborted ──')
+  })
+
+  it('K2.3: Ctrl-C while a check runs kills it and aborts the run with exit status 130', async () => {
+    const ws = sampleWorkspace()
+    const check = { id: 'call_slow', name: 'run_check', arguments: '{"check":"slow-check"}' }
+    const model = await fakeModel([{ toolCalls: [check] }, { text: 'must not be asked' }])
+    const term = await Terminal.start(runArgv(ws, model.baseURL), { cwd: ws, env: modelEnv() })
+    await term.waitFor(/▶ \$ Run slow-check/)
+    await term.keys('C-c')
+    const { code, screen } = await term.exit()
+    expect(code).toBe(130)
+    // The child is killed: the check reports it stopped, or the abort wins the race (ABORTED).
+    expect(screen).toMatch(/✗ run_check failed \((CHECK_STOPPED|ABORTED)\)/)
+    expect(screen).toContain('── turn 1 aborted ──')
+    expect(model.requests).toHaveLength(1)
+    expect(processesMentioning(path.join(ws, 'scripts/slow-check.mjs'))).toEqual([])
+  })
+
+  it('K2.6: the demo asks the person at the terminal to approve its write', async () => {
+    const cwd = scratch()
+    const term = await Terminal.start([process.execPath, BIN, 'demo', '--fast'], { cwd, env: cleanEnv() })
+    const asked = await term.waitFor(/Allow write_note\? \[y\/N\] $/m)
+    expect(asked).toContain('    ┌ Write notes/todo-summary.md')
+    expect(asked).not.toContain('no terminal to ask')
+    await term.keys('n', 'Enter')
+    const { code, screen } = await term.exit(60_000)
+    expect(code).toBe(0)
+    expect(screen).toContain('Allow write_note? [y/N] n')
+    expect(screen).toContain('    ? approval for write_note: rejected')
+    expect(existsSync(path.join(cwd, '.tooltx/demo-workspace/notes/todo-summary.md'))).toBe(false)
+  }, 90_000)
+
+  it('K2.5, K2.7: demo --yes does not ask, and the "Under the hood" lines wrap at the terminal width', async () => {
+    const cwd = scratch()
+    const width = 80
+    const term = await Terminal.start([process.execPath, BIN, 'demo', '--fast', '--yes'], {
+      cwd,
+      env: cleanEnv(),
+      width,
+    })
+    const { code, screen } = await term.exit(60_000)
+    expect(code).toBe(0)
+    expect(screen).not.toContain('Allow write_note?')
+    expect(screen).toContain('approval: --yes, so the write is approved without asking')
+    expect(screen).toContain('    ? approval for write_note: allowed-once')
+    const lines = screen.split('\n')
+    const tour = lines.slice(
+      lines.findIndex((line) => line.startsWith('Under the hood')),
+      lines.findIndex((line) => line.startsWith('Code Mode comparison')),
+    )
+    expect(tour.length).toBeGreaterThan(14)
+    expect(tour.filter((line) => [...line].length > width)).toEqual([])
+    // The long schema line continues on indented lines.
+    const schema = tour.findIndex((line) => line.startsWith('  model-facing schema of read_file: '))
+    expect(tour[schema + 1]).toMatch(/^ {6}\S/)
+  }, 90_000)
+})
+
+describe('tooltx run without a terminal', () => {
+  it('K2.2: a write that needs approval is refused as unavailable, saying no one could be asked and how to allow', async () => {
+    const ws = sampleWorkspace()
+    const model = await fakeModel([{ toolCalls: [NOTE_CALL] }, { text: 'Could not save.' }])
+    const result = await tooltxWith(
+      { cwd: ws, env: modelEnv() },
+      'run',
+      'make a plan',
+      '--workspace',
+      ws,
+      '--base-url',
+      model.baseURL,
+    )
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe(
+      'tooltx: write_note needs approval, but no one could be asked (stdin or stdout is not a terminal), so it was refused. ' +
+        'To allow it, run at a terminal and answer the prompt, or pass --yes to approve every write.\n',
+    )
+    expect(result.stdout).toContain('    ? approval for write_note: unavailable')
+    expect(toolMessage(model, 'call_note')).toBe(
+      'Error: tool "write_note" requires approval, but the approval channel is unavailable',
+    )
+    expect(existsSync(path.join(ws, 'notes/plan.md'))).toBe(false)
+  })
+
+  it('K2.4: when stdout closes mid-run the turn is recorded as aborted, the check is killed and the exit status is 141', async () => {
+    const ws = sampleWorkspace()
+    const model = await fakeModel([
+      {
+        toolCalls: [
+          { id: 'call_readme', name: 'read_file', arguments: '{"path":"README.md"}' },
+          { id: 'call_slow', name: 'run_check', arguments: '{"check":"slow-check"}' },
+        ],
+      },
+      { text: 'must not be asked' },
+    ])
+    const child = spawn(process.execPath, runArgv(ws, model.baseURL).slice(1), { cwd: ws, env: modelEnv() })
+    let stdout = ''
+    let stderr = ''
+    child.stderr.on('data', (piece) => {
+      stderr += piece
+    })
+    child.stdout.on('data', (piece) => {
+      stdout += piece
+      if (stdout.includes('▶ Read README.md')) child.stdout.destroy()
+    })
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+    const slow = path.join(ws, 'scripts/slow-check.mjs')
+    const orphans = processesMentioning(slow)
+    for (const pid of orphans) process.kill(pid)
+    expect(orphans).toEqual([])
+    expect(code).toBe(141)
+    expect(stderr).toBe(
+      'tooltx: stdout was closed, so the run was stopped; the turn was recorded as aborted\n',
+    )
+    expect(model.requests).toHaveLength(1)
+    const replay = await tooltx(ws, 'replay', 'latest')
+    expect(replay.stdout.trimEnd().split('\n').at(-1)).toBe('── turn 1 aborted ──')
+  })
+})
+
+describe('tooltx usage errors and --version', () => {
+  it('K2.8: every usage error exits 2 with the usage, a bad --provider included', async () => {
+    const cwd = scratch()
+    const cases: [string[], string][] = [
+      [['run', 'hi', '--provider', 'mistral'], '--provider must be openai or anthropic, got "mistral"'],
+      [['run', 'hi', '--mode', 'fast'], '--mode must be native, code or both, got "fast"'],
+      [['run'], 'run needs a task'],
+      [['replay'], 'replay needs exactly one session id'],
+      [['sessions', 'extra'], 'sessions takes no arguments'],
+      [['frobnicate'], 'unknown command "frobnicate"'],
+    ]
+    for (const [args, message] of cases) {
+      const result = await tooltx(cwd, ...args)
+      expect({ args, code: result.code }).toEqual({ args, code: 2 })
+      expect(result.stderr).toContain(message)
+      expect(result.stderr).toContain('Usage: tooltx')
+    }
+  })
+
+  it('K2.8: --version prints the version of the package', async () => {
+    const cwd = scratch()
+    const pkg = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as {
+      version: string
+    }
+    const result = await tooltx(cwd, '--version')
+    expect(result).toEqual({ code: 0, stdout: `tooltx ${pkg.version}\n`, stderr: '' })
+  })
+})

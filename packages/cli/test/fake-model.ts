@@ -1,0 +1,75 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { onTestFinished } from 'vitest'
+
+/** One scripted reply: text and tool calls (raw argument strings). */
+export interface FakeReply {
+  text?: string
+  toolCalls?: { id: string; name: string; arguments: string }[]
+}
+
+/** A running fake model: the base URL for `--base-url` and the bodies of the requests it got. */
+export interface FakeModel {
+  baseURL: string
+  requests: { messages: { role: string; content: unknown; tool_call_id?: string }[] }[]
+}
+
+function chunk(delta: unknown, finish: string | null = null): string {
+  const body = {
+    id: 'fake',
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: 'fake',
+    choices: [{ index: 0, delta, finish_reason: finish }],
+  }
+  return `data: ${JSON.stringify(body)}\n\n`
+}
+
+/**
+ * An OpenAI-compatible chat completions server on 127.0.0.1 that streams `replies[n]` for
+ * request n (then `done.` forever). It is closed when the current test finishes.
+ */
+export async function fakeModel(replies: FakeReply[]): Promise<FakeModel> {
+  const requests: FakeModel['requests'] = []
+  const server = createServer((req, res) => {
+    let raw = ''
+    req.setEncoding('utf8')
+    req.on('data', (piece: string) => {
+      raw += piece
+    })
+    req.on('end', () => {
+      requests.push(JSON.parse(raw))
+      const reply = replies[requests.length - 1] ?? { text: 'done.' }
+      res.writeHead(200, { 'content-type': 'text/event-stream' })
+      res.write(chunk({ role: 'assistant', content: reply.text ?? '' }))
+      for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+        const wire = {
+          index,
+          id: call.id,
+          type: 'function',
+          function: { name: call.name, arguments: call.arguments },
+        }
+        res.write(chunk({ tool_calls: [wire] }))
+      }
+      res.write(chunk({}, reply.toolCalls ? 'tool_calls' : 'stop'))
+      res.end('data: [DONE]\n\n')
+    })
+  })
+  onTestFinished(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address() as AddressInfo
+  return { baseURL: `http://127.0.0.1:${port}/v1`, requests }
+}
+
+/** The text the model was sent for tool call `callId` in any request. */
+export function toolMessage(model: FakeModel, callId: string): string | undefined {
+  for (const request of model.requests) {
+    const found = request.messages.find((m) => m.role === 'tool' && m.tool_call_id === callId)
+    if (found !== undefined)
+      return typeof found.content === 'string' ? found.content : JSON.stringify(found.content)
+  }
+  return undefined
+}

@@ -1,0 +1,96 @@
+import { createToolRuntime } from '@tooltx/core'
+import { afterEach, describe, expect, it } from 'vitest'
+import { expectFailure, live, rawTool } from './pipeline.fixtures.js'
+
+const proto = Object.prototype as Record<string, unknown>
+const polluted: string[] = []
+
+/** Sets `Object.prototype[key]` for one test; `afterEach` removes it again. */
+function pollute(key: string, value: unknown) {
+  Object.defineProperty(proto, key, { value, configurable: true, writable: true, enumerable: false })
+  polluted.push(key)
+}
+
+afterEach(() => {
+  for (const key of polluted.splice(0)) delete proto[key]
+})
+
+function runtime() {
+  const rt = createToolRuntime()
+  let ran = 0
+  rt.register(
+    rawTool('t', {
+      execute: async () => {
+        ran++
+        return 'ran'
+      },
+    }),
+  )
+  return { rt, ran: () => ran }
+}
+
+const input = { callId: 'c', name: 't', arguments: {} }
+
+describe('P1.10 decisions are read from own properties only', () => {
+  it('P1.10, P3.3: under Object.prototype.kind = "allow", a pre-execute {} fails closed as HOOK_FAILED', async () => {
+    const { rt, ran } = runtime()
+    rt.onPreExecute(() => ({}) as never)
+    pollute('kind', 'allow')
+    const result = await rt.execute({ ...input, signal: live() })
+    expectFailure(
+      result,
+      'HOOK_FAILED',
+      'onPreExecute handler returned an invalid value: kind must be "allow", "deny" or "ask", got undefined',
+    )
+    expect(ran()).toBe(0)
+    // An inherited reason is not the reason of a deny either (P3.4).
+    const deny = createToolRuntime()
+    deny.register(rawTool('t'))
+    deny.onPreExecute(() => ({ kind: 'deny' }))
+    pollute('reason', 'from the prototype')
+    expectFailure(
+      await deny.execute({ ...input, signal: live() }),
+      'DENIED',
+      'tool "t" denied by pre-execute policy: no reason given',
+    )
+  })
+
+  it('P1.10, P6.12: under Object.prototype.isError = false, a wrapper returning {} fails as HOOK_FAILED', async () => {
+    const { rt, ran } = runtime()
+    rt.wrapExecute(() => ({}) as never)
+    pollute('isError', false)
+    const result = await rt.execute({ ...input, signal: live() })
+    expectFailure(
+      result,
+      'HOOK_FAILED',
+      'wrapExecute handler returned an invalid value: isError must be a boolean',
+    )
+    expect(ran()).toBe(0)
+  })
+
+  it('P1.10, P10.5: an inherited "type" does not make a post-execute content block valid', async () => {
+    const { rt } = runtime()
+    rt.onPostExecute(() => ({ kind: 'accept', content: [{ text: 'no type' }] }) as never)
+    pollute('type', 'text')
+    const result = await rt.execute({ ...input, signal: live() })
+    expectFailure(
+      result,
+      'HOOK_FAILED',
+      'onPostExecute handler returned an invalid value: content[0].type is not a non-empty string',
+    )
+  })
+
+  it('P1.10, P10.5: an inherited "role" does not make a decision context a user message', async () => {
+    const { rt } = runtime()
+    rt.onPostExecute(
+      () => ({ kind: 'accept', additionalContexts: [{ content: [{ type: 'text', text: 'x' }] }] }) as never,
+    )
+    pollute('role', 'user')
+    const result = await rt.execute({ ...input, signal: live() })
+    expectFailure(
+      result,
+      'HOOK_FAILED',
+      'onPostExecute handler returned an invalid value: additionalContexts[0].role is not "user"',
+    )
+  })
+})

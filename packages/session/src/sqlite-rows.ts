@@ -1,0 +1,54 @@
+import { deepFreeze, invariantError } from '@tooltx/core'
+import { crc32Text } from './checksum.js'
+import type { SessionEvent } from './events.js'
+
+/** One stored row of the `events` table; `crc` is `null` on rows from before checksums. */
+export interface EventRow {
+  seq: number
+  type: string
+  data: string
+  crc: number | null
+}
+
+/** What a row's `crc` covers (L11.1): its seq, type and data text. */
+export const checksumOf = (seq: number, type: string, data: string): number =>
+  crc32Text(`${seq}\n${type}\n${data}`)
+
+/**
+ * The deep-frozen events of session `id` from its rows in `seq` order (L11.1, K3.6). A gap in
+ * the seqs, a checksum that does not match, a row without a checksum after one with, or data
+ * that is not JSON throws `INVARIANT` naming the database, the session, the seq and the event
+ * type, so the damage can be found; nothing is changed. Rows from before checksums are read as
+ * they are, but only before the first checked one.
+ */
+export function decodeRows(path: string, id: string, rows: readonly EventRow[]): SessionEvent[] {
+  const damaged = (row: EventRow, seq: number, why: string) =>
+    invariantError(
+      `session "${id}" in ${path} is damaged at seq ${seq} (${row.type}): ${why}; it was left unchanged — restore it from a backup`,
+    )
+  const events: SessionEvent[] = new Array(rows.length)
+  let checked = false
+  for (let i = 0; i < rows.length; i++) {
+    const row = rows[i]!
+    const { seq, type, data, crc } = row
+    if (seq !== i + 1) throw damaged(row, i + 1, `a gap before seq ${seq}`)
+    if (crc !== null) {
+      if (crc !== checksumOf(seq, type, data)) {
+        throw damaged(
+          row,
+          seq,
+          'its checksum does not match its content: the row was changed after it was written',
+        )
+      }
+      checked = true
+    } else if (checked) throw damaged(row, seq, 'it has no checksum although earlier rows have one')
+    let parsed: unknown
+    try {
+      parsed = JSON.parse(data)
+    } catch (error) {
+      throw damaged(row, seq, `its data is not JSON (${(error as Error).message})`)
+    }
+    events[i] = deepFreeze({ seq, type, data: parsed }) as SessionEvent
+  }
+  return events
+}
