@@ -168,20 +168,3 @@ describe.skipIf(!MODERN)(`Z2: aiSdkTools${MODERN ? '' : ` (${SKIP_REASON})`}`, (
     })
   })
 })
-
-describe.runIf(!MODERN)('Z2.8: on Node.js older than 22', () => {
-  it('Z2.8: importing @tooltx/ai-sdk fails with a message naming both versions', async () => {
-    const { execFile } = await import('node:child_process')
-    const { promisify } = await import('node:util')
-    const failure = await promisify(execFile)(
-      process.execPath,
-      ['--input-type=module', '-e', "import '@tooltx/ai-sdk'"],
-      {
-        cwd: new URL('../../..', import.meta.url).pathname,
-      },
-    ).catch((error: { stderr: string }) => error)
-    expect((failure as { stderr: string }).stderr).toContain(
-      `@tooltx/ai-sdk needs Node.js 22 or later, because AI SDK 7 (the "ai" package) does; this is Node.js ${process.versions.node}.`,
-    )
-  })
-})
