@@ -1,5 +1,5 @@
 import { fileURLToPath } from 'node:url'
-import { defineConfig } from 'vitest/config'
+import { configDefaults, defineConfig } from 'vitest/config'
 
 const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url))
 
@@ -13,10 +13,13 @@ export default defineConfig({
       '@tooltx/sandbox': pkg('sandbox'),
       '@tooltx/agent': pkg('agent'),
       '@tooltx/mcp': pkg('mcp'),
+      '@tooltx/otel': pkg('otel'),
     },
   },
   test: {
     include: ['packages/*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    // @tooltx/ai-sdk installs and tests on its own (npm run test:ai-sdk), like the bench (W1.5).
+    exclude: [...configDefaults.exclude, 'packages/ai-sdk/**'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },

@@ -1,40 +1,20 @@
 /**
  * The user docs cannot rot: every ```ts block of README.md and docs/*.md is a complete program.
+ * (The ```ts ai-sdk blocks need AI SDK 7, outside the root install: @tooltx/ai-sdk's tests run them.)
  * Each is type-checked strictly (skipLibCheck off, against the built packages exactly as a user
  * imports them) and run in its own Node process; its output must show what the prose says.
  * Needs `npm run build` first (npm test builds before it runs).
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { compileSnippets, snippets } from './doc-snippets.js'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const run = promisify(execFile)
-
-interface Snippet {
-  file: string
-  heading: string
-  code: string
-}
-
-/** The ```ts blocks of a Markdown file, each with the heading it sits under. */
-function snippets(file: string): Snippet[] {
-  const found: Snippet[] = []
-  let heading = '(top)'
-  const text = readFileSync(path.join(repo, file), 'utf8')
-  for (const part of text.split(/^```/m).entries()) {
-    const [index, chunk] = part
-    if (index % 2 === 0) {
-      const headings = chunk.match(/^#+ .*$/gm)
-      if (headings !== null) heading = headings.at(-1)!.replace(/^#+ /, '')
-    } else if (chunk.startsWith('ts\n')) found.push({ file, heading, code: chunk.slice(3) })
-  }
-  return found
-}
 
 /** What each program's output must contain, by file and heading. */
 const EXPECTED: Record<string, readonly string[]> = {
@@ -66,6 +46,12 @@ const EXPECTED: Record<string, readonly string[]> = {
     'DENIED tool "mcp__everything__get-env" denied by pre-execute policy: no environment dumps',
     `invalid arguments: "arguments" must have required property 'b'`,
   ],
+  'docs/interop.md › OpenAI strict mode': ['{"query":"todo","cursor":null}'],
+  'docs/interop.md › OpenTelemetry': [
+    'execute_tool add child c1 ok',
+    'execute_tool add child c2 INVALID_ARGS',
+    'invoke_agent demo root',
+  ],
 }
 
 const all = [
@@ -73,35 +59,14 @@ const all = [
   ...readdirSync(path.join(repo, 'docs'))
     .filter((f) => f.endsWith('.md'))
     .map((f) => `docs/${f}`),
-].flatMap(snippets)
+].flatMap((file) => snippets(repo, file, 'ts'))
 let dir = ''
-const diagnostics = new Map<string, string[]>()
+let diagnostics = new Map<string, string[]>()
 
 beforeAll(() => {
   // Inside the repo's node_modules, so `@tooltx/*` resolves to the packages as a user's would.
   dir = mkdtempSync(path.join(repo, 'node_modules', '.docs-test-'))
-  const files = all.map((snippet, i) => {
-    const name = path.join(dir, `snippet-${i}.mts`)
-    writeFileSync(name, snippet.code)
-    return name
-  })
-  const program = ts.createProgram(files, {
-    strict: true,
-    skipLibCheck: false,
-    module: ts.ModuleKind.NodeNext,
-    moduleResolution: ts.ModuleResolutionKind.NodeNext,
-    target: ts.ScriptTarget.ES2022,
-    types: ['node'],
-    outDir: dir,
-  })
-  for (const d of ts.getPreEmitDiagnostics(program)) {
-    const key = d.file?.fileName ?? 'global'
-    diagnostics.set(key, [
-      ...(diagnostics.get(key) ?? []),
-      ts.flattenDiagnosticMessageText(d.messageText, '\n'),
-    ])
-  }
-  program.emit()
+  diagnostics = compileSnippets(dir, all)
 }, 120_000)
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }))

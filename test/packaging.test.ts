@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const run = promisify(execFile)
-const dirs = ['core', 'session', 'sandbox', 'agent', 'mcp', 'cli']
+const dirs = ['core', 'session', 'sandbox', 'agent', 'mcp', 'cli', 'ai-sdk', 'otel']
+/** Packages the root install links: @tooltx/ai-sdk installs on its own, like the bench (W1.5). */
+const linked = dirs.filter((dir) => dir !== 'ai-sdk')
 const manifest = (file: string) => JSON.parse(readFileSync(path.join(repo, file), 'utf8'))
 const packageName = (dir: string): string => manifest(`packages/${dir}/package.json`).name
 
@@ -36,14 +38,14 @@ describe('W1: publishable packages', () => {
     )
   })
 
-  it.each(dirs)('W1.2: require() of packages/%s gives the ES module itself', async (dir) => {
+  it.each(linked)('W1.2: require() of packages/%s gives the ES module itself', async (dir) => {
     const name = packageName(dir)
     const script = `const m = require(${JSON.stringify(name)}); import(${JSON.stringify(name)}).then((e) => console.log(Object.keys(m).length > 0 && Object.keys(m).every((k) => m[k] === e[k])))`
     const { stdout } = await run(process.execPath, ['-e', script], { cwd: repo })
     expect(stdout.trim()).toBe('true')
   })
 
-  it.each(dirs)(
+  it.each(linked)(
     'W1.2: where require() cannot load ES modules, packages/%s says how to import it',
     async (dir) => {
       const name = packageName(dir)
@@ -70,5 +72,27 @@ describe('W1: publishable packages', () => {
     const benchLock = manifest('bench/package-lock.json')
     expect(benchLock.packages['node_modules/ai']).toBeDefined()
     expect(root.scripts.bench).toContain('npm ci --prefix bench')
+  })
+
+  it('W1.5: @tooltx/ai-sdk and AI SDK 7 stay out of the root install; the bridge has its own lock file', () => {
+    const root = manifest('package.json')
+    expect(root.workspaces).not.toContain('packages/ai-sdk')
+    expect(root.scripts.build).not.toContain('packages/ai-sdk')
+    const installed = Object.keys(manifest('package-lock.json').packages)
+    expect(
+      installed.filter((key) => /(^|\/)node_modules\/(ai|@ai-sdk\/[^/]+|@tooltx\/ai-sdk)$/.test(key)),
+    ).toEqual([])
+    const bridge = manifest('packages/ai-sdk/package.json')
+    expect(Object.keys(bridge.peerDependencies).sort()).toEqual([
+      '@ai-sdk/provider',
+      '@tooltx/agent',
+      '@tooltx/core',
+      'ai',
+    ])
+    expect(bridge.dependencies).toBeUndefined()
+    const bridgeLock = manifest('packages/ai-sdk/package-lock.json')
+    expect(bridgeLock.packages['node_modules/ai']).toBeDefined()
+    expect(bridgeLock.packages['node_modules/@tooltx/core']).toBeUndefined()
+    expect(root.scripts.test).toMatch(/&& npm run test:ai-sdk$/)
   })
 })

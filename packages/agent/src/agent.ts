@@ -379,6 +379,7 @@ class AgentLoop implements Agent {
         maxCalls: this.#bounds.maxToolCalls - state.calls,
         input: this.#inputs(signal),
         classify: (block, args) => view.executionMode({ name: block.name, arguments: args }),
+        parse: model.parseArguments && ((block) => model.parseArguments!(block, surface.tools)),
         onContexts: (contexts) => this.#defer(contexts),
         lead: [assistant],
       },

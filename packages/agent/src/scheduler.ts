@@ -31,6 +31,8 @@ export interface BatchContext {
   readonly input: (block: ToolCallBlock, args: unknown, fail: (error: unknown) => void) => ToolCallInput
   /** Receives each committed result's contexts, in commit order (L7.1). */
   readonly onContexts: (contexts: readonly AdditionalContext[]) => void
+  /** Turns a call's raw argument string into its arguments; default L4.1 (Z1.4). */
+  readonly parse?: (block: ToolCallBlock) => unknown
   /** Asks the view how a call may run, right before it starts (L5.1). */
   readonly classify: (block: ToolCallBlock, args: unknown) => 'parallel' | 'exclusive'
   /**
@@ -211,10 +213,10 @@ class BatchRun {
     if (this.#stopped() || this.#committed <= this.#exclusive) return []
     const group: Planned[] = []
     if (this.#barrier === undefined) {
-      const { classify, maxParallel } = this.#ctx
+      const { classify, maxParallel, parse } = this.#ctx
       while (this.#next < this.#calls.length && this.#running + group.length < maxParallel) {
         const block = this.#calls[this.#next]!
-        const args = parseToolArguments(block.arguments)
+        const args = parse === undefined ? parseToolArguments(block.arguments) : parse(block)
         const planned = { block, args, index: this.#next++ }
         if (classify(block, args) === 'exclusive') {
           this.#barrier = planned

@@ -1,4 +1,4 @@
-import type { AssistantBlock, ModelMessage, ModelToolSchema } from '@tooltx/core'
+import type { AssistantBlock, JsonValue, ModelMessage, ModelToolSchema, ToolCallBlock } from '@tooltx/core'
 
 /** One request to a model: everything an adapter needs, nothing provider-specific. */
 export interface ModelRequest {
@@ -71,6 +71,13 @@ export interface ModelAdapter {
   /** A label for logs, such as `openai-compatible:gpt-4.1`. */
   readonly name: string
   stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent>
+  /**
+   * How the loop turns a tool call of this adapter's replies into its arguments, for
+   * classification and execution alike; `tools` are the schemas the reply's request offered.
+   * Absent: L4.1 (`parseToolArguments`). The log keeps the raw string either way (Z1.4). Must
+   * not throw; an adapter sets it only when the wire changes what a model sends (strict mode).
+   */
+  parseArguments?(call: ToolCallBlock, tools: readonly ModelToolSchema[]): JsonValue
 }
 
 /**

@@ -1,5 +1,12 @@
 import { randomUUID } from 'node:crypto'
-import type { AssistantBlock, ModelMessage, ToolMessage, UserMessage } from '@tooltx/core'
+import {
+  type AssistantBlock,
+  type ModelMessage,
+  type ModelToolSchema,
+  parseToolArguments,
+  type ToolMessage,
+  type UserMessage,
+} from '@tooltx/core'
 import type { APIError } from 'openai'
 import type {
   ChatCompletionContentPart,
@@ -11,6 +18,7 @@ import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemProm
 import { cutReply, ModelAbortError, ModelError, unfinishedStream } from './model-error.js'
 import { lazyClient } from './sdk-loader.js'
 import { type SdkEndpoint, sdkClientOptions, sdkErrors, sdkEvents } from './sdk-stream.js'
+import { restoreOptional, strictParameters } from './strict-schema.js'
 import { bodyMessage, isImage, isText, joinTexts, omittedBlockNote } from './wire-content.js'
 
 /** Options of `openaiCompatible`. */
@@ -31,6 +39,12 @@ export interface OpenAICompatibleOptions {
   timeoutMs?: number
   /** Extra HTTP headers sent with every request. */
   headers?: Record<string, string>
+  /**
+   * Sends each tool in OpenAI strict mode (`strict: true`, its parameters in strict form) when
+   * strict mode can express them, and maps the nulls it makes the model send for absent optional
+   * properties back to absent keys before validation (Z1); default `false`.
+   */
+  strictTools?: boolean
 }
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
@@ -60,6 +74,8 @@ const CUT_HINTS: Readonly<Record<string, string>> = {
  * The reply is complete only once choice 0 has a `finish_reason` (L12.1); one cut by `length` or
  * `content_filter` fails when it holds tool calls (L12.2); an `arguments` sent as a JSON value
  * is kept as its JSON text (L12.3). `openai` is imported on the first request (L12.4).
+ * With `strictTools`, tools go out in strict mode and the loop parses their arguments through
+ * `parseArguments`, which removes the nulls that stand for absent optional properties (Z1).
  */
 export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter {
   const name = `openai-compatible:${options.model}`
@@ -91,7 +107,8 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
         stream_options: { include_usage: true },
       }
       // Some compatible servers reject an empty `tools` array, so it is left out.
-      if (request.tools.length > 0) body.tools = request.tools.map(chatTool)
+      const strict = options.strictTools === true
+      if (request.tools.length > 0) body.tools = request.tools.map((tool) => chatTool(tool, strict))
       if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens
       if (options.temperature !== undefined) body.temperature = options.temperature
 
@@ -128,7 +145,19 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
       content.push(...toolCalls)
       yield { type: 'message', content, usage: { inputTokens, outputTokens } }
     },
+    ...(options.strictTools === true ? { parseArguments: strictArguments } : {}),
   }
+}
+
+/**
+ * The arguments of a strict-mode call (Z1.3): parsed as L4.1 says, then, when the request sent
+ * the tool in strict mode, with the nulls that stand for absent optional properties removed.
+ */
+function strictArguments(call: { name: string; arguments: string }, tools: readonly ModelToolSchema[]) {
+  const args = parseToolArguments(call.arguments)
+  const tool = tools.find((candidate) => candidate.name === call.name)
+  if (tool === undefined || strictParameters(tool.parameters) === undefined) return args
+  return restoreOptional(tool.parameters, args)
 }
 
 /** One streamed tool call so far; `whole` once its arguments arrived as one JSON value. */
@@ -288,9 +317,17 @@ function toolMessage(message: ToolMessage): ChatCompletionMessageParam {
   return { role: 'tool', tool_call_id: message.callId, content }
 }
 
-function chatTool(tool: ModelRequest['tools'][number]): ChatCompletionTool {
+/** A tool on the wire; in strict mode, strict whenever its parameters have a strict form (Z1.1, Z1.2). */
+function chatTool(tool: ModelToolSchema, strict: boolean): ChatCompletionTool {
+  const parameters = strict ? strictParameters(tool.parameters) : undefined
+  if (parameters === undefined) {
+    return {
+      type: 'function',
+      function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    }
+  }
   return {
     type: 'function',
-    function: { name: tool.name, description: tool.description, parameters: tool.parameters },
+    function: { name: tool.name, description: tool.description, parameters, strict },
   }
 }
