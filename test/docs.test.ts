@@ -44,7 +44,7 @@ const EXPECTED: Record<string, readonly string[]> = {
     'true Echoes back the input string',
     "[ { type: 'text', text: 'Echo: hello' } ]",
     'DENIED tool "mcp__everything__get-env" denied by pre-execute policy: no environment dumps',
-    `invalid arguments: "arguments" must have required property 'b'`,
+    'invalid arguments: missing required property "b"',
   ],
   'docs/interop.md › OpenAI strict mode': ['{"query":"todo","cursor":null}'],
   'docs/interop.md › OpenTelemetry': [

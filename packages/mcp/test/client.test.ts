@@ -62,9 +62,7 @@ describe('Y2 importing a server: server-everything over stdio', () => {
     const { call } = await imported(everything, { name: 'everything' })
     const bad = await call('mcp__everything__get-sum', { a: 'one' })
     expect(codeOf(bad)).toBe('INVALID_ARGS')
-    expect(messageOf(bad)).toBe(
-      `invalid arguments: "arguments" must have required property 'b'; "a" must be number`,
-    )
+    expect(messageOf(bad)).toBe('invalid arguments: missing required property "b"; "a" must be a number')
     const sum = await call('mcp__everything__get-sum', { a: 2, b: 3 })
     expect(sum.content).toEqual([{ type: 'text', text: 'The sum of 2 and 3 is 5.' }])
   })
