@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process'
+import { execFile, spawnSync } from 'node:child_process'
 import { chmodSync, cpSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -13,6 +13,20 @@ export const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url))
 
 /** The sample workspace bundled with the CLI. */
 export const SAMPLE = fileURLToPath(new URL('../sample-workspace', import.meta.url))
+
+/**
+ * Whether the unprivileged user `nobody` can run the built CLI with this Node: false when this
+ * checkout or the Node binary sits in a folder only its owner may enter (a root-only home, or a
+ * private temporary folder). Tests that need a user root's permissions do not cover run as `nobody`.
+ */
+export function nobodyCanRunCli(): boolean {
+  const probe = spawnSync(process.execPath, ['-e', `require('node:fs').accessSync(${JSON.stringify(BIN)})`], {
+    uid: 65534,
+    gid: 65534,
+    stdio: 'ignore',
+  })
+  return probe.error === undefined && probe.status === 0
+}
 
 /** What a finished CLI process printed and its exit status. */
 export interface Finished {

@@ -11,7 +11,7 @@ import {
 } from '@tooltx/session'
 import { renderSession } from 'tooltx'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { cleanEnv, sampleWorkspace, scratch, tooltx, tooltxWith } from './cli-harness.js'
+import { cleanEnv, nobodyCanRunCli, sampleWorkspace, scratch, tooltx, tooltxWith } from './cli-harness.js'
 import { fakeModel } from './fake-model.js'
 
 /** One logged tool call of a hand-written session. */
@@ -123,26 +123,31 @@ describe('tooltx replay and sessions', () => {
     expect(readdirSync(cwd)).toEqual([])
   })
 
-  it('K3.3: a database in a folder the user may not write is still listed and replayed', async () => {
-    const cwd = scratch()
-    const dir = path.join(cwd, 'store')
-    mkdirSync(dir, { mode: 0o755 })
-    const db = path.join(dir, 'sessions.db')
-    await writeSession(db, 'ro-session', { task: 'read me', end: 'completed' })
-    chmodSync(db, 0o644)
-    chmodSync(dir, 0o555)
-    onTestFinished(() => chmodSync(dir, 0o755))
-    // Root may write anywhere, so as root the CLI runs as `nobody`.
-    const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
-    const listed = await tooltxWith({ cwd, env: cleanEnv(), ...as }, 'sessions', '--db', db)
-    expect(listed.stderr).toBe('')
-    expect(listed.code).toBe(0)
-    expect(listed.stdout).toMatch(/^ro-session +5 {2}\S+ {2}completed {3}read me$/m)
-    const replay = await tooltxWith({ cwd, env: cleanEnv(), ...as }, 'replay', 'ro-session', '--db', db)
-    expect(replay.stderr).toBe('')
-    expect(replay.stdout).toContain('    user: read me')
-    expect(readdirSync(dir)).toEqual(['sessions.db'])
-  })
+  // As root the check runs the CLI as `nobody`, who must be able to reach this checkout and Node.
+  const root = process.getuid?.() === 0
+  it.skipIf(root && !nobodyCanRunCli())(
+    'K3.3: a database in a folder the user may not write is still listed and replayed',
+    async () => {
+      const cwd = scratch()
+      const dir = path.join(cwd, 'store')
+      mkdirSync(dir, { mode: 0o755 })
+      const db = path.join(dir, 'sessions.db')
+      await writeSession(db, 'ro-session', { task: 'read me', end: 'completed' })
+      chmodSync(db, 0o644)
+      chmodSync(dir, 0o555)
+      onTestFinished(() => chmodSync(dir, 0o755))
+      // Root may write anywhere, so as root the CLI runs as `nobody`.
+      const as = process.getuid?.() === 0 ? { uid: 65534, gid: 65534 } : {}
+      const listed = await tooltxWith({ cwd, env: cleanEnv(), ...as }, 'sessions', '--db', db)
+      expect(listed.stderr).toBe('')
+      expect(listed.code).toBe(0)
+      expect(listed.stdout).toMatch(/^ro-session +5 {2}\S+ {2}completed {3}read me$/m)
+      const replay = await tooltxWith({ cwd, env: cleanEnv(), ...as }, 'replay', 'ro-session', '--db', db)
+      expect(replay.stderr).toBe('')
+      expect(replay.stdout).toContain('    user: read me')
+      expect(readdirSync(dir)).toEqual(['sessions.db'])
+    },
+  )
 
   it('K3.4: replay accepts latest and a unique prefix of an id; an ambiguous prefix names the candidates', async () => {
     const cwd = scratch()
