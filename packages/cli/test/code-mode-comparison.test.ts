@@ -20,7 +20,8 @@ describe('the Code Mode comparison of the demo', () => {
     const { nativeTokens, codeTokens } = await codeModeComparison(out, SAMPLE)
     expect(codeTokens).toBeGreaterThan(0)
     expect(codeTokens).toBeLessThanOrEqual(nativeTokens * 0.4)
-    expect(lines).toContain('    │ src/inventory.ts: 22 lines, TODO at 9, 19')
+    // On a mismatch the whole printout is the message, so a failure shows what run_code said.
+    expect(lines, lines.join('\n')).toContain('    │ src/inventory.ts: 22 lines, TODO at 9, 19')
     expect(lines).toContain('    │ src/pricing.ts: 9 lines, TODO at 2')
     expect(lines.at(-1)).toMatch(/saving: +\d+\.\d% fewer tool-result tokens in Code Mode/)
   })

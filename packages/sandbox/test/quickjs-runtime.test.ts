@@ -271,7 +271,8 @@ describe('X8.6 / X8.7 / X3 only lossless JSON crosses', () => {
         fc.array(fc.jsonValue({ maxDepth: 4 }), { maxLength: 8 }).filter((v) => isLosslessJson(v)),
         async (values) => {
           const result = await runtime.run({
-            program: `return await tools.echo(${JSON.stringify({ values })})`,
+            // Through JSON.parse: in an object literal a "__proto__" key would set the prototype.
+            program: `return await tools.echo(JSON.parse(${JSON.stringify(JSON.stringify({ values }))}))`,
             bindings: echo,
             signal: never,
           })
