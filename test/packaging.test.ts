@@ -38,6 +38,28 @@ describe('W1: publishable packages', () => {
     )
   })
 
+  it.each(linked)(
+    'W1.3: npm pack of packages/%s ships the built entry, its sources, README and LICENSE, and no build info',
+    async (dir) => {
+      const { stdout } = await run('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: path.join(repo, 'packages', dir),
+      })
+      const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path)
+      expect(files).toEqual(
+        expect.arrayContaining([
+          'dist/index.js',
+          'dist/index.d.ts',
+          'src/index.ts',
+          'require.cjs',
+          'README.md',
+          'LICENSE',
+          'package.json',
+        ]),
+      )
+      expect(files.filter((f) => f.endsWith('.tsbuildinfo') || f.includes('/test/'))).toEqual([])
+    },
+  )
+
   it.each(linked)('W1.2: require() of packages/%s gives the ES module itself', async (dir) => {
     const name = packageName(dir)
     const script = `const m = require(${JSON.stringify(name)}); import(${JSON.stringify(name)}).then((e) => console.log(Object.keys(m).length > 0 && Object.keys(m).every((k) => m[k] === e[k])))`

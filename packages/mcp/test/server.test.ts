@@ -223,6 +223,15 @@ function rawPost(url: URL, headers: Record<string, string>): Promise<number> {
   })
 }
 
+describe('Y1 stdio transport', () => {
+  it("Y1.10: serveStdio serves one session over the child process's stdin and stdout", async () => {
+    const client = await connect('stdio')
+    const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })
+    expect(sum.isError).toBeFalsy()
+    expect(sum.structuredContent).toEqual({ sum: 5 })
+  })
+})
+
 describe('Y1 HTTP transport', () => {
   it('Y1.11: binds loopback by default and serves only its path', async () => {
     const { url } = await startHttpFixture()
