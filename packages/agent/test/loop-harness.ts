@@ -298,6 +298,21 @@ export function line(event: SessionEvent): string {
   }
 }
 
+/** The first `line`s of a turn that `go` started: the opening write (L10.2). */
+export const OPENING: readonly string[] = ['turn/start', 'step/start', 'user/message "go"']
+
+/**
+ * The last `line`s of a turn whose batch is followed by the text reply `text`: the step
+ * boundary, the reply, the closing `step/end` and `turn/end completed`.
+ */
+export const closingText = (text: string): string[] => [
+  'step/end',
+  'step/start',
+  `assistant/message ${JSON.stringify(text)}`,
+  'step/end',
+  'turn/end completed',
+]
+
 /** The session log as `line`s. */
 export const lines = (session: Session): string[] => session.events().map(line)
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { answeredOnce, call, eventually, go, lines, rig } from './loop-harness.js'
+import { answeredOnce, call, eventually, go, lines, OPENING, rig } from './loop-harness.js'
 
 describe('L6 abort (SQLite session)', () => {
   it('L6.1, L6.2, L6.3, L6.5: abort mid-batch commits the started calls, synthesizes pairs for the rest, then ends aborted', async () => {
@@ -16,9 +16,7 @@ describe('L6 abort (SQLite session)', () => {
     agent.abort()
     await agent.whenIdle()
     expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
+      ...OPENING,
       'assistant/message c1 c2 c3 c4',
       'tool/call c1',
       'tool/call c2',
@@ -109,9 +107,7 @@ describe('L6 abort (SQLite session)', () => {
     )
     await agent.whenIdle()
     expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
+      ...OPENING,
       'assistant/message "Let me look at that."',
       'step/end',
       'turn/end aborted',
@@ -124,13 +120,7 @@ describe('L6 abort (SQLite session)', () => {
     const r = await rig()
     const { agent } = go(r, [{ toolCalls: [call('echo', '1')] }], { onModelEvent: () => agent.abort() })
     await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
-      'step/end',
-      'turn/end aborted',
-    ])
+    expect(lines(r.session)).toEqual([...OPENING, 'step/end', 'turn/end aborted'])
   })
 
   it('L6.7: contexts of results committed during an abort wait in the FIFO for the first step of the next turn', async () => {

@@ -1,6 +1,6 @@
 import { defineTool, ERROR_NAMES, type ToolDefinition } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { call, eventually, go, lines, rig } from './loop-harness.js'
+import { call, closingText, eventually, go, lines, OPENING, rig } from './loop-harness.js'
 
 /** A raw tool (no validation) that records the arguments it was given. */
 function rawRecorder(seen: unknown[]): ToolDefinition {
@@ -111,9 +111,7 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
     r.gates.open('1')
     await agent.whenIdle()
     expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
+      ...OPENING,
       'assistant/message c1 c2 c3',
       'tool/call c1',
       'tool/call c2',
@@ -121,11 +119,7 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
       'tool/result c1 ok',
       'tool/result c2 ok',
       'tool/result c3 ok',
-      'step/end',
-      'step/start',
-      'assistant/message "ok"',
-      'step/end',
-      'turn/end completed',
+      ...closingText('ok'),
     ])
     expect(r.trace).toEqual(['start 1', 'start 2', 'start 3', 'end 3', 'end 2', 'end 1'])
   })

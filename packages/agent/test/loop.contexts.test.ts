@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { call, eventually, go, lines, rig } from './loop-harness.js'
+import { call, eventually, go, lines, OPENING, rig } from './loop-harness.js'
 
 describe('L7 deferred contexts and conclusion (SQLite session)', () => {
   it('L7.1, L7.2, L7.3, L7.5: contexts and a message sent mid-batch land after every result, in commit/FIFO order', async () => {
@@ -19,9 +19,7 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
     r.gates.open('2')
     await agent.whenIdle()
     expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
+      ...OPENING,
       'assistant/message c1 c2 c3',
       'tool/call c1',
       'tool/call c2',

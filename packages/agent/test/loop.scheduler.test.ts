@@ -8,7 +8,18 @@ import {
   sqliteStore,
 } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
-import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
+import {
+  answeredOnce,
+  call,
+  closingText,
+  eventually,
+  failingOnce,
+  go,
+  lines,
+  OPENING,
+  type Rig,
+  rig,
+} from './loop-harness.js'
 
 const calls = (session: Rig['session']) => lines(session).filter((l) => l.startsWith('tool/'))
 
@@ -187,19 +198,13 @@ describe('L5 scheduler (SQLite session)', () => {
     const { agent } = go(r, [{ toolCalls: [call('wait', '1'), call('wait', '2')] }, { text: 'ok' }])
     await agent.whenIdle()
     expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
+      ...OPENING,
       'assistant/message c1 c2',
       'tool/call c1',
       'tool/call c2',
       'tool/result c1 DENIED',
       'tool/result c2 ok',
-      'step/end',
-      'step/start',
-      'assistant/message "ok"',
-      'step/end',
-      'turn/end completed',
+      ...closingText('ok'),
     ])
     const denied = r.session.events().find(resultOf('c1'))
     expect(denied?.data).toMatchObject({
@@ -232,9 +237,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
   it('L5.5: a failed append starts nothing more, waits for started calls, fabricates nothing and ends the turn with error', async () => {
     const { r } = await failedTurn()
     expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
+      ...OPENING,
       'assistant/message c1 c2 c3 c4',
       'tool/call c1',
       'tool/call c2',

@@ -1,7 +1,7 @@
 import { type Agent, createAgent, scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { args, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
+import { args, call, closingText, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
 
 describe('L3 turns and steps (SQLite session)', () => {
   it('L3.1, L3.2, L3.3, L3.4, L3.6, L3.5, L3.7: one turn with a tool step and a text step, in this exact order', async () => {
@@ -20,11 +20,7 @@ describe('L3 turns and steps (SQLite session)', () => {
       'assistant/message "Looking." c1',
       'tool/call c1',
       'tool/result c1 ok',
-      'step/end',
-      'step/start',
-      'assistant/message "All done."',
-      'step/end',
-      'turn/end completed',
+      ...closingText('All done.'),
     ])
     // L3.4: the raw argument string is kept in the block.
     const assistant = r.session.events().find((e) => e.type === 'assistant/message')
