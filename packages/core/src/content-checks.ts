@@ -3,10 +3,10 @@
  * boundaries where hooks, bodies and wrappers hand them to the runtime. Every function is
  * total: hostile getters and Proxies become a reason, never an exception.
  */
-import type { AdditionalContext, ContentBlock, ContextSource } from '../content.js'
-import { errorMessage } from '../errors.js'
-import { type JsonValue, snapshotJson } from '../lossless-json.js'
-import { vouchFreeze } from './invariants.js'
+import type { AdditionalContext, ContentBlock, ContextSource } from './content.js'
+import { errorMessage } from './errors.js'
+import { vouchFreeze } from './frozen.js'
+import { type JsonValue, snapshotJson } from './lossless-json.js'
 import { ownField } from './own-field.js'
 
 /** A checked value or the reason it was refused. */

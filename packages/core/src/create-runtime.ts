@@ -1,11 +1,10 @@
 /** `createToolRuntime` and the ToolRuntime it returns (DESIGN.md, SPEC R, M, P). */
-import { type RunCodeHost, runCodeDefinition } from '../code-mode/run-code.js'
-import type { AnyToolDefinition } from '../definition.js'
-import { definitionError } from '../errors.js'
-import type { JsonValue } from '../lossless-json.js'
-import type { ToolResult } from '../result.js'
-import { TIMEOUT_WRAPPER } from '../wrappers/timeout.js'
-import { type ExecuteInput, RuntimeCore } from './core.js'
+
+import type { RunCodeHost } from './code-mode/host.js'
+import { runCodeDefinition } from './code-mode/run-code.js'
+import type { AnyToolDefinition } from './definition.js'
+import { definitionError } from './errors.js'
+import type { ExecuteInput } from './execution.js'
 import type {
   AroundHandler,
   Guard,
@@ -15,11 +14,12 @@ import type {
   ProgressListener,
   ResultObserver,
 } from './hooks.js'
-import { resolveOptions, type ToolRuntimeOptions } from './options.js'
-import { execute } from './pipeline.js'
-import { entryOf, Registry, type ScopeRecord } from './registry.js'
-import { createScope, type RuntimeScope } from './scope.js'
-import { createView, type ToolView } from './scope-view.js'
+import type { JsonValue } from './lossless-json.js'
+import { resolveOptions, type ToolRuntimeOptions } from './pipeline/options.js'
+import { execute } from './pipeline/pipeline.js'
+import { RuntimeCore } from './pipeline/runtime-core.js'
+import { entryOf, Registry, type ScopeRecord } from './registry/registry.js'
+import { createView } from './registry/scope-view.js'
 import {
   type BindableTool,
   bindGuard,
@@ -28,7 +28,11 @@ import {
   type ToolGuard,
   type ToolPostExecuteHandler,
   type ToolPreExecuteHandler,
-} from './tool-hooks.js'
+} from './registry/tool-hooks.js'
+import type { ToolResult } from './result.js'
+import { createScope, type RuntimeScope } from './runtime-scope.js'
+import type { ToolView } from './view.js'
+import { TIMEOUT_WRAPPER } from './wrappers/timeout.js'
 
 /** The tool runtime: a registry with scopes and modes, hooks, views and the pipeline. */
 export interface ToolRuntime {

@@ -1,13 +1,8 @@
-/**
- * The five hook kinds and their registration lists (R5, P1). Lists are copy-on-write, so a
- * chain captures its handlers by reading the array once (P1.3, P5.7), and a call that no
- * handler covers allocates nothing for that kind.
- */
-import type { AdditionalContext, ContentBlock, UserMessage } from '../content.js'
-import type { Execution } from '../execution.js'
-import type { JsonValue } from '../lossless-json.js'
-import type { ToolResult } from '../result.js'
-import type { ScopeRecord } from './registry.js'
+/** The five hook kinds: handler and decision types (R5, P1). Their lists are in registry/hook-list.ts. */
+import type { AdditionalContext, ContentBlock, UserMessage } from './content.js'
+import type { Execution } from './execution.js'
+import type { JsonValue } from './lossless-json.js'
+import type { ToolResult } from './result.js'
 
 /** A pre-execute decision (P3.2): there is no way to rewrite arguments. */
 export type PreDecision =
@@ -65,48 +60,4 @@ export type ProgressListener = (exec: Execution, update: JsonValue) => unknown
 export interface HookOptions {
   /** Limits the handler to calls in this scope or below. */
   scope?: object
-}
-
-/** One registered handler and the scope it is limited to. */
-export interface HookEntry<H> {
-  readonly fn: H
-  readonly scope: ScopeRecord | undefined
-}
-
-/** True iff a handler limited to `scope` sees a call made in `callScope` (R5.1, R5.2). */
-export function covers(scope: ScopeRecord | undefined, callScope: ScopeRecord | undefined): boolean {
-  if (scope === undefined) return true
-  for (let r = callScope; r !== undefined; r = r.parent) if (r === scope) return true
-  return false
-}
-
-/** The index of the first entry at or after `from` that covers `callScope`, or -1. */
-export function nextCovering<H>(
-  entries: readonly HookEntry<H>[],
-  from: number,
-  callScope: ScopeRecord | undefined,
-): number {
-  for (let i = from; i < entries.length; i++) if (covers(entries[i]!.scope, callScope)) return i
-  return -1
-}
-
-/** A registration list of one hook kind, copy-on-write. */
-export class HookList<H> {
-  /** The current handlers in registration order; never mutated in place. */
-  entries: readonly HookEntry<H>[] = []
-
-  /** Appends a handler; the idempotent disposer removes exactly this registration. */
-  add(fn: H, scope: ScopeRecord | undefined): () => void {
-    const entry: HookEntry<H> = Object.freeze({ fn, scope })
-    this.entries = [...this.entries, entry]
-    let done = false
-    const off = () => {
-      if (done) return
-      done = true
-      this.entries = this.entries.filter((e) => e !== entry)
-      scope?.hookDisposers.delete(off)
-    }
-    scope?.hookDisposers.add(off)
-    return off
-  }
 }

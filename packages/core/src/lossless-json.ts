@@ -1,4 +1,5 @@
 /** A JSON value that survives `JSON.stringify` → `JSON.parse` unchanged (SPEC J1.1). */
+import { TargetStamp } from './target-stamp.js'
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject
 
 /** A JSON object: string keys, lossless JSON values. */
@@ -215,24 +216,13 @@ export function snapshotJson(value: unknown, options: SnapshotOptions = {}): Sna
   return { ok: true, value: first.copy }
 }
 
-/** A base class whose constructor returns its argument, so a subclass can stamp private fields on it. */
-class Returning {
-  constructor(target: object) {
-    // biome-ignore lint/correctness/noConstructorReturn: returning the target is the point (see SnapshotMark).
-    return target
-  }
-}
-
 /**
  * The mark on the roots `snapshotJson(v, { freeze: true })` builds: fresh, plain, lossless and
- * frozen. A private class field rather than a `WeakSet`, because adding a fresh object to a
- * `WeakSet` costs ~600 ns on V8 (ephemeron bookkeeping, paid again by the GC) against ~10 ns
- * for the field, and the runtime marks several values per call (bench/lossless.bench.ts,
- * bench/pipeline.bench.ts). The field is invisible to keys, descriptors, Proxies, JSON and
- * `structuredClone`, so the copy stays plain lossless JSON (J1.1, J1.8). It is stamped on the
- * copy before the copy is frozen.
+ * frozen. A private field stamped on the copy before it is frozen (see target-stamp.ts for why
+ * not a `WeakSet`); it is invisible to keys, descriptors, Proxies, JSON and `structuredClone`,
+ * so the copy stays plain lossless JSON (J1.1, J1.8).
  */
-class SnapshotMark extends Returning {
+class SnapshotMark extends TargetStamp {
   readonly #frozenSnapshot = true
 
   static has(value: object): boolean {

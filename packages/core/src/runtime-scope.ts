@@ -1,11 +1,11 @@
 /** The public scope object of a runtime (R1): a registration target chained to a parent. */
-import type { AnyToolDefinition } from '../definition.js'
-import type { ToolScope } from '../execution.js'
-import { markUnfreezable } from '../lossless-json.js'
-import type { RuntimeCore } from './core.js'
+import type { AnyToolDefinition } from './definition.js'
+import type { ToolScope } from './execution.js'
 import type { Guard } from './hooks.js'
-import type { Mode } from './modes.js'
-import { ScopeRecord } from './registry.js'
+import { markUnfreezable } from './lossless-json.js'
+import type { RuntimeCore } from './pipeline/runtime-core.js'
+import type { Mode } from './registry/modes.js'
+import { ScopeRecord } from './registry/registry.js'
 
 /** A restriction of the inherited view (R3.1). */
 export interface RestrictRule {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto'
 import { type ApprovalOutcome, type ApprovalRequest, createToolRuntime } from '@tooltx/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { canonicalJson } from '../src/runtime/stages/approval.js'
+import { canonicalJson } from '../src/pipeline/stages/approval.js'
 import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 function setup(options: { approver?: (r: ApprovalRequest) => unknown; guard?: string } = {}) {

@@ -3,9 +3,9 @@
  * plus a writable `signal` that accepts only an `AbortSignal` and cannot be deleted.
  */
 import type { AnyToolDefinition } from '../definition.js'
+import type { AroundExecution } from '../hooks.js'
+import { TargetStamp } from '../target-stamp.js'
 import type { Call } from './call.js'
-import type { AroundExecution } from './hooks.js'
-import { TargetStamp } from './target-stamp.js'
 
 /**
  * What an around view carries besides its own properties: the call behind it and its current

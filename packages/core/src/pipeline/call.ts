@@ -1,13 +1,15 @@
 /** The state of one `execute` call as it moves through the pipeline. */
+
+import type { Place } from '../call-sequence.js'
 import type { CodeDispatchSink, CodeRuntime } from '../code-runtime.js'
 import type { ContextSource } from '../content.js'
 import type { AnyToolDefinition } from '../definition.js'
 import type { Approver, Execution } from '../execution.js'
+import { vouchFreeze } from '../frozen.js'
+import type { Entry, ScopeRecord } from '../registry/registry.js'
 import type { ToolResult } from '../result.js'
-import type { Place } from './call-sequence.js'
-import type { RuntimeCore } from './core.js'
-import { StageLog, vouchFreeze } from './invariants.js'
-import type { Entry, ScopeRecord } from './registry.js'
+import { StageLog } from './invariants.js'
+import type { RuntimeCore } from './runtime-core.js'
 
 /** The finalizer captured at entry (P2.3, P11.3). */
 export type Finalizer = NonNullable<AnyToolDefinition['finalizeContent']>

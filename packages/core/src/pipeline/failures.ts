@@ -5,9 +5,9 @@
  */
 import type { AdditionalContext, ContentBlock } from '../content.js'
 import { ERROR_NAMES, errorMessage, readToolError, type ToolErrorCode } from '../errors.js'
+import { vouchFreeze } from '../frozen.js'
 import type { JsonValue } from '../lossless-json.js'
 import type { ToolFailure } from '../result.js'
-import { vouchFreeze } from './invariants.js'
 
 /** Frozen additional contexts carried from one result to the next; `undefined` when none. */
 export type Contexts = readonly AdditionalContext[] | undefined
@@ -143,6 +143,3 @@ export const finalizerReturnedInvalid = (contexts?: Contexts) =>
 
 /** The message of the built-in timeout wrapper (P7.3). */
 export const timeoutMessage = (ms: number) => `tool call timed out after ${ms}ms`
-
-/** `run_code` without any code runtime (X1.6). */
-export const NO_CODE_RUNTIME = 'run_code requires a code runtime, but none is configured'

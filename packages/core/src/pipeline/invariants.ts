@@ -3,12 +3,12 @@
  * `INVARIANT` (`invariant violated: <what>`) that the pipeline never turns into a result:
  * stage code rethrows it wherever it would otherwise contain a throw.
  */
+
+import { contentProblem } from '../content-checks.js'
 import { invariantError, type ToolError } from '../errors.js'
 import type { Execution } from '../execution.js'
-import { isFrozenSnapshot } from '../lossless-json.js'
+import { frozenJsonProblem } from '../frozen.js'
 import type { ToolResult } from '../result.js'
-import { contentProblem } from './content-blocks.js'
-import { TargetStamp } from './target-stamp.js'
 
 const breaches = new WeakSet<object>()
 
@@ -108,36 +108,6 @@ export class StageLog {
   }
 }
 
-/**
- * The mark on containers the pipeline built and froze from checked parts (see `vouchFreeze`);
- * a private field rather than a `WeakSet`, for the cost measured in target-stamp.ts.
- */
-class Vouched extends TargetStamp {
-  readonly #vouched = true
-
-  static has(value: object): boolean {
-    return #vouched in value
-  }
-}
-
-/**
- * Freezes `value`, a container the pipeline just built from deep-frozen lossless parts (frozen
- * literals around checked snapshots), records that it is deep-frozen lossless JSON, and returns
- * it. The V1.3 walk then skips its subtree, as it skips roots of `snapshotJson(…, { freeze: true })`.
- * `value` must not be frozen yet: the mark is stamped first.
- */
-export function vouchFreeze<T extends object>(value: T): Readonly<T> {
-  new Vouched(value)
-  return Object.freeze(value)
-}
-
-/** True iff the V1.3 walk may skip `value`: a frozen snapshot root or a vouched container. */
-function trusted(value: object): boolean {
-  return isFrozenSnapshot(value) || Vouched.has(value)
-}
-
-const OBJECT_PROTO = Object.prototype
-const ARRAY_PROTO = Array.prototype
 const RESULT_KEYS = new Set([
   'isError',
   'value',
@@ -147,45 +117,6 @@ const RESULT_KEYS = new Set([
   'additionalContexts',
   'concludesTurn',
 ])
-
-/** Why `value` is not deep-frozen lossless JSON, or `undefined` when it is. Iterative, total on our own data. */
-export function frozenJsonProblem(value: unknown): string | undefined {
-  if (typeof value === 'object' && value !== null && trusted(value)) return undefined
-  const work: unknown[] = [value]
-  while (work.length > 0) {
-    const v = work.pop()
-    switch (typeof v) {
-      case 'string':
-      case 'boolean':
-        continue
-      case 'number':
-        if (!Number.isFinite(v) || Object.is(v, -0)) return 'holds a number that is not finite JSON'
-        continue
-      case 'object': {
-        if (v === null || trusted(v)) continue
-        if (!Object.isFrozen(v)) return 'holds an object that is not frozen'
-        const proto = Object.getPrototypeOf(v)
-        const isArray = Array.isArray(v)
-        if (isArray ? proto !== ARRAY_PROTO : proto !== OBJECT_PROTO && proto !== null) {
-          return 'holds an object that is not plain'
-        }
-        const keys = Object.keys(v)
-        // Names and symbols counted apart: `Reflect.ownKeys` is several times slower on V8.
-        if (
-          Object.getOwnPropertyNames(v).length !== keys.length + (isArray ? 1 : 0) ||
-          Object.getOwnPropertySymbols(v).length > 0
-        ) {
-          return 'holds an object with hidden keys'
-        }
-        for (const key of keys) work.push((v as Record<string, unknown>)[key])
-        continue
-      }
-      default:
-        return `holds a value of type ${typeof v}`
-    }
-  }
-  return undefined
-}
 
 /**
  * V1.3: throws `INVARIANT` unless the execution is frozen with string `name` and non-empty

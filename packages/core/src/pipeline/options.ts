@@ -2,8 +2,8 @@
 import type { CodeRuntime } from '../code-runtime.js'
 import { definitionError } from '../errors.js'
 import type { Approver } from '../execution.js'
+import { type Mode, modeName } from '../registry/modes.js'
 import { DEFAULT_MAX_CONTENT_BYTES } from './content-policy.js'
-import { type Mode, modeName } from './modes.js'
 
 /** What `createToolRuntime` accepts; every option is optional. */
 export interface ToolRuntimeOptions {

@@ -6,8 +6,8 @@
  */
 import type { ToolResult } from '../result.js'
 import { type Call, final, type Outcome, post } from './call.js'
-import type { RuntimeCore } from './core.js'
 import { abortedBeforeDispatch, deniedByPolicy } from './failures.js'
+import type { RuntimeCore } from './runtime-core.js'
 import { approve } from './stages/approval.js'
 import { dispatch } from './stages/around.js'
 import { enter } from './stages/entry.js'

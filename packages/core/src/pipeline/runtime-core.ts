@@ -4,46 +4,27 @@
  */
 import type { CodeDispatchSink, CodeRuntime } from '../code-runtime.js'
 import { definitionError } from '../errors.js'
-import type { Approver, ToolScope } from '../execution.js'
-import type { CallSequence } from './call-sequence.js'
-import {
-  type AroundHandler,
-  type Guard,
-  HookList,
-  type HookOptions,
-  type PostExecuteHandler,
-  type PreExecuteHandler,
-  type ProgressListener,
-  type ResultObserver,
-} from './hooks.js'
-import { LiveCalls } from './live-calls.js'
+import type { Approver, Execution } from '../execution.js'
+import type {
+  AroundHandler,
+  Guard,
+  HookOptions,
+  PostExecuteHandler,
+  PreExecuteHandler,
+  ProgressListener,
+  ResultObserver,
+} from '../hooks.js'
+import { HookList } from '../registry/hook-list.js'
+import { disposedError, type Registry, type ScopeRecord } from '../registry/registry.js'
 import type { ResolvedOptions } from './options.js'
-import { disposedError, type Registry, type ScopeRecord } from './registry.js'
 
-/** What `runtime.execute` reads, once each, at entry (I1.1). */
-export interface ExecuteInput {
-  /** Non-empty; the model's tool-call id. */
-  callId: string
-  /** Defaults to `callId` (I1.5). */
-  rootCallId?: string
-  /** The tool name the model asked for. */
-  name: string
-  /** The parsed arguments; snapshotted and frozen at entry (P2.4). */
-  arguments: unknown
-  /** The caller's cancellation signal. */
-  signal: AbortSignal
-  /** The scope whose view the call resolves through; none means the global view. */
-  scope?: ToolScope
-  /** The token of the execution this call is nested in (Code Mode). */
-  parent?: symbol
-  /** Overrides the runtime's approver for this call (P4.1). */
-  approver?: Approver
-  /** Overrides the runtime's code runtime for a `run_code` call (X1.6). */
-  codeRuntime?: CodeRuntime
-  /** Receives Code Mode dispatch events of a `run_code` call (X5). */
-  onCodeDispatch?: CodeDispatchSink
-  /** Orders this call's policy phases after those of the calls that entered it before (P1.8). */
-  sequence?: CallSequence
+/** What the runtime keeps of a call in progress: the Code Mode inputs it read at entry (X1.6). */
+export interface LiveCall {
+  readonly exec: Execution
+  readonly record: ScopeRecord | undefined
+  readonly approver: Approver | undefined
+  readonly codeRuntime: CodeRuntime | undefined
+  readonly onCodeDispatch: CodeDispatchSink | undefined
 }
 
 /** The shared state of one runtime. */
@@ -57,9 +38,7 @@ export class RuntimeCore {
   readonly observers = new HookList<ResultObserver>()
   readonly progress = new HookList<ProgressListener>()
   /** Executions in progress, by token (I1.2 `parent` check, per-call Code Mode inputs). */
-  readonly live = new LiveCalls()
-  /** The built-in timeout wrapper installed by `createToolRuntime`, if any (P7.1). */
-  builtinTimeout: AroundHandler | undefined
+  readonly live = new Map<symbol, LiveCall>()
 
   constructor(
     readonly registry: Registry,

@@ -4,11 +4,11 @@
  */
 import type { AnyToolDefinition } from '../definition.js'
 import { RUN_CODE } from '../definition.js'
-import { assertToolDefinition } from '../definition-checks.js'
 import { definitionError, errorMessage } from '../errors.js'
+import type { Guard } from '../hooks.js'
 import type { JsonValue } from '../lossless-json.js'
 import { type CompiledValidator, compileValidator } from '../schema/validate.js'
-import type { Guard } from './hooks.js'
+import { assertToolDefinition } from '../tool/definition-checks.js'
 import { type Mode, modeName } from './modes.js'
 
 /** A registered definition with its output validator, compiled once at registration. */

@@ -2,38 +2,15 @@
  * The one live view of a scope (R4.1): what the model is shown is what executes. Every
  * method reads the registry at the time it is called (R4.3).
  */
-import { sdkText } from '../code-mode/sdk.js'
+
 import { type AnyToolDefinition, RUN_CODE } from '../definition.js'
 import { snapshotJson } from '../lossless-json.js'
 import type { ModelToolSchema } from '../messages.js'
 import { toModelSchema } from '../schema/model-schema.js'
+import { sdkText } from '../tool/sdk.js'
+import type { ToolView } from '../view.js'
 import { CODE_ONLY_RULE } from './modes.js'
 import type { Registry, ScopeRecord } from './registry.js'
-
-/** How the scheduler may run a call (M3.7). */
-export type ExecutionMode = 'parallel' | 'exclusive'
-
-/** What the model is offered by a view (M2.1). */
-export interface ToolSurface {
-  /** Model-facing schemas sorted by name. */
-  readonly tools: ModelToolSchema[]
-  /** Empty in `native` mode; the code-only rule and/or the SDK otherwise. */
-  readonly instructions: string
-}
-
-/** The live view of one scope (or of the global layer). */
-export interface ToolView {
-  /** The definition `name` resolves to, or `undefined` (R4.2). */
-  get(name: string): AnyToolDefinition | undefined
-  /** Every visible definition in first-insertion order, `run_code` last (R2.3). */
-  list(): AnyToolDefinition[]
-  /** `list()` projected to `{ name, description, parameters }`, parameters copied per call (S5.6). */
-  schemas(): ModelToolSchema[]
-  /** `'parallel'` only when the visible definition's `isConcurrencySafe` returns exactly `true` (M3.7, M3.8). */
-  executionMode(input: { name: string; arguments: unknown; parent?: symbol }): ExecutionMode
-  /** The tools and instructions a model request carries (M2). */
-  surface(): ToolSurface
-}
 
 function byName(a: ModelToolSchema, b: ModelToolSchema): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0

@@ -5,13 +5,14 @@
  * (`next()`, abstain) for other tools and for arguments that fail validation, which the body
  * then rejects as `INVALID_ARGS` anyway.
  */
-import { checkToolArguments } from '../define-tool.js'
+
 import type { AnyToolDefinition, ToolDefinition } from '../definition.js'
 import { definitionError } from '../errors.js'
 import type { Execution } from '../execution.js'
+import type { Guard, PostDecision, PostExecuteHandler, PreDecision, PreExecuteHandler } from '../hooks.js'
 import type { JsonValue } from '../lossless-json.js'
 import type { ToolFailure, ToolSuccess } from '../result.js'
-import type { Guard, PostDecision, PostExecuteHandler, PreDecision, PreExecuteHandler } from './hooks.js'
+import { checkToolArguments } from '../tool/define-tool.js'
 
 /** The execution of one call of a tool whose arguments are `Args` (P14.2). */
 export type ToolExecution<Args> = Omit<Execution, 'arguments'> & { readonly arguments: Args }

@@ -4,10 +4,11 @@
  * presenters, with a generic fallback whenever a presenter is missing, throws or returns
  * something that is not a known lossless view.
  */
-import type { AnyToolDefinition } from './definition.js'
-import { deepFreeze, type JsonValue, snapshotJson } from './lossless-json.js'
-import type { CallView, DurableResultView, ResultView } from './presentation.js'
-import { contentProblem } from './runtime/content-blocks.js'
+
+import { contentProblem } from '../content-checks.js'
+import type { AnyToolDefinition } from '../definition.js'
+import { deepFreeze, type JsonValue, snapshotJson } from '../lossless-json.js'
+import type { CallView, DurableResultView, ResultView } from '../presentation.js'
 
 /**
  * Parses a model's raw argument string as the agent loop does (L4.1): empty or whitespace-only

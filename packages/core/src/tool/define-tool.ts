@@ -1,19 +1,19 @@
-import type { ContentBlock } from './content.js'
-import { RUN_CODE, TOOL_NAME_PATTERN, type ToolDefinition, type ToolOutput } from './definition.js'
-import { codedError, definitionError } from './errors.js'
-import type { Execution, RunContext } from './execution.js'
-import type { JsonObject, JsonValue } from './lossless-json.js'
-import type { CallView, DurableResultView, ResultView } from './presentation.js'
-import type { ToolResult } from './result.js'
-import type { ParametersSpec, ValueSpec } from './schema/dsl.js'
-import type { InferArgs, InferValue } from './schema/infer.js'
+import type { ContentBlock } from '../content.js'
+import { RUN_CODE, TOOL_NAME_PATTERN, type ToolDefinition, type ToolOutput } from '../definition.js'
+import { codedError, definitionError } from '../errors.js'
+import type { Execution, RunContext } from '../execution.js'
+import type { JsonObject, JsonValue } from '../lossless-json.js'
+import type { CallView, DurableResultView, ResultView } from '../presentation.js'
+import type { ToolResult } from '../result.js'
+import type { ParametersSpec, ValueSpec } from '../schema/dsl.js'
+import type { InferArgs, InferValue } from '../schema/infer.js'
 import {
   outputContract,
   type ParseOutcome,
   parametersContract,
   type SchemaContract,
-} from './schema/source.js'
-import type { StandardInput, StandardOutput, StandardSchemaV1 } from './schema/standard.js'
+} from '../schema/source.js'
+import type { StandardInput, StandardOutput, StandardSchemaV1 } from '../schema/standard.js'
 
 /** What `parameters` may be (S1.4, S6.1, S6.4): a DSL property map, a Standard Schema or a JSON Schema object root. */
 export type ParametersInput = ParametersSpec | StandardSchemaV1 | JsonSchemaObject

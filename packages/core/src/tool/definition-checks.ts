@@ -1,8 +1,8 @@
 /** The registration checks of a tool definition (SPEC D2.1–D2.11). */
-import { type AnyToolDefinition, RUN_CODE, TOOL_NAME_PATTERN } from './definition.js'
-import { codedError, definitionError, errorMessage } from './errors.js'
-import { type JsonValue, snapshotJson } from './lossless-json.js'
-import { assertSupportedSchema } from './schema/subset.js'
+import { type AnyToolDefinition, RUN_CODE, TOOL_NAME_PATTERN } from '../definition.js'
+import { codedError, definitionError, errorMessage } from '../errors.js'
+import { type JsonValue, snapshotJson } from '../lossless-json.js'
+import { assertSupportedSchema } from '../schema/subset.js'
 
 const OPTIONAL_FUNCTIONS = ['isConcurrencySafe', 'finalizeContent', 'presentCall', 'presentResult'] as const
 

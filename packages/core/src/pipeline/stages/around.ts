@@ -3,14 +3,19 @@
  * is checked where it returns (P6.9–P6.12); every attempt a wrapper started is awaited
  * before the stage ends, so no started body is ever abandoned (C1.1).
  */
+
+import { checkContent, checkContexts, snapshotFrozen } from '../../content-checks.js'
+import type { AnyToolDefinition } from '../../definition.js'
 import { codedError, errorMessage, readToolError } from '../../errors.js'
+import type { AroundExecution, AroundHandler } from '../../hooks.js'
 import type { JsonValue } from '../../lossless-json.js'
+import { ownField } from '../../own-field.js'
+import { type HookEntry, nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
-import { TIMEOUT_WRAPPER } from '../../wrappers/timeout.js'
+import { appliesToOf } from '../applies-to.js'
 import { createAroundView } from '../around-view.js'
 import type { Call, Outcome } from '../call.js'
 import { final, post } from '../call.js'
-import { checkContent, checkContexts, snapshotFrozen } from '../content-blocks.js'
 import {
   aborted,
   abortedBeforeDispatch,
@@ -19,9 +24,7 @@ import {
   notSerializable,
   unknownTool,
 } from '../failures.js'
-import { type AroundExecution, type AroundHandler, type HookEntry, nextCovering } from '../hooks.js'
 import { isBreach } from '../invariants.js'
-import { ownField } from '../own-field.js'
 import { baseDispatch } from './body.js'
 import { successFromValue } from './output.js'
 
@@ -164,14 +167,22 @@ class AroundChain {
 }
 
 /**
- * True when every covering wrapper is the built-in timeout and the visible definition has no
- * `timeoutMs`: each would just return `next()`, so the base dispatch runs directly.
+ * True when every covering wrapper declares it does not act on the definition the call
+ * resolves to (P7.10): each would just return `next()`, so the base dispatch runs directly.
  */
-function onlyIdleTimeouts(call: Call, entries: readonly HookEntry<AroundHandler>[]): boolean {
+function noWrapperActs(call: Call, entries: readonly HookEntry<AroundHandler>[]): boolean {
+  let resolved = false
+  let def: AnyToolDefinition | undefined
   for (let i = nextCovering(entries, 0, call.record); i >= 0; i = nextCovering(entries, i + 1, call.record)) {
-    if (entries[i]!.fn !== TIMEOUT_WRAPPER) return false
+    const appliesTo = appliesToOf(entries[i]!.fn)
+    if (appliesTo === undefined) return false
+    if (!resolved) {
+      def = call.resolve()?.def
+      resolved = true
+    }
+    if (appliesTo(def)) return false
   }
-  return entries.length === 0 || call.resolve()?.def.timeoutMs === undefined
+  return true
 }
 
 /**
@@ -185,7 +196,7 @@ export function dispatch(call: Call): Promise<Outcome> {
   const entries = call.core.around.entries
   // Without a wrapper that would act, the base dispatch runs directly, skipping the chain's
   // view, bookkeeping and promise layers (bench/pipeline.bench.ts, no hooks).
-  if (onlyIdleTimeouts(call, entries)) {
+  if (noWrapperActs(call, entries)) {
     return baseDispatch(call, call.signal).then((result) => aroundOutcome(call, result))
   }
   return runChain(call, entries)

@@ -4,15 +4,16 @@
  * frozen result.
  */
 import type { AdditionalContext } from '../../content.js'
+import { checkDeferred } from '../../content-checks.js'
 import { codedError, errorMessage } from '../../errors.js'
 import type { RunContext } from '../../execution.js'
+import { vouchFreeze } from '../../frozen.js'
 import { snapshotJson } from '../../lossless-json.js'
+import { nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
-import { checkDeferred } from '../content-blocks.js'
 import { aborted, abortedBeforeDispatch, thrown, unknownTool } from '../failures.js'
-import { nextCovering } from '../hooks.js'
-import { breach, isBreach, vouchFreeze } from '../invariants.js'
+import { breach, isBreach } from '../invariants.js'
 import { fuseSignals } from '../signals.js'
 import { successFromValue } from './output.js'
 

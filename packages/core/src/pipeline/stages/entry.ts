@@ -3,18 +3,19 @@
  * finalizer, snapshot and freeze the arguments, create the frozen execution, then decide
  * the entry-time final-results (argument failure, pre-aborted signal, code-only collapse).
  */
+
+import { enterSequence } from '../../call-sequence.js'
 import type { CodeDispatchSink, CodeRuntime } from '../../code-runtime.js'
 import { RUN_CODE } from '../../definition.js'
 import { errorMessage } from '../../errors.js'
-import type { Approver, Execution, ToolScope } from '../../execution.js'
+import type { Approver, ExecuteInput, Execution, ToolScope } from '../../execution.js'
 import { type JsonValue, snapshotJson } from '../../lossless-json.js'
+import type { ScopeRecord } from '../../registry/registry.js'
 import type { ToolResult } from '../../result.js'
 import { Call } from '../call.js'
-import { enterSequence } from '../call-sequence.js'
-import type { ExecuteInput, RuntimeCore } from '../core.js'
 import { abortedBeforeDispatch, argumentsNotLossless, argumentsUnreadable, collapsed } from '../failures.js'
 import { breach } from '../invariants.js'
-import type { ScopeRecord } from '../registry.js'
+import type { RuntimeCore } from '../runtime-core.js'
 
 const FROZEN_ARGUMENTS = { freeze: true, root: 'arguments' } as const
 
@@ -138,7 +139,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
     finalizer,
     place,
   )
-  core.live.add(token, call)
+  core.live.set(token, call)
   return { call, early: earlyResult(call, args) }
 }
 

@@ -2,9 +2,12 @@
  * The end of both routes (P13.3): cancellation replacement of a success, materialization,
  * `finalizeContent`, the content-size policy, then the observers (P11, P12).
  */
+
+import { checkContent } from '../../content-checks.js'
+import { frozenJsonProblem } from '../../frozen.js'
+import { nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
-import { checkContent } from '../content-blocks.js'
 import { capContent } from '../content-policy.js'
 import {
   aborted,
@@ -13,8 +16,7 @@ import {
   notSerializable,
   thrown,
 } from '../failures.js'
-import { nextCovering } from '../hooks.js'
-import { assertPublishable, frozenJsonProblem, isBreach } from '../invariants.js'
+import { assertPublishable, isBreach } from '../invariants.js'
 
 const noop = () => {}
 /** The result fields materialization checks; `value` was frozen at its boundary (P11.1). */

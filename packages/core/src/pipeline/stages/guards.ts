@@ -1,10 +1,11 @@
 /** Guards (P5): synchronous deny-only checks after an allow; nothing can override a denial. */
+
+import type { Guard } from '../../hooks.js'
+import type { ScopeRecord } from '../../registry/registry.js'
 import type { Call, Outcome } from '../call.js'
 import { final, post } from '../call.js'
 import { deniedByGuard, hookInvalid, hookThrew } from '../failures.js'
-import type { Guard } from '../hooks.js'
 import { isBreach } from '../invariants.js'
-import type { ScopeRecord } from '../registry.js'
 
 const noop = () => {}
 

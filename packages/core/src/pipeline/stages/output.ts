@@ -3,14 +3,14 @@
  * freeze and project to content (and, model-direct, to meta).
  */
 import type { AdditionalContext } from '../../content.js'
+import { contentProblem } from '../../content-checks.js'
 import { errorMessage } from '../../errors.js'
+import { vouchFreeze } from '../../frozen.js'
 import { type JsonValue, snapshotJson } from '../../lossless-json.js'
+import type { Entry } from '../../registry/registry.js'
 import type { ToolResult, ToolSuccess } from '../../result.js'
 import type { Call } from '../call.js'
-import { contentProblem } from '../content-blocks.js'
 import { type Contexts, invalidOutput } from '../failures.js'
-import { vouchFreeze } from '../invariants.js'
-import type { Entry } from '../registry.js'
 
 const FROZEN = { freeze: true } as const
 

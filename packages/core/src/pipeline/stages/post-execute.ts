@@ -3,12 +3,13 @@
  * its value OR its content, or block it.
  */
 import type { ContentBlock } from '../../content.js'
+import { checkContent, checkContexts, joinContexts } from '../../content-checks.js'
 import { errorMessage } from '../../errors.js'
+import type { PostDecision, PostExecuteHandler } from '../../hooks.js'
+import { type HookEntry, nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
-import { checkContent, checkContexts, joinContexts } from '../content-blocks.js'
 import { coded, errorContent, failure, hookInvalid, hookThrew, unknownTool } from '../failures.js'
-import { type HookEntry, nextCovering, type PostDecision, type PostExecuteHandler } from '../hooks.js'
 import { isBreach } from '../invariants.js'
 import { successFromValue } from './output.js'
 

@@ -1,11 +1,12 @@
 /** Pre-execute (P3): a middleware chain deciding allow, deny or ask; it cannot rewrite arguments. */
 import { errorMessage } from '../../errors.js'
+import type { PreDecision, PreExecuteHandler } from '../../hooks.js'
+import { ownField } from '../../own-field.js'
+import { type HookEntry, nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
 import { hookInvalid, hookThrew } from '../failures.js'
-import { type HookEntry, nextCovering, type PreDecision, type PreExecuteHandler } from '../hooks.js'
 import { isBreach } from '../invariants.js'
-import { ownField } from '../own-field.js'
 
 /** The chain's answer, normalized (P3.3, P3.4), or the final-result of a failed handler. */
 export type PreVerdict =
