@@ -1,3 +1,4 @@
+import type { ApprovalOutcome } from './approval-outcome.js'
 import type { CallSequence } from './call-sequence.js'
 import type { CodeDispatchSink, CodeRuntime } from './code-runtime.js'
 import type { UserMessage } from './content.js'
@@ -41,8 +42,7 @@ export interface RunContext extends Execution {
   readonly progress: (update: JsonValue) => void
 }
 
-/** The four answers an approver may give (P4.2). */
-export type ApprovalOutcome = 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable'
+export type { ApprovalOutcome } from './approval-outcome.js'
 
 /** What an approver is asked (P4.2, P4.9). */
 export interface ApprovalRequest {

@@ -1,3 +1,4 @@
+export { APPROVAL_OUTCOMES, askApprover, isApprovalOutcome } from './approval-outcome.js'
 export { type CallSequence, callSequence } from './call-sequence.js'
 export type { RunCodeHost, RunCodeRequest, RunCodeValue } from './code-mode/host.js'
 export { ToolCallError } from './code-mode/tool-call-error.js'

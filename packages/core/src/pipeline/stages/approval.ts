@@ -1,5 +1,6 @@
 /** Approval (P4): consulted once per `ask`; the decision is bound to the arguments by a digest. */
-import type { ApprovalOutcome, ApprovalRequest, Approver } from '../../execution.js'
+import { type ApprovalOutcome, askApprover } from '../../approval-outcome.js'
+import type { ApprovalRequest } from '../../execution.js'
 import type { JsonValue } from '../../lossless-json.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
@@ -59,19 +60,6 @@ export async function argumentsDigest(args: JsonValue): Promise<string> {
   return hex
 }
 
-const OUTCOMES: ReadonlySet<unknown> = new Set(['allowed-once', 'rejected', 'cancelled', 'unavailable'])
-
-/** Calls the approver; a throw, a rejection or an unknown answer counts as `'unavailable'` (P4.7). */
-function consult(approver: Approver, request: ApprovalRequest): Promise<ApprovalOutcome> {
-  const known = (answer: unknown): ApprovalOutcome =>
-    OUTCOMES.has(answer) ? (answer as ApprovalOutcome) : 'unavailable'
-  try {
-    return Promise.resolve(approver(request)).then(known, () => 'unavailable')
-  } catch {
-    return Promise.resolve('unavailable')
-  }
-}
-
 /** Resolves with the approver's answer, or with `undefined` as soon as `signal` aborts (P4.8). */
 function untilAborted(
   signal: AbortSignal,
@@ -110,7 +98,7 @@ export async function approve(call: Call, reason: string | undefined): Promise<T
   if (reason !== undefined) request.reason = reason
   if (exec.scope !== undefined) request.scope = exec.scope
   request.signal = exec.signal
-  const outcome = await untilAborted(call.signal, consult(approver, Object.freeze(request)))
+  const outcome = await untilAborted(call.signal, askApprover(approver, Object.freeze(request)))
   switch (outcome) {
     case undefined:
       return abortedBeforeDispatch()
