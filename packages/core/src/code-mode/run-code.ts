@@ -4,16 +4,14 @@
  * `run_code` value or failure (X1.7–X1.9). Bindings and nested dispatch live in
  * `bindings.ts`, the sub-call scheduler in `sub-call-scheduler.ts`.
  */
-import type { CodeDispatchSink, CodeRunResult, CodeRuntime } from '../code-runtime.js'
+import type { CodeRunResult } from '../code-runtime.js'
 import type { ContentBlock } from '../content.js'
 import { type AnyToolDefinition, RUN_CODE } from '../definition.js'
 import { codedError, errorMessage } from '../errors.js'
-import type { Approver, ExecuteInput, RunContext, ToolScope } from '../execution.js'
+import type { RunContext } from '../execution.js'
 import type { JsonObject, JsonValue } from '../lossless-json.js'
 import type { CallView } from '../presentation.js'
-import type { ToolResult } from '../result.js'
 import { compileValidator } from '../schema/validate.js'
-import type { ToolView } from '../view.js'
 import { CodeRun } from './bindings.js'
 import type { RunCodeHost, RunCodeRequest, RunCodeValue } from './host.js'
 import { renderJson } from './render-json.js'

@@ -3,7 +3,7 @@
  * method reads the registry at the time it is called (R4.3).
  */
 
-import { type AnyToolDefinition, RUN_CODE } from '../definition.js'
+import { RUN_CODE } from '../definition.js'
 import { snapshotJson } from '../lossless-json.js'
 import type { ModelToolSchema } from '../messages.js'
 import { toModelSchema } from '../schema/model-schema.js'
