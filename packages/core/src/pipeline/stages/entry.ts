@@ -29,6 +29,87 @@ function snapshotArguments(raw: unknown): { value: JsonValue } | { failure: Tool
   }
 }
 
+/** The input fields in reading order (I1.1). */
+const INPUT_FIELDS = [
+  'callId',
+  'rootCallId',
+  'name',
+  'arguments',
+  'signal',
+  'scope',
+  'parent',
+  'approver',
+  'codeRuntime',
+  'onCodeDispatch',
+  'sequence',
+] as const
+
+/** What entry read from the input, each field once (I1.1), not yet checked. */
+interface InputFields {
+  readonly callId: unknown
+  readonly rootCallId: unknown
+  readonly name: unknown
+  readonly rawArguments: unknown
+  /** Set when the arguments getter threw: an entry failure (P2.5), not a malformed input. */
+  readonly argumentsError: { error: unknown } | undefined
+  readonly signal: unknown
+  readonly scope: unknown
+  readonly parent: unknown
+  readonly approver: unknown
+  readonly codeRuntime: unknown
+  readonly onCodeDispatch: unknown
+  readonly sequence: unknown
+}
+
+/**
+ * Reads every input field once, in `INPUT_FIELDS` order (I1.1). A throwing read other than
+ * `arguments` is a malformed input (I1.2); only then are the fields read again one by one, to
+ * name the one that throws.
+ */
+function readInput(input: object): InputFields {
+  const fields = input as { readonly [K in keyof ExecuteInput]?: unknown }
+  try {
+    const { callId, rootCallId, name } = fields
+    let rawArguments: unknown
+    let argumentsError: { error: unknown } | undefined
+    try {
+      rawArguments = fields.arguments
+    } catch (error) {
+      argumentsError = { error }
+    }
+    const { signal, scope, parent, approver, codeRuntime, onCodeDispatch, sequence } = fields
+    return {
+      callId,
+      rootCallId,
+      name,
+      rawArguments,
+      argumentsError,
+      signal,
+      scope,
+      parent,
+      approver,
+      codeRuntime,
+      onCodeDispatch,
+      sequence,
+    }
+  } catch (error) {
+    breach(`execute input.${culprit(fields) ?? 'fields'} could not be read: ${errorMessage(error)}`)
+  }
+}
+
+/** The first field other than `arguments` whose read throws now, or `undefined`. */
+function culprit(fields: object): string | undefined {
+  for (const key of INPUT_FIELDS) {
+    if (key === 'arguments') continue
+    try {
+      void (fields as Record<string, unknown>)[key]
+    } catch {
+      return key
+    }
+  }
+  return undefined
+}
+
 /** The result of entry: the call and, when entry already decided it, its final-result. */
 export interface Entered {
   readonly call: Call
@@ -41,45 +122,9 @@ export interface Entered {
  */
 export function enter(core: RuntimeCore, input: unknown): Entered {
   if (input === null || typeof input !== 'object') breach('execute input must be an object')
-  // Each field is read once, here; later stages never look at `input` again (I1.1). Named
-  // reads rather than a helper taking the key: a keyed read through one shared site goes
-  // megamorphic in V8 and cost ~100 ns per call (bench/pipeline.bench.ts, no hooks).
-  const fields = input as { readonly [K in keyof ExecuteInput]?: unknown }
-  let reading = 'callId'
-  let callId: unknown, rootCallId: unknown, name: unknown, signal: unknown, scope: unknown
-  let parent: unknown, approver: unknown, codeRuntime: unknown, onCodeDispatch: unknown, sequence: unknown
-  let rawArguments: unknown
-  let argumentsError: { error: unknown } | undefined
-  try {
-    callId = fields.callId
-    reading = 'rootCallId'
-    rootCallId = fields.rootCallId
-    reading = 'name'
-    name = fields.name
-    // A throwing arguments getter is an entry failure (P2.5), not a malformed input.
-    try {
-      rawArguments = fields.arguments
-    } catch (error) {
-      argumentsError = { error }
-    }
-    reading = 'signal'
-    signal = fields.signal
-    reading = 'scope'
-    scope = fields.scope
-    reading = 'parent'
-    parent = fields.parent
-    reading = 'approver'
-    approver = fields.approver
-    reading = 'codeRuntime'
-    codeRuntime = fields.codeRuntime
-    reading = 'onCodeDispatch'
-    onCodeDispatch = fields.onCodeDispatch
-    reading = 'sequence'
-    sequence = fields.sequence
-  } catch (error) {
-    breach(`execute input.${reading} could not be read: ${errorMessage(error)}`)
-  }
-
+  const fields = readInput(input)
+  const { callId, rootCallId, name, rawArguments, argumentsError, signal, scope, parent } = fields
+  const { approver, codeRuntime, onCodeDispatch, sequence } = fields
   if (typeof callId !== 'string' || callId === '') breach('execute input.callId must be a non-empty string')
   if (typeof name !== 'string') breach('execute input.name must be a string')
   if (!(signal instanceof AbortSignal)) breach('execute input.signal must be an AbortSignal')
