@@ -199,11 +199,11 @@ export function dispatch(call: Call): Promise<Outcome> {
   if (noWrapperActs(call, entries)) {
     return baseDispatch(call, call.signal).then((result) => aroundOutcome(call, result))
   }
-  return runChain(call, entries)
+  return runAroundChain(call, entries)
 }
 
 /** Runs the wrapExecute chain, then waits for every attempt a wrapper started (C1.1). */
-async function runChain(call: Call, entries: readonly HookEntry<AroundHandler>[]): Promise<Outcome> {
+async function runAroundChain(call: Call, entries: readonly HookEntry<AroundHandler>[]): Promise<Outcome> {
   const chain = new AroundChain(call, entries, createAroundView(call))
   let result: ToolResult
   try {

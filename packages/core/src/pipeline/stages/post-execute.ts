@@ -9,37 +9,14 @@ import type { PostDecision, PostExecuteHandler } from '../../hooks.js'
 import { type HookEntry, nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
+import { runChain } from '../chain.js'
 import { coded, errorContent, failure, hookInvalid, hookThrew, unknownTool } from '../failures.js'
 import { isBreach } from '../invariants.js'
 import { successFromValue } from './output.js'
 
 const ACCEPT: PostDecision = Object.freeze({ kind: 'accept' })
-const noop = () => {}
 const ACCEPT_KEYS = new Set(['kind', 'value', 'content', 'additionalContexts'])
 const BLOCK_KEYS = new Set(['kind', 'feedback', 'additionalContexts'])
-
-/** Calls the handler at `index`; `next` runs the rest once and returns the same promise again (P1.6). */
-function link(
-  entries: readonly HookEntry<PostExecuteHandler>[],
-  index: number,
-  call: Call,
-  result: ToolResult,
-): Promise<unknown> {
-  let inner: Promise<PostDecision> | undefined
-  const next = (): Promise<PostDecision> => {
-    if (inner === undefined) {
-      const j = nextCovering(entries, index + 1, call.record)
-      inner = (j < 0 ? Promise.resolve(ACCEPT) : link(entries, j, call, result)) as Promise<PostDecision>
-      inner.catch(noop)
-    }
-    return inner
-  }
-  try {
-    return Promise.resolve(entries[index]!.fn(call.exec, result, next))
-  } catch (error) {
-    return Promise.reject(error)
-  }
-}
 
 /** The BLOCKED message (P10.12): feedback text joined by `\n`, other blocks as `[<type> content]`. */
 function blockMessage(feedback: readonly ContentBlock[] | undefined): string {
@@ -146,7 +123,7 @@ async function runPost(
   call.enterPost(true)
   let raw: unknown
   try {
-    raw = await link(entries, first, call, result)
+    raw = await runChain(entries, first, call.record, (fn, next) => fn(call.exec, result, next), ACCEPT)
   } catch (error) {
     if (isBreach(error)) throw error
     return hookThrew('onPostExecute', error)

@@ -1,10 +1,11 @@
 /** Pre-execute (P3): a middleware chain deciding allow, deny or ask; it cannot rewrite arguments. */
 import { errorMessage } from '../../errors.js'
-import type { PreDecision, PreExecuteHandler } from '../../hooks.js'
+import type { PreDecision } from '../../hooks.js'
 import { ownField } from '../../own-field.js'
-import { type HookEntry, nextCovering } from '../../registry/hook-list.js'
+import { nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
+import { runChain } from '../chain.js'
 import { hookInvalid, hookThrew } from '../failures.js'
 import { isBreach } from '../invariants.js'
 
@@ -17,30 +18,6 @@ export type PreVerdict =
 
 const ALLOW: PreDecision = Object.freeze({ kind: 'allow' })
 const ALLOWED: PreVerdict = ALLOW as PreVerdict
-const noop = () => {}
-
-/**
- * Calls the handler at `index` with a `next` that runs the rest of the chain once: calling
- * it again returns the same promise (P1.6); its arguments are ignored (P1.4).
- */
-function link(entries: readonly HookEntry<PreExecuteHandler>[], index: number, call: Call): Promise<unknown> {
-  let inner: Promise<PreDecision> | undefined
-  const next = (): Promise<PreDecision> => {
-    if (inner === undefined) {
-      const j = nextCovering(entries, index + 1, call.record)
-      inner = (j < 0 ? Promise.resolve(ALLOW) : link(entries, j, call)) as Promise<PreDecision>
-      // A handler that drops a rejecting next() must not leave an unhandled rejection.
-      inner.catch(noop)
-    }
-    return inner
-  }
-  try {
-    return Promise.resolve(entries[index]!.fn(call.exec, next))
-  } catch (error) {
-    return Promise.reject(error)
-  }
-}
-
 /** Normalizes the outermost handler's return (P3.2–P3.4). */
 function verdict(raw: unknown): PreVerdict {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
@@ -94,7 +71,7 @@ export async function preExecute(call: Call): Promise<PreVerdict> {
   call.enterPre()
   let raw: unknown
   try {
-    raw = await link(entries, first, call)
+    raw = await runChain(entries, first, call.record, (fn, next) => fn(call.exec, next), ALLOW)
   } catch (error) {
     if (isBreach(error)) throw error
     return { kind: 'failed', result: hookThrew('onPreExecute', error) }
