@@ -1,5 +1,5 @@
 import type { ContentBlock } from '../content.js'
-import { RUN_CODE, TOOL_NAME_PATTERN, type ToolDefinition, type ToolOutput } from '../definition.js'
+import type { ToolDefinition, ToolOutput } from '../definition.js'
 import { codedError, definitionError } from '../errors.js'
 import type { Execution, RunContext } from '../execution.js'
 import type { JsonObject, JsonValue } from '../lossless-json.js'
@@ -14,6 +14,7 @@ import {
   type SchemaContract,
 } from '../schema/source.js'
 import type { StandardInput, StandardOutput, StandardSchemaV1 } from '../schema/standard.js'
+import { checkDescription, checkFunction, checkTimeoutMs, checkToolName } from './definition-checks.js'
 
 /** What `parameters` may be (S1.4, S6.1, S6.4): a DSL property map, a Standard Schema or a JSON Schema object root. */
 export type ParametersInput = ParametersSpec | StandardSchemaV1 | JsonSchemaObject
@@ -92,13 +93,6 @@ function nameOf(name: unknown): string {
   return typeof name === 'string' ? name : String(typeof name === 'symbol' ? name.description : name)
 }
 
-function requireFunction(value: unknown, label: string, prefix: string, optional: boolean): void {
-  if (optional && value === undefined) return
-  if (typeof value !== 'function') {
-    throw definitionError(`${prefix}${label} must be ${optional ? 'absent or ' : ''}a function`)
-  }
-}
-
 /** Rejects with `INVALID_ARGS` (S4.13) unless `outcome` is valid; returns the value the body gets. */
 function argumentsOrThrow(outcome: ParseOutcome): unknown {
   if (!outcome.ok) throw codedError('INVALID_ARGS', `invalid arguments: ${outcome.violations.join('; ')}`)
@@ -136,36 +130,23 @@ export function defineTool<
   type Value = AsJson<ValueOf<S>>
   const name: unknown = spec.name
   const prefix = `defineTool(${nameOf(name)}): `
-  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
-    throw definitionError(
-      `${prefix}tool name ${JSON.stringify(nameOf(name))} must match ${TOOL_NAME_PATTERN}`,
-    )
-  }
-  if (name === RUN_CODE) {
-    throw definitionError(`${prefix}tool name "${RUN_CODE}" is reserved for the Code Mode transport`)
-  }
+  checkToolName(name, prefix)
   const description: unknown = spec.description
-  if (typeof description !== 'string') throw definitionError(`${prefix}description must be a string`)
+  checkDescription(description, prefix)
   const timeoutMs: unknown = spec.timeoutMs
-  if (
-    timeoutMs !== undefined &&
-    !(typeof timeoutMs === 'number' && Number.isFinite(timeoutMs) && timeoutMs > 0)
-  ) {
-    throw definitionError(`${prefix}timeoutMs must be a positive finite number`)
-  }
+  checkTimeoutMs(timeoutMs, prefix)
   const output: unknown = spec.output ?? {}
   if (output === null || typeof output !== 'object') {
     throw definitionError(`${prefix}output must be absent or { schema?, render?, presentationMeta? }`)
   }
   const { render = renderJson, presentationMeta } = output as Partial<ToolOutput>
-  requireFunction(render, 'output.render', prefix, false)
-  requireFunction(presentationMeta, 'output.presentationMeta', prefix, true)
+  checkFunction(render, { label: 'output.render', prefix, optional: false })
+  checkFunction(presentationMeta, { label: 'output.presentationMeta', prefix, optional: true })
   const { execute: body, isConcurrencySafe, finalizeContent, presentCall, presentResult } = spec
-  requireFunction(body, 'execute', prefix, false)
-  requireFunction(isConcurrencySafe, 'isConcurrencySafe', prefix, true)
-  requireFunction(finalizeContent, 'finalizeContent', prefix, true)
-  requireFunction(presentCall, 'presentCall', prefix, true)
-  requireFunction(presentResult, 'presentResult', prefix, true)
+  checkFunction(body, { label: 'execute', prefix, optional: false })
+  const optional = { isConcurrencySafe, finalizeContent, presentCall, presentResult }
+  for (const [label, member] of Object.entries(optional))
+    checkFunction(member, { label, prefix, optional: true })
 
   const params = parametersContract(spec.parameters)
   const result = outputContract((output as { schema?: unknown }).schema)

@@ -1,4 +1,8 @@
-/** The registration checks of a tool definition (SPEC D2.1–D2.11). */
+/**
+ * The checks of a tool definition (SPEC D2.1–D2.11), with one wording for every member that
+ * both `defineTool` (D3.2) and registration check: the callers differ only in the `prefix`
+ * that names the definition.
+ */
 import { type AnyToolDefinition, RUN_CODE, TOOL_NAME_PATTERN } from '../definition.js'
 import { codedError, definitionError, errorMessage } from '../errors.js'
 import { type JsonValue, snapshotJson } from '../lossless-json.js'
@@ -12,6 +16,49 @@ function read(object: object, key: string, what: string): unknown {
     return (object as Record<string, unknown>)[key]
   } catch (error) {
     throw definitionError(`${what} could not be read: ${errorMessage(error)}`)
+  }
+}
+
+/**
+ * Throws `INVALID_DEFINITION` unless `name` matches the tool-name pattern (D2.1) and is not
+ * the reserved `run_code` (D2.2); `lead` starts the message.
+ */
+export function checkToolName(name: unknown, lead = ''): asserts name is string {
+  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
+    throw definitionError(`${lead}tool name "${printable(name)}" must match ${TOOL_NAME_PATTERN}`)
+  }
+  if (name === RUN_CODE)
+    throw definitionError(`${lead}tool name "${RUN_CODE}" is reserved for the Code Mode transport`)
+}
+
+/** Throws `INVALID_DEFINITION` (`<prefix>description must be a string`) unless it is one (D2.3). */
+export function checkDescription(description: unknown, prefix: string): asserts description is string {
+  if (typeof description !== 'string') throw definitionError(`${prefix}description must be a string`)
+}
+
+/** Throws `INVALID_DEFINITION` unless `timeoutMs` is absent or a positive finite number (D2.9). */
+export function checkTimeoutMs(timeoutMs: unknown, prefix: string): asserts timeoutMs is number | undefined {
+  if (timeoutMs === undefined) return
+  if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw definitionError(`${prefix}timeoutMs must be a positive finite number`)
+  }
+}
+
+/** Options of `checkFunction`. */
+export interface FunctionCheck {
+  /** The member's name in the message, e.g. `output.render`. */
+  readonly label: string
+  /** What names the definition at the start of the message. */
+  readonly prefix: string
+  /** Whether the member may be absent (`undefined`). */
+  readonly optional: boolean
+}
+
+/** Throws `INVALID_DEFINITION` unless `value` is a function, or absent when optional (D2.8). */
+export function checkFunction(value: unknown, { label, prefix, optional }: FunctionCheck): void {
+  if (optional && value === undefined) return
+  if (typeof value !== 'function') {
+    throw definitionError(`${prefix}${label} must be ${optional ? 'absent or ' : ''}a function`)
   }
 }
 
@@ -52,14 +99,11 @@ function frozenSnapshot(value: unknown): JsonValue | undefined {
 export function assertToolDefinition(def: unknown): AnyToolDefinition {
   if (!isObject(def)) throw definitionError('a tool definition must be an object')
   const name = read(def, 'name', 'tool definition name')
-  if (typeof name !== 'string' || !TOOL_NAME_PATTERN.test(name)) {
-    throw definitionError(`tool name "${printable(name)}" must match ${TOOL_NAME_PATTERN}`)
-  }
-  if (name === RUN_CODE)
-    throw definitionError(`tool name "${RUN_CODE}" is reserved for the Code Mode transport`)
+  checkToolName(name)
   const what = `tool "${name}"`
+  const prefix = `${what} `
   const description = read(def, 'description', `${what} description`)
-  if (typeof description !== 'string') throw definitionError(`${what} description must be a string`)
+  checkDescription(description, prefix)
 
   const parameters = frozenSnapshot(read(def, 'parameters', `${what} parameters`))
   if (!isObject(parameters)) throw definitionError(`${what} parameters must be a lossless JSON object`)
@@ -74,8 +118,7 @@ export function assertToolDefinition(def: unknown): AnyToolDefinition {
   if (rawSchema === undefined || typeof render !== 'function') throw definitionError(outputMessage)
   if (presentationMeta !== undefined && typeof presentationMeta !== 'function')
     throw definitionError(outputMessage)
-  if (validate !== undefined && typeof validate !== 'function')
-    throw definitionError(`${what} output.validate must be absent or a function`)
+  checkFunction(validate, { label: 'output.validate', prefix, optional: true })
   let snap: ReturnType<typeof snapshotJson>
   try {
     snap = snapshotJson(rawSchema, { freeze: true, root: 'schema' })
@@ -91,7 +134,7 @@ export function assertToolDefinition(def: unknown): AnyToolDefinition {
   if (validate === undefined) assertSupportedSchema(schema)
 
   const execute = read(def, 'execute', `${what} execute`)
-  if (typeof execute !== 'function') throw definitionError(`${what} execute must be a function`)
+  checkFunction(execute, { label: 'execute', prefix, optional: false })
   const copy: Record<string, unknown> = {
     name,
     description,
@@ -106,16 +149,11 @@ export function assertToolDefinition(def: unknown): AnyToolDefinition {
   }
   for (const key of OPTIONAL_FUNCTIONS) {
     const member = read(def, key, `${what} ${key}`)
-    if (member === undefined) continue
-    if (typeof member !== 'function') throw definitionError(`${what} ${key} must be a function when present`)
-    copy[key] = member
+    checkFunction(member, { label: key, prefix, optional: true })
+    if (member !== undefined) copy[key] = member
   }
   const timeoutMs = read(def, 'timeoutMs', `${what} timeoutMs`)
-  if (timeoutMs !== undefined) {
-    if (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
-      throw definitionError(`${what} timeoutMs must be a positive finite number`)
-    }
-    copy.timeoutMs = timeoutMs
-  }
+  checkTimeoutMs(timeoutMs, prefix)
+  if (timeoutMs !== undefined) copy.timeoutMs = timeoutMs
   return Object.freeze(copy) as unknown as AnyToolDefinition
 }
