@@ -104,7 +104,8 @@ export function hasPostExecute(call: Call): boolean {
 /**
  * Runs the post-execute chain captured now over a post-result (P10.1, P10.2) and returns the
  * stage's outcome. A handler that throws, or a decision that is invalid, ends the stage
- * with `HOOK_FAILED` (P10.5–P10.7, P10.14). Without handlers the result passes unchanged.
+ * with `HOOK_FAILED` (P10.5–P10.7, P10.14). Without handlers the result passes unchanged, and
+ * synchronously, so a call without post-execute hooks waits for nothing here.
  */
 export function postProcess(call: Call, result: ToolResult): ToolResult | Promise<ToolResult> {
   const entries = call.core.post.entries
