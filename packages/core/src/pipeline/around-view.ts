@@ -43,8 +43,8 @@ const notAView = () => new TypeError('exec.signal accessed on an object that is 
 /**
  * The `signal` property of every around view: one getter and one setter shared by all views,
  * reading the view's own state through `this`. Per-view closures gave each view its own V8
- * map (an accessor pair is part of the map), which cost ~1.5 µs per call with a wrapper
- * (bench/pipeline.bench.ts, one handler per hook kind).
+ * map (an accessor pair is part of the map), several times dearer per call with a wrapper
+ * (bench/pipeline.bench.ts, Pipeline hot-path mechanisms).
  */
 const SIGNAL_PROPERTY: PropertyDescriptor = Object.freeze({
   enumerable: true,

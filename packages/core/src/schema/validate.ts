@@ -293,7 +293,7 @@ function objectNode(
   const index = new Map<string, number>()
   // Filled in the loop, not with `Array.prototype.fill`: V8's `fill` builtin checks the array
   // against the `Array.prototype` of every live realm, so each call costs time linear in the
-  // number of `node:vm` contexts the process holds (18 µs with 1,000 of them, against 0.1 µs).
+  // number of `node:vm` contexts the process holds (BENCHMARKS.md, "Hot-path figures").
   const isRequired: boolean[] = new Array(count)
   for (let i = 0; i < count; i++) {
     const { key, schema } = declared[i]!
