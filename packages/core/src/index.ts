@@ -50,7 +50,12 @@ export type {
 } from './schema/standard.js'
 export { assertSupportedSchema } from './schema/subset.js'
 export * from './schema/typescript.js'
-export { type CompiledValidator, compileValidator, type ValidationRoot, validateValue } from './schema/validate.js'
+export {
+  type CompiledValidator,
+  compileValidator,
+  type ValidationRoot,
+  validateValue,
+} from './schema/validate.js'
 export { callCard, isCallView, isResultView, parseToolArguments, resultCard } from './tool/cards.js'
 export * from './tool/define-tool.js'
 export { assertToolDefinition } from './tool/definition-checks.js'

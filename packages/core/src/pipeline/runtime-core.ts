@@ -5,16 +5,8 @@
 import type { CodeDispatchSink, CodeRuntime } from '../code-runtime.js'
 import { definitionError } from '../errors.js'
 import type { Approver, Execution } from '../execution.js'
-import type {
-  AroundHandler,
-  Guard,
-  HookOptions,
-  PostExecuteHandler,
-  PreExecuteHandler,
-  ProgressListener,
-  ResultObserver,
-} from '../hooks.js'
-import { HookList } from '../registry/hook-list.js'
+import type * as Hooks from '../hooks.js'
+import { HookList, scopedDisposer } from '../registry/hook-list.js'
 import { disposedError, type Registry, type ScopeRecord } from '../registry/registry.js'
 import type { ResolvedOptions } from './options.js'
 
@@ -30,13 +22,13 @@ export interface LiveCall {
 /** The shared state of one runtime. */
 export class RuntimeCore {
   readonly records = new WeakMap<object, ScopeRecord>()
-  readonly pre = new HookList<PreExecuteHandler>()
+  readonly pre = new HookList<Hooks.PreExecuteHandler>()
   /** Guards registered without a scope, in registration order (copy-on-write, P5.3). */
-  guards: readonly Guard[] = []
-  readonly around = new HookList<AroundHandler>()
-  readonly post = new HookList<PostExecuteHandler>()
-  readonly observers = new HookList<ResultObserver>()
-  readonly progress = new HookList<ProgressListener>()
+  guards: readonly Hooks.Guard[] = []
+  readonly around = new HookList<Hooks.AroundHandler>()
+  readonly post = new HookList<Hooks.PostExecuteHandler>()
+  readonly observers = new HookList<Hooks.ResultObserver>()
+  readonly progress = new HookList<Hooks.ProgressListener>()
   /** Executions in progress, by token (I1.2 `parent` check, per-call Code Mode inputs). */
   readonly live = new Map<symbol, LiveCall>()
 
@@ -70,7 +62,7 @@ export class RuntimeCore {
     if (options === undefined) return undefined
     if (options === null || typeof options !== 'object')
       throw definitionError(`${what} options must be an object`)
-    const scope = (options as HookOptions).scope
+    const scope = (options as Hooks.HookOptions).scope
     return scope === undefined ? undefined : this.registrationRecord(scope, `${what} options.scope`)
   }
 
@@ -85,24 +77,18 @@ export class RuntimeCore {
     if (typeof fn !== 'function') throw definitionError('guard handler must be a function')
     const target = record ?? this.optionScope(options, 'guard')
     if (target?.disposed === true) throw disposedError()
-    const guard = fn as Guard
+    const guard = fn as Hooks.Guard
     // Each registration is its own entry, so registering one function twice disposes one at a time.
-    const entry: Guard = (exec) => guard(exec)
+    const entry: Hooks.Guard = (exec) => guard(exec)
     if (target === undefined) {
       this.guards = [...this.guards, entry]
-      return () => {
+      return scopedDisposer(undefined, () => {
         this.guards = this.guards.filter((g) => g !== entry)
-      }
+      })
     }
     target.guards = [...target.guards, entry]
-    let done = false
-    const off = () => {
-      if (done) return
-      done = true
+    return scopedDisposer(target, () => {
       target.guards = target.guards.filter((g) => g !== entry)
-      target.hookDisposers.delete(off)
-    }
-    target.hookDisposers.add(off)
-    return off
+    })
   }
 }

@@ -37,14 +37,24 @@ export class HookList<H> {
   add(fn: H, scope: ScopeRecord | undefined): () => void {
     const entry: HookEntry<H> = Object.freeze({ fn, scope })
     this.entries = [...this.entries, entry]
-    let done = false
-    const off = () => {
-      if (done) return
-      done = true
+    return scopedDisposer(scope, () => {
       this.entries = this.entries.filter((e) => e !== entry)
-      scope?.hookDisposers.delete(off)
-    }
-    scope?.hookDisposers.add(off)
-    return off
+    })
   }
+}
+
+/**
+ * An idempotent disposer that runs `remove` once; with a scope, it is also listed among the
+ * scope's hook disposers, so disposing the scope runs it (R1.4), and unlisted when it ran.
+ */
+export function scopedDisposer(scope: ScopeRecord | undefined, remove: () => void): () => void {
+  let done = false
+  const off = () => {
+    if (done) return
+    done = true
+    remove()
+    scope?.hookDisposers.delete(off)
+  }
+  scope?.hookDisposers.add(off)
+  return off
 }

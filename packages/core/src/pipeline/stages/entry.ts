@@ -29,20 +29,9 @@ function snapshotArguments(raw: unknown): { value: JsonValue } | { failure: Tool
   }
 }
 
-/** The input fields in reading order (I1.1). */
-const INPUT_FIELDS = [
-  'callId',
-  'rootCallId',
-  'name',
-  'arguments',
-  'signal',
-  'scope',
-  'parent',
-  'approver',
-  'codeRuntime',
-  'onCodeDispatch',
-  'sequence',
-] as const
+/** The input fields other than `arguments`, in reading order (I1.1). */
+const CHECKED_FIELDS =
+  'callId rootCallId name signal scope parent approver codeRuntime onCodeDispatch sequence'.split(' ')
 
 /** What entry read from the input, each field once (I1.1), not yet checked. */
 interface InputFields {
@@ -62,7 +51,7 @@ interface InputFields {
 }
 
 /**
- * Reads every input field once, in `INPUT_FIELDS` order (I1.1). A throwing read other than
+ * Reads every input field once, in the order of `ExecuteInput` (I1.1). A throwing read other than
  * `arguments` is a malformed input (I1.2); only then are the fields read again one by one, to
  * name the one that throws.
  */
@@ -99,8 +88,7 @@ function readInput(input: object): InputFields {
 
 /** The first field other than `arguments` whose read throws now, or `undefined`. */
 function culprit(fields: object): string | undefined {
-  for (const key of INPUT_FIELDS) {
-    if (key === 'arguments') continue
+  for (const key of CHECKED_FIELDS) {
     try {
       void (fields as Record<string, unknown>)[key]
     } catch {
