@@ -2,7 +2,8 @@
  * Deep-frozen lossless JSON: the mark on containers the pipeline builds from checked parts
  * (`vouchFreeze`) and the check that a value is deep-frozen lossless JSON (V1.3).
  */
-import { isFrozenSnapshot } from './lossless-json.js'
+import { codedError, errorMessage, type ToolErrorCode } from './errors.js'
+import { isFrozenSnapshot, type JsonValue, snapshotJson } from './lossless-json.js'
 import { TargetStamp } from './target-stamp.js'
 
 /**
@@ -73,4 +74,27 @@ export function frozenJsonProblem(value: unknown): string | undefined {
     }
   }
   return undefined
+}
+
+/** Options of `frozenSnapshotOrThrow`: the error code and the two messages. */
+export interface SnapshotFailure {
+  /** The root's name in the snapshot's reasons. */
+  readonly root: string
+  readonly code: ToolErrorCode
+  /** The message when reading the value threw, given the thrown error's message. */
+  readonly unreadable: (message: string) => string
+  /** The message when the value is not lossless JSON, given the reason. */
+  readonly notLossless: (reason: string) => string
+}
+
+/** A frozen snapshot of `value`; throws a `ToolError` with `code` when it cannot be read or is not lossless. */
+export function frozenSnapshotOrThrow(value: unknown, failure: SnapshotFailure): JsonValue {
+  let snap: ReturnType<typeof snapshotJson>
+  try {
+    snap = snapshotJson(value, { freeze: true, root: failure.root })
+  } catch (error) {
+    throw codedError(failure.code, failure.unreadable(errorMessage(error)))
+  }
+  if (!snap.ok) throw codedError(failure.code, failure.notLossless(snap.reason))
+  return snap.value
 }

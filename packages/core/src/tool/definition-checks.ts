@@ -3,8 +3,10 @@
  * both `defineTool` (D3.2) and registration check: the callers differ only in the `prefix`
  * that names the definition.
  */
+
 import { type AnyToolDefinition, RUN_CODE, TOOL_NAME_PATTERN } from '../definition.js'
-import { codedError, definitionError, errorMessage } from '../errors.js'
+import { definitionError, errorMessage } from '../errors.js'
+import { frozenSnapshotOrThrow } from '../frozen.js'
 import { type JsonValue, snapshotJson } from '../lossless-json.js'
 import { assertSupportedSchema } from '../schema/subset.js'
 
@@ -119,17 +121,12 @@ export function assertToolDefinition(def: unknown): AnyToolDefinition {
   if (presentationMeta !== undefined && typeof presentationMeta !== 'function')
     throw definitionError(outputMessage)
   checkFunction(validate, { label: 'output.validate', prefix, optional: true })
-  let snap: ReturnType<typeof snapshotJson>
-  try {
-    snap = snapshotJson(rawSchema, { freeze: true, root: 'schema' })
-  } catch (error) {
-    throw codedError(
-      'UNSUPPORTED_SCHEMA',
-      `unsupported JSON schema: reading schema failed: ${errorMessage(error)}`,
-    )
-  }
-  if (!snap.ok) throw codedError('UNSUPPORTED_SCHEMA', `unsupported JSON schema: ${snap.reason}`)
-  const schema = snap.value
+  const schema = frozenSnapshotOrThrow(rawSchema, {
+    root: 'schema',
+    code: 'UNSUPPORTED_SCHEMA',
+    unreadable: (message) => `unsupported JSON schema: reading schema failed: ${message}`,
+    notLossless: (reason) => `unsupported JSON schema: ${reason}`,
+  })
   // With its own validator, the schema only documents the value (D1.5).
   if (validate === undefined) assertSupportedSchema(schema)
 

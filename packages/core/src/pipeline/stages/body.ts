@@ -3,12 +3,12 @@
  * fuse the signals, run the body with its run context, and turn whatever it does into a
  * frozen result.
  */
+
 import type { AdditionalContext } from '../../content.js'
 import { checkDeferred } from '../../content-checks.js'
-import { codedError, errorMessage } from '../../errors.js'
+import { codedError } from '../../errors.js'
 import type { RunContext } from '../../execution.js'
-import { vouchFreeze } from '../../frozen.js'
-import { snapshotJson } from '../../lossless-json.js'
+import { frozenSnapshotOrThrow, vouchFreeze } from '../../frozen.js'
 import { nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
@@ -44,17 +44,12 @@ class Attempt {
       this.concluded = true
     }
     const progress = (update: unknown) => {
-      let snap: ReturnType<typeof snapshotJson>
-      try {
-        snap = snapshotJson(update, { freeze: true, root: 'update' })
-      } catch (error) {
-        throw codedError(
-          'RESULT_NOT_SERIALIZABLE',
-          `progress update could not be read: ${errorMessage(error)}`,
-        )
-      }
-      if (!snap.ok)
-        throw codedError('RESULT_NOT_SERIALIZABLE', `progress update is not lossless JSON: ${snap.reason}`)
+      const snap = frozenSnapshotOrThrow(update, {
+        root: 'update',
+        code: 'RESULT_NOT_SERIALIZABLE',
+        unreadable: (message) => `progress update could not be read: ${message}`,
+        notLossless: (reason) => `progress update is not lossless JSON: ${reason}`,
+      })
       if (this.settled) return
       const listeners = call.core.progress.entries
       for (
@@ -63,7 +58,7 @@ class Attempt {
         i = nextCovering(listeners, i + 1, call.record)
       ) {
         try {
-          listeners[i]!.fn(exec, snap.value)
+          listeners[i]!.fn(exec, snap)
         } catch (error) {
           call.core.report(error)
         }
