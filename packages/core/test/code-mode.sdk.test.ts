@@ -78,7 +78,7 @@ describe('X2 the SDK', () => {
     // Usage text first, then the one TypeScript block.
     expect(sdk.indexOf('```ts')).toBe(sdk.indexOf('```'))
     expect(sdk.slice(0, sdk.indexOf('```ts'))).toMatch(
-      /^Write `run_code` programs in TypeScript\. [^]*`console`\.\n\n$/,
+      /^Write `run_code` programs in TypeScript\. [\s\S]*`console`\.\n\n$/,
     )
     const code = block(sdk)
     expect(code).toContain('type JsonValue =')
