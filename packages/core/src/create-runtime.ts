@@ -109,7 +109,7 @@ class Runtime implements ToolRuntime {
 
   view(scope?: RuntimeScope): ToolView {
     if (scope === undefined) return this.#globalView
-    const record = this.#core.registrationRecord(scope, 'view() scope', false)
+    const record = this.#core.registrationRecord(scope, 'view() scope', { allowDisposed: true })
     let view = this.#views.get(record)
     if (view === undefined) {
       view = createView(this.#core.registry, record)

@@ -48,12 +48,12 @@ export class RuntimeCore {
 
   /**
    * The record of `scope` for a registration (R1.3, R5.1): throws `INVALID_DEFINITION`
-   * when it is not a scope of this runtime or, with `live`, when it was disposed.
+   * when it is not a scope of this runtime or, unless `allowDisposed`, when it was disposed.
    */
-  registrationRecord(scope: unknown, what: string, live = true): ScopeRecord {
+  registrationRecord(scope: unknown, what: string, { allowDisposed = false } = {}): ScopeRecord {
     const record = typeof scope === 'object' && scope !== null ? this.records.get(scope) : undefined
     if (record === undefined) throw definitionError(`${what} must be a scope of this runtime`)
-    if (live && record.disposed) throw disposedError()
+    if (!allowDisposed && record.disposed) throw disposedError()
     return record
   }
 
