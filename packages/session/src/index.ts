@@ -1,5 +1,6 @@
 export * from './derivation.js'
 export * from './events.js'
+export { fileReader } from './file-reader.js'
 export * from './file-store.js'
 export * from './memory-store.js'
 export { NOT_STARTED_TEXT, OUTCOME_UNKNOWN_TEXT, planRepair } from './repair.js'
