@@ -160,8 +160,10 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       connection: 'keep-alive',
     })
     streams.add(res)
-    const send = (event: string, data: unknown) =>
-      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
+    // Each batch carries the last seq it covers as its id, so a reconnecting EventSource
+    // (Last-Event-ID) resumes after it instead of receiving entries twice.
+    const send = (event: string, data: unknown, id?: number) =>
+      res.write(`${id === undefined ? '' : `id: ${id}\n`}event: ${event}\ndata: ${JSON.stringify(data)}\n\n`)
     let idleTimer: NodeJS.Timeout | undefined
     const busy = () => {
       send('state', { idle: false })
@@ -169,11 +171,11 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       idleTimer = setTimeout(() => send('state', { idle: true }), idleMs)
     }
     const missed = feed.entries.filter((entry) => entry.seq > after)
-    if (missed.length > 0) send('entries', { reset: false, entries: missed })
+    if (missed.length > 0) send('entries', { reset: false, entries: missed }, feed.events.length)
     if (await idleOf(feed)) send('state', { idle: true })
     else busy()
     const listener: StreamListener = (update) => {
-      send('entries', update)
+      send('entries', update, feed.events.length)
       busy()
     }
     const set = listeners.get(id) ?? new Set<StreamListener>()
@@ -207,7 +209,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       return json(res, 200, payload)
     }
     if (parts.length === 3 && parts[2] === 'stream') {
-      const after = Number(url.searchParams.get('after') ?? '0')
+      const resumed = req.headers['last-event-id']
+      const after = Number(typeof resumed === 'string' ? resumed : (url.searchParams.get('after') ?? '0'))
       return stream(id, Number.isSafeInteger(after) ? after : 0, req, res)
     }
     if (parts.length === 4 && parts[2] === 'events') {
