@@ -60,8 +60,11 @@ export class SessionFeed {
   }
 
   async #read(): Promise<FeedUpdate | undefined> {
-    const events = (await this.#reader.read(this.id)) ?? []
     const first = this.#display === undefined
+    // Listing is one small query; reading a long session is not: read only when it grew.
+    const info = (await this.#reader.listSessions()).find((row) => row.id === this.id)
+    if (!first && (info === undefined || info.events <= this.#events.length)) return undefined
+    const events = (await this.#reader.read(this.id)) ?? []
     if (!first && events.length <= this.#events.length) return undefined
     const fresh = events.slice(this.#events.length)
     const now = Date.now()
