@@ -112,6 +112,14 @@ function version(): string {
 
 const HELP_FLAG = { type: 'boolean', short: 'h' } as const
 
+/** The flags of `tooltx view`. */
+const VIEW_OPTIONS = {
+  db: { type: 'string' },
+  port: { type: 'string' },
+  open: { type: 'boolean' },
+  help: HELP_FLAG,
+} as const
+
 /** Runs a `parseArgs` call, turning its errors into a usage error with the command's help. */
 function parsed<T>(command: string, parse: () => T): T {
   try {
@@ -244,16 +252,7 @@ export async function main(
       }
       case 'view': {
         const { values, positionals } = parsed('view', () =>
-          parseArgs({
-            args: rest,
-            allowPositionals: true,
-            options: {
-              db: { type: 'string' },
-              port: { type: 'string' },
-              open: { type: 'boolean' },
-              help: HELP_FLAG,
-            },
-          }),
+          parseArgs({ args: rest, allowPositionals: true, options: VIEW_OPTIONS }),
         )
         if (values.help) return help(out, 'view')
         if (positionals.length > 1)

@@ -177,63 +177,26 @@ export class SessionDisplay {
           ...(started !== undefined && at !== undefined ? { durationMs: Math.max(0, at - started) } : {}),
         }
       }
-      case 'approval/asked': {
-        const { turn, step, callId, name, reason, argumentsDigest } = event.data
-        return {
-          kind: 'approval',
-          seq,
-          turn,
-          step,
-          callId,
-          name,
-          phase: 'asked',
-          ...(reason ? { reason } : {}),
-          ...(argumentsDigest ? { digest: argumentsDigest } : {}),
-        }
-      }
+      case 'approval/asked':
       case 'approval/decided': {
-        const { turn, step, callId, name, outcome, argumentsDigest } = event.data
-        return {
-          kind: 'approval',
-          seq,
-          turn,
-          step,
-          callId,
-          name,
-          phase: 'decided',
-          outcome,
-          ...(argumentsDigest ? { digest: argumentsDigest } : {}),
-        }
+        const { turn, step, callId, name, argumentsDigest } = event.data
+        const said =
+          event.type === 'approval/asked'
+            ? { phase: 'asked' as const, ...(event.data.reason ? { reason: event.data.reason } : {}) }
+            : { phase: 'decided' as const, outcome: event.data.outcome }
+        const digest = argumentsDigest ? { digest: argumentsDigest } : {}
+        return { kind: 'approval', seq, turn, step, callId, name, ...said, ...digest }
       }
-      case 'tool/code-dispatch-start': {
-        const { turn, step, rootCallId, parentCallId, subCallId, name } = event.data
-        return {
-          kind: 'sub-call',
-          seq,
-          turn,
-          step,
-          rootCallId,
-          parentCallId,
-          subCallId,
-          name,
-          arguments: event.data.arguments,
-        }
-      }
+      case 'tool/code-dispatch-start':
       case 'tool/code-dispatch': {
-        const { turn, step, rootCallId, parentCallId, subCallId, name, isError, error } = event.data
-        return {
-          kind: 'sub-result',
-          seq,
-          turn,
-          step,
-          rootCallId,
-          parentCallId,
-          subCallId,
-          name,
-          isError,
-          ...(isError ? { code: error?.code ?? 'error' } : {}),
-          text: contentText(event.data.content),
+        const { turn, step, rootCallId, parentCallId, subCallId, name } = event.data
+        const at = { seq, turn, step, rootCallId, parentCallId, subCallId, name }
+        if (event.type === 'tool/code-dispatch-start') {
+          return { kind: 'sub-call', ...at, arguments: event.data.arguments }
         }
+        const { isError, error, content } = event.data
+        const code = isError ? { code: error?.code ?? 'error' } : {}
+        return { kind: 'sub-result', ...at, isError, ...code, text: contentText(content) }
       }
       case 'step/end':
         return undefined

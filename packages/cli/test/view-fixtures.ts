@@ -18,6 +18,17 @@ export function keptOutput(lines: string[] = []): Output & { lines: string[] } {
   }
 }
 
+/** The tools the demo calls, in order. */
+export const DEMO_TOOLS = [
+  'list_files',
+  'grep',
+  'read_file',
+  'read_file',
+  'run_check',
+  'run_check',
+  'write_note',
+]
+
 /** Runs `tooltx demo --fast --yes` in this process into `<dir>/sessions.db`; returns the database and session id. */
 export async function demoSession(dir: string): Promise<{ db: string; id: string }> {
   const db = path.join(dir, 'sessions.db')

@@ -12,7 +12,7 @@ import { createToolset } from '../src/toolset.js'
 import { startViewServer, type ViewServer } from '../src/view/view-server.js'
 import { openViewSource } from '../src/view/view-source.js'
 import { describeBrowser, launchBrowser, screenshot, seriousViolations } from './browser.js'
-import { demoSession, writeBigSession } from './view-fixtures.js'
+import { DEMO_TOOLS, demoSession, writeBigSession } from './view-fixtures.js'
 
 /** The most a 100k-event session may take to open in the browser (G3.4). */
 const OPEN_LIMIT_MS = 2000
@@ -20,18 +20,6 @@ const OPEN_LIMIT_MS = 2000
 let browser: Browser
 let dir: string
 let demo: { db: string; id: string }
-
-beforeAll(async () => {
-  if (describeBrowser === (undefined as never)) return
-  browser = await launchBrowser()
-  dir = mkdtempSync(path.join(tmpdir(), 'tooltx-view-browser-'))
-  demo = await demoSession(dir)
-}, 120_000)
-
-afterAll(async () => {
-  await browser?.close()
-  if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
-})
 
 async function serve(db: string, idleMs?: number): Promise<ViewServer> {
   const source = openViewSource(db)
@@ -63,6 +51,11 @@ async function newPage(options: { bypassCSP?: boolean } = {}): Promise<Page> {
   return page
 }
 
+/** The title of the card whose header has the keyboard focus. */
+function focusedTitle(page: Page): Promise<string | undefined> {
+  return page.evaluate("document.activeElement?.closest('.card')?.querySelector('.title')?.textContent")
+}
+
 /** The card titles, tool names and failure codes the page shows, in order. */
 async function shownCards(page: Page): Promise<{ name: string; title: string; code: string | null }[]> {
   return page.$$eval('.card', (cards) =>
@@ -75,6 +68,17 @@ async function shownCards(page: Page): Promise<{ name: string; title: string; co
 }
 
 describeBrowser('G3 the pages in a browser', () => {
+  beforeAll(async () => {
+    browser = await launchBrowser()
+    dir = mkdtempSync(path.join(tmpdir(), 'tooltx-view-browser-'))
+    demo = await demoSession(dir)
+  }, 120_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
+  })
+
   it('G1.1, G3.1, G3.2: the demo session shows the calls, titles and codes of the CLI timeline; a diff card expands', async () => {
     const server = await serve(demo.db)
     const page = await newPage()
@@ -97,15 +101,7 @@ describeBrowser('G3 the pages in a browser', () => {
     const cards = await shownCards(page)
     expect(cards.map((c) => c.title)).toEqual(cliTitles)
     expect(cards.flatMap((c) => (c.code === null ? [] : [c.name, c.code]))).toEqual(cliCodes)
-    expect(cards.map((c) => c.name)).toEqual([
-      'list_files',
-      'grep',
-      'read_file',
-      'read_file',
-      'run_check',
-      'run_check',
-      'write_note',
-    ])
+    expect(cards.map((c) => c.name)).toEqual(DEMO_TOOLS)
 
     const write = page.locator('.card', { hasText: 'write_note' })
     await write.getByRole('button', { name: /write_note/ }).click()
@@ -159,8 +155,7 @@ describeBrowser('G3 the pages in a browser', () => {
     const page = await newPage()
     await page.goto(`${server.url}/session/${demo.id}`)
     await page.locator('.card').first().waitFor()
-    const focused = () =>
-      page.evaluate(() => document.activeElement?.closest('.card')?.querySelector('.title')?.textContent)
+    const focused = () => focusedTitle(page)
     await page.locator('.toggle').first().focus()
     await page.keyboard.press('ArrowDown')
     await expect.poll(focused).toBe('Search for /TODO/  [search]')
@@ -264,11 +259,7 @@ describeBrowser('G3 the pages in a browser', () => {
     expect(await page.locator('.row').count()).toBeLessThan(200)
     await page.locator('.toggle').first().focus()
     await page.keyboard.press('End')
-    await expect
-      .poll(() =>
-        page.evaluate(() => document.activeElement?.closest('.card')?.querySelector('.title')?.textContent),
-      )
-      .toBe('list_files')
+    await expect.poll(() => focusedTitle(page)).toBe('list_files')
     expect(await page.locator('.card').last().locator('.anchor').textContent()).toBe('#99997')
     await screenshot(page, 'session-100k')
   }, 180_000)

@@ -53,7 +53,7 @@ describe('G1 one display model', () => {
       ['decided', 'allowed-once'],
     ])
     expect(JSON.parse(JSON.stringify(entries))).toEqual(entries)
-  })
+  }, 120_000)
 
   it('G1.1: a Code Mode call carries its program; sub-calls and their codes are entries; contexts name their source', () => {
     const events = numbered([

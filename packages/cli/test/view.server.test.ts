@@ -9,7 +9,7 @@ import { cliDefinitions } from '../src/session-timeline.js'
 import { startViewServer, type ViewServer } from '../src/view/view-server.js'
 import { openViewSource } from '../src/view/view-source.js'
 import { BIN, cleanEnv, tooltx } from './cli-harness.js'
-import { codeModeTurn, demoSession, numbered } from './view-fixtures.js'
+import { codeModeTurn, DEMO_TOOLS, demoSession, numbered } from './view-fixtures.js'
 
 function scratchDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'tooltx-view-'))
@@ -120,22 +120,14 @@ describe('G2 store access and the server', () => {
     )
     const payload = (await (await fetch(`${server.url}/api/sessions/${id}`)).json()) as any
     expect(payload.lastSeq).toBe(31)
-    expect(payload.entries.filter((e: any) => e.kind === 'call').map((e: any) => e.name)).toEqual([
-      'list_files',
-      'grep',
-      'read_file',
-      'read_file',
-      'run_check',
-      'run_check',
-      'write_note',
-    ])
+    expect(payload.entries.filter((e: any) => e.kind === 'call').map((e: any) => e.name)).toEqual(DEMO_TOOLS)
     const raw = (await (await fetch(`${server.url}/api/sessions/${id}/events/5`)).json()) as any
     expect(raw).toMatchObject({ seq: 5, type: 'tool/call', data: { name: 'list_files' } })
     const missing = await fetch(`${server.url}/api/sessions/nope`)
     expect([missing.status, await missing.json()]).toEqual([404, { error: `no session "nope" in ${db}` }])
     const noEvent = await fetch(`${server.url}/api/sessions/${id}/events/99`)
     expect([noEvent.status, await noEvent.json()]).toEqual([404, { error: `no event 99 in session "${id}"` }])
-  })
+  }, 120_000)
 
   it('G2.3: another Host is refused, only GET is served, and the page forbids every other origin', async () => {
     const dir = scratchDir()
@@ -154,7 +146,7 @@ describe('G2 store access and the server', () => {
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'; script-src 'self'")
     expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'")
     expect(await page.text()).toContain('<div id="app"></div>')
-  })
+  }, 120_000)
 
   it('G2.3: without a built page the server says how to build it', async () => {
     const dir = scratchDir()
@@ -164,7 +156,7 @@ describe('G2 store access and the server', () => {
     const page = await fetch(`${server.url}/`)
     expect(page.status).toBe(500)
     expect(await page.text()).toContain("the viewer's page is not built")
-  })
+  }, 120_000)
 })
 
 describe('G4 live follow', () => {
@@ -219,7 +211,7 @@ describe('G2.4 tooltx view', () => {
     const exit = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
     child.kill('SIGINT')
     expect(await exit).toBe(0)
-  })
+  }, 120_000)
 
   it('G2.4: a missing store fails (exit 1), a bad port is a usage error (exit 2), and demo says how to view', async () => {
     const dir = scratchDir()
@@ -234,5 +226,25 @@ describe('G2.4 tooltx view', () => {
     const demo = await tooltx(dir, 'demo', '--fast', '--db', 'd/s.db')
     const id = /Session saved as (\S+) /.exec(demo.stdout)?.[1]
     expect(demo.stdout).toContain(`View it in a browser with: npx tooltx view ${id} --db d/s.db\n`)
+  }, 120_000)
+})
+
+describe('G5 packaging', () => {
+  it('G5.1: the tooltx package ships the built page and not its source; the page builders are devDependencies', async () => {
+    const cli = path.resolve(import.meta.dirname, '..')
+    const { execFile } = await import('node:child_process')
+    const stdout = await new Promise<string>((resolve, reject) =>
+      execFile('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: cli }, (error, out) =>
+        error ? reject(error) : resolve(out),
+      ),
+    )
+    const files = (JSON.parse(stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path)
+    expect(files).toContain('dist/web/index.html')
+    expect(files.filter((f) => /^dist\/web\/assets\/index-[\w-]+\.(js|css)$/.test(f))).toHaveLength(2)
+    expect(files.filter((f) => f.startsWith('web/'))).toEqual([])
+    const pkg = JSON.parse(readFileSync(path.join(cli, 'package.json'), 'utf8'))
+    expect(Object.keys(pkg.dependencies)).not.toContain('preact')
+    expect(pkg.devDependencies.preact).toBeDefined()
+    expect(pkg.scripts.prepack).toBe('tsc -b && vite build --config web/vite.config.ts')
   })
 })

@@ -55,6 +55,14 @@ export type Row =
     }
   | CardRow
 
+/** The row type of each entry kind that is a row of its own. */
+const PLAIN_ROWS = {
+  'turn-start': 'turn',
+  'turn-end': 'turn-end',
+  'step-start': 'step',
+  message: 'message',
+} as const
+
 /** True iff the card failed, or one of its Code Mode sub-calls did. */
 export function cardFailed(card: CardRow): boolean {
   if (card.result?.isError) return true
@@ -101,16 +109,10 @@ export class SessionRows {
     const { turn, seq } = entry
     switch (entry.kind) {
       case 'turn-start':
-        this.rows.push({ type: 'turn', key: `e${seq}`, turn, entry })
-        return
       case 'turn-end':
-        this.rows.push({ type: 'turn-end', key: `e${seq}`, turn, entry })
-        return
       case 'step-start':
-        this.rows.push({ type: 'step', key: `e${seq}`, turn, entry })
-        return
       case 'message':
-        this.rows.push({ type: 'message', key: `e${seq}`, turn, entry })
+        this.rows.push({ type: PLAIN_ROWS[entry.kind], key: `e${seq}`, turn, entry } as Row)
         return
       case 'call':
         this.#cards.set(entry.callId, this.rows.length)
