@@ -89,6 +89,10 @@ describeBrowser('G3 the pages in a browser', () => {
     )
     expect([row[1], row[4], row[5], row[6]]).toEqual(['completed', '1', '7', '2'])
     await screenshot(page, 'sessions')
+    await page.getByLabel('Search').fill('no such task')
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(0)
+    await page.getByLabel('Search').fill('todos')
+    await expect.poll(() => page.locator('tbody tr').count()).toBe(1)
     await page.getByRole('link', { name: /Find the open TODOs/ }).click()
     await page.locator('.card').first().waitFor()
 

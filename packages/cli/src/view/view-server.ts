@@ -127,7 +127,10 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       return { ...cached.overview, updated: info.updated }
     }
     try {
-      const overview = overviewOf(info, (await source.reader.read(info.id)) ?? [], { now, idleMs })
+      // Through the session's feed, so the page opened from this list does not read it again.
+      const feed = feedOf(info.id)
+      await feed.refresh()
+      const overview = overviewOf(info, feed.events, { now, idleMs })
       overviews.set(info.id, { events: info.events, overview })
       return overview
     } catch (error) {
