@@ -2,7 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createAgent, scripted } from '@tooltx/agent'
-import { openSession, sqliteStore } from '@tooltx/session'
+import { type NewSessionEvent, openSession, sqliteStore } from '@tooltx/session'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest'
 import { SAMPLE_WORKSPACE } from '../src/commands/demo.js'
@@ -12,7 +12,7 @@ import { createToolset } from '../src/toolset.js'
 import { startViewServer, type ViewServer } from '../src/view/view-server.js'
 import { openViewSource } from '../src/view/view-source.js'
 import { describeBrowser, launchBrowser, screenshot, seriousViolations } from './browser.js'
-import { DEMO_TOOLS, demoSession, writeBigSession } from './view-fixtures.js'
+import { codeModeTurn, DEMO_TOOLS, demoSession, numbered, writeBigSession } from './view-fixtures.js'
 
 /** The most a 100k-event session may take to open in the browser (G3.4). */
 const OPEN_LIMIT_MS = 2000
@@ -123,6 +123,48 @@ describeBrowser('G3 the pages in a browser', () => {
     await screenshot(page, 'session')
   })
 
+  it('G3.2: a Code Mode card shows its program highlighted and its nested calls as a tree; a context shows where it entered', async () => {
+    const db = path.join(dir, 'code.db')
+    const store = sqliteStore(db)
+    await store.load('code')
+    const context: NewSessionEvent = {
+      type: 'user/message',
+      data: {
+        turn: 1,
+        step: 1,
+        message: {
+          role: 'user',
+          content: [{ type: 'text', text: 'the build is red' }],
+          source: { kind: 'reminder' },
+        },
+      },
+    }
+    const turn = codeModeTurn()
+    await store.append('code', numbered([...turn.slice(0, -2), context, ...turn.slice(-2)]))
+    await store.close()
+    const server = await serve(db)
+    const page = await newPage()
+    await page.goto(`${server.url}/session/code`)
+    const card = page.locator('.card', { hasText: 'run_code' })
+    await card.getByRole('button').first().click()
+    expect(await card.locator('.program .tok-keyword').allTextContents()).toEqual([
+      'const',
+      'await',
+      'return',
+    ])
+    expect(await card.locator('.program .tok-comment').textContent()).toBe('// then b')
+    expect(await card.locator('.body > .tree > li > .tool').allTextContents()).toEqual([
+      'read_file',
+      'read_file',
+    ])
+    expect(await card.locator('.tree .tree .tool').allTextContents()).toEqual(['grep'])
+    expect(await card.locator('.tree .badge.failure').allTextContents()).toEqual(['NOT_FOUND'])
+    expect(await page.locator('.message.context').textContent()).toBe(
+      'context from reminderthe build is red#13',
+    )
+    await screenshot(page, 'session-code-mode')
+  })
+
   it('G3.3: failures only shows just the failed calls; a tool filter keeps that tool', async () => {
     const server = await serve(demo.db)
     const page = await newPage()
@@ -132,7 +174,7 @@ describeBrowser('G3 the pages in a browser', () => {
     await expect
       .poll(async () => (await shownCards(page)).map((c) => `${c.name} ${c.code}`))
       .toEqual(['read_file DENIED', 'run_check TOOL_TIMEOUT'])
-    expect(await page.locator('.count').textContent()).toBe('2 calls shown')
+    await expect.poll(() => page.locator('.count').textContent()).toBe('2 calls shown')
     await screenshot(page, 'session-failures')
     await page.getByLabel('Failures only').uncheck()
     await page.getByLabel('Tool').selectOption('run_check')
@@ -232,7 +274,7 @@ describeBrowser('G3 the pages in a browser', () => {
     expect(sawLive).toBe(true)
     // New calls appeared in place, some before others: the page showed counts between none and all.
     expect([...counts].some((n) => n > 0 && n < 7)).toBe(true)
-    expect(await page.locator('.card', { hasText: 'TOOL_TIMEOUT' }).count()).toBe(1)
+    expect(await page.locator('.card', { hasText: 'DENIED' }).count()).toBe(1)
     await expect
       .poll(() => page.locator('.follow').textContent(), { timeout: 10_000 })
       .toBe('Idle: no new events')
@@ -258,7 +300,10 @@ describeBrowser('G3 the pages in a browser', () => {
       `G3.4: 100k events: server's first read ${readMs.toFixed(0)} ms; page open ${openMs.toFixed(0)} ms`,
     )
     expect(openMs).toBeLessThan(OPEN_LIMIT_MS)
-    expect(await page.locator('.count').textContent()).toBe('19999 calls shown')
+    // The rest of the session loads behind the first screen.
+    await expect
+      .poll(() => page.locator('.count').textContent(), { timeout: 60_000 })
+      .toBe('19999 calls shown')
     // Only the rows near the screen are in the page.
     expect(await page.locator('.row').count()).toBeLessThan(200)
     await page.locator('.toggle').first().focus()

@@ -38,12 +38,16 @@ export interface ViewServer {
   close(): Promise<void>
 }
 
-/** What a session page loads first: the entries so far and whether the session is being written. */
+/**
+ * What a session page loads: entries `offset` to `offset + limit` of the `total` entries of the
+ * events up to `lastSeq` (`through`, or all so far), and whether the session is being written.
+ */
 export interface SessionPayload {
   readonly id: string
   readonly store: string
   readonly lastSeq: number
   readonly idle: boolean
+  readonly total: number
   readonly entries: readonly DisplayEntry[]
 }
 
@@ -202,12 +206,16 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (parts.length === 2) {
       const feed = await storedFeed(id)
       if (feed === undefined) return notFound(res, `no session "${id}" in ${source.label}`)
+      const through = count(url, 'through', feed.events.length)
+      const all = through >= feed.events.length ? feed.entries : feed.entries.filter((e) => e.seq <= through)
+      const offset = count(url, 'offset', 0)
       const payload: SessionPayload = {
         id,
         store: source.label,
-        lastSeq: feed.events.length,
+        lastSeq: Math.min(through, feed.events.length),
         idle: await idleOf(feed),
-        entries: feed.entries,
+        total: all.length,
+        entries: all.slice(offset, offset + count(url, 'limit', all.length)),
       }
       return json(res, 200, payload)
     }
@@ -291,6 +299,12 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
   }
+}
+
+/** The whole number query parameter `name` of `url`, or `fallback` when it is absent or not one. */
+function count(url: URL, name: string, fallback: number): number {
+  const value = Number(url.searchParams.get(name) ?? Number.NaN)
+  return Number.isSafeInteger(value) && value >= 0 ? value : fallback
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -18,9 +18,15 @@ export function fetchSessions(): Promise<{ store: string; sessions: SessionOverv
   return getJson('/api/sessions')
 }
 
-/** A session's display entries so far. */
-export function fetchSession(id: string): Promise<SessionPayload> {
-  return getJson(`/api/sessions/${encodeURIComponent(id)}`)
+/** A slice of a session's display entries: from `offset`, at most `limit`, of the events up to `through`. */
+export function fetchSession(
+  id: string,
+  slice: { offset: number; limit: number; through?: number },
+): Promise<SessionPayload> {
+  const through = slice.through === undefined ? '' : `&through=${slice.through}`
+  return getJson(
+    `/api/sessions/${encodeURIComponent(id)}?offset=${slice.offset}&limit=${slice.limit}${through}`,
+  )
 }
 
 /** One raw event of a session, as stored. */

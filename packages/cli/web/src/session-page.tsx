@@ -4,6 +4,12 @@ import { Card } from './cards.js'
 import { cardTools, filterRows, type Row, type RowFilter, SessionRows } from './rows.js'
 import { type ListController, VirtualList } from './virtual-list.js'
 
+/** How many entries the first request loads: a screenful and more, so a long session opens at once. */
+const FIRST_ENTRIES = 1000
+
+/** How many entries each later request loads. */
+const MORE_ENTRIES = 20_000
+
 const keyOf = (row: Row): string => row.key
 
 const estimate = (row: Row): number => (row.type === 'card' ? 46 : row.type === 'message' ? 52 : 36)
@@ -58,6 +64,8 @@ export function SessionPage({ id }: { id: string }) {
   const [rows, setRows] = useState<readonly Row[]>([])
   const [error, setError] = useState<string | undefined>()
   const [loaded, setLoaded] = useState(false)
+  const [complete, setComplete] = useState(false)
+  const shownTarget = useRef<number | undefined>(undefined)
   const [idle, setIdle] = useState(true)
   const [open, setOpen] = useState<ReadonlySet<string>>(new Set())
   const [filter, setFilter] = useState<RowFilter>({ failuresOnly: false, tool: undefined, turn: undefined })
@@ -72,18 +80,29 @@ export function SessionPage({ id }: { id: string }) {
       model.current.add(entries)
       setRows([...model.current.rows])
     }
-    fetchSession(id).then(
-      (payload) => {
-        add(true, payload.entries as DisplayEntry[])
-        setIdle(payload.idle)
-        setLoaded(true)
-        stop = followSession(id, payload.lastSeq, { entries: add, idle: setIdle })
-      },
-      (e: Error) => setError(e.message),
-    )
+    let closed = false
+    // The first screen comes first; the rest of a long session loads behind it, then the page
+    // follows what lands after the events it loaded.
+    const load = async () => {
+      const first = await fetchSession(id, { offset: 0, limit: FIRST_ENTRIES })
+      add(true, first.entries as DisplayEntry[])
+      setIdle(first.idle)
+      setLoaded(true)
+      let offset = first.entries.length
+      while (offset < first.total && !closed) {
+        const more = await fetchSession(id, { offset, limit: MORE_ENTRIES, through: first.lastSeq })
+        if (more.entries.length === 0) break
+        add(false, more.entries as DisplayEntry[])
+        offset += more.entries.length
+      }
+      setComplete(true)
+      if (!closed) stop = followSession(id, first.lastSeq, { entries: add, idle: setIdle })
+    }
+    load().catch((e: Error) => setError(e.message))
     const onHash = () => setTarget(linkedSeq())
     addEventListener('hashchange', onHash)
     return () => {
+      closed = true
       stop()
       removeEventListener('hashchange', onHash)
     }
@@ -98,9 +117,10 @@ export function SessionPage({ id }: { id: string }) {
 
   // A link to an event brings its row on screen, opened.
   useEffect(() => {
-    if (target === undefined || !loaded) return
+    if (target === undefined || !loaded || shownTarget.current === target) return
     const row = model.current.rows[model.current.rowOf(target)]
     if (row === undefined) return
+    shownTarget.current = target
     if (row.type === 'card') setOpen((keys) => new Set([...keys, row.key]))
     const index = visible.findIndex((r) => r.key === row.key)
     if (index >= 0) requestAnimationFrame(() => controller.scrollToIndex?.(index))
@@ -208,7 +228,7 @@ export function SessionPage({ id }: { id: string }) {
             </select>
           </label>
           <span class="muted count">
-            {cardCount} call{cardCount === 1 ? '' : 's'} shown
+            {cardCount} call{cardCount === 1 ? '' : 's'} shown{complete ? '' : ' (loading…)'}
           </span>
         </form>
       </header>
