@@ -3,13 +3,14 @@
  * The pack-and-install check: packs every package from this checkout (each builds on
  * `prepack`), installs the tarballs into fresh projects outside the repo (no workspace links),
  * and there runs the README's quick-start as written, type-checks it with `skipLibCheck: false`,
- * loads every package with require(), and runs `npx tooltx demo` and `npx tooltx replay <id>`.
+ * loads every package with require(), and runs `npx tooltx demo` and `npx tooltx replay <id>`,
+ * then starts `tooltx view <id>` and fetches its page, the page's script and the session.
  * It also times the install of `@tooltx/core`, `@tooltx/agent` and `tooltx` alone and prints
  * their size. Exits non-zero on the first failure, naming the step.
  *
  * `--keep` leaves the temporary folder in place and prints its path.
  */
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -64,6 +65,51 @@ function project(name, tarballs) {
   const started = performance.now()
   run(`npm install in ${name}`, npm, ['install', '--no-package-lock', ...tarballs], dir)
   return { dir, seconds: (performance.now() - started) / 1000 }
+}
+
+/**
+ * Starts the installed `tooltx view <id>` in `dir`, fetches the page it prints, the script the page
+ * loads and the session's entries, and stops it; returns what it checked.
+ */
+async function viewCheck(dir, id) {
+  const bin = path.join(dir, 'node_modules', 'tooltx', 'bin', 'tooltx.js')
+  const child = spawn(process.execPath, [bin, 'view', id], { cwd: dir, stdio: ['ignore', 'pipe', 'pipe'] })
+  let printed = ''
+  child.stdout.on('data', (chunk) => {
+    printed += chunk
+  })
+  child.stderr.on('data', (chunk) => {
+    printed += chunk
+  })
+  try {
+    const url = await new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`pack-install: tooltx view printed no URL\n${printed}`)),
+        30_000,
+      )
+      child.stdout.on('data', () => {
+        const match = /at (http:\/\/127\.0\.0\.1:\d+\/session\/\S+)/.exec(printed)
+        if (match !== null) {
+          clearTimeout(timer)
+          resolve(match[1])
+        }
+      })
+      child.on('exit', () => reject(new Error(`pack-install: tooltx view exited\n${printed}`)))
+    })
+    const html = await (await fetch(url)).text()
+    const script = /<script type="module" crossorigin src="([^"]+)"/.exec(html)?.[1]
+    if (script === undefined) throw new Error(`pack-install: the viewer's page loads no script\n${html}`)
+    const js = await fetch(new URL(script, url))
+    if (!js.ok || !(js.headers.get('content-type') ?? '').startsWith('text/javascript')) {
+      throw new Error(`pack-install: the viewer's script ${script} answered ${js.status}`)
+    }
+    const session = await (await fetch(new URL(`/api/sessions/${id}`, url))).json()
+    const calls = session.entries.filter((entry) => entry.kind === 'call').length
+    if (calls === 0) throw new Error(`pack-install: the viewer shows no calls of ${id}`)
+    return `${url} served the page, ${script} and ${calls} calls`
+  } finally {
+    child.kill('SIGINT')
+  }
 }
 
 /** The first ```ts block of the README: the quick-start, which must run as written. */
@@ -127,12 +173,14 @@ try {
   if (id === undefined) throw new Error(`pack-install: the demo printed no session id\n${demo}`)
   const replay = run('npx tooltx replay', 'npx', ['--no-install', 'tooltx', 'replay', id], dir)
   if (!replay.includes(id)) throw new Error(`pack-install: the replay does not name ${id}\n${replay}`)
+  const viewed = await viewCheck(dir, id)
 
   process.stdout.write(
     [
       `pack-install on Node ${process.version}: every step passed`,
       `  quick-start printed: ${quick.replace(/\s+/g, ' ').trim().slice(0, 100)}`,
       `  demo session ${id} replayed (${replay.split('\n').length} lines)`,
+      `  tooltx view: ${viewed}`,
       '  install from the tarballs (warm npm cache), time and node_modules size:',
       ...sizes.map((line) => `    ${line}`),
       '',

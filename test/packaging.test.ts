@@ -16,7 +16,10 @@ const packageName = (dir: string): string => manifest(`packages/${dir}/package.j
 describe('W1: publishable packages', () => {
   it.each(dirs)('W1.1: packages/%s ships a complete, publishable manifest', (dir) => {
     const pkg = manifest(`packages/${dir}/package.json`)
-    expect(pkg.scripts.prepack).toBe('tsc -b')
+    // The CLI also builds the viewer's page into dist/web (G5.1).
+    expect(pkg.scripts.prepack).toBe(
+      dir === 'cli' ? 'tsc -b && vite build --config web/vite.config.ts' : 'tsc -b',
+    )
     expect(pkg.files).toEqual(
       expect.arrayContaining(['dist', '!dist/.tsbuildinfo', 'src', 'README.md', 'LICENSE']),
     )

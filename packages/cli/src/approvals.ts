@@ -1,7 +1,7 @@
 import { type Approver, callCard } from '@tooltx/core'
 import { callBody, callTitle } from './card-text.js'
 import type { Output } from './output.js'
-import type { DefinitionLookup } from './timeline.js'
+import type { DefinitionLookup } from './session-display.js'
 import { wrapLine } from './wrap.js'
 
 /** How the CLI answers approval requests. */

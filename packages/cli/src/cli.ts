@@ -9,6 +9,7 @@ import { MCP_SERVE_HELP, mcpServeCommand } from './commands/mcp-serve.js'
 import { replayCommand } from './commands/replay.js'
 import { runCommand } from './commands/run.js'
 import { sessionsCommand } from './commands/sessions.js'
+import { viewCommand } from './commands/view.js'
 import { type Output, UsageError } from './output.js'
 
 const DB_HELP = `  --db PATH|URL    the session database: a SQLite file (default ${DEFAULT_SQLITE_PATH})
@@ -24,6 +25,7 @@ Commands:
   run "<task>"     run a task against a real model with the workspace tools
   sessions         list saved sessions
   replay <id>      print the timeline of a saved session from its log
+  view [id]        browse saved sessions in a web page, following live ones
   mcp serve        serve the workspace tools to an MCP client (stdio, or --http)
 
 Options:
@@ -85,6 +87,18 @@ ${DB_HELP}
   --follow         keep printing the session's events as they are written, until
                    Ctrl-C (a PostgreSQL database only: its appends notify readers)
   -h, --help       show this help`,
+  view: `Usage: tooltx view [id | latest | id-prefix] [options]
+
+Serves the saved sessions as a web page on this machine (127.0.0.1 only) and prints its URL:
+every session, and each one's turns, steps and calls as cards, with filters and links to
+events. A session still being written updates in place. Nothing is changed in the store, and
+the page loads nothing from the network. Ctrl-C stops it.
+
+Options:
+  --db PATH        a session database or a folder of .jsonl logs (default ${DEFAULT_SQLITE_PATH})
+  --port N         the port (default: a free one)
+  --open           open the page in the default browser
+  -h, --help       show this help`,
 }
 
 const MODES: readonly string[] = ['native', 'code', 'both']
@@ -100,6 +114,14 @@ function version(): string {
 }
 
 const HELP_FLAG = { type: 'boolean', short: 'h' } as const
+
+/** The flags of `tooltx view`. */
+const VIEW_OPTIONS = {
+  db: { type: 'string' },
+  port: { type: 'string' },
+  open: { type: 'boolean' },
+  help: HELP_FLAG,
+} as const
 
 /** Runs a `parseArgs` call, turning its errors into a usage error with the command's help. */
 function parsed<T>(command: string, parse: () => T): T {
@@ -230,6 +252,32 @@ export async function main(
           throw new UsageError(`replay needs exactly one session id\n\n${HELP.replay}`, 2)
         return await replayCommand(
           { db: dbPath(values.db), id: positionals[0]!, follow: values.follow === true },
+          out,
+        )
+      }
+      case 'view': {
+        const { values, positionals } = parsed('view', () =>
+          parseArgs({ args: rest, allowPositionals: true, options: VIEW_OPTIONS }),
+        )
+        if (values.help) return help(out, 'view')
+        if (positionals.length > 1)
+          throw new UsageError(
+            `view takes at most one session id, got "${positionals.join(' ')}"\n\n${HELP.view}`,
+            2,
+          )
+        const port = values.port === undefined ? 0 : Number(values.port)
+        if (!/^\d{1,5}$/.test(values.port ?? '0') || port > 65_535)
+          throw new UsageError(
+            `--port must be a number from 0 to 65535, got "${values.port}"\n\n${HELP.view}`,
+            2,
+          )
+        return await viewCommand(
+          {
+            db: dbPath(values.db),
+            ...(positionals[0] !== undefined ? { id: positionals[0] } : {}),
+            port,
+            open: values.open === true,
+          },
           out,
         )
       }

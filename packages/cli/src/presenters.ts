@@ -6,7 +6,7 @@ import {
   type ToolView,
 } from '@tooltx/core'
 import type { SessionEvent } from '@tooltx/session'
-import type { DefinitionLookup } from './timeline.js'
+import type { DefinitionLookup } from './session-display.js'
 
 /** The `meta` of a success of a definition made by `withPresenter`: the presenter id and the tool's own meta. */
 interface TaggedMeta {

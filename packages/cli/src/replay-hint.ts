@@ -5,7 +5,17 @@ function shellWord(value: string): string {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`
 }
 
+/** `npx tooltx <command> <id>`, with `--db` unless `db` is the default. */
+function hint(command: string, id: string, db: string): string {
+  return `npx tooltx ${command} ${shellWord(id)}${db === DEFAULT_SQLITE_PATH ? '' : ` --db ${shellWord(db)}`}`
+}
+
 /** The command that replays session `id` of database `db`, with `--db` unless it is the default. */
 export function replayHint(id: string, db: string): string {
-  return `npx tooltx replay ${shellWord(id)}${db === DEFAULT_SQLITE_PATH ? '' : ` --db ${shellWord(db)}`}`
+  return hint('replay', id, db)
+}
+
+/** The command that opens session `id` of database `db` in the viewer (G2.4). */
+export function viewHint(id: string, db: string): string {
+  return hint('view', id, db)
 }

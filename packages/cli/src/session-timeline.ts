@@ -1,7 +1,8 @@
 import type { AnyToolDefinition } from '@tooltx/core'
 import type { SessionEvent } from '@tooltx/session'
 import { recordedLookup } from './presenters.js'
-import { type DefinitionLookup, TimelineRenderer } from './timeline.js'
+import type { DefinitionLookup } from './session-display.js'
+import { TimelineRenderer } from './timeline.js'
 import { createToolset } from './toolset.js'
 
 /**

@@ -1,33 +1,57 @@
-import { type AnyToolDefinition, type ContentBlock, callCard, resultCard } from '@tooltx/core'
 import type { SessionEvent } from '@tooltx/session'
-import { callBody, callTitle, resultBody } from './card-text.js'
+import { callBody, resultBody } from './card-text.js'
+import { type DefinitionLookup, type DisplayEntry, SessionDisplay } from './session-display.js'
 import { terminalSafe } from './terminal-text.js'
-
-/** Looks up the definition a card is built from (U1.9: through the scope's view). */
-export type DefinitionLookup = (name: string) => AnyToolDefinition | undefined
-
-function textOf(content: readonly ContentBlock[]): string {
-  return content
-    .map((block) =>
-      block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type} content]`,
-    )
-    .join('\n')
-}
 
 function indent(prefix: string, lines: readonly string[]): string[] {
   return lines.map((line) => `${prefix}${line}`)
 }
 
+/** The timeline lines of one display entry (G1.1): the terminal's rendering of the shared model. */
+function entryLines(entry: DisplayEntry): string[] {
+  switch (entry.kind) {
+    case 'turn-start':
+      return [`── turn ${entry.turn} ──`]
+    case 'step-start':
+      return [`  step ${entry.step}`]
+    case 'message': {
+      const label =
+        entry.role === 'context'
+          ? `context from ${entry.source}`
+          : entry.role === 'user'
+            ? 'user'
+            : 'assistant'
+      return indent('    ', [`${label}: ${entry.text}`])
+    }
+    case 'call':
+      return [`    ▶ ${entry.title}`, ...indent('        ', callBody(entry.view))]
+    case 'result': {
+      const mark = entry.isError ? `✗ ${entry.name} failed (${entry.code})` : `✓ ${entry.name}`
+      return [`    ${mark}`, ...indent('        ', resultBody(entry.view))]
+    }
+    case 'approval':
+      return entry.phase === 'asked'
+        ? [`    ? approval asked for ${entry.name}${entry.reason ? `: ${entry.reason}` : ''}`]
+        : [`    ? approval for ${entry.name}: ${entry.outcome}`]
+    case 'sub-call':
+      return [`      ↳ ${entry.name} (${entry.subCallId})`]
+    case 'sub-result':
+      return [`      ↳ ${entry.name} ${entry.isError ? `failed (${entry.code})` : 'done'}`]
+    case 'turn-end':
+      return [`── turn ${entry.turn} ${entry.reason}${entry.message ? `: ${entry.message}` : ''} ──`]
+  }
+}
+
 /**
  * Turns session events into timeline lines, one event at a time. Live display and replay
- * use the same renderer, so a replayed timeline shows exactly the cards shown live (U1.8).
+ * use the same renderer, so a replayed timeline shows exactly the cards shown live (U1.8);
+ * both print the entries of the display model `tooltx view` renders (G1.1).
  */
 export class TimelineRenderer {
-  readonly #lookup: DefinitionLookup
-  readonly #calls = new Map<string, { name: string; arguments: string }>()
+  readonly #display: SessionDisplay
 
   constructor(lookup: DefinitionLookup) {
-    this.#lookup = lookup
+    this.#display = new SessionDisplay(lookup)
   }
 
   /**
@@ -35,61 +59,7 @@ export class TimelineRenderer {
    * a tool or the log are shown escaped (K1.4). Never throws: cards fall back (U1.7).
    */
   render(event: SessionEvent): string[] {
-    return this.#lines(event).map(terminalSafe)
-  }
-
-  #lines(event: SessionEvent): string[] {
-    switch (event.type) {
-      case 'turn/start':
-        return [`── turn ${event.data.turn} ──`]
-      case 'step/start':
-        return [`  step ${event.data.step}`]
-      case 'user/message': {
-        const source = event.data.message.source
-        const label = source === undefined ? 'user' : `context from ${String(source.kind ?? 'unknown')}`
-        return indent('    ', [`${label}: ${textOf(event.data.message.content)}`])
-      }
-      case 'assistant/message': {
-        const text = event.data.content
-          .filter((block) => block.type === 'text')
-          .map((block) => block.text)
-          .join('')
-          .trim()
-        return text === '' ? [] : indent('    ', [`assistant: ${text}`])
-      }
-      case 'tool/call': {
-        const { callId, name, arguments: raw } = event.data
-        this.#calls.set(callId, { name, arguments: raw })
-        const view = callCard(this.#lookup(name), name, raw)
-        return [`    ▶ ${callTitle(view)}`, ...indent('        ', callBody(view))]
-      }
-      case 'tool/result': {
-        const { callId, name, content, isError, meta, error } = event.data
-        const raw = this.#calls.get(callId)?.arguments ?? ''
-        const durable =
-          meta === undefined ? { content: [...content], isError } : { content: [...content], isError, meta }
-        const view = resultCard(this.#lookup(name), name, raw, durable)
-        const mark = isError ? `✗ ${name} failed (${error?.code ?? 'error'})` : `✓ ${name}`
-        return [`    ${mark}`, ...indent('        ', resultBody(view))]
-      }
-      case 'approval/asked':
-        return [
-          `    ? approval asked for ${event.data.name}${event.data.reason ? `: ${event.data.reason}` : ''}`,
-        ]
-      case 'approval/decided':
-        return [`    ? approval for ${event.data.name}: ${event.data.outcome}`]
-      case 'tool/code-dispatch-start':
-        return [`      ↳ ${event.data.name} (${event.data.subCallId})`]
-      case 'tool/code-dispatch':
-        return [
-          `      ↳ ${event.data.name} ${event.data.isError ? `failed (${event.data.error?.code ?? 'error'})` : 'done'}`,
-        ]
-      case 'step/end':
-        return []
-      case 'turn/end':
-        return [
-          `── turn ${event.data.turn} ${event.data.reason}${event.data.message ? `: ${event.data.message}` : ''} ──`,
-        ]
-    }
+    const entry = this.#display.add(event)
+    return entry === undefined ? [] : entryLines(entry).map(terminalSafe)
   }
 }

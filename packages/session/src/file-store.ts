@@ -5,19 +5,16 @@ import {
   ftruncateSync,
   mkdirSync,
   openSync,
-  readdirSync,
   readFileSync,
-  statSync,
   writeSync,
 } from 'node:fs'
 import { join } from 'node:path'
 import type { SessionEvent } from './events.js'
 import { acquireLock, holdsLock, lockContent, releaseLock, renewLock } from './file-lock.js'
+import { LOG_SUFFIX, listLogs } from './file-reader.js'
 import { formatBatch, scanLog } from './jsonl-log.js'
 import { Heartbeat, type LeaseOptions, leaseHeldError, leaseMsOf } from './lease.js'
-import { conflictError, type SessionInfo, type SessionStore } from './store.js'
-
-const SUFFIX = '.jsonl'
+import { conflictError, type SessionStore } from './store.js'
 
 /** One open log file of this store. */
 interface OpenLog {
@@ -56,7 +53,7 @@ export function fileStore(dir: string, options: LeaseOptions = {}): SessionStore
     let log = logs.get(id)
     if (log === undefined) {
       mkdirSync(dir, { recursive: true })
-      const file = join(dir, id + SUFFIX)
+      const file = join(dir, id + LOG_SUFFIX)
       const created = !existsSync(file)
       const fd = openSync(file, 'a+')
       if (created) syncDirectory(dir)
@@ -138,25 +135,7 @@ export function fileStore(dir: string, options: LeaseOptions = {}): SessionStore
       log.lastSeq = events[events.length - 1]!.seq
     },
     async listSessions() {
-      let names: string[]
-      try {
-        names = readdirSync(dir).filter((n) => n.endsWith(SUFFIX))
-      } catch (error) {
-        if ((error as { code?: unknown }).code === 'ENOENT') return []
-        throw error
-      }
-      const rows: SessionInfo[] = names.map((name) => {
-        const file = join(dir, name)
-        const stat = statSync(file)
-        const id = name.slice(0, -SUFFIX.length)
-        return {
-          id,
-          created: new Date(stat.birthtimeMs || stat.ctimeMs).toISOString(),
-          updated: new Date(stat.mtimeMs).toISOString(),
-          events: scanLog(readFileSync(file), file, id).events.length,
-        }
-      })
-      return rows.sort((a, b) => a.created.localeCompare(b.created) || a.id.localeCompare(b.id))
+      return listLogs(dir)
     },
     async release(id) {
       const log = logs.get(id)

@@ -1,5 +1,6 @@
 export * from './derivation.js'
 export * from './events.js'
+export { fileReader } from './file-reader.js'
 export * from './file-store.js'
 export { DEFAULT_LEASE_MS, type LeaseOptions, leaseHeldError, leaseLostError } from './lease.js'
 export * from './memory-store.js'

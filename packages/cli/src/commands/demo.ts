@@ -9,7 +9,7 @@ import { freshDemoWorkspace } from '../demo-workspace.js'
 import { watchSession } from '../live-progress.js'
 import type { Output } from '../output.js'
 import { liveLookup } from '../presenters.js'
-import { replayHint } from '../replay-hint.js'
+import { replayHint, viewHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { runtimeTour } from '../runtime-tour.js'
 import { isPostgres, openStore } from '../session-store.js'
@@ -95,6 +95,7 @@ export async function demoCommand(options: DemoOptions, out: Output): Promise<De
   out.line()
   out.line(`Session saved as ${id} in ${options.db}.`)
   out.line(`Replay it with: ${replayHint(id, options.db)}`)
+  out.line(`View it in a browser with: ${viewHint(id, options.db)}`)
   if (control.reason === undefined) return { id, exitStatus: 0 }
   out.error(`tooltx: ${STOP_NOTES[control.reason]}; the turn was recorded as aborted`)
   return { id, exitStatus: STOPPED_EXIT_STATUS[control.reason] }

@@ -1,0 +1,71 @@
+import { spawn } from 'node:child_process'
+import type { Output } from '../output.js'
+import { resolveSession } from '../session-store.js'
+import { cliDefinitions } from '../session-timeline.js'
+import { startViewServer, type ViewServer } from '../view/view-server.js'
+import { openViewSource } from '../view/view-source.js'
+
+/** Options of `tooltx view`. */
+export interface ViewOptions {
+  /** A SQLite database file or a folder of `.jsonl` logs. */
+  readonly db: string
+  /** A session to open at once: an id, `latest` or the start of one id. */
+  readonly id?: string
+  readonly port: number
+  /** Open the page in the default browser too. */
+  readonly open: boolean
+  /** Resolves when the viewer should stop (default: Ctrl-C or SIGTERM). */
+  readonly stopped?: Promise<void>
+}
+
+/** Asks the desktop to open `url`; a desktop without an opener is told about, not fatal. */
+function openBrowser(url: string, out: Output): void {
+  const [command, args] =
+    process.platform === 'darwin'
+      ? ['open', [url]]
+      : process.platform === 'win32'
+        ? ['cmd', ['/c', 'start', '""', url]]
+        : ['xdg-open', [url]]
+  const child = spawn(command, args as string[], { stdio: 'ignore', detached: true })
+  child.on('error', () => out.error(`tooltx: could not open a browser (${command}); open ${url} yourself`))
+  child.unref()
+}
+
+/** Resolves on the first Ctrl-C or SIGTERM. */
+function signalled(): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      resolve()
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+  })
+}
+
+/**
+ * `tooltx view` (G2.3): serves the sessions of a store as a web page on loopback, prints its URL
+ * (the session's page when `id` is given), and keeps serving until stopped. The store is only read.
+ */
+export async function viewCommand(options: ViewOptions, out: Output): Promise<number> {
+  const source = openViewSource(options.db)
+  let server: ViewServer | undefined
+  try {
+    let page = '/'
+    if (options.id !== undefined) {
+      const id = resolveSession(options.id, await source.reader.listSessions(), options.db)
+      page = `/session/${encodeURIComponent(id)}`
+    }
+    server = await startViewServer({ source, definitions: cliDefinitions(), port: options.port })
+    const url = `${server.url}${page}`
+    out.line(`tooltx view: serving ${options.db} at ${url}`)
+    out.line('Press Ctrl-C to stop.')
+    if (options.open) openBrowser(url, out)
+    await (options.stopped ?? signalled())
+    return 0
+  } finally {
+    await server?.close()
+    await source.close()
+  }
+}

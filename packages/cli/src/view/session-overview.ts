@@ -1,0 +1,48 @@
+import type { SessionEvent, SessionInfo } from '@tooltx/session'
+import { type SessionStatus, summarizeSession } from '../session-summary.js'
+
+/** How the sessions page shows a session's state (G3.1). */
+export type OverviewStatus = SessionStatus | 'live' | 'waiting for approval' | 'damaged'
+
+/** One row of the sessions page (G3.1). */
+export interface SessionOverview extends SessionInfo {
+  /** The first user message, or the id when there is none. */
+  readonly title: string
+  readonly turns: number
+  readonly calls: number
+  readonly failures: number
+  readonly status: OverviewStatus
+}
+
+/**
+ * The sessions-page row of a stored session (G3.1). An unfinished last turn shows as `waiting
+ * for approval` while an approval asked has no decision, else as `live` when the store changed
+ * within `idleMs` of `now`. Total for any event list a log holds.
+ */
+export function overviewOf(
+  info: SessionInfo,
+  events: readonly SessionEvent[],
+  options: { now: number; idleMs: number },
+): SessionOverview {
+  const { task, status } = summarizeSession(events)
+  let turns = 0
+  let calls = 0
+  let failures = 0
+  const asked = new Set<string>()
+  for (const event of events) {
+    if (event.type === 'turn/start') turns++
+    else if (event.type === 'tool/call') calls++
+    else if (event.type === 'tool/result' && event.data.isError) failures++
+    else if (event.type === 'approval/asked') asked.add(event.data.callId)
+    else if (event.type === 'approval/decided') asked.delete(event.data.callId)
+  }
+  const recent = options.now - Date.parse(info.updated) < options.idleMs
+  const shown: OverviewStatus =
+    status !== 'unfinished' ? status : asked.size > 0 ? 'waiting for approval' : recent ? 'live' : status
+  return { ...info, title: task ?? info.id, turns, calls, failures, status: shown }
+}
+
+/** The row of a session whose log cannot be read: its damage as the title. */
+export function damagedOverview(info: SessionInfo, damage: string): SessionOverview {
+  return { ...info, title: damage, turns: 0, calls: 0, failures: 0, status: 'damaged' }
+}

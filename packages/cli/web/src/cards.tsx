@@ -1,0 +1,285 @@
+import type { CallView, ContentBlock, ResultView } from '@tooltx/core'
+import { useState } from 'preact/hooks'
+import { fetchEvent } from './api.js'
+import { highlight } from './highlight.js'
+import { lineDiff } from './line-diff.js'
+import type { CardRow, SubCallNode } from './rows.js'
+
+/** `text` pretty-printed when it is JSON, else as it is. */
+function asJson(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text), null, 2)
+  } catch {
+    return text
+  }
+}
+
+function contentText(content: readonly ContentBlock[] | undefined): string {
+  return (content ?? [])
+    .map((block) =>
+      block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type} content]`,
+    )
+    .join('\n')
+}
+
+/** The body of a call card: the diff, the command, or the arguments as JSON (G3.2). */
+function CallBody({ view }: { view: CallView }) {
+  switch (view.card) {
+    case 'diff':
+      return (
+        <div class="diffs">
+          {view.diffs.map((diff) => (
+            <figure class="diff" key={diff.path}>
+              <figcaption>
+                {diff.oldText === null ? 'new file' : 'modified'}: <code>{diff.path}</code>
+              </figcaption>
+              <pre>
+                {lineDiff(diff.oldText, diff.newText).map((line, i) => (
+                  <span key={i} class={line.op === '+' ? 'add' : line.op === '-' ? 'del' : 'same'}>
+                    {`${line.op} ${line.text}\n`}
+                  </span>
+                ))}
+              </pre>
+            </figure>
+          ))}
+        </div>
+      )
+    case 'terminal':
+      return (
+        <p class="command">
+          <code>$ {view.title}</code>
+          {view.cwd !== undefined ? <span class="muted"> in {view.cwd}</span> : null}
+          {view.description !== undefined ? <span class="muted"> — {view.description}</span> : null}
+        </p>
+      )
+    case 'generic':
+      return view.rawInput === undefined ? null : <pre class="json">{asJson(view.rawInput)}</pre>
+  }
+}
+
+/** The body of a result card: lines with numbers, output, hits, or the content (G3.2). */
+function ResultBody({ view }: { view: ResultView }) {
+  switch (view.card) {
+    case 'read':
+      return (
+        <table class="lines">
+          <caption>
+            {view.path}: lines {view.lines[0]?.number ?? 0}–{view.lines.at(-1)?.number ?? 0} of{' '}
+            {view.totalLines}
+          </caption>
+          <tbody>
+            {view.lines.map((line) => (
+              <tr key={line.number}>
+                <th scope="row">{line.number}</th>
+                <td>
+                  <code>{line.text}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )
+    case 'terminal':
+      return (
+        <div>
+          <pre class="output">{(view.output ?? '').trimEnd()}</pre>
+          {view.exitCode !== undefined ? <p class="muted">exit code {view.exitCode}</p> : null}
+          {view.signal !== undefined ? <p class="muted">signal {view.signal}</p> : null}
+        </div>
+      )
+    case 'diff':
+      return (
+        <ul>
+          {view.diffs.map((diff) => (
+            <li key={diff.path}>wrote {diff.path}</li>
+          ))}
+        </ul>
+      )
+    case 'search':
+      if (view.shape === 'paths') {
+        return (
+          <ul class="hits">
+            {view.paths.map((path) => (
+              <li key={path}>
+                <code>{path}</code>
+              </li>
+            ))}
+            {view.truncated ? <li class="muted">({view.total} in all)</li> : null}
+          </ul>
+        )
+      }
+      return (
+        <div class="hits">
+          {view.files.map((file) => (
+            <div key={file.path}>
+              <p>
+                <code>{file.path}</code>
+              </p>
+              <ul>
+                {file.matches.map((match) => (
+                  <li key={match.line}>
+                    <span class="line-number">{match.line}</span> <code>{match.text}</code>
+                  </li>
+                ))}
+              </ul>
+            </div>
+          ))}
+          <p class="muted">
+            {view.total} match(es){view.truncated ? ', truncated' : ''}
+          </p>
+        </div>
+      )
+    case 'web':
+      return view.kind === 'fetch' ? (
+        <p>
+          <code>{view.url}</code> → {view.statusCode}
+        </p>
+      ) : (
+        <ul>
+          {view.sources.map((source) => (
+            <li key={source.url}>{source.title ?? source.url}</li>
+          ))}
+        </ul>
+      )
+    case 'generic':
+      return <pre class="json">{asJson(contentText(view.content))}</pre>
+  }
+}
+
+/** A Code Mode program with its tokens highlighted. */
+function Program({ code }: { code: string }) {
+  return (
+    <pre class="program">
+      <code>
+        {highlight(code).map((token, i) =>
+          token.kind === 'plain' ? (
+            token.text
+          ) : (
+            <span key={i} class={`tok-${token.kind}`}>
+              {token.text}
+            </span>
+          ),
+        )}
+      </code>
+    </pre>
+  )
+}
+
+/** The nested calls of a Code Mode program, as a tree. */
+function SubCalls({ nodes }: { nodes: readonly SubCallNode[] }) {
+  return (
+    <ul class="tree">
+      {nodes.map((node) => (
+        <li key={node.call.subCallId}>
+          <span class="tool">{node.call.name}</span>{' '}
+          <code class="args">{JSON.stringify(node.call.arguments)}</code>{' '}
+          {node.result === undefined ? (
+            <span class="muted">running</span>
+          ) : node.result.isError ? (
+            <span class="badge failure">{node.result.code}</span>
+          ) : (
+            <span class="ok">done</span>
+          )}
+          {node.result?.text ? <pre class="output">{node.result.text}</pre> : null}
+          {node.children.length > 0 ? <SubCalls nodes={node.children} /> : null}
+        </li>
+      ))}
+    </ul>
+  )
+}
+
+/** Each event of a card, with its raw JSON shown on demand. */
+function RawEvents({ session, seqs }: { session: string; seqs: readonly number[] }) {
+  const [shown, setShown] = useState<Record<number, string>>({})
+  return (
+    <div class="raw">
+      {seqs.map((seq) => (
+        <div key={seq}>
+          <button
+            type="button"
+            class="link"
+            aria-expanded={shown[seq] !== undefined}
+            onClick={async () => {
+              if (shown[seq] !== undefined) {
+                const { [seq]: _gone, ...rest } = shown
+                setShown(rest)
+                return
+              }
+              const event = await fetchEvent(session, seq).catch((error: Error) => ({ error: error.message }))
+              setShown({ ...shown, [seq]: JSON.stringify(event, null, 2) })
+            }}
+          >
+            raw event {seq}
+          </button>
+          {shown[seq] !== undefined ? <pre class="json">{shown[seq]}</pre> : null}
+        </div>
+      ))}
+    </div>
+  )
+}
+
+/** A tool call's card (G3.2): its header always, its body when expanded. */
+export function Card(props: {
+  card: CardRow
+  session: string
+  open: boolean
+  onToggle: () => void
+  highlighted: boolean
+}) {
+  const { card, session, open, onToggle, highlighted } = props
+  const { call, result, approvals } = card
+  const body = `body-${call.seq}`
+  const asked = approvals.find((a) => a.phase === 'asked')
+  const decided = approvals.find((a) => a.phase === 'decided')
+  return (
+    <article
+      class={`card${result?.isError ? ' failed' : ''}${highlighted ? ' target' : ''}`}
+      id={`e${call.seq}`}
+      aria-label={`${call.name}: ${call.title}`}
+    >
+      <header>
+        <button type="button" class="toggle" aria-expanded={open} aria-controls={body} onClick={onToggle}>
+          <span class="chevron" aria-hidden="true">
+            {open ? '▾' : '▸'}
+          </span>
+          <span class="tool">{call.name}</span>
+          <span class="title">{call.title}</span>
+        </button>
+        {result === undefined ? <span class="muted">running…</span> : null}
+        {result?.isError ? <span class="badge failure">{result.code}</span> : null}
+        {result !== undefined && !result.isError ? <span class="ok">ok</span> : null}
+        {result?.durationMs !== undefined ? <span class="muted duration">{result.durationMs} ms</span> : null}
+        {decided !== undefined ? (
+          <span class="badge approval">approval: {decided.outcome}</span>
+        ) : asked !== undefined ? (
+          <span class="badge approval">waiting for approval</span>
+        ) : null}
+        {card.subCalls.length > 0 ? <span class="muted">{card.subCalls.length} nested</span> : null}
+        <a class="anchor" href={`#e${call.seq}`} aria-label={`link to call ${call.seq}`}>
+          #{call.seq}
+        </a>
+      </header>
+      {open ? (
+        <div class="body" id={body}>
+          {call.program !== undefined ? <Program code={call.program} /> : <CallBody view={call.view} />}
+          {approvals.map((approval) => (
+            <p class="approval" key={approval.seq} id={`e${approval.seq}`}>
+              {approval.phase === 'asked'
+                ? `Approval asked${approval.reason ? `: ${approval.reason}` : ''}`
+                : `Approval decided: ${approval.outcome}`}
+              {approval.digest !== undefined ? (
+                <span class="muted">
+                  {' '}
+                  digest <code>{approval.digest}</code>
+                </span>
+              ) : null}
+            </p>
+          ))}
+          {card.subCalls.length > 0 ? <SubCalls nodes={card.subCalls} /> : null}
+          {result !== undefined ? <ResultBody view={result.view} /> : null}
+          <RawEvents session={session} seqs={card.seqs} />
+        </div>
+      ) : null}
+    </article>
+  )
+}
