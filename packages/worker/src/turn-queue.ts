@@ -1,0 +1,140 @@
+import { randomUUID } from 'node:crypto'
+import { definitionError, type UserMessage } from '@tooltx/core'
+import { assertSessionId } from '@tooltx/session'
+import PgBoss from 'pg-boss'
+import { type Submission, userMessageOf } from './submission.js'
+
+/** Options of `turnQueue` (N2.1). */
+export interface TurnQueueOptions {
+  /** `postgres://…` of the database the queue lives in: the same PostgreSQL as the sessions. */
+  connectionString: string
+  /** The pg-boss queue name (default `tooltx-turns`). */
+  name?: string
+  /** The schema pg-boss keeps its tables in (default `pgboss`). */
+  schema?: string
+  /**
+   * Seconds a worker may hold a job before the queue hands it to another worker (default 300).
+   * A worker that dies mid-turn is replaced this long after it took the job (N2.4); a turn
+   * that runs longer is safe (the session's lease refuses the second worker until the first
+   * is done, N2.5) but is retried needlessly, so pick a value above your longest turn.
+   */
+  visibilityTimeoutSeconds?: number
+  /** Seconds before a job handed back (lease held, worker stopping) is offered again (default 1). */
+  retryDelaySeconds?: number
+  /** How many times a job is offered again before it is failed for good (default 100). */
+  retryLimit?: number
+  /** How often an idle worker asks for a job, in seconds (default 0.5, pg-boss's minimum). */
+  pollingIntervalSeconds?: number
+  /** How often the queue looks for jobs past their visibility timeout, in seconds (default 5). */
+  maintenanceIntervalSeconds?: number
+  /** Where the queue's background errors go (default `console.error`). */
+  reportError?: (error: unknown) => void
+}
+
+/** Options of `queue.submit`. */
+export interface SubmitOptions {
+  /** A UUID of your own, so submitting the same request twice queues it once (default: a new UUID). */
+  id?: string
+}
+
+/** Runs one submission; resolving completes the job, rejecting hands it back for a retry. */
+export type SubmissionHandler = (submission: Submission) => Promise<void>
+
+/** A consumer started by `queue.consume`: `stop` stops asking for jobs (running ones go on). */
+export interface Consumer {
+  stop(): Promise<void>
+}
+
+/** A job queue of turns on PostgreSQL (pg-boss): `submit` enqueues, workers `consume`. */
+export interface TurnQueue {
+  /**
+   * Enqueues "run the next turn of session `sessionId` with `message`" and resolves with the
+   * submission id once the job is durable. `message` is a string or a user message. Throws
+   * `INVALID_DEFINITION` for a bad session id, message or id; nothing is queued then.
+   */
+  submit(sessionId: string, message: string | UserMessage, options?: SubmitOptions): Promise<string>
+  /** Runs `handler` on up to `concurrency` jobs at a time until the consumer is stopped. */
+  consume(handler: SubmissionHandler, options: { concurrency: number }): Promise<Consumer>
+  /** Waits for the handlers of jobs in progress to settle, then closes the connection pool. */
+  close(): Promise<void>
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
+
+/** The job's data: what `submit` stored. */
+interface JobData {
+  session: string
+  message: UserMessage
+}
+
+/**
+ * A turn queue on PostgreSQL through pg-boss. Nothing connects until the first `submit` or
+ * `consume`, which creates pg-boss's schema and the queue if they are missing.
+ */
+export function turnQueue(options: TurnQueueOptions): TurnQueue {
+  if (typeof options?.connectionString !== 'string' || options.connectionString === '') {
+    throw definitionError('turnQueue needs { connectionString: "postgres://…" }')
+  }
+  const name = options.name ?? 'tooltx-turns'
+  const reportError = options.reportError ?? console.error
+  const boss = new PgBoss({
+    connectionString: options.connectionString,
+    schema: options.schema ?? 'pgboss',
+    maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 5,
+    application_name: 'tooltx-worker',
+  })
+  boss.on('error', reportError)
+  let started: Promise<void> | undefined
+  const start = (): Promise<void> => {
+    started ??= (async () => {
+      await boss.start()
+      await boss.createQueue(name, {
+        name,
+        expireInSeconds: options.visibilityTimeoutSeconds ?? 300,
+        retryDelay: options.retryDelaySeconds ?? 1,
+        retryLimit: options.retryLimit ?? 100,
+        retryBackoff: false,
+      })
+    })()
+    return started
+  }
+  return {
+    async submit(sessionId, message, submitOptions = {}) {
+      assertSessionId(sessionId)
+      const data: JobData = { session: sessionId, message: userMessageOf(message) }
+      const id = submitOptions.id ?? randomUUID()
+      if (!UUID.test(id)) throw definitionError(`submit: id must be a UUID, got ${JSON.stringify(id)}`)
+      await start()
+      // A null id means a job with this id exists already: the same submission, queued once.
+      await boss.send(name, data, { id })
+      return id
+    },
+    async consume(handler, { concurrency }) {
+      if (!Number.isInteger(concurrency) || concurrency < 1) {
+        throw definitionError(`concurrency must be a positive integer, got ${String(concurrency)}`)
+      }
+      await start()
+      const ids: string[] = []
+      const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 0.5
+      // One pg-boss worker per slot: each fetches one job and asks for the next when it is done.
+      for (let slot = 0; slot < concurrency; slot++) {
+        ids.push(
+          await boss.work<JobData>(name, { batchSize: 1, pollingIntervalSeconds }, async ([job]) => {
+            if (job === undefined) return
+            await handler({ id: job.id, session: job.data.session, message: job.data.message })
+          }),
+        )
+      }
+      return {
+        async stop() {
+          for (const id of ids) await boss.offWork({ id })
+        },
+      }
+    },
+    async close() {
+      if (started === undefined) return
+      await started.catch(() => {})
+      await boss.stop({ graceful: true, wait: true, timeout: 30_000 })
+    },
+  }
+}
