@@ -9,6 +9,8 @@ import { MCP_SERVE_HELP, mcpServeCommand } from './commands/mcp-serve.js'
 import { replayCommand } from './commands/replay.js'
 import { runCommand } from './commands/run.js'
 import { sessionsCommand } from './commands/sessions.js'
+import { submitCommand } from './commands/submit.js'
+import { workerCommand } from './commands/worker.js'
 import { type Output, UsageError } from './output.js'
 
 const DB_HELP = `  --db PATH        the session database (default ${DEFAULT_SQLITE_PATH})`
@@ -24,6 +26,8 @@ Commands:
   sessions         list saved sessions
   replay <id>      print the timeline of a saved session from its log
   mcp serve        serve the workspace tools to an MCP client (stdio, or --http)
+  worker           run turns from the PostgreSQL queue (any worker, any session)
+  submit <s> "<m>" queue a message for session <s>; a worker answers it
 
 Options:
   -h, --help       show this help
@@ -81,6 +85,38 @@ be \`latest\` (the session created last) or the start of exactly one session id.
 
 Options:
 ${DB_HELP}
+  -h, --help       show this help`,
+  worker: `Usage: tooltx worker --db postgres://… [options]
+
+Takes "run the next turn of session S" jobs from the queue in PostgreSQL and runs each with
+the workspace tools and a real model, one line per job. Start as many as you like on any
+machines that reach the database: each turn runs on exactly one worker under the session's
+lease, and the turn of a worker that dies is resumed by another after the visibility timeout.
+SIGTERM or Ctrl-C stops it gracefully: no new turns, running ones get --grace seconds to
+finish, the rest go back to the queue.
+
+Options:
+  --db URL         the PostgreSQL of the sessions and the queue (required)
+  --concurrency N  turns this worker runs at once (default 1)
+  --visibility-timeout S
+                   seconds before a dead worker's turn is handed to another (default 300)
+  --grace S        seconds a stopping worker lets running turns finish (default 10)
+  --provider P     openai or anthropic (default: whichever key is set, OpenAI first)
+  --model M        the model name (default ${DEFAULT_MODELS.openai} / ${DEFAULT_MODELS.anthropic})
+  --base-url U     the provider's endpoint (also OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
+  --mode M         native, code or both (default native)
+  --workspace DIR  the directory the tools may touch (default: the current directory)
+  --yes            approve every write (without it writes are refused: nobody is asked)
+  -h, --help       show this help
+
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.`,
+  submit: `Usage: tooltx submit <session> "<message>" --db postgres://…
+
+Queues the message for session <session> (created if new) and prints the submission id once
+the job is durable; a running \`tooltx worker\` answers it.
+
+Options:
+  --db URL         the PostgreSQL of the sessions and the queue (required)
   -h, --help       show this help`,
 }
 
@@ -155,12 +191,7 @@ export async function main(
             allowPositionals: true,
             options: {
               db: { type: 'string' },
-              provider: { type: 'string' },
-              model: { type: 'string' },
-              'base-url': { type: 'string' },
-              mode: { type: 'string' },
-              workspace: { type: 'string' },
-              yes: { type: 'boolean' },
+              ...AGENT_FLAGS,
               help: HELP_FLAG,
             },
           }),
@@ -169,34 +200,8 @@ export async function main(
         const task = positionals.join(' ').trim()
         if (task === '')
           throw new UsageError(`run needs a task, e.g. tooltx run "summarise the TODOs"\n\n${HELP.run}`, 2)
-        const mode = values.mode ?? 'native'
-        if (!MODES.includes(mode))
-          throw new UsageError(`--mode must be native, code or both, got "${mode}"\n\n${HELP.run}`, 2)
-        if (values.provider !== undefined && !PROVIDERS.includes(values.provider)) {
-          throw new UsageError(
-            `--provider must be openai or anthropic, got "${values.provider}"\n\n${HELP.run}`,
-            2,
-          )
-        }
-        const workspace = path.resolve(values.workspace ?? '.')
-        if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
-          throw new UsageError(
-            `--workspace ${workspace} is not a directory; pass the folder the tools may touch`,
-            2,
-          )
-        }
         const outcome = await runCommand(
-          {
-            task,
-            db: dbPath(values.db),
-            ...(typeof values.provider === 'string' ? { provider: values.provider } : {}),
-            ...(typeof values.model === 'string' ? { model: values.model } : {}),
-            ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-            mode: mode as Mode,
-            workspace,
-            yes: values.yes === true,
-            env,
-          },
+          { task, db: dbPath(values.db), ...agentFlags('run', values), yes: values.yes === true, env },
           out,
         )
         return outcome.exitStatus
@@ -228,6 +233,53 @@ export async function main(
         await replayCommand({ db: dbPath(values.db), id: positionals[0]! }, out)
         return 0
       }
+      case 'worker': {
+        const { values, positionals } = parsed('worker', () =>
+          parseArgs({
+            args: rest,
+            allowPositionals: true,
+            options: {
+              db: { type: 'string' },
+              concurrency: { type: 'string' },
+              'visibility-timeout': { type: 'string' },
+              grace: { type: 'string' },
+              ...AGENT_FLAGS,
+              help: HELP_FLAG,
+            },
+          }),
+        )
+        if (values.help) return help(out, 'worker')
+        noPositionals('worker', positionals)
+        return await workerCommand(
+          {
+            db: postgresUrl('worker', values.db),
+            concurrency: count('worker', '--concurrency', values.concurrency, 1),
+            visibilityTimeout: count('worker', '--visibility-timeout', values['visibility-timeout'], 300),
+            grace: count('worker', '--grace', values.grace, 10, 0),
+            ...agentFlags('worker', values),
+            yes: values.yes === true,
+            env,
+          },
+          out,
+        )
+      }
+      case 'submit': {
+        const { values, positionals } = parsed('submit', () =>
+          parseArgs({
+            args: rest,
+            allowPositionals: true,
+            options: { db: { type: 'string' }, help: HELP_FLAG },
+          }),
+        )
+        if (values.help) return help(out, 'submit')
+        const [session, ...words] = positionals
+        const message = words.join(' ').trim()
+        if (session === undefined || message === '') {
+          throw new UsageError(`submit needs a session id and a message\n\n${HELP.submit}`, 2)
+        }
+        await submitCommand({ session, message, db: postgresUrl('submit', values.db) }, out)
+        return 0
+      }
       case 'mcp':
         if (rest[0] !== 'serve') throw new UsageError(`mcp needs a subcommand: serve\n\n${MCP_SERVE_HELP}`, 2)
         return await mcpServeCommand(rest.slice(1), out, env)
@@ -242,6 +294,64 @@ export async function main(
     out.error(`tooltx: ${error instanceof Error ? error.message : String(error)}`)
     return 1
   }
+}
+
+/** The flags `run` and `worker` take to build their agent. */
+const AGENT_FLAGS = {
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  mode: { type: 'string' },
+  workspace: { type: 'string' },
+  yes: { type: 'boolean' },
+} as const
+
+/** The checked agent flags: provider, model, endpoint, mode and workspace folder. */
+function agentFlags(
+  command: string,
+  values: { provider?: string; model?: string; 'base-url'?: string; mode?: string; workspace?: string },
+): { provider?: string; model?: string; baseUrl?: string; mode: Mode; workspace: string } {
+  const mode = values.mode ?? 'native'
+  if (!MODES.includes(mode))
+    throw new UsageError(`--mode must be native, code or both, got "${mode}"\n\n${HELP[command]}`, 2)
+  if (values.provider !== undefined && !PROVIDERS.includes(values.provider)) {
+    throw new UsageError(
+      `--provider must be openai or anthropic, got "${values.provider}"\n\n${HELP[command]}`,
+      2,
+    )
+  }
+  const workspace = path.resolve(values.workspace ?? '.')
+  if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(`--workspace ${workspace} is not a directory; pass the folder the tools may touch`, 2)
+  }
+  return {
+    ...(values.provider !== undefined ? { provider: values.provider } : {}),
+    ...(values.model !== undefined ? { model: values.model } : {}),
+    ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+    mode: mode as Mode,
+    workspace,
+  }
+}
+
+/** `--db` of a command that needs PostgreSQL: workers share sessions and the queue through it. */
+function postgresUrl(command: string, value: string | undefined): string {
+  if (value === undefined || !/^postgres(ql)?:\/\//.test(value)) {
+    throw new UsageError(
+      `${command} needs --db postgres://user:password@host:port/database (workers share sessions and the queue through PostgreSQL), got ${value === undefined ? 'no --db' : `"${value}"`}\n\n${HELP[command]}`,
+      2,
+    )
+  }
+  return value
+}
+
+/** A whole-number flag (`min` or more), or `fallback` when absent. */
+function count(command: string, flag: string, value: string | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || n < min) {
+    throw new UsageError(`${flag} must be a whole number of at least ${min}, got "${value}"\n\n${HELP[command]}`, 2)
+  }
+  return n
 }
 
 function help(out: Output, command: string): number {

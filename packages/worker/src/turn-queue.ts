@@ -25,7 +25,10 @@ export interface TurnQueueOptions {
   retryLimit?: number
   /** How often an idle worker asks for a job, in seconds (default 0.5, pg-boss's minimum). */
   pollingIntervalSeconds?: number
-  /** How often the queue looks for jobs past their visibility timeout, in seconds (default 5). */
+  /**
+   * How often the queue looks for jobs past their visibility timeout, in seconds (default: a
+   * fifth of the visibility timeout, between 1 and 5).
+   */
   maintenanceIntervalSeconds?: number
   /** Where the queue's background errors go (default `console.error`). */
   reportError?: (error: unknown) => void
@@ -77,10 +80,14 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
   }
   const name = options.name ?? 'tooltx-turns'
   const reportError = options.reportError ?? console.error
+  const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 300
   const boss = new PgBoss({
     connectionString: options.connectionString,
     schema: options.schema ?? 'pgboss',
-    maintenanceIntervalSeconds: options.maintenanceIntervalSeconds ?? 5,
+    maintenanceIntervalSeconds:
+      options.maintenanceIntervalSeconds ?? Math.min(5, Math.max(1, Math.floor(visibilityTimeoutSeconds / 5))),
+    // Cron schedules are not used: no clock monitor.
+    schedule: false,
     application_name: 'tooltx-worker',
   })
   boss.on('error', reportError)
@@ -90,7 +97,7 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
       await boss.start()
       await boss.createQueue(name, {
         name,
-        expireInSeconds: options.visibilityTimeoutSeconds ?? 300,
+        expireInSeconds: visibilityTimeoutSeconds,
         retryDelay: options.retryDelaySeconds ?? 1,
         retryLimit: options.retryLimit ?? 100,
         retryBackoff: false,
