@@ -97,6 +97,7 @@ finish, the rest go back to the queue.
 
 Options:
   --db URL         the PostgreSQL of the sessions and the queue (required)
+  --queue NAME     the queue to take turns from (default tooltx-turns)
   --concurrency N  turns this worker runs at once (default 1)
   --visibility-timeout S
                    seconds before a dead worker's turn is handed to another (default 300)
@@ -117,6 +118,7 @@ the job is durable; a running \`tooltx worker\` answers it.
 
 Options:
   --db URL         the PostgreSQL of the sessions and the queue (required)
+  --queue NAME     the queue to put it on (default tooltx-turns)
   -h, --help       show this help`,
 }
 
@@ -240,6 +242,7 @@ export async function main(
             allowPositionals: true,
             options: {
               db: { type: 'string' },
+              queue: { type: 'string' },
               concurrency: { type: 'string' },
               'visibility-timeout': { type: 'string' },
               grace: { type: 'string' },
@@ -253,6 +256,7 @@ export async function main(
         return await workerCommand(
           {
             db: postgresUrl('worker', values.db),
+            ...(values.queue !== undefined ? { queue: values.queue } : {}),
             concurrency: count('worker', '--concurrency', values.concurrency, 1),
             visibilityTimeout: count('worker', '--visibility-timeout', values['visibility-timeout'], 300),
             grace: count('worker', '--grace', values.grace, 10, 0),
@@ -268,7 +272,7 @@ export async function main(
           parseArgs({
             args: rest,
             allowPositionals: true,
-            options: { db: { type: 'string' }, help: HELP_FLAG },
+            options: { db: { type: 'string' }, queue: { type: 'string' }, help: HELP_FLAG },
           }),
         )
         if (values.help) return help(out, 'submit')
@@ -277,7 +281,11 @@ export async function main(
         if (session === undefined || message === '') {
           throw new UsageError(`submit needs a session id and a message\n\n${HELP.submit}`, 2)
         }
-        await submitCommand({ session, message, db: postgresUrl('submit', values.db) }, out)
+        const db = postgresUrl('submit', values.db)
+        await submitCommand(
+          { session, message, db, ...(values.queue !== undefined ? { queue: values.queue } : {}) },
+          out,
+        )
         return 0
       }
       case 'mcp':
@@ -322,7 +330,10 @@ function agentFlags(
   }
   const workspace = path.resolve(values.workspace ?? '.')
   if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
-    throw new UsageError(`--workspace ${workspace} is not a directory; pass the folder the tools may touch`, 2)
+    throw new UsageError(
+      `--workspace ${workspace} is not a directory; pass the folder the tools may touch`,
+      2,
+    )
   }
   return {
     ...(values.provider !== undefined ? { provider: values.provider } : {}),
@@ -349,7 +360,10 @@ function count(command: string, flag: string, value: string | undefined, fallbac
   if (value === undefined) return fallback
   const n = Number(value)
   if (!/^\d+$/.test(value) || n < min) {
-    throw new UsageError(`${flag} must be a whole number of at least ${min}, got "${value}"\n\n${HELP[command]}`, 2)
+    throw new UsageError(
+      `${flag} must be a whole number of at least ${min}, got "${value}"\n\n${HELP[command]}`,
+      2,
+    )
   }
   return n
 }

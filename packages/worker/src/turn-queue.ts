@@ -58,10 +58,13 @@ export interface TurnQueue {
   submit(sessionId: string, message: string | UserMessage, options?: SubmitOptions): Promise<string>
   /** Runs `handler` on up to `concurrency` jobs at a time until the consumer is stopped. */
   consume(handler: SubmissionHandler, options: { concurrency: number }): Promise<Consumer>
+  /** How many submissions are not answered yet: queued, waiting for a retry, or being worked on. */
+  pending(): Promise<number>
   /** Waits for the handlers of jobs in progress to settle, then closes the connection pool. */
   close(): Promise<void>
 }
 
+const QUEUE_NAME = /^[A-Za-z0-9_-]{1,64}$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** The job's data: what `submit` stored. */
@@ -71,21 +74,26 @@ interface JobData {
 }
 
 /**
- * A turn queue on PostgreSQL through pg-boss. Nothing connects until the first `submit` or
- * `consume`, which creates pg-boss's schema and the queue if they are missing.
+ * A turn queue on PostgreSQL through pg-boss. Nothing connects until the first `submit`,
+ * `consume` or `pending`, which creates pg-boss's schema and the queue if they are missing.
+ * Throws `INVALID_DEFINITION` for a missing connection string or a bad queue name.
  */
 export function turnQueue(options: TurnQueueOptions): TurnQueue {
   if (typeof options?.connectionString !== 'string' || options.connectionString === '') {
     throw definitionError('turnQueue needs { connectionString: "postgres://…" }')
   }
   const name = options.name ?? 'tooltx-turns'
+  if (typeof name !== 'string' || !QUEUE_NAME.test(name)) {
+    throw definitionError(`queue name must be 1-64 letters, digits, "_" or "-", got ${JSON.stringify(name)}`)
+  }
   const reportError = options.reportError ?? console.error
   const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 300
   const boss = new PgBoss({
     connectionString: options.connectionString,
     schema: options.schema ?? 'pgboss',
     maintenanceIntervalSeconds:
-      options.maintenanceIntervalSeconds ?? Math.min(5, Math.max(1, Math.floor(visibilityTimeoutSeconds / 5))),
+      options.maintenanceIntervalSeconds ??
+      Math.min(5, Math.max(1, Math.floor(visibilityTimeoutSeconds / 5))),
     // Cron schedules are not used: no clock monitor.
     schedule: false,
     application_name: 'tooltx-worker',
@@ -137,6 +145,10 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
           for (const id of ids) await boss.offWork({ id })
         },
       }
+    },
+    async pending() {
+      await start()
+      return (await boss.getQueueSize(name, { before: 'completed' })) ?? 0
     },
     async close() {
       if (started === undefined) return

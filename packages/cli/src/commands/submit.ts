@@ -5,6 +5,8 @@ import type { Output } from '../output.js'
 export interface SubmitCommandOptions {
   session: string
   message: string
+  /** The queue's name (default `tooltx-turns`). */
+  queue?: string
   /** The `postgres://…` database of the queue. */
   db: string
 }
@@ -15,7 +17,11 @@ export interface SubmitCommandOptions {
  * `INVALID_DEFINITION` before anything is queued.
  */
 export async function submitCommand(options: SubmitCommandOptions, out: Output): Promise<void> {
-  const queue = turnQueue({ connectionString: options.db, reportError: (e) => out.error(String(e)) })
+  const queue = turnQueue({
+    connectionString: options.db,
+    ...(options.queue !== undefined ? { name: options.queue } : {}),
+    reportError: (e) => out.error(String(e)),
+  })
   try {
     const id = await queue.submit(options.session, options.message)
     out.line(`submitted ${id} to session ${options.session}; a worker runs it (tooltx worker --db …)`)

@@ -4,11 +4,13 @@ import { quickjsRuntime } from '@tooltx/sandbox'
 import { postgresStore } from '@tooltx/session'
 import { createWorker, turnQueue, type WorkerJobReport } from '@tooltx/worker'
 import type { Output } from '../output.js'
-import { fixedApprover, createToolset } from '../toolset.js'
+import { createToolset, fixedApprover } from '../toolset.js'
 import { AGENT_SYSTEM_PROMPT, chooseModel, type ModelChoice } from './run.js'
 
 /** Options of the `worker` command, from flags and the environment. */
 export interface WorkerCommandOptions extends ModelChoice {
+  /** The queue's name (default `tooltx-turns`). */
+  queue?: string
   /** The `postgres://…` database of the sessions and the queue. */
   db: string
   concurrency: number
@@ -29,10 +31,12 @@ export interface WorkerCommandOptions extends ModelChoice {
  */
 export async function workerCommand(options: WorkerCommandOptions, out: Output): Promise<number> {
   const model = chooseModel(options)
-  const reportError = (error: unknown) => out.error(`tooltx worker: ${error instanceof Error ? error.message : String(error)}`)
+  const reportError = (error: unknown) =>
+    out.error(`tooltx worker: ${error instanceof Error ? error.message : String(error)}`)
   const store = postgresStore(options.db)
   const queue = turnQueue({
     connectionString: options.db,
+    ...(options.queue !== undefined ? { name: options.queue } : {}),
     visibilityTimeoutSeconds: options.visibilityTimeout,
     reportError,
   })
@@ -67,7 +71,9 @@ export async function workerCommand(options: WorkerCommandOptions, out: Output):
         `database ${redacted(options.db)}; SIGTERM or Ctrl-C stops it`,
     )
     const signal = await stopped
-    out.line(`${signal}: taking no new turns; running turns get ${options.grace}s to finish, then go back to the queue`)
+    out.line(
+      `${signal}: taking no new turns; running turns get ${options.grace}s to finish, then go back to the queue`,
+    )
     await worker.stop()
   } finally {
     await queue.close()
