@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { definitionError, type UserMessage } from '@tooltx/core'
+import { definitionError, errorMessage, type UserMessage } from '@tooltx/core'
 import { assertSessionId } from '@tooltx/session'
 import PgBoss from 'pg-boss'
 import { type Submission, userMessageOf } from './submission.js'
@@ -43,8 +43,9 @@ export interface SubmitOptions {
 /** Runs one submission; resolving completes the job, rejecting hands it back for a retry. */
 export type SubmissionHandler = (submission: Submission) => Promise<void>
 
-/** A consumer started by `queue.consume`: `stop` stops asking for jobs (running ones go on). */
+/** A consumer started by `queue.consume`. */
 export interface Consumer {
+  /** Asks for no more jobs and resolves once every job it took is completed or failed. */
   stop(): Promise<void>
 }
 
@@ -56,11 +57,15 @@ export interface TurnQueue {
    * `INVALID_DEFINITION` for a bad session id, message or id; nothing is queued then.
    */
   submit(sessionId: string, message: string | UserMessage, options?: SubmitOptions): Promise<string>
-  /** Runs `handler` on up to `concurrency` jobs at a time until the consumer is stopped. */
+  /**
+   * Runs `handler` on up to `concurrency` jobs at a time until the consumer is stopped: a job
+   * whose handler resolves is completed, one whose handler rejects is failed (and retried
+   * after `retryDelaySeconds` while its retries last).
+   */
   consume(handler: SubmissionHandler, options: { concurrency: number }): Promise<Consumer>
   /** How many submissions are not answered yet: queued, waiting for a retry, or being worked on. */
   pending(): Promise<number>
-  /** Waits for the handlers of jobs in progress to settle, then closes the connection pool. */
+  /** Closes the connection pool; stop consumers first. */
   close(): Promise<void>
 }
 
@@ -129,20 +134,43 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
         throw definitionError(`concurrency must be a positive integer, got ${String(concurrency)}`)
       }
       await start()
-      const ids: string[] = []
-      const pollingIntervalSeconds = options.pollingIntervalSeconds ?? 0.5
-      // One pg-boss worker per slot: each fetches one job and asks for the next when it is done.
-      for (let slot = 0; slot < concurrency; slot++) {
-        ids.push(
-          await boss.work<JobData>(name, { batchSize: 1, pollingIntervalSeconds }, async ([job]) => {
-            if (job === undefined) return
-            await handler({ id: job.id, session: job.data.session, message: job.data.message })
-          }),
-        )
+      const pollMs = (options.pollingIntervalSeconds ?? 0.5) * 1000
+      const stopping = new AbortController()
+      // One loop per slot: fetch one job, run it, complete or fail it, fetch the next. The
+      // loops settle the job themselves so `stop` can wait until every job is settled.
+      const slot = async (): Promise<void> => {
+        while (!stopping.signal.aborted) {
+          const [job] = await boss.fetch<JobData>(name, { batchSize: 1 }).catch((error: unknown) => {
+            reportError(error)
+            return []
+          })
+          if (job === undefined) {
+            await idle(pollMs, stopping.signal)
+            continue
+          }
+          await settle(job, handler)
+        }
       }
+      const settle = async (job: PgBoss.Job<JobData>, run: SubmissionHandler): Promise<void> => {
+        let failure: unknown
+        try {
+          await run({ id: job.id, session: job.data.session, message: job.data.message })
+        } catch (error) {
+          failure = error
+        }
+        try {
+          if (failure === undefined) await boss.complete(name, job.id)
+          else await boss.fail(name, job.id, { message: errorMessage(failure) })
+        } catch (error) {
+          // The job is left active: the visibility timeout hands it out again.
+          reportError(error)
+        }
+      }
+      const loops = Array.from({ length: concurrency }, slot)
       return {
         async stop() {
-          for (const id of ids) await boss.offWork({ id })
+          stopping.abort()
+          await Promise.all(loops)
         },
       }
     },
@@ -153,7 +181,20 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
     async close() {
       if (started === undefined) return
       await started.catch(() => {})
-      await boss.stop({ graceful: true, wait: true, timeout: 30_000 })
+      await boss.stop({ graceful: false })
     },
   }
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function idle(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms)
+    function done() {
+      clearTimeout(timer)
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, { once: true })
+  })
 }

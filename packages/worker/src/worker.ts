@@ -66,9 +66,11 @@ class TurnWorker implements Worker {
   consumer: Consumer | undefined
   readonly #options: WorkerOptions
   readonly #graceMs: number
-  readonly #jobs = new Set<Promise<void>>()
+  #active = 0
   readonly #agents = new Set<Agent>()
   #stopping: Promise<void> | undefined
+  /** `graceMs` has passed since `stop()`: every running turn is aborted. */
+  #graceOver = false
 
   constructor(options: WorkerOptions, graceMs: number) {
     this.#options = options
@@ -76,28 +78,27 @@ class TurnWorker implements Worker {
   }
 
   get active(): number {
-    return this.#jobs.size
+    return this.#active
   }
 
   /** The job handler: resolves when the submission is answered, rejects to hand it back. */
-  run(submission: Submission): Promise<void> {
-    const job = this.#turn(submission)
-    const tracked = job.then(
-      () => {},
-      () => {},
-    )
-    this.#jobs.add(tracked)
-    void tracked.then(() => this.#jobs.delete(tracked))
-    return job
+  async run(submission: Submission): Promise<void> {
+    this.#active++
+    try {
+      await this.#turn(submission)
+    } finally {
+      this.#active--
+    }
   }
 
   stop(): Promise<void> {
     this.#stopping ??= (async () => {
-      await this.consumer?.stop()
       const timer = setTimeout(() => {
+        this.#graceOver = true
         for (const agent of this.#agents) agent.abort()
       }, this.#graceMs)
-      while (this.#jobs.size > 0) await Promise.all([...this.#jobs])
+      // The consumer fetches nothing more and resolves once the jobs it took are settled.
+      await this.consumer?.stop()
       clearTimeout(timer)
     })()
     return this.#stopping
@@ -123,9 +124,15 @@ class TurnWorker implements Worker {
       if (this.#stopping !== undefined) throw this.#handBack(submission, plan, 'the worker is stopping')
       const agent = await this.#options.agent(session)
       this.#agents.add(agent)
+      // An abort before the turn has started does nothing, so a turn that starts after the
+      // grace period ended is aborted as soon as its turn/start is durable.
+      const off = session.on((event) => {
+        if (event.type === 'turn/start' && this.#graceOver) agent.abort()
+      })
       try {
         await agent.inject(markedMessage(submission, plan))
       } finally {
+        off()
         this.#agents.delete(agent)
       }
       // The log decides, not the outcome: a turn whose end could not be made durable (the

@@ -1,7 +1,8 @@
+import { randomUUID } from 'node:crypto'
 import { createAgent, type ScriptedStep, scripted } from '@tooltx/agent'
 import { createToolRuntime, defineTool } from '@tooltx/core'
 import { memoryStore, openSession, type SessionEvent } from '@tooltx/session'
-import { createWorker, turnQueue, type WorkerJobReport } from '@tooltx/worker'
+import { createWorker, RESUME_TEXT, turnQueue, type WorkerJobReport } from '@tooltx/worker'
 import { describe, expect, it } from 'vitest'
 import { freshPrefix, freshSchema, POSTGRES_URL, requirePostgresInCi } from './postgres.js'
 
@@ -50,20 +51,24 @@ describe.skipIf(POSTGRES_URL === undefined)('N2: workers on a PostgreSQL queue',
     const { runtime, scope } = toolset()
     const reports: WorkerJobReport[] = []
     let turns = 0
+    let finished!: () => void
     const done = new Promise<void>((resolve) => {
-      void createWorker({
-        store,
-        queue,
-        agent: (session) => createAgent({ runtime, scope, session, model: scripted(steps(`t${++turns}`)) }),
-        onJob: (report) => {
-          reports.push(report)
-          if (report.result === 'done') resolve()
-        },
-      }).then((worker) => done.then(() => worker.stop()))
+      finished = resolve
+    })
+    const worker = await createWorker({
+      store,
+      queue,
+      agent: (session) => createAgent({ runtime, scope, session, model: scripted(steps(`t${++turns}`)) }),
+      onJob: (report) => {
+        reports.push(report)
+        if (report.result === 'done') finished()
+      },
     })
     const id = `${freshPrefix()}-one`
     const submission = await queue.submit(id, 'look at a and b')
     await done
+    await worker.stop()
+    expect(await queue.pending()).toBe(0)
     await queue.close()
     expect(reports).toEqual([{ submission, session: id, plan: 'fresh', result: 'done' }])
     const session = await openSession(store, { id })
@@ -89,6 +94,93 @@ describe.skipIf(POSTGRES_URL === undefined)('N2: workers on a PostgreSQL queue',
       source: { kind: 'submission', id: submission, plan: 'fresh' },
     })
     expect(session.events().at(-1)!.data).toEqual({ turn: 1, reason: 'completed' })
+  })
+})
+
+describe.skipIf(POSTGRES_URL === undefined)('N2.1, N2.6: the queue and graceful stops', () => {
+  it('N2.1: submitting the same id twice queues one job; pending counts the unanswered submissions', async () => {
+    const queue = turnQueue({ connectionString: POSTGRES_URL!, schema: freshSchema() })
+    const id = randomUUID()
+    const session = `${freshPrefix()}-twice`
+    expect(await queue.submit(session, 'one', { id })).toBe(id)
+    expect(await queue.submit(session, 'one again', { id })).toBe(id)
+    await queue.submit(session, 'two')
+    expect(await queue.pending()).toBe(2)
+    await queue.close()
+  })
+
+  /** A worker whose turns wait `delayMs` before the model's first reply, reporting into `reports`. */
+  async function slowWorker(
+    queue: ReturnType<typeof turnQueue>,
+    store: ReturnType<typeof memoryStore>,
+    graceMs: number,
+    reports: WorkerJobReport[],
+  ) {
+    const { runtime, scope } = toolset()
+    return createWorker({
+      store,
+      queue,
+      graceMs,
+      agent: (session) =>
+        createAgent({ runtime, scope, session, model: scripted([{ text: 'slow answer', delayMs: 400 }]) }),
+      onJob: (report) => reports.push(report),
+    })
+  }
+
+  const until = async (check: () => boolean) => {
+    const deadline = Date.now() + 20_000
+    while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+
+  it('N2.6: stop() lets a running turn finish within graceMs, then resolves with the job completed', async () => {
+    const store = memoryStore()
+    const queue = turnQueue({ connectionString: POSTGRES_URL!, schema: freshSchema() })
+    const reports: WorkerJobReport[] = []
+    const worker = await slowWorker(queue, store, 10_000, reports)
+    const session = `${freshPrefix()}-grace`
+    const id = await queue.submit(session, 'take your time')
+    await until(() => worker.active === 1)
+    await worker.stop()
+    expect(reports).toEqual([{ submission: id, session, plan: 'fresh', result: 'done' }])
+    expect(await queue.pending()).toBe(0)
+    await queue.close()
+  })
+
+  it('N2.6: after graceMs stop() aborts the turn and hands the job back; another worker resumes it to a completed turn', async () => {
+    const store = memoryStore()
+    const queue = turnQueue({ connectionString: POSTGRES_URL!, schema: freshSchema(), retryDelaySeconds: 0 })
+    const reports: WorkerJobReport[] = []
+    const first = await slowWorker(queue, store, 0, reports)
+    const session = `${freshPrefix()}-handback`
+    const id = await queue.submit(session, 'take your time')
+    await until(() => first.active === 1)
+    await first.stop()
+    expect(reports).toEqual([
+      {
+        submission: id,
+        session,
+        plan: 'fresh',
+        result: 'handed-back',
+        reason: 'the turn did not end durably (aborted, or its end was not written)',
+      },
+    ])
+    const second = await slowWorker(queue, store, 10_000, reports)
+    await until(() => reports.length === 2)
+    await second.stop()
+    expect(reports[1]).toEqual({ submission: id, session, plan: 'resume', result: 'done' })
+    const events = (await openSession(store, { id: session })).events()
+    const ends = events.filter((e) => e.type === 'turn/end').map((e) => e.data)
+    expect(ends).toEqual([
+      { turn: 1, reason: 'aborted' },
+      { turn: 2, reason: 'completed' },
+    ])
+    const resume = events.find((e) => e.type === 'user/message' && e.data.turn === 2)
+    expect(resume?.type === 'user/message' && resume.data.message).toEqual({
+      role: 'user',
+      content: [{ type: 'text', text: RESUME_TEXT }],
+      source: { kind: 'submission', id, plan: 'resume' },
+    })
+    await queue.close()
   })
 })
 
