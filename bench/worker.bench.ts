@@ -58,15 +58,10 @@ async function model(hold: (request: Request) => boolean = () => false) {
           ['grep', '{"pattern":"price"}'],
         ]
         res.write(chunk({ role: 'assistant', content: '' }))
-        calls.forEach(([name, args], index) =>
-          res.write(
-            chunk({
-              tool_calls: [
-                { index, id: `c${index}-${n}`, type: 'function', function: { name, arguments: args } },
-              ],
-            }),
-          ),
-        )
+        for (const [index, [name, args]] of calls.entries()) {
+          const call = { index, id: `c${index}-${n}`, type: 'function', function: { name, arguments: args } }
+          res.write(chunk({ tool_calls: [call] }))
+        }
         res.write(chunk({}, 'tool_calls'))
       }
       res.end('data: [DONE]\n\n')
@@ -115,7 +110,11 @@ function worker(queue: string, baseURL: string, flags: string[] = []) {
       const text = buffer.slice(0, nl)
       buffer = buffer.slice(nl + 1)
       seen.push(text)
-      for (const w of waiting) if (w.match(text)) waiting.delete(w), w.resolve(text)
+      for (const w of waiting) {
+        if (!w.match(text)) continue
+        waiting.delete(w)
+        w.resolve(text)
+      }
     }
   })
   const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()))
