@@ -136,10 +136,14 @@ function version(): string {
 
 const HELP_FLAG = { type: 'boolean', short: 'h' } as const
 
-/** Runs a `parseArgs` call, turning its errors into a usage error with the command's help. */
-function parsed<T>(command: string, parse: () => T): T {
+/** Parses a command's flags (and `--help`), turning parse errors into a usage error with its help. */
+function parseCommand<const O extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(
+  command: string,
+  args: string[],
+  options: O,
+) {
   try {
-    return parse()
+    return parseArgs({ args, allowPositionals: true, strict: true, options: { ...options, help: HELP_FLAG } })
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${HELP[command]}`, 2)
   }
@@ -166,18 +170,11 @@ export async function main(
     }
     switch (command) {
       case 'demo': {
-        const { values, positionals } = parsed('demo', () =>
-          parseArgs({
-            args: rest,
-            allowPositionals: true,
-            options: {
-              db: { type: 'string' },
-              fast: { type: 'boolean' },
-              yes: { type: 'boolean' },
-              help: HELP_FLAG,
-            },
-          }),
-        )
+        const { values, positionals } = parseCommand('demo', rest, {
+          db: { type: 'string' },
+          fast: { type: 'boolean' },
+          yes: { type: 'boolean' },
+        })
         if (values.help) return help(out, 'demo')
         noPositionals('demo', positionals)
         const demo = await demoCommand(
@@ -187,17 +184,10 @@ export async function main(
         return demo.exitStatus
       }
       case 'run': {
-        const { values, positionals } = parsed('run', () =>
-          parseArgs({
-            args: rest,
-            allowPositionals: true,
-            options: {
-              db: { type: 'string' },
-              ...AGENT_FLAGS,
-              help: HELP_FLAG,
-            },
-          }),
-        )
+        const { values, positionals } = parseCommand('run', rest, {
+          db: { type: 'string' },
+          ...AGENT_FLAGS,
+        })
         if (values.help) return help(out, 'run')
         const task = positionals.join(' ').trim()
         if (task === '')
@@ -209,26 +199,14 @@ export async function main(
         return outcome.exitStatus
       }
       case 'sessions': {
-        const { values, positionals } = parsed('sessions', () =>
-          parseArgs({
-            args: rest,
-            allowPositionals: true,
-            options: { db: { type: 'string' }, help: HELP_FLAG },
-          }),
-        )
+        const { values, positionals } = parseCommand('sessions', rest, { db: { type: 'string' } })
         if (values.help) return help(out, 'sessions')
         noPositionals('sessions', positionals)
         await sessionsCommand({ db: dbPath(values.db) }, out)
         return 0
       }
       case 'replay': {
-        const { values, positionals } = parsed('replay', () =>
-          parseArgs({
-            args: rest,
-            allowPositionals: true,
-            options: { db: { type: 'string' }, help: HELP_FLAG },
-          }),
-        )
+        const { values, positionals } = parseCommand('replay', rest, { db: { type: 'string' } })
         if (values.help) return help(out, 'replay')
         if (positionals.length !== 1)
           throw new UsageError(`replay needs exactly one session id\n\n${HELP.replay}`, 2)
@@ -236,21 +214,14 @@ export async function main(
         return 0
       }
       case 'worker': {
-        const { values, positionals } = parsed('worker', () =>
-          parseArgs({
-            args: rest,
-            allowPositionals: true,
-            options: {
-              db: { type: 'string' },
-              queue: { type: 'string' },
-              concurrency: { type: 'string' },
-              'visibility-timeout': { type: 'string' },
-              grace: { type: 'string' },
-              ...AGENT_FLAGS,
-              help: HELP_FLAG,
-            },
-          }),
-        )
+        const { values, positionals } = parseCommand('worker', rest, {
+          db: { type: 'string' },
+          queue: { type: 'string' },
+          concurrency: { type: 'string' },
+          'visibility-timeout': { type: 'string' },
+          grace: { type: 'string' },
+          ...AGENT_FLAGS,
+        })
         if (values.help) return help(out, 'worker')
         noPositionals('worker', positionals)
         return await workerCommand(
@@ -268,13 +239,10 @@ export async function main(
         )
       }
       case 'submit': {
-        const { values, positionals } = parsed('submit', () =>
-          parseArgs({
-            args: rest,
-            allowPositionals: true,
-            options: { db: { type: 'string' }, queue: { type: 'string' }, help: HELP_FLAG },
-          }),
-        )
+        const { values, positionals } = parseCommand('submit', rest, {
+          db: { type: 'string' },
+          queue: { type: 'string' },
+        })
         if (values.help) return help(out, 'submit')
         const [session, ...words] = positionals
         const message = words.join(' ').trim()
