@@ -128,6 +128,13 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.4: a worker killed mid-turn', ()
       'step/start',
       'user/message resume',
       'assistant/message',
+      `tool/call ${calls[2]}`,
+      `tool/call ${calls[3]}`,
+      `tool/result ${calls[2]}`,
+      `tool/result ${calls[3]}`,
+      'step/end',
+      'step/start',
+      'assistant/message',
       'step/end',
       'turn/end completed',
     ])
