@@ -4,14 +4,19 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_MODELS } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
-import { demoCommand } from './commands/demo.js'
-import { MCP_SERVE_HELP, mcpServeCommand } from './commands/mcp-serve.js'
-import { replayCommand } from './commands/replay.js'
-import { runCommand } from './commands/run.js'
-import { sessionsCommand } from './commands/sessions.js'
-import { submitCommand } from './commands/submit.js'
-import { workerCommand } from './commands/worker.js'
 import { type Output, UsageError } from './output.js'
+
+// Each command's module is loaded when it runs, so a command starts without loading the
+// others' dependencies (a restarted worker need not load the MCP SDK or QuickJS).
+const commands = {
+  demo: () => import('./commands/demo.js'),
+  mcpServe: () => import('./commands/mcp-serve.js'),
+  replay: () => import('./commands/replay.js'),
+  run: () => import('./commands/run.js'),
+  sessions: () => import('./commands/sessions.js'),
+  submit: () => import('./commands/submit.js'),
+  worker: () => import('./commands/worker.js'),
+}
 
 const DB_HELP = `  --db PATH        the session database (default ${DEFAULT_SQLITE_PATH})`
 
@@ -177,6 +182,7 @@ export async function main(
         })
         if (values.help) return help(out, 'demo')
         noPositionals('demo', positionals)
+        const { demoCommand } = await commands.demo()
         const demo = await demoCommand(
           { db: dbPath(values.db), fast: values.fast === true, yes: values.yes === true },
           out,
@@ -192,6 +198,7 @@ export async function main(
         const task = positionals.join(' ').trim()
         if (task === '')
           throw new UsageError(`run needs a task, e.g. tooltx run "summarise the TODOs"\n\n${HELP.run}`, 2)
+        const { runCommand } = await commands.run()
         const outcome = await runCommand(
           { task, db: dbPath(values.db), ...agentFlags('run', values), yes: values.yes === true, env },
           out,
@@ -202,6 +209,7 @@ export async function main(
         const { values, positionals } = parseCommand('sessions', rest, { db: { type: 'string' } })
         if (values.help) return help(out, 'sessions')
         noPositionals('sessions', positionals)
+        const { sessionsCommand } = await commands.sessions()
         await sessionsCommand({ db: dbPath(values.db) }, out)
         return 0
       }
@@ -210,6 +218,7 @@ export async function main(
         if (values.help) return help(out, 'replay')
         if (positionals.length !== 1)
           throw new UsageError(`replay needs exactly one session id\n\n${HELP.replay}`, 2)
+        const { replayCommand } = await commands.replay()
         await replayCommand({ db: dbPath(values.db), id: positionals[0]! }, out)
         return 0
       }
@@ -224,6 +233,7 @@ export async function main(
         })
         if (values.help) return help(out, 'worker')
         noPositionals('worker', positionals)
+        const { workerCommand } = await commands.worker()
         return await workerCommand(
           {
             db: postgresUrl('worker', values.db),
@@ -250,15 +260,18 @@ export async function main(
           throw new UsageError(`submit needs a session id and a message\n\n${HELP.submit}`, 2)
         }
         const db = postgresUrl('submit', values.db)
+        const { submitCommand } = await commands.submit()
         await submitCommand(
           { session, message, db, ...(values.queue !== undefined ? { queue: values.queue } : {}) },
           out,
         )
         return 0
       }
-      case 'mcp':
+      case 'mcp': {
+        const { MCP_SERVE_HELP, mcpServeCommand } = await commands.mcpServe()
         if (rest[0] !== 'serve') throw new UsageError(`mcp needs a subcommand: serve\n\n${MCP_SERVE_HELP}`, 2)
         return await mcpServeCommand(rest.slice(1), out, env)
+      }
       default:
         throw new UsageError(`unknown command "${command}"\n\n${HELP.main}`, 2)
     }
