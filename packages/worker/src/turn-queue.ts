@@ -30,6 +30,8 @@ export interface TurnQueueOptions {
    * fifth of the visibility timeout, between 1 and 5).
    */
   maintenanceIntervalSeconds?: number
+  /** Connections the queue may open (default 4: each fetch, completion and maintenance query is short). */
+  poolSize?: number
   /** Where the queue's background errors go (default `console.error`). */
   reportError?: (error: unknown) => void
 }
@@ -96,6 +98,7 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
   const boss = new PgBoss({
     connectionString: options.connectionString,
     schema: options.schema ?? 'pgboss',
+    max: options.poolSize ?? 4,
     maintenanceIntervalSeconds:
       options.maintenanceIntervalSeconds ??
       Math.min(5, Math.max(1, Math.floor(visibilityTimeoutSeconds / 5))),
