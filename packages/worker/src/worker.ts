@@ -122,7 +122,12 @@ class TurnWorker implements Worker {
       const plan = planSubmission(session.events(), submission.id)
       if (plan === 'answered') return this.#report(submission, plan, 'done')
       if (this.#stopping !== undefined) throw this.#handBack(submission, plan, 'the worker is stopping')
-      const agent = await this.#options.agent(session)
+      let agent: Agent
+      try {
+        agent = await this.#options.agent(session)
+      } catch (error) {
+        throw this.#handBack(submission, plan, `the agent factory threw: ${errorMessage(error)}`, error)
+      }
       this.#agents.add(agent)
       // An abort before the turn has started does nothing, so a turn that starts after the
       // grace period ended is aborted as soon as its turn/start is durable.
