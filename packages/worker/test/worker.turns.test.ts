@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { createAgent, type ScriptedStep, scripted } from '@tooltx/agent'
 import { createToolRuntime, defineTool } from '@tooltx/core'
-import { memoryStore, openSession, type SessionEvent } from '@tooltx/session'
+import { memoryStore, openSession, type SessionEvent, sqliteStore } from '@tooltx/session'
 import { createWorker, RESUME_TEXT, turnQueue, type WorkerJobReport } from '@tooltx/worker'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { freshPrefix, freshSchema, POSTGRES_URL, requirePostgresInCi } from './postgres.js'
 
 const text = {
@@ -181,6 +184,46 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.1, N2.6: the queue and graceful 
       source: { kind: 'submission', id, plan: 'resume' },
     })
     await queue.close()
+  })
+})
+
+describe.skipIf(POSTGRES_URL === undefined)('N2.5: handing jobs back', () => {
+  it('N2.5: while a live writer holds the session the job is handed back, never forced; once it closes, the job runs', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tooltx-worker-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+    const holderStore = sqliteStore(join(dir, 'sessions.db'))
+    const workerStore = sqliteStore(join(dir, 'sessions.db'))
+    const session = `${freshPrefix()}-held`
+    const held = await openSession(holderStore, { id: session })
+    const queue = turnQueue({ connectionString: POSTGRES_URL!, schema: freshSchema() })
+    const { runtime, scope } = toolset()
+    const reports: WorkerJobReport[] = []
+    const worker = await createWorker({
+      store: workerStore,
+      queue,
+      agent: (s) => createAgent({ runtime, scope, session: s, model: scripted(steps('h')) }),
+      onJob: (report) => reports.push(report),
+    })
+    const id = await queue.submit(session, 'wait for the holder')
+    const until = async (check: () => boolean) => {
+      const deadline = Date.now() + 20_000
+      while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    await until(() => reports.length === 1)
+    expect(reports[0]).toMatchObject({ submission: id, session, result: 'handed-back' })
+    expect(reports[0]!.reason).toMatch(
+      new RegExp(`^the session could not be opened: .*session "${session}" is held by another live writer`),
+    )
+    expect(held.events()).toEqual([])
+    await held.close()
+    await until(() => reports.some((r) => r.result === 'done'))
+    await worker.stop()
+    expect(reports.at(-1)).toEqual({ submission: id, session, plan: 'fresh', result: 'done' })
+    const events = (await holderStore.load(session)).filter((e) => e.type === 'turn/end')
+    expect(events.map((e) => e.data)).toEqual([{ turn: 1, reason: 'completed' }])
+    await queue.close()
+    await workerStore.close()
+    await holderStore.close()
   })
 })
 
