@@ -17,7 +17,7 @@ import { turnQueue } from '@tooltx/worker'
 import { createToolset } from 'tooltx'
 import type { BenchSection } from './harness.js'
 
-const DB = process.env.TOOLTX_BENCH_POSTGRES ?? process.env.TOOLTX_TEST_POSTGRES
+const DB = process.env.TOOLTX_BENCH_POSTGRES ?? process.env.TOOLTX_TEST_PG
 const CLI = fileURLToPath(new URL('../packages/cli/dist/bin.js', import.meta.url))
 const SAMPLE = fileURLToPath(new URL('../packages/cli/sample-workspace', import.meta.url))
 const SESSIONS = 40

@@ -5,13 +5,13 @@
 import { randomUUID } from 'node:crypto'
 import { it } from 'vitest'
 
-export const POSTGRES_URL = process.env.TOOLTX_TEST_POSTGRES
+export const POSTGRES_URL = process.env.TOOLTX_TEST_PG || undefined
 
 /** A test that fails under CI=true when no PostgreSQL was started for it. */
 export function requirePostgresInCi(what: string): void {
   it.runIf(POSTGRES_URL === undefined && process.env.CI === 'true')(`${what} needs PostgreSQL`, () => {
     throw new Error(
-      'CI=true but TOOLTX_TEST_POSTGRES is unset: .ci/run must start PostgreSQL and export its connection string',
+      'CI=true but TOOLTX_TEST_PG is unset: .ci/run must start PostgreSQL and export its connection string',
     )
   })
 }
