@@ -62,17 +62,17 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.8: the soak', () => {
       const queueName = `soak-${randomUUID().slice(0, 8)}`
       const prefix = `soak-${randomUUID().slice(0, 8)}`
       const model = await fakeModel((request) => {
-        if (lastRole(request) === 'tool') return { text: 'answered', delayMs: 10 }
+        if (lastRole(request) === 'tool') return { text: 'answered' }
         const n = randomUUID()
         return {
-          delayMs: 30,
+          delayMs: 15,
           toolCalls: [
             { id: `a-${n}`, name: 'read_file', arguments: '{"path":"README.md"}' },
             { id: `b-${n}`, name: 'list_files', arguments: '{"path":"src"}' },
           ],
         }
       })
-      const flags = ['--concurrency', '3', '--visibility-timeout', '3', '--grace', '2']
+      const flags = ['--concurrency', '4', '--visibility-timeout', '3', '--grace', '2']
       const spawnOne = () => startWorker({ db, queue: queueName, baseURL: model.baseURL, flags })
       const workers: WorkerProcess[] = Array.from({ length: WORKERS }, spawnOne)
       const everyWorker: WorkerProcess[] = [...workers]
