@@ -18,7 +18,8 @@ const commands = {
   worker: () => import('./commands/worker.js'),
 }
 
-const DB_HELP = `  --db PATH        the session database (default ${DEFAULT_SQLITE_PATH})`
+const DB_HELP = `  --db PATH|URL    the session database: a SQLite file (default ${DEFAULT_SQLITE_PATH})
+                   or a PostgreSQL connection string (postgres://user@host:5432/db)`
 
 const HELP: Record<string, string> = {
   main: `tooltx — the tool runtime of an LLM agent
@@ -90,6 +91,8 @@ be \`latest\` (the session created last) or the start of exactly one session id.
 
 Options:
 ${DB_HELP}
+  --follow         keep printing the session's events as they are written, until
+                   Ctrl-C (a PostgreSQL database only: its appends notify readers)
   -h, --help       show this help`,
   worker: `Usage: tooltx worker --db postgres://… [options]
 
@@ -214,13 +217,18 @@ export async function main(
         return 0
       }
       case 'replay': {
-        const { values, positionals } = parseCommand('replay', rest, { db: { type: 'string' } })
+        const { values, positionals } = parseCommand('replay', rest, {
+          db: { type: 'string' },
+          follow: { type: 'boolean' },
+        })
         if (values.help) return help(out, 'replay')
         if (positionals.length !== 1)
           throw new UsageError(`replay needs exactly one session id\n\n${HELP.replay}`, 2)
         const { replayCommand } = await commands.replay()
-        await replayCommand({ db: dbPath(values.db), id: positionals[0]! }, out)
-        return 0
+        return await replayCommand(
+          { db: dbPath(values.db), id: positionals[0]!, follow: values.follow === true },
+          out,
+        )
       }
       case 'worker': {
         const { values, positionals } = parseCommand('worker', rest, {
