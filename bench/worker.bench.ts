@@ -248,7 +248,7 @@ export default async function workerBench(): Promise<BenchSection[]> {
     },
     {
       title: 'Workers: takeover after a SIGKILL',
-      method: `A worker is SIGKILLed while its turn waits for the model's answer (both tool results durable); a second, idle worker is already running. Measured from the SIGKILL to the second worker's \`done (resume)\` line, i.e. the job re-offered after the visibility timeout (${VISIBILITY_S} s here; \`--visibility-timeout\`), the lease taken over, the log repaired and the resume turn completed. ${TAKEOVERS} rounds. Expected ≈ visibility timeout + up to one maintenance interval (1 s) + up to one polling interval (0.5 s).`,
+      method: `A worker is SIGKILLed while its turn waits for the model's answer (all three tool results durable); a second, idle worker is already running. Measured from the SIGKILL to the second worker's \`done (resume)\` line, i.e. the job re-offered after the visibility timeout (${VISIBILITY_S} s here; \`--visibility-timeout\`), the lease taken over, the log repaired and the resume turn completed. ${TAKEOVERS} rounds. Expected ≈ visibility timeout + up to one maintenance interval (1 s) + up to one polling interval (0.5 s).`,
       rows: [],
       extra: [
         '| takeovers | median | max | min |',
