@@ -67,6 +67,8 @@ class TurnWorker implements Worker {
   readonly #options: WorkerOptions
   readonly #graceMs: number
   #active = 0
+  /** Sessions a job of this worker has open: its slots share one store, hence one lease. */
+  readonly #open = new Set<string>()
   readonly #agents = new Set<Agent>()
   #stopping: Promise<void> | undefined
   /** `graceMs` has passed since `stop()`: every running turn is aborted. */
@@ -105,6 +107,20 @@ class TurnWorker implements Worker {
   }
 
   async #turn(submission: Submission): Promise<void> {
+    // The lease keeps other workers out, but this worker's slots share its store and so its
+    // lease: a second job of a session it is running must wait its turn like anyone else's.
+    if (this.#open.has(submission.session)) {
+      throw this.#handBack(submission, undefined, 'another job of this session runs in this worker')
+    }
+    this.#open.add(submission.session)
+    try {
+      await this.#openAndRun(submission)
+    } finally {
+      this.#open.delete(submission.session)
+    }
+  }
+
+  async #openAndRun(submission: Submission): Promise<void> {
     // Opening takes the session's lease: it refuses while a live writer holds it, and after
     // a dead holder it takes over and repairs the cut-short turn (N2.4, N2.5).
     let session: Session

@@ -188,6 +188,45 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.1, N2.6: the queue and graceful 
 })
 
 describe.skipIf(POSTGRES_URL === undefined)('N2.5: handing jobs back', () => {
+  it('N2.5: two jobs of one session in one worker run one after the other: the second is handed back, never opened beside the first', async () => {
+    const store = memoryStore()
+    const queue = turnQueue({ connectionString: POSTGRES_URL!, schema: freshSchema() })
+    const { runtime, scope } = toolset()
+    const reports: WorkerJobReport[] = []
+    const session = `${freshPrefix()}-twice`
+    const first = await queue.submit(session, 'one')
+    const second = await queue.submit(session, 'two')
+    const worker = await createWorker({
+      store,
+      queue,
+      concurrency: 2,
+      agent: (s) =>
+        createAgent({ runtime, scope, session: s, model: scripted([{ text: 'slow', delayMs: 300 }]) }),
+      onJob: (report) => reports.push(report),
+    })
+    const deadline = Date.now() + 20_000
+    while (reports.filter((r) => r.result === 'done').length < 2 && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    await worker.stop()
+    await queue.close()
+    expect(reports).toContainEqual({
+      submission: second,
+      session,
+      result: 'handed-back',
+      reason: 'another job of this session runs in this worker',
+    })
+    expect(reports.filter((r) => r.result === 'done')).toEqual([
+      { submission: first, session, plan: 'fresh', result: 'done' },
+      { submission: second, session, plan: 'fresh', result: 'done' },
+    ])
+    const ends = (await store.load(session)).filter((e) => e.type === 'turn/end').map((e) => e.data)
+    expect(ends).toEqual([
+      { turn: 1, reason: 'completed' },
+      { turn: 2, reason: 'completed' },
+    ])
+  })
+
   it('N2.5: while a live writer holds the session the job is handed back, never forced; once it closes, the job runs', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tooltx-worker-'))
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
