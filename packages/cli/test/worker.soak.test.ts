@@ -80,6 +80,9 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.8: the soak', () => {
         for (const w of everyWorker)
           if (w.proc.exitCode === null && w.proc.signalCode === null) w.proc.kill('SIGKILL')
       })
+      // The workers put their visibility timeout in force on the queue, so jobs submitted once
+      // they are up get theirs, whatever the submitting side's queue options say (N2.1).
+      await Promise.all(workers.map((w) => w.waitFor((line) => line.startsWith('tooltx worker '))))
       const queue = turnQueue({ connectionString: db, name: queueName })
       onTestFinished(() => queue.close())
       const submitted = new Map<string, string[]>()

@@ -14,6 +14,8 @@ export interface TurnQueueOptions {
   schema?: string
   /**
    * Seconds a worker may hold a job before the queue hands it to another worker (default 300).
+   * This and the retry settings are the queue's: set by whoever creates it and by every
+   * consumer that starts (the last one wins); a job keeps those in force when it was submitted.
    * A worker that dies mid-turn is replaced this long after it took the job (N2.4); a turn
    * that runs longer is safe (the session's lease refuses the second worker until the first
    * is done, N2.5) but is retried needlessly, so pick a value above your longest turn.
@@ -107,17 +109,18 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
     application_name: 'tooltx-worker',
   })
   boss.on('error', reportError)
+  const settings = {
+    name,
+    expireInSeconds: visibilityTimeoutSeconds,
+    retryDelay: options.retryDelaySeconds ?? 1,
+    retryLimit: options.retryLimit ?? 100,
+    retryBackoff: false,
+  }
   let started: Promise<void> | undefined
   const start = (): Promise<void> => {
     started ??= (async () => {
       await boss.start()
-      await boss.createQueue(name, {
-        name,
-        expireInSeconds: visibilityTimeoutSeconds,
-        retryDelay: options.retryDelaySeconds ?? 1,
-        retryLimit: options.retryLimit ?? 100,
-        retryBackoff: false,
-      })
+      await boss.createQueue(name, settings)
     })()
     return started
   }
@@ -137,6 +140,10 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
         throw definitionError(`concurrency must be a positive integer, got ${String(concurrency)}`)
       }
       await start()
+      // A job takes the queue's settings when it is inserted, and the queue keeps those of
+      // whoever created it: a consumer puts its own in force, since a visibility timeout and
+      // retries are the workers' to choose.
+      await boss.updateQueue(name, settings)
       const pollMs = (options.pollingIntervalSeconds ?? 0.5) * 1000
       const stopping = new AbortController()
       // One loop per slot: fetch one job, run it, complete or fail it, fetch the next. The
