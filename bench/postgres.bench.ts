@@ -121,8 +121,8 @@ export default async function postgresBench(): Promise<BenchSection[]> {
         rows,
         ratios: [
           `postgresStore append: ${rate(pgOne)} vs INSERT floor ${rate(single)} (time ratio ${ratio(pgOne, single)}); vs BEGIN/INSERT/COMMIT ${rate(explicit)} (${ratio(pgOne, explicit)})`,
-          `postgresStore appendBatch of 10: ${rate(pgTen, 10)} events/s vs 10-row INSERT floor ${rate(ten, 10)} (time ratio ${ratio(pgTen, ten)})`,
-          `sqliteStore append: ${rate(liteOne)}; appendBatch of 10: ${rate(liteTen, 10)} events/s (postgres / sqlite time ratio ${ratio(pgOne, liteOne)})`,
+          `postgresStore appendBatch of 10: events at ${rate(pgTen, 10)} vs 10-row INSERT floor ${rate(ten, 10)} (time ratio ${ratio(pgTen, ten)})`,
+          `sqliteStore append: ${rate(liteOne)}; appendBatch of 10: events at ${rate(liteTen, 10)} (postgres / sqlite time ratio ${ratio(pgOne, liteOne)})`,
         ],
       },
     ]

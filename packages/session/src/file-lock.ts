@@ -1,7 +1,7 @@
 /**
  * The file store's writer lock: a file created atomically, holding `<pid> <start> <token>`,
  * where `<start>` says which process had that pid (L11.2–L11.4). Its modification time is the
- * holder's last heartbeat: the lease runs `leaseMs` past it (L14.4).
+ * holder's last heartbeat: the lease runs `leaseMs` past it (L14.2).
  */
 import { randomBytes } from 'node:crypto'
 import {

@@ -37,7 +37,7 @@ interface OpenLog {
  * Every append is one `write` followed by `fsync` before it resolves. A store takes the
  * session's lock file `<id>.jsonl.lock` (holding its pid and process start identity) when it
  * first loads the session and keeps it until the session is closed (`release(id)`) or the store
- * is, renewing it by touching the lock's modification time every third of `leaseMs` (L14.4); a
+ * is, renewing it by touching the lock's modification time every third of `leaseMs` (L14.2); a
  * lock left by a dead process, or not renewed for `leaseMs`, is taken over atomically (L11.2).
  * A store that cannot get the lock can read the log but its appends reject with a conflict
  * error, and it never truncates the tail another writer may be writing. Before each write it

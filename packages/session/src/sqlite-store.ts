@@ -51,7 +51,7 @@ const WAL_AUTOCHECKPOINT_FRAMES = 256
  * WAL journal with `synchronous = FULL`, so every append is fsynced before it resolves; events
  * are keyed by (session, seq) with a unique constraint, so of two processes appending the same
  * seq exactly one succeeds and the other gets a conflict error. Every row carries a CRC-32 of
- * its seq, type and data, which `load` verifies. A session's lease (L14.5) is its row's
+ * its seq, type and data, which `load` verifies. A session's lease (L14) is its row's
  * `lease` (`<pid> <start> <token>` of the holding store object) and `expires` (milliseconds),
  * taken in a `BEGIN IMMEDIATE` transaction, renewed by a heartbeat and by every append, and
  * checked by the append's own UPDATE, so a writer whose lease was taken over cannot append.

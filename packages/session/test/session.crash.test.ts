@@ -122,7 +122,7 @@ describe('crash repair with real processes killed by SIGKILL', () => {
 describePostgres('crash repair with real processes killed by SIGKILL (PostgreSQL)', () => {
   it('N1.3 L9.1 L9.5 L9.6 L1.6: a Postgres store writer killed 50 times reopens with every resolved append intact and a valid log', async () => {
     await crashCampaign('postgres', 0x9057)
-  }, 180_000)
+  }, 400_000)
 })
 
 describe('two processes writing one session', () => {
