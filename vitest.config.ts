@@ -13,6 +13,7 @@ export default defineConfig({
       '@tooltx/sandbox': pkg('sandbox'),
       '@tooltx/agent': pkg('agent'),
       '@tooltx/mcp': pkg('mcp'),
+      '@tooltx/worker': pkg('worker'),
       '@tooltx/otel': pkg('otel'),
     },
   },

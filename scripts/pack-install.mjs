@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const keep = process.argv.includes('--keep')
-const packages = ['core', 'session', 'sandbox', 'agent', 'mcp', 'cli']
+const packages = ['core', 'session', 'sandbox', 'agent', 'mcp', 'worker', 'cli']
 /** What each measured install needs besides itself: the internal packages it depends on. */
 const closure = {
   '@tooltx/core': ['core'],

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest'
 
 const repo = fileURLToPath(new URL('..', import.meta.url))
 const run = promisify(execFile)
-const dirs = ['core', 'session', 'sandbox', 'agent', 'mcp', 'cli', 'ai-sdk', 'otel']
+const dirs = ['core', 'session', 'sandbox', 'agent', 'mcp', 'worker', 'cli', 'ai-sdk', 'otel']
 /** Packages the root install links: @tooltx/ai-sdk installs on its own, like the bench (W1.5). */
 const linked = dirs.filter((dir) => dir !== 'ai-sdk')
 const manifest = (file: string) => JSON.parse(readFileSync(path.join(repo, file), 'utf8'))

@@ -255,19 +255,24 @@ export function go(
 export function failingOnce(path: string, fails: (event: SessionEvent) => boolean): SessionStore {
   const store = sqliteStore(path)
   let failed = false
+  return withAppend(store, (id, events) => {
+    if (!failed && events.some(fails)) {
+      failed = true
+      return Promise.reject(new Error('disk full'))
+    }
+    return store.append(id, events)
+  })
+}
+
+/** `store` with its `append` replaced by `append`; every other method is the store's own. */
+export function withAppend(store: SessionStore, append: SessionStore['append']): SessionStore {
   return {
     acquire: (id) => store.acquire(id),
     load: (id) => store.load(id),
     listSessions: () => store.listSessions(),
     release: (id) => store.release!(id),
     close: () => store.close(),
-    append(id, events) {
-      if (!failed && events.some(fails)) {
-        failed = true
-        return Promise.reject(new Error('disk full'))
-      }
-      return store.append(id, events)
-    },
+    append,
   }
 }
 

@@ -1,20 +1,15 @@
 import type { SessionEvent, SessionStore } from '@tooltx/session'
 import { sqliteStore } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
-import { call, go, line, rig } from './loop-harness.js'
+import { call, go, line, rig, withAppend } from './loop-harness.js'
 
 /** A real SQLite store at `path` that keeps each durable write as the `line`s it held. */
 function recording(path: string, writes: string[][]): SessionStore {
   const store = sqliteStore(path)
-  return {
-    load: (id) => store.load(id),
-    listSessions: () => store.listSessions(),
-    close: () => store.close(),
-    append(id, events) {
-      writes.push(events.map((event) => line(event as SessionEvent)))
-      return store.append(id, events)
-    },
-  }
+  return withAppend(store, (id, events) => {
+    writes.push(events.map((event) => line(event as SessionEvent)))
+    return store.append(id, events)
+  })
 }
 
 describe('L10 when each event becomes durable (SQLite session)', () => {

@@ -4,13 +4,20 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_MODELS } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
-import { demoCommand } from './commands/demo.js'
-import { MCP_SERVE_HELP, mcpServeCommand } from './commands/mcp-serve.js'
-import { replayCommand } from './commands/replay.js'
-import { runCommand } from './commands/run.js'
-import { sessionsCommand } from './commands/sessions.js'
-import { viewCommand } from './commands/view.js'
 import { type Output, UsageError } from './output.js'
+
+// Each command's module is loaded when it runs, so a command starts without loading the
+// others' dependencies (a restarted worker need not load the MCP SDK or QuickJS).
+const commands = {
+  demo: () => import('./commands/demo.js'),
+  mcpServe: () => import('./commands/mcp-serve.js'),
+  replay: () => import('./commands/replay.js'),
+  run: () => import('./commands/run.js'),
+  sessions: () => import('./commands/sessions.js'),
+  view: () => import('./commands/view.js'),
+  submit: () => import('./commands/submit.js'),
+  worker: () => import('./commands/worker.js'),
+}
 
 const DB_HELP = `  --db PATH|URL    the session database: a SQLite file (default ${DEFAULT_SQLITE_PATH})
                    or a PostgreSQL connection string (postgres://user@host:5432/db)`
@@ -27,6 +34,8 @@ Commands:
   replay <id>      print the timeline of a saved session from its log
   view [id]        browse saved sessions in a web page, following live ones
   mcp serve        serve the workspace tools to an MCP client (stdio, or --http)
+  worker           run turns from the PostgreSQL queue (any worker, any session)
+  submit <s> "<m>" queue a message for session <s>; a worker answers it
 
 Options:
   -h, --help       show this help
@@ -99,6 +108,40 @@ Options:
   --port N         the port (default: a free one)
   --open           open the page in the default browser
   -h, --help       show this help`,
+  worker: `Usage: tooltx worker --db postgres://… [options]
+
+Takes "run the next turn of session S" jobs from the queue in PostgreSQL and runs each with
+the workspace tools and a real model, one line per job. Start as many as you like on any
+machines that reach the database: each turn runs on exactly one worker under the session's
+lease, and the turn of a worker that dies is resumed by another after the visibility timeout.
+SIGTERM or Ctrl-C stops it gracefully: no new turns, running ones get --grace seconds to
+finish, the rest go back to the queue.
+
+Options:
+  --db URL         the PostgreSQL of the sessions and the queue (required)
+  --queue NAME     the queue to take turns from (default tooltx-turns)
+  --concurrency N  turns this worker runs at once (default 1)
+  --visibility-timeout S
+                   seconds before a dead worker's turn is handed to another (default 300)
+  --grace S        seconds a stopping worker lets running turns finish (default 10)
+  --provider P     openai or anthropic (default: whichever key is set, OpenAI first)
+  --model M        the model name (default ${DEFAULT_MODELS.openai} / ${DEFAULT_MODELS.anthropic})
+  --base-url U     the provider's endpoint (also OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
+  --mode M         native, code or both (default native)
+  --workspace DIR  the directory the tools may touch (default: the current directory)
+  --yes            approve every write (without it writes are refused: nobody is asked)
+  -h, --help       show this help
+
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.`,
+  submit: `Usage: tooltx submit <session> "<message>" --db postgres://…
+
+Queues the message for session <session> (created if new) and prints the submission id once
+the job is durable; a running \`tooltx worker\` answers it.
+
+Options:
+  --db URL         the PostgreSQL of the sessions and the queue (required)
+  --queue NAME     the queue to put it on (default tooltx-turns)
+  -h, --help       show this help`,
 }
 
 const MODES: readonly string[] = ['native', 'code', 'both']
@@ -115,18 +158,14 @@ function version(): string {
 
 const HELP_FLAG = { type: 'boolean', short: 'h' } as const
 
-/** The flags of `tooltx view`. */
-const VIEW_OPTIONS = {
-  db: { type: 'string' },
-  port: { type: 'string' },
-  open: { type: 'boolean' },
-  help: HELP_FLAG,
-} as const
-
-/** Runs a `parseArgs` call, turning its errors into a usage error with the command's help. */
-function parsed<T>(command: string, parse: () => T): T {
+/** Parses a command's flags (and `--help`), turning parse errors into a usage error with its help. */
+function parseCommand<const O extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(
+  command: string,
+  args: string[],
+  options: O,
+) {
   try {
-    return parse()
+    return parseArgs({ args, allowPositionals: true, strict: true, options: { ...options, help: HELP_FLAG } })
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${HELP[command]}`, 2)
   }
@@ -153,20 +192,14 @@ export async function main(
     }
     switch (command) {
       case 'demo': {
-        const { values, positionals } = parsed('demo', () =>
-          parseArgs({
-            args: rest,
-            allowPositionals: true,
-            options: {
-              db: { type: 'string' },
-              fast: { type: 'boolean' },
-              yes: { type: 'boolean' },
-              help: HELP_FLAG,
-            },
-          }),
-        )
+        const { values, positionals } = parseCommand('demo', rest, {
+          db: { type: 'string' },
+          fast: { type: 'boolean' },
+          yes: { type: 'boolean' },
+        })
         if (values.help) return help(out, 'demo')
         noPositionals('demo', positionals)
+        const { demoCommand } = await commands.demo()
         const demo = await demoCommand(
           { db: dbPath(values.db), fast: values.fast === true, yes: values.yes === true },
           out,
@@ -174,91 +207,49 @@ export async function main(
         return demo.exitStatus
       }
       case 'run': {
-        const { values, positionals } = parsed('run', () =>
-          parseArgs({
-            args: rest,
-            allowPositionals: true,
-            options: {
-              db: { type: 'string' },
-              provider: { type: 'string' },
-              model: { type: 'string' },
-              'base-url': { type: 'string' },
-              mode: { type: 'string' },
-              workspace: { type: 'string' },
-              yes: { type: 'boolean' },
-              help: HELP_FLAG,
-            },
-          }),
-        )
+        const { values, positionals } = parseCommand('run', rest, {
+          db: { type: 'string' },
+          ...AGENT_FLAGS,
+        })
         if (values.help) return help(out, 'run')
         const task = positionals.join(' ').trim()
         if (task === '')
           throw new UsageError(`run needs a task, e.g. tooltx run "summarise the TODOs"\n\n${HELP.run}`, 2)
-        const mode = values.mode ?? 'native'
-        if (!MODES.includes(mode))
-          throw new UsageError(`--mode must be native, code or both, got "${mode}"\n\n${HELP.run}`, 2)
-        if (values.provider !== undefined && !PROVIDERS.includes(values.provider)) {
-          throw new UsageError(
-            `--provider must be openai or anthropic, got "${values.provider}"\n\n${HELP.run}`,
-            2,
-          )
-        }
-        const workspace = path.resolve(values.workspace ?? '.')
-        if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
-          throw new UsageError(
-            `--workspace ${workspace} is not a directory; pass the folder the tools may touch`,
-            2,
-          )
-        }
+        const { runCommand } = await commands.run()
         const outcome = await runCommand(
-          {
-            task,
-            db: dbPath(values.db),
-            ...(typeof values.provider === 'string' ? { provider: values.provider } : {}),
-            ...(typeof values.model === 'string' ? { model: values.model } : {}),
-            ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-            mode: mode as Mode,
-            workspace,
-            yes: values.yes === true,
-            env,
-          },
+          { task, db: dbPath(values.db), ...agentFlags('run', values), yes: values.yes === true, env },
           out,
         )
         return outcome.exitStatus
       }
       case 'sessions': {
-        const { values, positionals } = parsed('sessions', () =>
-          parseArgs({
-            args: rest,
-            allowPositionals: true,
-            options: { db: { type: 'string' }, help: HELP_FLAG },
-          }),
-        )
+        const { values, positionals } = parseCommand('sessions', rest, { db: { type: 'string' } })
         if (values.help) return help(out, 'sessions')
         noPositionals('sessions', positionals)
+        const { sessionsCommand } = await commands.sessions()
         await sessionsCommand({ db: dbPath(values.db) }, out)
         return 0
       }
       case 'replay': {
-        const { values, positionals } = parsed('replay', () =>
-          parseArgs({
-            args: rest,
-            allowPositionals: true,
-            options: { db: { type: 'string' }, follow: { type: 'boolean' }, help: HELP_FLAG },
-          }),
-        )
+        const { values, positionals } = parseCommand('replay', rest, {
+          db: { type: 'string' },
+          follow: { type: 'boolean' },
+        })
         if (values.help) return help(out, 'replay')
         if (positionals.length !== 1)
           throw new UsageError(`replay needs exactly one session id\n\n${HELP.replay}`, 2)
+        const { replayCommand } = await commands.replay()
         return await replayCommand(
           { db: dbPath(values.db), id: positionals[0]!, follow: values.follow === true },
           out,
         )
       }
       case 'view': {
-        const { values, positionals } = parsed('view', () =>
-          parseArgs({ args: rest, allowPositionals: true, options: VIEW_OPTIONS }),
-        )
+        const { values, positionals } = parseCommand('view', rest, {
+          db: { type: 'string' },
+          port: { type: 'string' },
+          open: { type: 'boolean' },
+        })
         if (values.help) return help(out, 'view')
         if (positionals.length > 1)
           throw new UsageError(
@@ -271,6 +262,7 @@ export async function main(
             `--port must be a number from 0 to 65535, got "${values.port}"\n\n${HELP.view}`,
             2,
           )
+        const { viewCommand } = await commands.view()
         return await viewCommand(
           {
             db: dbPath(values.db),
@@ -281,9 +273,56 @@ export async function main(
           out,
         )
       }
-      case 'mcp':
+      case 'worker': {
+        const { values, positionals } = parseCommand('worker', rest, {
+          db: { type: 'string' },
+          queue: { type: 'string' },
+          concurrency: { type: 'string' },
+          'visibility-timeout': { type: 'string' },
+          grace: { type: 'string' },
+          ...AGENT_FLAGS,
+        })
+        if (values.help) return help(out, 'worker')
+        noPositionals('worker', positionals)
+        const { workerCommand } = await commands.worker()
+        return await workerCommand(
+          {
+            db: postgresUrl('worker', values.db),
+            ...(values.queue !== undefined ? { queue: values.queue } : {}),
+            concurrency: count('worker', '--concurrency', values.concurrency, 1),
+            visibilityTimeout: count('worker', '--visibility-timeout', values['visibility-timeout'], 300),
+            grace: count('worker', '--grace', values.grace, 10, 0),
+            ...agentFlags('worker', values),
+            yes: values.yes === true,
+            env,
+          },
+          out,
+        )
+      }
+      case 'submit': {
+        const { values, positionals } = parseCommand('submit', rest, {
+          db: { type: 'string' },
+          queue: { type: 'string' },
+        })
+        if (values.help) return help(out, 'submit')
+        const [session, ...words] = positionals
+        const message = words.join(' ').trim()
+        if (session === undefined || message === '') {
+          throw new UsageError(`submit needs a session id and a message\n\n${HELP.submit}`, 2)
+        }
+        const db = postgresUrl('submit', values.db)
+        const { submitCommand } = await commands.submit()
+        await submitCommand(
+          { session, message, db, ...(values.queue !== undefined ? { queue: values.queue } : {}) },
+          out,
+        )
+        return 0
+      }
+      case 'mcp': {
+        const { MCP_SERVE_HELP, mcpServeCommand } = await commands.mcpServe()
         if (rest[0] !== 'serve') throw new UsageError(`mcp needs a subcommand: serve\n\n${MCP_SERVE_HELP}`, 2)
         return await mcpServeCommand(rest.slice(1), out, env)
+      }
       default:
         throw new UsageError(`unknown command "${command}"\n\n${HELP.main}`, 2)
     }
@@ -295,6 +334,70 @@ export async function main(
     out.error(`tooltx: ${error instanceof Error ? error.message : String(error)}`)
     return 1
   }
+}
+
+/** The flags `run` and `worker` take to build their agent. */
+const AGENT_FLAGS = {
+  provider: { type: 'string' },
+  model: { type: 'string' },
+  'base-url': { type: 'string' },
+  mode: { type: 'string' },
+  workspace: { type: 'string' },
+  yes: { type: 'boolean' },
+} as const
+
+/** The checked agent flags: provider, model, endpoint, mode and workspace folder. */
+function agentFlags(
+  command: string,
+  values: { provider?: string; model?: string; 'base-url'?: string; mode?: string; workspace?: string },
+): { provider?: string; model?: string; baseUrl?: string; mode: Mode; workspace: string } {
+  const mode = values.mode ?? 'native'
+  if (!MODES.includes(mode))
+    throw new UsageError(`--mode must be native, code or both, got "${mode}"\n\n${HELP[command]}`, 2)
+  if (values.provider !== undefined && !PROVIDERS.includes(values.provider)) {
+    throw new UsageError(
+      `--provider must be openai or anthropic, got "${values.provider}"\n\n${HELP[command]}`,
+      2,
+    )
+  }
+  const workspace = path.resolve(values.workspace ?? '.')
+  if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(
+      `--workspace ${workspace} is not a directory; pass the folder the tools may touch`,
+      2,
+    )
+  }
+  return {
+    ...(values.provider !== undefined ? { provider: values.provider } : {}),
+    ...(values.model !== undefined ? { model: values.model } : {}),
+    ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
+    mode: mode as Mode,
+    workspace,
+  }
+}
+
+/** `--db` of a command that needs PostgreSQL: workers share sessions and the queue through it. */
+function postgresUrl(command: string, value: string | undefined): string {
+  if (value === undefined || !/^postgres(ql)?:\/\//.test(value)) {
+    throw new UsageError(
+      `${command} needs --db postgres://user:password@host:port/database (workers share sessions and the queue through PostgreSQL), got ${value === undefined ? 'no --db' : `"${value}"`}\n\n${HELP[command]}`,
+      2,
+    )
+  }
+  return value
+}
+
+/** A whole-number flag (`min` or more), or `fallback` when absent. */
+function count(command: string, flag: string, value: string | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || n < min) {
+    throw new UsageError(
+      `${flag} must be a whole number of at least ${min}, got "${value}"\n\n${HELP[command]}`,
+      2,
+    )
+  }
+  return n
 }
 
 function help(out: Output, command: string): number {

@@ -5,6 +5,8 @@ import { onTestFinished } from 'vitest'
 /** One scripted reply: text and tool calls (raw argument strings). */
 export interface FakeReply {
   text?: string
+  /** Milliseconds to wait before streaming the reply. */
+  delayMs?: number
   toolCalls?: { id: string; name: string; arguments: string }[]
 }
 
@@ -25,11 +27,17 @@ function chunk(delta: unknown, finish: string | null = null): string {
   return `data: ${JSON.stringify(body)}\n\n`
 }
 
+/** A request body as the fake model received it. */
+export type FakeRequest = FakeModel['requests'][number]
+
 /**
  * An OpenAI-compatible chat completions server on 127.0.0.1 that streams `replies[n]` for
- * request n (then `done.` forever). It is closed when the current test finishes.
+ * request n (then `done.` forever), or `replies(request)` when given a function — a stateless
+ * model that any number of processes can share. It is closed when the current test finishes.
  */
-export async function fakeModel(replies: FakeReply[]): Promise<FakeModel> {
+export async function fakeModel(
+  replies: FakeReply[] | ((request: FakeRequest) => FakeReply),
+): Promise<FakeModel> {
   const requests: FakeModel['requests'] = []
   const server = createServer((req, res) => {
     let raw = ''
@@ -37,9 +45,13 @@ export async function fakeModel(replies: FakeReply[]): Promise<FakeModel> {
     req.on('data', (piece: string) => {
       raw += piece
     })
-    req.on('end', () => {
-      requests.push(JSON.parse(raw))
-      const reply = replies[requests.length - 1] ?? { text: 'done.' }
+    req.on('end', async () => {
+      const request = JSON.parse(raw) as FakeRequest
+      requests.push(request)
+      const reply =
+        typeof replies === 'function' ? replies(request) : (replies[requests.length - 1] ?? { text: 'done.' })
+      if (reply.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, reply.delayMs))
+      if (res.destroyed) return
       res.writeHead(200, { 'content-type': 'text/event-stream' })
       res.write(chunk({ role: 'assistant', content: reply.text ?? '' }))
       for (const [index, call] of (reply.toolCalls ?? []).entries()) {

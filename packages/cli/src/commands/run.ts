@@ -32,8 +32,11 @@ export interface RunOptions {
   env: NodeJS.ProcessEnv
 }
 
+/** The flags and environment that pick a model, shared by `run` and `worker`. */
+export type ModelChoice = Pick<RunOptions, 'provider' | 'model' | 'baseUrl' | 'env'>
+
 /** Chooses the provider and builds its adapter; says exactly what to set when a key is missing. */
-export function chooseModel(options: RunOptions): ModelAdapter {
+export function chooseModel(options: ModelChoice): ModelAdapter {
   const { env } = options
   const provider =
     options.provider ?? (env.OPENAI_API_KEY ? 'openai' : env.ANTHROPIC_API_KEY ? 'anthropic' : undefined)
@@ -65,6 +68,10 @@ export function chooseModel(options: RunOptions): ModelAdapter {
   }
   throw new UsageError(`unknown --provider "${provider}"; use openai or anthropic`)
 }
+
+/** The system prompt of the agent `run` and `worker` build. */
+export const AGENT_SYSTEM_PROMPT =
+  'You are a careful engineering assistant. Use the tools to inspect the workspace before answering.'
 
 /** What a finished `run` reports: the session it saved and the exit status. */
 export interface RunOutcome {
@@ -107,8 +114,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
       unattended: 'refuse',
       onInterrupt: () => control.interrupt(),
     }),
-    system:
-      'You are a careful engineering assistant. Use the tools to inspect the workspace before answering.',
+    system: AGENT_SYSTEM_PROMPT,
   })
   try {
     agent.send(options.task)

@@ -1,0 +1,11 @@
+export {
+  markedMessage,
+  planSubmission,
+  RESUME_TEXT,
+  SUBMISSION_KIND,
+  type Submission,
+  type SubmissionPlan,
+  submissionOf,
+} from './submission.js'
+export * from './turn-queue.js'
+export * from './worker.js'
