@@ -8,6 +8,7 @@ import { demoCommand } from './commands/demo.js'
 import { MCP_SERVE_HELP, mcpServeCommand } from './commands/mcp-serve.js'
 import { replayCommand } from './commands/replay.js'
 import { runCommand } from './commands/run.js'
+import { mcpServerSpecs } from './commands/run-mcp.js'
 import { sessionsCommand } from './commands/sessions.js'
 import { type Output, UsageError } from './output.js'
 
@@ -56,11 +57,13 @@ Options:
                    (also OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
   --mode M         native, code or both (default native)
   --workspace DIR  the directory the tools may touch (default: the current directory)
-  --yes            approve every write without asking
+  --yes            approve every write (and every MCP call) without asking
+  --mcp S          add an MCP server's tools, as mcp__<name>__<tool>: S is a command
+                   (spawned, stdio) or an http(s) URL, optionally NAME=S; repeatable
 ${DB_HELP}
   -h, --help       show this help
 
-Writes ask for approval at a terminal ("Allow write_note? [y/N]"); without a terminal they
+Writes and MCP calls ask for approval at a terminal ("Allow write_note? [y/N]"); without a terminal they
 are refused unless --yes is given. Ctrl-C stops the run: the turn is saved as aborted and
 the exit status is 130.
 
@@ -161,11 +164,13 @@ export async function main(
               mode: { type: 'string' },
               workspace: { type: 'string' },
               yes: { type: 'boolean' },
+              mcp: { type: 'string', multiple: true },
               help: HELP_FLAG,
             },
           }),
         )
         if (values.help) return help(out, 'run')
+        const mcp = mcpServerSpecs(values.mcp ?? [])
         const task = positionals.join(' ').trim()
         if (task === '')
           throw new UsageError(`run needs a task, e.g. tooltx run "summarise the TODOs"\n\n${HELP.run}`, 2)
@@ -195,6 +200,7 @@ export async function main(
             mode: mode as Mode,
             workspace,
             yes: values.yes === true,
+            mcp,
             env,
           },
           out,
