@@ -39,9 +39,16 @@ export function transportFor(connection: McpConnection): Transport {
   })
 }
 
-/** A client connected over `connection` (Y2.1), announcing `clientName` and the package version. */
+/**
+ * A client connected over `connection` (Y2.1), announcing `clientName` and the package version.
+ * Over HTTP it probes for the 2026-07-28 revision first and falls back to the 2025 handshake
+ * (Y2.11); over stdio it speaks the 2025 handshake, which every stdio server answers.
+ */
 export async function connectClient(connection: McpConnection, clientName: string): Promise<Client> {
-  const client = new Client({ name: clientName, version: '0.1.0' })
+  const client = new Client(
+    { name: clientName, version: '0.1.0' },
+    'url' in connection ? { versionNegotiation: { mode: 'auto' } } : {},
+  )
   await client.connect(transportFor(connection))
   return client
 }
