@@ -250,6 +250,31 @@ describe('Y2.10 round trip: tooltx server → tooltx client', () => {
     },
   )
 
+  it.each(['stdio', 'http'] as const)(
+    'Y2.12: over %s a list_changed re-imports the listing into every registered target, both ways',
+    async (kind) => {
+      const connection = kind === 'stdio' ? tooltxStdio : { url: (await startHttpFixture()).url }
+      const { tools, call, runtime } = await roundTrip(mcpTools(connection, { name: 'tx' }))
+      const scoped = createToolRuntime()
+      const scope = scoped.scope()
+      tools.register(scope)
+      const has = (rt: typeof runtime, name: string) =>
+        rt.view(rt === scoped ? scope : undefined).get(name) !== undefined
+      const until = async (check: () => boolean) => {
+        for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25))
+        return check()
+      }
+      expect(has(runtime, 'mcp__tx__extra')).toBe(false)
+      expect((await call('mcp__tx__toggle', {})).content).toEqual([{ type: 'text', text: 'true' }])
+      expect(await until(() => has(runtime, 'mcp__tx__extra') && has(scoped, 'mcp__tx__extra'))).toBe(true)
+      expect(tools.tools.map((t) => t.name)).toContain('mcp__tx__extra')
+      expect((await call('mcp__tx__extra', {})).content).toEqual([{ type: 'text', text: 'extra' }])
+      await call('mcp__tx__toggle', {})
+      expect(await until(() => !has(runtime, 'mcp__tx__extra') && !has(scoped, 'mcp__tx__extra'))).toBe(true)
+      expect(has(runtime, 'mcp__tx__add')).toBe(true)
+    },
+  )
+
   it('Y2.9, Y2.10: progress of a served tool arrives at the client runtime, update for update', async () => {
     const { call, runtime } = await roundTrip(mcpTools(tooltxStdio, { name: 'tx' }))
     const updates: JsonValue[] = []

@@ -156,13 +156,12 @@ export async function connectRunServers(
       )
     }
   }
-  const servers = new Map<string, string>()
-  for (const { spec, set } of sets) for (const def of set.tools) servers.set(def.name, spec.name)
   const offs = sets.map(({ set }) => set.register(scope))
   offs.push(
     runtime.onPreExecute(
       async (exec, next) => {
-        const server = servers.get(exec.name)
+        // The sets' current listings: a tool a server adds later asks like the first ones.
+        const server = sets.find(({ set }) => set.tools.some((def) => def.name === exec.name))?.spec.name
         return server === undefined
           ? next()
           : { kind: 'ask', reason: `calls a tool of the MCP server "${server}"` }
