@@ -16,6 +16,11 @@ export interface StdioConnection {
   cwd?: string
   /** Where the child's stderr goes; default `inherit`. */
   stderr?: 'inherit' | 'ignore' | 'pipe'
+  /**
+   * The largest message the server may send, in bytes; default the SDK's 10 MB. A larger one
+   * closes the connection, so its call fails `MCP_CONNECTION_CLOSED` (Y2.13).
+   */
+  maxMessageBytes?: number
 }
 
 /** A server reached over Streamable HTTP. */
@@ -41,6 +46,7 @@ export function transportFor(connection: McpConnection): Transport {
     stderr: connection.stderr ?? 'inherit',
     ...(connection.env === undefined ? {} : { env: connection.env }),
     ...(connection.cwd === undefined ? {} : { cwd: connection.cwd }),
+    ...(connection.maxMessageBytes === undefined ? {} : { maxBufferSize: connection.maxMessageBytes }),
   })
 }
 
