@@ -310,7 +310,8 @@ describe('Y2.10 round trip: tooltx server → tooltx client', () => {
     const { call, runtime } = await roundTrip(mcpTools(tooltxStdio, { name: 'tx' }))
     const updates: JsonValue[] = []
     runtime.onProgress((_exec, update) => updates.push(update))
-    const result = await call('mcp__tx__slow', { steps: 3, waitMs: 0 })
+    // A short wait before the answer: the SDK client drops progress it reads in one chunk with the answer (Y2.9).
+    const result = await call('mcp__tx__slow', { steps: 3, waitMs: 50 })
     expect(result.content).toEqual([{ type: 'text', text: 'done' }])
     expect(updates).toEqual([1, 2, 3].map((i) => ({ progress: i, total: 3, message: `step ${i}` })))
   })
