@@ -5,39 +5,9 @@
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  fileStore,
-  memoryStore,
-  type NewSessionEvent,
-  openSession,
-  type Session,
-  type SessionStore,
-  sqliteStore,
-} from '@tooltx/session'
+import { fileStore, memoryStore, openSession, type Session, sqliteStore } from '@tooltx/session'
 import { type BenchSection, formatNs, type Measurement, measure, ratio, target } from './harness.js'
-
-/** The event every session benchmark appends: a user/message of about 100 bytes. */
-export const message = (i: number): NewSessionEvent => ({
-  type: 'user/message',
-  data: {
-    turn: 1,
-    step: 1,
-    message: {
-      role: 'user',
-      content: [{ type: 'text', text: `a typical deferred context line number ${i}` }],
-    },
-  },
-})
-
-/** A session inside turn 1, step 1, where user messages can be appended without end. */
-export async function openStep(store: SessionStore, id: string): Promise<Session> {
-  const session = await openSession(store, { id })
-  await session.appendBatch([
-    { type: 'turn/start', data: { turn: 1 } },
-    { type: 'step/start', data: { turn: 1, step: 1 } },
-  ])
-  return session
-}
+import { message, openStep } from './session-events.js'
 
 async function fill(session: Session, events: number): Promise<void> {
   for (let i = 0; i < events; i += 1000) {

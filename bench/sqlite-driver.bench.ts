@@ -7,39 +7,11 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import {
-  type NewSessionEvent,
-  openSession,
-  type Session,
-  type SessionStore,
-  type SqliteDriverName,
-  sqliteStore,
-} from '@tooltx/session'
+import { openSession, type SqliteDriverName, sqliteStore } from '@tooltx/session'
 import { type BenchSection, type Measurement, measure, ratio } from './harness.js'
+import { message, openStep } from './session-events.js'
 
 const DRIVERS: readonly SqliteDriverName[] = ['node:sqlite', 'better-sqlite3']
-
-const message = (i: number): NewSessionEvent => ({
-  type: 'user/message',
-  data: {
-    turn: 1,
-    step: 1,
-    message: {
-      role: 'user',
-      content: [{ type: 'text', text: `a typical deferred context line number ${i}` }],
-    },
-  },
-})
-
-/** A session inside turn 1, step 1, where user messages can be appended without end. */
-async function openStep(store: SessionStore, id: string): Promise<Session> {
-  const session = await openSession(store, { id })
-  await session.appendBatch([
-    { type: 'turn/start', data: { turn: 1 } },
-    { type: 'step/start', data: { turn: 1, step: 1 } },
-  ])
-  return session
-}
 
 /** The drivers that load here, and why the others do not. */
 function available(): { drivers: SqliteDriverName[]; missing: string[] } {

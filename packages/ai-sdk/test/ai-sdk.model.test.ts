@@ -1,15 +1,12 @@
+import * as compatible from '@ai-sdk/openai-compatible'
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import { createAgent, isModelAbort, type ModelAdapter, ModelError, type ModelRequest } from '@tooltx/agent'
+import * as lib from '@tooltx/ai-sdk'
 import { createToolRuntime, defineTool } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
+import * as mock from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { collect, refusedURL, request, wireServer } from '../../agent/test/loopback-server.js'
-import { MODERN, SKIP_REASON } from './node-gate.js'
-
-// Loaded only where AI SDK 7 runs: on an older Node.js the package refuses to load (Z2.8).
-const lib = MODERN ? await import('@tooltx/ai-sdk') : undefined
-const mock = MODERN ? await import('ai/test') : undefined
-const compatible = MODERN ? await import('@ai-sdk/openai-compatible') : undefined
 
 const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
@@ -18,10 +15,10 @@ const usage = (input: number, output: number) => ({
 
 /** A mock AI SDK model whose n-th doStream answers with `replies[n]`. */
 function mockModel(replies: LanguageModelV4StreamPart[][]) {
-  return new mock!.MockLanguageModelV4({
+  return new mock.MockLanguageModelV4({
     provider: 'mock',
     modelId: 'm1',
-    doStream: replies.map((parts) => ({ stream: mock!.convertArrayToReadableStream(parts) })),
+    doStream: replies.map((parts) => ({ stream: mock.convertArrayToReadableStream(parts) })),
   })
 }
 
@@ -59,9 +56,9 @@ const readFile = defineTool({
   execute: async ({ path }) => `contents of ${path}`,
 })
 
-describe.skipIf(!MODERN)(`Z2: aiSdkModel${MODERN ? '' : ` (${SKIP_REASON})`}`, () => {
+describe('Z2: aiSdkModel', () => {
   it('Z2.1, Z2.3: streams text and tool-input deltas, then one message whose tool calls keep the raw input string', async () => {
-    const model = lib!.aiSdkModel(mockModel([TEXT_AND_CALL]))
+    const model = lib.aiSdkModel(mockModel([TEXT_AND_CALL]))
     expect(model.name).toBe('ai-sdk:mock:m1')
     const events = await collect(model.stream(request(), new AbortController().signal))
     expect(events).toEqual([
@@ -85,7 +82,7 @@ describe.skipIf(!MODERN)(`Z2: aiSdkModel${MODERN ? '' : ` (${SKIP_REASON})`}`, (
 
   it('Z2.2: maps the request to the AI SDK prompt: system, user, assistant tool calls, tool results with their names', async () => {
     const inner = mockModel([TEXT_ONLY])
-    const model = lib!.aiSdkModel(inner, { settings: { maxOutputTokens: 99 } })
+    const model = lib.aiSdkModel(inner, { settings: { maxOutputTokens: 99 } })
     const req: ModelRequest = request({
       messages: [
         { role: 'user', content: [{ type: 'text', text: 'read it' }] },
@@ -172,7 +169,7 @@ describe.skipIf(!MODERN)(`Z2: aiSdkModel${MODERN ? '' : ` (${SKIP_REASON})`}`, (
     const scope = runtime.scope()
     scope.register(readFile)
     const session = await openSession(memoryStore(), { id: 'ai-sdk-loop' })
-    const agent = createAgent({ runtime, scope, session, model: lib!.aiSdkModel(inner) })
+    const agent = createAgent({ runtime, scope, session, model: lib.aiSdkModel(inner) })
     agent.send('read /etc/hostname')
     await agent.whenIdle()
 
@@ -206,8 +203,8 @@ describe.skipIf(!MODERN)(`Z2: aiSdkModel${MODERN ? '' : ` (${SKIP_REASON})`}`, (
   })
 
   it('Z2.4: a stream without a finish part, a cut reply with tool calls, and an error part fail with a ModelError', async () => {
-    const noFinish = lib!.aiSdkModel(mockModel([TEXT_AND_CALL.slice(0, -1)]))
-    const cut = lib!.aiSdkModel(
+    const noFinish = lib.aiSdkModel(mockModel([TEXT_AND_CALL.slice(0, -1)]))
+    const cut = lib.aiSdkModel(
       mockModel([
         [
           ...TEXT_AND_CALL.slice(0, -1),
@@ -215,7 +212,7 @@ describe.skipIf(!MODERN)(`Z2: aiSdkModel${MODERN ? '' : ` (${SKIP_REASON})`}`, (
         ],
       ]),
     )
-    const broken = lib!.aiSdkModel(
+    const broken = lib.aiSdkModel(
       mockModel([[...TEXT_ONLY.slice(0, 2), { type: 'error', error: new Error('overloaded') }]]),
     )
     const failed = async (model: ModelAdapter) =>
@@ -243,7 +240,7 @@ describe.skipIf(!MODERN)(`Z2: aiSdkModel${MODERN ? '' : ` (${SKIP_REASON})`}`, (
 
   it('Z2.4: an aborted signal stops the stream with ModelAbortError and cancels the provider stream', async () => {
     let cancelled = false
-    const inner = new mock!.MockLanguageModelV4({
+    const inner = new mock.MockLanguageModelV4({
       doStream: async () => ({
         stream: new ReadableStream<LanguageModelV4StreamPart>({
           start(controller) {
@@ -259,7 +256,7 @@ describe.skipIf(!MODERN)(`Z2: aiSdkModel${MODERN ? '' : ` (${SKIP_REASON})`}`, (
     const events: unknown[] = []
     const error = await (async () => {
       try {
-        for await (const event of lib!.aiSdkModel(inner).stream(request(), controller.signal)) {
+        for await (const event of lib.aiSdkModel(inner).stream(request(), controller.signal)) {
           events.push(event)
           controller.abort()
         }
@@ -274,8 +271,8 @@ describe.skipIf(!MODERN)(`Z2: aiSdkModel${MODERN ? '' : ` (${SKIP_REASON})`}`, (
 
   it('Z2.4: an HTTP status is an http ModelError with the status; an unreachable endpoint is a connection one', async () => {
     const server = await wireServer(() => ({ status: 401, json: { error: { message: 'bad key' } } }), '/v1')
-    const denied = compatible!.createOpenAICompatible({ name: 'loop', baseURL: server.baseURL, apiKey: 'k' })
-    const gone = compatible!.createOpenAICompatible({
+    const denied = compatible.createOpenAICompatible({ name: 'loop', baseURL: server.baseURL, apiKey: 'k' })
+    const gone = compatible.createOpenAICompatible({
       name: 'loop',
       baseURL: await refusedURL('/v1'),
       apiKey: 'k',
@@ -285,13 +282,13 @@ describe.skipIf(!MODERN)(`Z2: aiSdkModel${MODERN ? '' : ` (${SKIP_REASON})`}`, (
         () => undefined,
         (error: unknown) => error,
       )
-    const http = await failed(lib!.aiSdkModel(denied.chatModel('m')))
+    const http = await failed(lib.aiSdkModel(denied.chatModel('m')))
     expect(http).toBeInstanceOf(ModelError)
     expect(http).toMatchObject({ kind: 'http', status: 401 })
     expect((http as Error).message).toContain(
       `ai-sdk:loop.chat:m: HTTP 401 from ${server.baseURL}/chat/completions`,
     )
-    const connection = await failed(lib!.aiSdkModel(gone.chatModel('m')))
+    const connection = await failed(lib.aiSdkModel(gone.chatModel('m')))
     expect(connection).toMatchObject({ kind: 'connection' })
     expect((connection as Error).message).toMatch(
       /^ai-sdk:loop\.chat:m: cannot reach http:\/\/127\.0\.0\.1:\d+\/v1\/chat\/completions \(/,
@@ -319,7 +316,7 @@ describe.skipIf(!MODERN)(`Z2: aiSdkModel${MODERN ? '' : ` (${SKIP_REASON})`}`, (
       'data: [DONE]\n\n',
     ]
     const server = await wireServer((n) => ({ sse: n === 1 ? toolReply : textReply }), '/v1')
-    const provider = compatible!.createOpenAICompatible({
+    const provider = compatible.createOpenAICompatible({
       name: 'loop',
       baseURL: server.baseURL,
       apiKey: 'k',
@@ -328,7 +325,7 @@ describe.skipIf(!MODERN)(`Z2: aiSdkModel${MODERN ? '' : ` (${SKIP_REASON})`}`, (
     const scope = runtime.scope()
     scope.register(readFile)
     const session = await openSession(memoryStore(), { id: 'ai-sdk-wire' })
-    const agent = createAgent({ runtime, scope, session, model: lib!.aiSdkModel(provider.chatModel('m')) })
+    const agent = createAgent({ runtime, scope, session, model: lib.aiSdkModel(provider.chatModel('m')) })
     agent.send('read /w')
     await agent.whenIdle()
 

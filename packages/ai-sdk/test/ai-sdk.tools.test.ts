@@ -1,13 +1,11 @@
+import * as compatible from '@ai-sdk/openai-compatible'
 import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider'
+import * as lib from '@tooltx/ai-sdk'
 import { createToolRuntime, defineTool, type ToolResult } from '@tooltx/core'
+import * as ai from 'ai'
+import * as mock from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { wireServer } from '../../agent/test/loopback-server.js'
-import { MODERN, SKIP_REASON } from './node-gate.js'
-
-const lib = MODERN ? await import('@tooltx/ai-sdk') : undefined
-const ai = MODERN ? await import('ai') : undefined
-const mock = MODERN ? await import('ai/test') : undefined
-const compatible = MODERN ? await import('@ai-sdk/openai-compatible') : undefined
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -63,10 +61,10 @@ function rig() {
   return { runtime, scope, executed }
 }
 
-describe.skipIf(!MODERN)(`Z2: aiSdkTools${MODERN ? '' : ` (${SKIP_REASON})`}`, () => {
+describe('Z2: aiSdkTools', () => {
   it('Z2.6: generateText keeps its own loop; every call goes through runtime.execute and the model reads the content', async () => {
     const { runtime, scope, executed } = rig()
-    const model = new mock!.MockLanguageModelV4({
+    const model = new mock.MockLanguageModelV4({
       doGenerate: [
         generated([
           { type: 'tool-call', toolCallId: 'g1', toolName: 'add', input: '{"a":2,"b":3}' },
@@ -76,13 +74,13 @@ describe.skipIf(!MODERN)(`Z2: aiSdkTools${MODERN ? '' : ` (${SKIP_REASON})`}`, (
         generated([{ type: 'text', text: 'Sum is 5.' }]),
       ],
     })
-    const tools = lib!.aiSdkTools(runtime, { scope })
+    const tools = lib.aiSdkTools(runtime, { scope })
     expect(Object.keys(tools)).toEqual(['add', 'deploy'])
-    const result = await ai!.generateText({
+    const result = await ai.generateText({
       model,
       tools,
       prompt: 'add 2 and 3, then deploy',
-      stopWhen: ai!.isStepCount(2),
+      stopWhen: ai.isStepCount(2),
     })
 
     expect(result.text).toBe('Sum is 5.')
@@ -118,11 +116,11 @@ describe.skipIf(!MODERN)(`Z2: aiSdkTools${MODERN ? '' : ` (${SKIP_REASON})`}`, (
     const { runtime, scope } = rig()
     const restricted = runtime.scope({ parent: scope })
     restricted.restrict({ deny: ['deploy'] })
-    expect(Object.keys(lib!.aiSdkTools(runtime, { scope: restricted }))).toEqual(['add'])
-    expect(Object.keys(lib!.aiSdkTools(runtime))).toEqual([])
+    expect(Object.keys(lib.aiSdkTools(runtime, { scope: restricted }))).toEqual(['add'])
+    expect(Object.keys(lib.aiSdkTools(runtime))).toEqual([])
     const coded = runtime.scope({ parent: scope })
     coded.presentAs('code')
-    expect(Object.keys(lib!.aiSdkTools(runtime, { scope: coded }))).toEqual(['run_code'])
+    expect(Object.keys(lib.aiSdkTools(runtime, { scope: coded }))).toEqual(['run_code'])
   })
 
   it('Z2.6: streamText with @ai-sdk/openai-compatible against a loopback server sends the scope schemas and runs through the runtime', async () => {
@@ -142,16 +140,16 @@ describe.skipIf(!MODERN)(`Z2: aiSdkTools${MODERN ? '' : ` (${SKIP_REASON})`}`, (
     ]
     const textReply = [chunk({ role: 'assistant', content: '42' }), chunk({}, 'stop'), 'data: [DONE]\n\n']
     const server = await wireServer((n) => ({ sse: n === 1 ? toolReply : textReply }), '/v1')
-    const provider = compatible!.createOpenAICompatible({
+    const provider = compatible.createOpenAICompatible({
       name: 'loop',
       baseURL: server.baseURL,
       apiKey: 'k',
     })
-    const result = ai!.streamText({
+    const result = ai.streamText({
       model: provider.chatModel('m'),
-      tools: lib!.aiSdkTools(runtime, { scope }),
+      tools: lib.aiSdkTools(runtime, { scope }),
       prompt: 'what is 40 + 2?',
-      stopWhen: ai!.isStepCount(2),
+      stopWhen: ai.isStepCount(2),
     })
     expect(await result.text).toBe('42')
     expect(executed).toEqual(['s1 add ok'])

@@ -13,6 +13,7 @@ const commands = {
   mcpServe: () => import('./commands/mcp-serve.js'),
   replay: () => import('./commands/replay.js'),
   run: () => import('./commands/run.js'),
+  runMcp: () => import('./commands/run-mcp.js'),
   sessions: () => import('./commands/sessions.js'),
   view: () => import('./commands/view.js'),
   submit: () => import('./commands/submit.js'),
@@ -68,11 +69,13 @@ Options:
                    (also OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
   --mode M         native, code or both (default native)
   --workspace DIR  the directory the tools may touch (default: the current directory)
-  --yes            approve every write without asking
+  --yes            approve every write (and every MCP call) without asking
+  --mcp S          add an MCP server's tools, as mcp__<name>__<tool>: S is a command
+                   (spawned, stdio) or an http(s) URL, optionally NAME=S; repeatable
 ${DB_HELP}
   -h, --help       show this help
 
-Writes ask for approval at a terminal ("Allow write_note? [y/N]"); without a terminal they
+Writes and MCP calls ask for approval at a terminal ("Allow write_note? [y/N]"); without a terminal they
 are refused unless --yes is given. Ctrl-C stops the run: the turn is saved as aborted and
 the exit status is 130.
 
@@ -159,11 +162,9 @@ function version(): string {
 const HELP_FLAG = { type: 'boolean', short: 'h' } as const
 
 /** Parses a command's flags (and `--help`), turning parse errors into a usage error with its help. */
-function parseCommand<const O extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(
-  command: string,
-  args: string[],
-  options: O,
-) {
+function parseCommand<
+  const O extends Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>,
+>(command: string, args: string[], options: O) {
   try {
     return parseArgs({ args, allowPositionals: true, strict: true, options: { ...options, help: HELP_FLAG } })
   } catch (error) {
@@ -210,14 +211,16 @@ export async function main(
         const { values, positionals } = parseCommand('run', rest, {
           db: { type: 'string' },
           ...AGENT_FLAGS,
+          mcp: { type: 'string', multiple: true },
         })
         if (values.help) return help(out, 'run')
+        const mcp = values.mcp === undefined ? [] : (await commands.runMcp()).mcpServerSpecs(values.mcp)
         const task = positionals.join(' ').trim()
         if (task === '')
           throw new UsageError(`run needs a task, e.g. tooltx run "summarise the TODOs"\n\n${HELP.run}`, 2)
         const { runCommand } = await commands.run()
         const outcome = await runCommand(
-          { task, db: dbPath(values.db), ...agentFlags('run', values), yes: values.yes === true, env },
+          { task, db: dbPath(values.db), ...agentFlags('run', values), yes: values.yes === true, mcp, env },
           out,
         )
         return outcome.exitStatus

@@ -1,5 +1,10 @@
 /** How `mcpTools` reaches a server (Y2.1): a spawned command over stdio, or Streamable HTTP. */
-import { Client, StreamableHTTPClientTransport, type Transport } from '@modelcontextprotocol/client'
+import {
+  Client,
+  StreamableHTTPClientTransport,
+  type Tool,
+  type Transport,
+} from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 
 /** A server to spawn and talk to over its stdin/stdout. */
@@ -11,6 +16,11 @@ export interface StdioConnection {
   cwd?: string
   /** Where the child's stderr goes; default `inherit`. */
   stderr?: 'inherit' | 'ignore' | 'pipe'
+  /**
+   * The largest message the server may send, in bytes; default the SDK's 10 MB. A larger one
+   * closes the connection, so its call fails `MCP_CONNECTION_CLOSED` (Y2.13).
+   */
+  maxMessageBytes?: number
 }
 
 /** A server reached over Streamable HTTP. */
@@ -36,12 +46,33 @@ export function transportFor(connection: McpConnection): Transport {
     stderr: connection.stderr ?? 'inherit',
     ...(connection.env === undefined ? {} : { env: connection.env }),
     ...(connection.cwd === undefined ? {} : { cwd: connection.cwd }),
+    ...(connection.maxMessageBytes === undefined ? {} : { maxBufferSize: connection.maxMessageBytes }),
   })
 }
 
-/** A client connected over `connection` (Y2.1), announcing `clientName` and the package version. */
-export async function connectClient(connection: McpConnection, clientName: string): Promise<Client> {
-  const client = new Client({ name: clientName, version: '0.1.0' })
+/**
+ * A client connected over `connection` (Y2.1), announcing `clientName` and the package version.
+ * Over HTTP it probes for the 2026-07-28 revision first and falls back to the 2025 handshake
+ * (Y2.11); over stdio it speaks the 2025 handshake, which every stdio server answers.
+ * `onToolsChanged` receives the server's new listing after each change it announces (Y2.12).
+ */
+export async function connectClient(
+  connection: McpConnection,
+  clientName: string,
+  onToolsChanged: (tools: Tool[]) => void,
+): Promise<Client> {
+  // The SDK re-lists the tools on `list_changed` (2025) or its listen stream (2026); a failed
+  // re-listing keeps what was imported.
+  const listChanged = {
+    tools: {
+      onChanged: (error: Error | null, tools: Tool[] | null) =>
+        error === null && tools !== null && onToolsChanged(tools),
+    },
+  }
+  const client = new Client(
+    { name: clientName, version: '0.1.0' },
+    'url' in connection ? { versionNegotiation: { mode: 'auto' }, listChanged } : { listChanged },
+  )
   await client.connect(transportFor(connection))
   return client
 }

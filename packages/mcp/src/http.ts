@@ -2,14 +2,17 @@
  * Streamable HTTP for a served view (Y1.11–Y1.13): a Node HTTP server, bound to loopback unless
  * told otherwise, that checks `Host` and `Origin` against allow-lists (DNS-rebinding protection)
  * and, with `bearerToken`, an `Authorization: Bearer` header, before any MCP message is read.
- * Each MCP session (`Mcp-Session-Id`) gets its own transport over the same view.
+ * Each MCP session (`Mcp-Session-Id`) of the 2025 revisions gets its own transport over the same
+ * view; a request of the stateless 2026-07-28 revision is answered by a fresh server instance.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import {
+  createMcpHandler,
   hostHeaderValidationResponse,
+  isLegacyRequest,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
@@ -119,6 +122,9 @@ export async function serveHttp(
   const allowedHosts = [...(options.allowedHosts ?? [...localhostAllowedHostnames(), hostName(host)])]
   const allowedOrigins = [...(options.allowedOrigins ?? localhostAllowedOrigins())]
   const transports = new Map<string, WebStandardStreamableHTTPServerTransport>()
+  // The 2026-07-28 revision: stateless, one fresh server instance per request (Y1.14).
+  const modern = createMcpHandler(() => server.instance(), { legacy: 'reject' })
+  const offListChanged = server.onListChanged(() => modern.notify.toolsChanged())
 
   async function answer(request: Request): Promise<Response> {
     const rejected =
@@ -133,6 +139,7 @@ export async function serveHttp(
       return textResponse(401, 'unauthorized: send Authorization: Bearer <token>', {
         'www-authenticate': 'Bearer',
       })
+    if (request.method === 'POST' && !(await isLegacyRequest(request))) return modern.fetch(request)
     const sessionId = request.headers.get('mcp-session-id')
     if (sessionId !== null) {
       const transport = transports.get(sessionId)
@@ -171,7 +178,8 @@ export async function serveHttp(
   return {
     url: new URL(`http://${hostName(host)}:${bound}${path}`),
     async close() {
-      await Promise.allSettled([...transports.values()].map((t) => t.close()))
+      offListChanged()
+      await Promise.allSettled([modern.close(), ...[...transports.values()].map((t) => t.close())])
       transports.clear()
       http.closeAllConnections()
       await new Promise<void>((resolve) => http.close(() => resolve()))

@@ -2,10 +2,10 @@
  * `mcpTools`: an MCP server's tools imported as tooltx raw definitions (Y2). Register them in a
  * runtime or scope like any tool; every call then goes through the tooltx pipeline first.
  */
-import type { Client } from '@modelcontextprotocol/client'
+import type { Client, Tool } from '@modelcontextprotocol/client'
 import { type AnyToolDefinition, errorMessage, ToolError } from '@tooltx/core'
 import { connectClient, type McpConnection } from './client-connection.js'
-import { importedTool } from './imported-tool.js'
+import { type ImportPlan, importedTool } from './imported-tool.js'
 import { importedName, sanitize } from './tool-names.js'
 
 /** Options of {@link mcpTools}. */
@@ -34,13 +34,16 @@ export interface SkippedTool {
 
 /** The imported tools of one connected server. */
 export interface McpToolSet {
-  /** The definitions, in the server's order. */
+  /** The definitions, in the server's order; the latest listing (Y2.12). */
   readonly tools: readonly AnyToolDefinition[]
   /** Remote tools left out: name collisions and schemas that cannot be compiled. */
   readonly skipped: readonly SkippedTool[]
   /** The connected SDK client, for anything beyond tools. */
   readonly client: Client
-  /** Registers every tool in `target` (a runtime or a scope); the disposer unregisters them. */
+  /**
+   * Registers every tool in `target` (a runtime or a scope) and keeps it in step with the
+   * server's listing (Y2.12); the disposer unregisters them and stops following.
+   */
   register(target: { register(def: AnyToolDefinition): () => void }): () => void
   /** Closes the connection (a spawned server is stopped). Later calls fail `MCP_CONNECTION_CLOSED`. */
   close(): Promise<void>
@@ -56,6 +59,65 @@ function positive(value: unknown, what: string): number {
   return value
 }
 
+/** One listing of the server, imported. */
+interface Listing {
+  readonly tools: readonly AnyToolDefinition[]
+  readonly skipped: readonly SkippedTool[]
+}
+
+/**
+ * Imports `remote` in the server's order as `mcp__<server>__<tool>` (Y2.2): a name an earlier
+ * tool took, or a schema `load` cannot compile, puts the tool in `skipped` instead (Y2.4).
+ */
+function importListing(
+  remote: readonly Tool[],
+  server: string,
+  load: (tool: Tool, name: string) => AnyToolDefinition,
+): Listing {
+  const tools: AnyToolDefinition[] = []
+  const skipped: SkippedTool[] = []
+  const taken = new Map<string, string>()
+  for (const tool of remote) {
+    const name = importedName(server, tool.name)
+    const earlier = taken.get(name)
+    if (earlier !== undefined) {
+      skipped.push({ tool: tool.name, name, reason: `its name collides with remote tool "${earlier}"` })
+      continue
+    }
+    try {
+      tools.push(load(tool, name))
+      taken.set(name, tool.name)
+    } catch (error) {
+      skipped.push({ tool: tool.name, name, reason: `its schema cannot be compiled: ${errorMessage(error)}` })
+    }
+  }
+  return { tools: Object.freeze(tools), skipped: Object.freeze(skipped) }
+}
+
+/** The imported tools registered in one target, replaced as a whole when the listing changes. */
+class Registration {
+  private offs: (() => void)[] = []
+  constructor(private readonly target: { register(def: AnyToolDefinition): () => void }) {}
+
+  /**
+   * Unregisters what this target holds, then registers `tools`. A definition the target refuses
+   * (its name is taken there) throws out of the first registration and is left out of a later one.
+   */
+  replace(tools: readonly AnyToolDefinition[], first = false): void {
+    for (const off of this.offs.splice(0)) off()
+    for (const def of tools) {
+      try {
+        this.offs.push(this.target.register(def))
+      } catch (error) {
+        if (first) {
+          this.replace([])
+          throw error
+        }
+      }
+    }
+  }
+}
+
 /**
  * Connects to the server, lists all its tools and imports each as `mcp__<server>__<tool>`
  * (Y2.1, Y2.2). A tooltx name already taken by an earlier remote tool, or a schema that cannot
@@ -69,47 +131,40 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   const timeoutMs = positive(options.timeoutMs ?? 60_000, 'timeoutMs')
   const toolTimeouts = options.toolTimeouts ?? {}
   for (const [tool, ms] of Object.entries(toolTimeouts)) positive(ms, `toolTimeouts["${tool}"]`)
-  const client = await connectClient(connection, `tooltx-${sanitize(options.name)}`)
+  let listing: Listing = { tools: Object.freeze([]), skipped: Object.freeze([]) }
+  const targets = new Set<Registration>()
+  const plan = (client: Client, tool: Tool, name: string): ImportPlan => ({
+    client,
+    server: options.name,
+    tool,
+    name,
+    timeoutMs: toolTimeouts[tool.name] ?? timeoutMs,
+    concurrencySafe: options.trusted === true && tool.annotations?.readOnlyHint === true,
+  })
+  const load = (remote: readonly Tool[]) =>
+    importListing(remote, options.name, (tool, name) => importedTool(plan(client, tool, name)))
+  const client: Client = await connectClient(connection, `tooltx-${sanitize(options.name)}`, (remote) => {
+    // Re-import (Y2.12): every target trades the old definitions for the new listing.
+    listing = load(remote)
+    for (const registration of targets) registration.replace(listing.tools)
+  })
   try {
-    const { tools: remote } = await client.listTools()
-    const tools: AnyToolDefinition[] = []
-    const skipped: SkippedTool[] = []
-    const taken = new Map<string, string>()
-    for (const tool of remote) {
-      const name = importedName(options.name, tool.name)
-      const earlier = taken.get(name)
-      if (earlier !== undefined) {
-        skipped.push({ tool: tool.name, name, reason: `its name collides with remote tool "${earlier}"` })
-        continue
-      }
-      try {
-        tools.push(
-          importedTool({
-            client,
-            server: options.name,
-            tool,
-            name,
-            timeoutMs: toolTimeouts[tool.name] ?? timeoutMs,
-            concurrencySafe: options.trusted === true && tool.annotations?.readOnlyHint === true,
-          }),
-        )
-        taken.set(name, tool.name)
-      } catch (error) {
-        skipped.push({
-          tool: tool.name,
-          name,
-          reason: `its schema cannot be compiled: ${errorMessage(error)}`,
-        })
-      }
-    }
+    listing = load((await client.listTools()).tools)
     const set: McpToolSet = {
-      tools: Object.freeze(tools),
-      skipped: Object.freeze(skipped),
+      get tools() {
+        return listing.tools
+      },
+      get skipped() {
+        return listing.skipped
+      },
       client,
       register(target) {
-        const offs = tools.map((def) => target.register(def))
+        const registration = new Registration(target)
+        registration.replace(listing.tools, true)
+        targets.add(registration)
         return () => {
-          for (const off of offs) off()
+          targets.delete(registration)
+          registration.replace([])
         }
       },
       close: () => client.close(),

@@ -40,6 +40,13 @@ export interface McpServerOptions {
 export interface TooltxMcpServer {
   /** Serves one MCP session over `transport` until it closes (Y1.1). */
   connect(transport: Transport): Promise<void>
+  /**
+   * A fresh SDK server over the view, not connected: what per-request serving of the
+   * 2026-07-28 revision (`serveHttp`, Y1.14) gives each request.
+   */
+  instance(): Server
+  /** Calls `listener` after each change of the served listing (Y1.9); returns a disposer. */
+  onListChanged(listener: () => void): () => void
   /** Closes every session and stops following the registry. Idempotent. */
   close(): Promise<void>
 }
@@ -78,11 +85,13 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
   const progress = new ProgressRoutes()
   const listing = () => JSON.stringify(listPage(view, undefined, Number.MAX_SAFE_INTEGER, opts.annotations))
   let lastListing = listing()
+  const listeners = new Set<() => void>()
   const offChange = runtime.onRegistryChange(() => {
     const next = listing()
     if (next === lastListing) return
     lastListing = next
     for (const session of sessions) session.sendToolListChanged().catch(() => undefined)
+    for (const listener of listeners) listener()
   })
   const offProgress = runtime.onProgress(
     (exec, update) => progress.deliver(exec.rootCallId, update),
@@ -118,8 +127,10 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
                 .catch(() => undefined)
             })
       try {
+        // The 2026-07-28 revision (a request with its own `_meta` envelope) has no
+        // server-to-client requests, so no elicitation: its asks fail closed (Y1.14).
         const approver =
-          server.getClientCapabilities()?.elicitation === undefined
+          ctx.mcpReq.envelope !== undefined || server.getClientCapabilities()?.elicitation === undefined
             ? failClosed
             : elicitApprover((params, o) => ctx.mcpReq.elicitInput(params, o), opts.approvalTimeoutMs)
         const result = await runtime.execute({
@@ -140,6 +151,13 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
   }
 
   return {
+    instance: () => session(),
+    onListChanged(listener) {
+      listeners.add(listener)
+      return () => {
+        listeners.delete(listener)
+      }
+    },
     async connect(transport) {
       if (closed) throw optionError('this server was closed; create a new one')
       const server = session()
@@ -154,6 +172,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
     async close() {
       if (closed) return
       closed = true
+      listeners.clear()
       offChange()
       offProgress()
       await Promise.allSettled([...sessions].map((s) => s.close()))

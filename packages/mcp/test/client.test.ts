@@ -194,6 +194,37 @@ describe('Y2 importing a misbehaving server', () => {
     expect((await call('mcp__odd__cancelled')).content).toEqual([{ type: 'text', text: '1' }])
   })
 
+  it('Y2.9: a server flooding 5,000 progress notifications: the updates arrive in order, then the result', async () => {
+    const { call, runtime } = await imported(odd, { name: 'odd' })
+    const seen: number[] = []
+    runtime.onProgress((_exec, update) => seen.push((update as { progress: number }).progress))
+    const result = await call('mcp__odd__flood')
+    expect(result.content).toEqual([{ type: 'text', text: 'flooded' }])
+    // The SDK drops the notifications it reads in the same chunk as the answer (it forgets the
+    // progress handler with the answer), so what arrives is the first updates, in order.
+    expect(seen.length).toBeGreaterThan(1000)
+    expect(seen).toEqual(Array.from({ length: seen.length }, (_, i) => i + 1))
+    expect((await call('mcp__odd__good_output')).content).toEqual([{ type: 'text', text: 'x is 1' }])
+  })
+
+  it('Y2.13: a 10 MB answer over the default limit fails MCP_CONNECTION_CLOSED, never hanging; a raised limit takes it whole', async () => {
+    const small = await imported(odd, { name: 'odd' })
+    const refused = await small.call('mcp__odd__huge')
+    expect(codeOf(refused)).toBe('MCP_CONNECTION_CLOSED')
+    expect(codeOf(await small.call('mcp__odd__good_output'))).toBe('MCP_CONNECTION_CLOSED')
+    const large = await imported({ ...odd, maxMessageBytes: 32 * 1024 * 1024 }, { name: 'odd' })
+    const huge = await large.call('mcp__odd__huge')
+    // The value keeps all of it; what the model reads is capped by the content-size policy (P11.8).
+    const whole = (huge.isError ? undefined : (huge.value as { content: { text: string }[] }))?.content[0]
+      ?.text
+    expect([codeOf(huge), whole?.length, /^x+$/.test(whole ?? '')]).toEqual(['ok', 10 * 1024 * 1024, true])
+    const shown = (huge.content[0] as { text: string }).text
+    const marker = /\n\[content truncated: showing (\d+) of 10485760 bytes\]$/.exec(shown)
+    const kept = Number(marker?.[1])
+    expect([kept <= 262_144, shown.length - (marker?.[0].length ?? 0) === kept]).toEqual([true, true])
+    expect((await large.call('mcp__odd__good_output')).content).toEqual([{ type: 'text', text: 'x is 1' }])
+  })
+
   it('Y2.8: a server that dies mid-call gives MCP_CONNECTION_CLOSED, and so does every later call', async () => {
     const { call } = await imported(odd, { name: 'odd' })
     const died = await call('mcp__odd__die')
@@ -250,11 +281,37 @@ describe('Y2.10 round trip: tooltx server → tooltx client', () => {
     },
   )
 
+  it.each(['stdio', 'http'] as const)(
+    'Y2.12: over %s a list_changed re-imports the listing into every registered target, both ways',
+    async (kind) => {
+      const connection = kind === 'stdio' ? tooltxStdio : { url: (await startHttpFixture()).url }
+      const { tools, call, runtime } = await roundTrip(mcpTools(connection, { name: 'tx' }))
+      const scoped = createToolRuntime()
+      const scope = scoped.scope()
+      tools.register(scope)
+      const has = (rt: typeof runtime, name: string) =>
+        rt.view(rt === scoped ? scope : undefined).get(name) !== undefined
+      const until = async (check: () => boolean) => {
+        for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 25))
+        return check()
+      }
+      expect(has(runtime, 'mcp__tx__extra')).toBe(false)
+      expect((await call('mcp__tx__toggle', {})).content).toEqual([{ type: 'text', text: 'true' }])
+      expect(await until(() => has(runtime, 'mcp__tx__extra') && has(scoped, 'mcp__tx__extra'))).toBe(true)
+      expect(tools.tools.map((t) => t.name)).toContain('mcp__tx__extra')
+      expect((await call('mcp__tx__extra', {})).content).toEqual([{ type: 'text', text: 'extra' }])
+      await call('mcp__tx__toggle', {})
+      expect(await until(() => !has(runtime, 'mcp__tx__extra') && !has(scoped, 'mcp__tx__extra'))).toBe(true)
+      expect(has(runtime, 'mcp__tx__add')).toBe(true)
+    },
+  )
+
   it('Y2.9, Y2.10: progress of a served tool arrives at the client runtime, update for update', async () => {
     const { call, runtime } = await roundTrip(mcpTools(tooltxStdio, { name: 'tx' }))
     const updates: JsonValue[] = []
     runtime.onProgress((_exec, update) => updates.push(update))
-    const result = await call('mcp__tx__slow', { steps: 3, waitMs: 0 })
+    // A short wait before the answer: the SDK client drops progress it reads in one chunk with the answer (Y2.9).
+    const result = await call('mcp__tx__slow', { steps: 3, waitMs: 50 })
     expect(result.content).toEqual([{ type: 'text', text: 'done' }])
     expect(updates).toEqual([1, 2, 3].map((i) => ({ progress: i, total: 3, message: `step ${i}` })))
   })

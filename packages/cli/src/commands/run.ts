@@ -17,6 +17,7 @@ import { replayHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { openStore } from '../session-store.js'
 import { createToolset } from '../toolset.js'
+import { connectRunServers, type McpServerSpec } from './run-mcp.js'
 
 /** Options of the `run` command, from flags and the environment. */
 export interface RunOptions {
@@ -29,6 +30,8 @@ export interface RunOptions {
   workspace: string
   /** Approve every write without asking. */
   yes: boolean
+  /** MCP servers whose tools join the run (`--mcp`, Y4). */
+  mcp?: readonly McpServerSpec[]
   env: NodeJS.ProcessEnv
 }
 
@@ -95,7 +98,17 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     mode: options.mode,
     reportError: (e) => out.error(String(e)),
   })
+  const servers = await connectRunServers(options.mcp ?? [], runtime, scope).catch(async (error) => {
+    await session.close()
+    await store.close()
+    throw error
+  })
   out.line(`tooltx run — ${model.name}, mode ${options.mode}, workspace ${options.workspace}`)
+  for (const { name, tools, skipped } of servers.imported) {
+    const left =
+      skipped === 0 ? '' : ` (${skipped} left out: their names collide or their schemas do not compile)`
+    out.line(`MCP server "${name}": ${tools} tool${tools === 1 ? '' : 's'} as mcp__${name}__<tool>${left}`)
+  }
   const stop = watchSession(session, runtime, scope, out)
   // Code Mode programs run in the QuickJS sandbox; native mode never starts it.
   const sandbox = options.mode === 'native' ? undefined : quickjsRuntime()
@@ -122,6 +135,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
   } finally {
     control.dispose()
     stop()
+    await servers.close()
     await sandbox?.close()
     await session.close()
     await store.close()

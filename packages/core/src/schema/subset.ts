@@ -25,12 +25,15 @@ export type SchemaNode =
       readonly enum: readonly JsonValue[] | undefined
       readonly const: { readonly value: JsonValue } | undefined
       readonly constraints: Constraints | undefined
+      /** The documented `default`, never applied (S1.2); shown in the SDK text (S6.8). */
+      readonly default: { readonly value: JsonValue } | undefined
       readonly description: string | undefined
     }
   | {
       readonly kind: 'array'
       items: SchemaNode | undefined
       readonly constraints: Constraints | undefined
+      readonly default: { readonly value: JsonValue } | undefined
       readonly description: string | undefined
     }
   | {
@@ -347,6 +350,10 @@ function parseNode(value: unknown, path: string, out: string[], children: Task[]
     out.push(`${path}.$schema must be a string on the root schema only`)
   }
   const constraints = readConstraints(entries, type, path, out)
+  const documented =
+    (present & DEFAULT) !== 0 && isLossless(entries.default)
+      ? { value: entries.default as JsonValue }
+      : undefined
 
   let properties: { key: string; schema: SchemaNode }[] | undefined
   if ((present & PROPERTIES) !== 0) {
@@ -393,7 +400,13 @@ function parseNode(value: unknown, path: string, out: string[], children: Task[]
   }
   if (type === undefined) return { kind: 'any', description }
   if (type === 'array') {
-    const node: SchemaNode = { kind: 'array', items: undefined, constraints, description }
+    const node: SchemaNode = {
+      kind: 'array',
+      items: undefined,
+      constraints,
+      default: documented,
+      description,
+    }
     if ((present & ITEMS) !== 0) {
       children.push({ value: entries.items, path: `${path}.items`, set: (n) => (node.items = n) })
     }
@@ -408,6 +421,7 @@ function parseNode(value: unknown, path: string, out: string[], children: Task[]
     enum: enumValues as JsonValue[] | undefined,
     const: (present & CONST) !== 0 ? { value: constValue as JsonValue } : undefined,
     constraints,
+    default: documented,
     description,
   }
 }

@@ -15,13 +15,16 @@ function docComment(description: string): string {
 }
 
 /**
- * A property's doc text: its description, then the constraints TypeScript cannot express as
- * `key: value` pairs in parentheses (S5.7); `undefined` when there is neither.
+ * A property's doc text: its description, then the constraints TypeScript cannot express and
+ * its documented default as `key: value` pairs in parentheses (S5.7, S6.8); `undefined` when
+ * there is none of them.
  */
 function docText(node: SchemaNode): string | undefined {
   if (node.kind === 'invalid') return undefined
-  const constraints = node.kind === 'scalar' || node.kind === 'array' ? node.constraints : undefined
-  const pairs = Object.entries(constraints ?? {}).map(([key, value]) => `${key}: ${literal(value)}`)
+  const valued = node.kind === 'scalar' || node.kind === 'array' ? node : undefined
+  const pairs = Object.entries(valued?.constraints ?? {}).map(([key, value]) => `${key}: ${literal(value)}`)
+  // The default is documentation only (S1.2): the model reads it, nothing fills it in (S6.8).
+  if (valued?.default !== undefined) pairs.push(`default: ${literal(valued.default.value)}`)
   const summary = pairs.length === 0 ? undefined : `(${pairs.join(', ')})`
   if (node.description === undefined) return summary
   return summary === undefined ? node.description : `${node.description} ${summary}`
