@@ -5,7 +5,17 @@ function shellWord(value: string): string {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`
 }
 
+/** ` --db <db>`, or nothing for the default database. */
+function dbFlag(db: string): string {
+  return db === DEFAULT_SQLITE_PATH ? '' : ` --db ${shellWord(db)}`
+}
+
 /** The command that replays session `id` of database `db`, with `--db` unless it is the default. */
 export function replayHint(id: string, db: string): string {
-  return `npx tooltx replay ${shellWord(id)}${db === DEFAULT_SQLITE_PATH ? '' : ` --db ${shellWord(db)}`}`
+  return `npx tooltx replay ${shellWord(id)}${dbFlag(db)}`
+}
+
+/** The command that continues session `id` of database `db` with a new task (A2.2). */
+export function continueHint(id: string, db: string): string {
+  return `npx tooltx run --session ${shellWord(id)}${dbFlag(db)} "<task>"`
 }

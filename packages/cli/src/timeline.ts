@@ -40,6 +40,8 @@ export class TimelineRenderer {
 
   #lines(event: SessionEvent): string[] {
     switch (event.type) {
+      case 'session/fork':
+        return [`forked from ${event.data.source} at seq ${event.data.at}`]
       case 'turn/start':
         return [`── turn ${event.data.turn} ──`]
       case 'step/start':

@@ -1,6 +1,5 @@
 import type { Output } from '../output.js'
-import { UsageError } from '../output.js'
-import { openSessions, resolveSession } from '../session-store.js'
+import { existingSessions, resolveSession } from '../session-store.js'
 import { renderSession } from '../session-timeline.js'
 
 /**
@@ -9,12 +8,7 @@ import { renderSession } from '../session-timeline.js'
  * id. The database is read-only here and the tools are never run.
  */
 export async function replayCommand(options: { db: string; id: string }, out: Output): Promise<void> {
-  const reader = openSessions(options.db)
-  if (reader === undefined) {
-    throw new UsageError(
-      `no session "${options.id}": there is no session database at ${options.db}; run \`tooltx demo\` first, or pass --db`,
-    )
-  }
+  const reader = existingSessions(options.db, `no session "${options.id}"`)
   try {
     const id = resolveSession(options.id, await reader.listSessions(), options.db)
     const events = (await reader.read(id)) ?? []

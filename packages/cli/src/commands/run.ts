@@ -15,6 +15,7 @@ import { type Output, UsageError } from '../output.js'
 import { liveLookup } from '../presenters.js'
 import { replayHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
+import { existingSessions, resolveSession } from '../session-store.js'
 import { createToolset } from '../toolset.js'
 
 /** Options of the `run` command, from flags and the environment. */
@@ -28,6 +29,8 @@ export interface RunOptions {
   workspace: string
   /** Approve every write without asking. */
   yes: boolean
+  /** `--session`: continue this stored session (a fork, say) instead of starting a new one (A2.2). */
+  session?: string
   env: NodeJS.ProcessEnv
 }
 
@@ -65,6 +68,21 @@ export function chooseModel(options: RunOptions): ModelAdapter {
   throw new UsageError(`unknown --provider "${provider}"; use openai or anthropic`)
 }
 
+/** The id of a new run's session. */
+function freshRunId(): string {
+  return `run-${new Date().toISOString().replace(/[:.]/g, '-')}`
+}
+
+/** The stored session `--session` names (an id, `latest` or the start of one id); it must exist. */
+async function storedId(wanted: string, db: string): Promise<string> {
+  const reader = existingSessions(db, `no session "${wanted}" to continue`)
+  try {
+    return resolveSession(wanted, await reader.listSessions(), db)
+  } finally {
+    await reader.close()
+  }
+}
+
 /** What a finished `run` reports: the session it saved and the exit status. */
 export interface RunOutcome {
   id: string
@@ -72,15 +90,16 @@ export interface RunOutcome {
 }
 
 /**
- * Runs one task against a real model with the workspace tools, recording the session. Writes
+ * Runs one task against a real model with the workspace tools, recording a new session or,
+ * with `session`, continuing a stored one (A2.2). Writes
  * are asked about at a terminal and refused, with a note on how to allow them, without one.
  * Ctrl-C or a closed stdout aborts the turn (recorded as aborted, running checks killed) and
  * gives exit status 130 or 141; a turn that ends in an error throws after saving.
  */
 export async function runCommand(options: RunOptions, out: Output): Promise<RunOutcome> {
   const model = chooseModel(options)
+  const id = options.session === undefined ? freshRunId() : await storedId(options.session, options.db)
   const store = sqliteStore(options.db)
-  const id = `run-${new Date().toISOString().replace(/[:.]/g, '-')}`
   const session = await openSession(store, { id })
   const { runtime, scope } = createToolset({
     root: options.workspace,
