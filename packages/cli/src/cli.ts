@@ -4,7 +4,9 @@ import { parseArgs } from 'node:util'
 import { DEFAULT_MODELS } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
+import { auditCommand } from './commands/audit.js'
 import { demoCommand } from './commands/demo.js'
+import { forkCommand } from './commands/fork.js'
 import { MCP_SERVE_HELP, mcpServeCommand } from './commands/mcp-serve.js'
 import { replayCommand } from './commands/replay.js'
 import { runCommand } from './commands/run.js'
@@ -23,6 +25,8 @@ Commands:
   run "<task>"     run a task against a real model with the workspace tools
   sessions         list saved sessions
   replay <id>      print the timeline of a saved session from its log
+  audit <id…>      decide the recorded calls again under a new policy and list the changes
+  fork <id>        copy a session up to a seq or turn into a new session to continue
   mcp serve        serve the workspace tools to an MCP client (stdio, or --http)
 
 Options:
@@ -57,6 +61,7 @@ Options:
   --mode M         native, code or both (default native)
   --workspace DIR  the directory the tools may touch (default: the current directory)
   --yes            approve every write without asking
+  --session ID     continue this saved session (a fork, say) instead of starting one
 ${DB_HELP}
   -h, --help       show this help
 
@@ -83,6 +88,43 @@ Options:
 ${DB_HELP}
   -h, --help       show this help`,
 }
+
+HELP.audit = `Usage: tooltx audit <id…> --policy FILE [options]
+       tooltx audit --all --policy FILE [options]
+
+Decides every recorded call of the sessions again — model-direct calls and nested Code Mode
+calls, their raw arguments parsed and validated against the tools' current schemas — with the
+policy module's pre-execute hooks and guards, without running any tool and with no approver
+(an ask is reported as "would ask"), and lists the calls whose decision would change:
+session, call, tool, before → after, reason, then the totals. A policy that throws is that
+call's policy failure. The same log and policy always print the same report.
+
+The policy module's default export is a function that registers the policy on a runtime:
+  export default (runtime) => { runtime.guard(…); runtime.onPreExecute(…) }
+
+Options:
+  --policy FILE    the policy module (required)
+  --tools FILE     a module whose default export is an array of tool definitions, or a
+                   function that registers them (default: the CLI's workspace tools)
+  --all            every saved session
+  --json           print every audited call and the totals as JSON
+${DB_HELP}
+  -h, --help       show this help
+
+Exit status: 0 no decision would change, 1 some would (or a failure), 2 a usage error.`
+
+HELP.fork = `Usage: tooltx fork <id> --at <seq | turn:N> [options]
+
+Creates a new session holding the session's events up to seq <seq> (or through turn N),
+repaired into a valid state as a crash would be (open calls answered, the turn closed). Its
+first event names the source and the seq; the source is not changed. Continue the fork with
+\`tooltx run --session <fork> "<task>"\`, with another model, mode or tools.
+
+Options:
+  --at POINT       a seq (0 keeps nothing) or turn:N (turns 1…N) (required)
+  --id ID          the new session's id (default <id>.fork-<seq>)
+${DB_HELP}
+  -h, --help       show this help`
 
 const MODES: readonly string[] = ['native', 'code', 'both']
 
@@ -161,6 +203,7 @@ export async function main(
               mode: { type: 'string' },
               workspace: { type: 'string' },
               yes: { type: 'boolean' },
+              session: { type: 'string' },
               help: HELP_FLAG,
             },
           }),
@@ -195,6 +238,7 @@ export async function main(
             mode: mode as Mode,
             workspace,
             yes: values.yes === true,
+            ...(values.session === undefined ? {} : { session: values.session }),
             env,
           },
           out,
@@ -226,6 +270,66 @@ export async function main(
         if (positionals.length !== 1)
           throw new UsageError(`replay needs exactly one session id\n\n${HELP.replay}`, 2)
         await replayCommand({ db: dbPath(values.db), id: positionals[0]! }, out)
+        return 0
+      }
+      case 'audit': {
+        const { values, positionals } = parsed('audit', () =>
+          parseArgs({
+            args: rest,
+            allowPositionals: true,
+            options: {
+              db: { type: 'string' },
+              policy: { type: 'string' },
+              tools: { type: 'string' },
+              all: { type: 'boolean' },
+              json: { type: 'boolean' },
+              help: HELP_FLAG,
+            },
+          }),
+        )
+        if (values.help) return help(out, 'audit')
+        if (values.policy === undefined || values.policy === '')
+          throw new UsageError(`audit needs --policy FILE\n\n${HELP.audit}`, 2)
+        if ((values.all === true) === positionals.length > 0)
+          throw new UsageError(`audit needs session ids or --all (not both)\n\n${HELP.audit}`, 2)
+        return await auditCommand(
+          {
+            db: dbPath(values.db),
+            sessions: positionals,
+            all: values.all === true,
+            policy: values.policy,
+            ...(values.tools === undefined ? {} : { tools: values.tools }),
+            json: values.json === true,
+          },
+          out,
+        )
+      }
+      case 'fork': {
+        const { values, positionals } = parsed('fork', () =>
+          parseArgs({
+            args: rest,
+            allowPositionals: true,
+            options: {
+              db: { type: 'string' },
+              at: { type: 'string' },
+              id: { type: 'string' },
+              help: HELP_FLAG,
+            },
+          }),
+        )
+        if (values.help) return help(out, 'fork')
+        if (positionals.length !== 1)
+          throw new UsageError(`fork needs exactly one session id\n\n${HELP.fork}`, 2)
+        if (values.at === undefined) throw new UsageError(`fork needs --at <seq | turn:N>\n\n${HELP.fork}`, 2)
+        await forkCommand(
+          {
+            db: dbPath(values.db),
+            session: positionals[0]!,
+            at: values.at,
+            ...(values.id === undefined ? {} : { id: values.id }),
+          },
+          out,
+        )
         return 0
       }
       case 'mcp':
