@@ -16,8 +16,8 @@ import {
   sqliteReader,
   sqliteStore,
 } from '@tooltx/session'
-import { createToolset } from 'tooltx'
 import fc from 'fast-check'
+import { createToolset } from 'tooltx'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { BIN, cleanEnv, sampleWorkspace, tooltx, tooltxWith } from './cli-harness.js'
 import { fakeModel } from './fake-model.js'
@@ -117,8 +117,14 @@ describe('A1 tooltx audit', () => {
     expect(code).toBe(1)
     const changed = doc.sessions[0].calls.filter((c: { changed: boolean }) => c.changed)
     expect(changed.map((c: { callId: string; after: unknown }) => [c.callId, c.after])).toEqual([
-      ['call_lint', { kind: 'policy-failed', reason: 'guard handler failed: the check registry is unreachable' }],
-      ['call_slow', { kind: 'policy-failed', reason: 'guard handler failed: the check registry is unreachable' }],
+      [
+        'call_lint',
+        { kind: 'policy-failed', reason: 'guard handler failed: the check registry is unreachable' },
+      ],
+      [
+        'call_slow',
+        { kind: 'policy-failed', reason: 'guard handler failed: the check registry is unreachable' },
+      ],
     ])
     expect(doc.totals).toEqual({
       sessions: 1,
@@ -143,7 +149,10 @@ describe('A1 tooltx audit', () => {
       callId: 'call_readme',
       name: 'read_file',
       before: { kind: 'execute' },
-      after: { kind: 'deny', reason: 'tool "read_file" denied by pre-execute policy: Markdown is off limits' },
+      after: {
+        kind: 'deny',
+        reason: 'tool "read_file" denied by pre-execute policy: Markdown is off limits',
+      },
       changed: true,
     })
     expect(doc.totals).toEqual({
@@ -194,7 +203,11 @@ describe('A1 tooltx audit', () => {
       "return 'read'",
     ].join('\n')
     const model = scripted([
-      { toolCalls: [{ id: 'call_code', name: 'run_code', arguments: JSON.stringify({ code, description: 'read' }) }] },
+      {
+        toolCalls: [
+          { id: 'call_code', name: 'run_code', arguments: JSON.stringify({ code, description: 'read' }) },
+        ],
+      },
       { text: 'done' },
     ])
     const agent = createAgent({ runtime, scope, session, model, codeRuntime: sandbox })
@@ -208,7 +221,13 @@ describe('A1 tooltx audit', () => {
 
     const markdown = await auditJson('code-session', '--policy', policy('markdown-policy.mjs'))
     const calls = markdown.doc.sessions[0].calls
-    expect(calls.map((c: { name: string; rootCallId?: string; changed: boolean }) => [c.name, c.rootCallId, c.changed])).toEqual([
+    expect(
+      calls.map((c: { name: string; rootCallId?: string; changed: boolean }) => [
+        c.name,
+        c.rootCallId,
+        c.changed,
+      ]),
+    ).toEqual([
       ['run_code', undefined, false],
       ['read_file', 'call_code', true],
       ['list_files', 'call_code', false],
@@ -219,13 +238,27 @@ describe('A1 tooltx audit', () => {
     })
     expect(calls[1].parentCallId).toBe('call_code')
 
-    const table = await tooltx(cwd, 'audit', 'code-session', '--policy', policy('no-code-policy.mjs'), '--db', db)
+    const table = await tooltx(
+      cwd,
+      'audit',
+      'code-session',
+      '--policy',
+      policy('no-code-policy.mjs'),
+      '--db',
+      db,
+    )
     expect(table.code).toBe(1)
     const rows = table.stdout.split('\n').slice(1, 4)
     expect(rows).toEqual([
-      expect.stringMatching(/^code-session +call_code +run_code +execute → deny +tool "run_code" denied by pre-execute policy: no programs$/),
-      expect.stringMatching(/^code-session +call_code › \S+ +read_file +execute → not-run +its run_code call would not run$/),
-      expect.stringMatching(/^code-session +call_code › \S+ +list_files +execute → not-run +its run_code call would not run$/),
+      expect.stringMatching(
+        /^code-session +call_code +run_code +execute → deny +tool "run_code" denied by pre-execute policy: no programs$/,
+      ),
+      expect.stringMatching(
+        /^code-session +call_code › \S+ +read_file +execute → not-run +its run_code call would not run$/,
+      ),
+      expect.stringMatching(
+        /^code-session +call_code › \S+ +list_files +execute → not-run +its run_code call would not run$/,
+      ),
     ])
   }, 60_000)
 
@@ -233,7 +266,16 @@ describe('A1 tooltx audit', () => {
     const missing = await tooltx(cwd, 'audit', demoId, '--db', db)
     expect(missing.code).toBe(2)
     expect(missing.stderr).toMatch(/^tooltx: audit needs --policy FILE\n/)
-    const both = await tooltx(cwd, 'audit', demoId, '--all', '--policy', policy('same-policy.mjs'), '--db', db)
+    const both = await tooltx(
+      cwd,
+      'audit',
+      demoId,
+      '--all',
+      '--policy',
+      policy('same-policy.mjs'),
+      '--db',
+      db,
+    )
     expect(both.code).toBe(2)
     expect(both.stderr).toMatch(/^tooltx: audit needs session ids or --all \(not both\)\n/)
     const shape = await tooltx(cwd, 'audit', demoId, '--policy', policy('not-a-function.mjs'), '--db', db)
@@ -344,7 +386,10 @@ describe('A2 forkSession and tooltx fork', () => {
     expect(json(await stored(demoId))).toBe(json(demoEvents))
     const listed = await tooltx(cwd, 'sessions', '--db', db)
     expect(listed.stdout).toMatch(
-      new RegExp(`^demo-fork +${events.length} {2}\\S+ {2}interrupted +\\(forked from ${demoId} at seq 12\\) Find the open TODOs`, 'm'),
+      new RegExp(
+        `^demo-fork +${events.length} {2}\\S+ {2}interrupted +\\(forked from ${demoId} at seq 12\\) Find the open TODOs`,
+        'm',
+      ),
     )
     const replay = await tooltx(cwd, 'replay', 'demo-fork', '--db', db)
     expect(replay.stdout.split('\n')[2]).toBe(`forked from ${demoId} at seq 12`)
@@ -354,7 +399,18 @@ describe('A2 forkSession and tooltx fork', () => {
     const env = cleanEnv({ OPENAI_API_KEY: 'test-key' })
     const run = await tooltxWith(
       { cwd, env },
-      ...['run', 'carry on', '--session', 'demo-fork', '--workspace', ws, '--base-url', model.baseURL, '--db', db],
+      ...[
+        'run',
+        'carry on',
+        '--session',
+        'demo-fork',
+        '--workspace',
+        ws,
+        '--base-url',
+        model.baseURL,
+        '--db',
+        db,
+      ],
     )
     expect(run.stderr).toBe('')
     expect(run.code).toBe(0)
@@ -373,6 +429,8 @@ describe('A2 forkSession and tooltx fork', () => {
     expect(unknown.stderr).toBe(`tooltx: no session "nope" in ${db}; run \`tooltx sessions\` to list them\n`)
     const badPoint = await tooltx(cwd, 'fork', demoId, '--at', 'turn:x', '--db', db)
     expect(badPoint.code).toBe(2)
-    expect(badPoint.stderr).toBe('tooltx: --at must be a seq (such as 12) or turn:N (such as turn:1), got "turn:x"\n')
+    expect(badPoint.stderr).toBe(
+      'tooltx: --at must be a seq (such as 12) or turn:N (such as turn:1), got "turn:x"\n',
+    )
   }, 60_000)
 })
