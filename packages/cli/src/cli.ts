@@ -87,9 +87,7 @@ be \`latest\` (the session created last) or the start of exactly one session id.
 Options:
 ${DB_HELP}
   -h, --help       show this help`,
-}
-
-HELP.audit = `Usage: tooltx audit <id…> --policy FILE [options]
+  audit: `Usage: tooltx audit <id…> --policy FILE [options]
        tooltx audit --all --policy FILE [options]
 
 Decides every recorded call of the sessions again — model-direct calls and nested Code Mode
@@ -111,9 +109,8 @@ Options:
 ${DB_HELP}
   -h, --help       show this help
 
-Exit status: 0 no decision would change, 1 some would (or a failure), 2 a usage error.`
-
-HELP.fork = `Usage: tooltx fork <id> --at <seq | turn:N> [options]
+Exit status: 0 no decision would change, 1 some would (or a failure), 2 a usage error.`,
+  fork: `Usage: tooltx fork <id> --at <seq | turn:N> [options]
 
 Creates a new session holding the session's events up to seq <seq> (or through turn N),
 repaired into a valid state as a crash would be (open calls answered, the turn closed). Its
@@ -124,7 +121,8 @@ Options:
   --at POINT       a seq (0 keeps nothing) or turn:N (turns 1…N) (required)
   --id ID          the new session's id (default <id>.fork-<seq>)
 ${DB_HELP}
-  -h, --help       show this help`
+  -h, --help       show this help`,
+}
 
 const MODES: readonly string[] = ['native', 'code', 'both']
 

@@ -24,7 +24,7 @@ export function forkOrigin(events: readonly SessionEvent[]): SessionForkData | u
  * The `seq` a fork point names in `events` (A2.1). Throws `INVALID_DEFINITION` saying which
  * points exist for a seq outside 0…length or a turn the source does not have.
  */
-export function resolveForkPoint(events: readonly SessionEvent[], point: ForkPoint, source: string): number {
+function resolveForkPoint(events: readonly SessionEvent[], point: ForkPoint, source: string): number {
   const last = events.length
   if (typeof point === 'number') {
     if (!Number.isSafeInteger(point) || point < 0 || point > last) {
