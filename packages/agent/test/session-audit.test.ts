@@ -1,5 +1,5 @@
-import { type Approver, auditSession, createAgent, type ScriptedStep, scripted } from '@tooltx/agent'
-import { createToolRuntime, defineTool, type ToolRuntime } from '@tooltx/core'
+import { auditSession, createAgent, type ScriptedStep, scripted } from '@tooltx/agent'
+import { type Approver, createToolRuntime, defineTool, type ToolRuntime } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
 
