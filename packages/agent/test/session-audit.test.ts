@@ -1,6 +1,7 @@
 import { auditSession, createAgent, type ScriptedStep, scripted } from '@tooltx/agent'
 import { type Approver, createToolRuntime, defineTool, type ToolRuntime } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 
 /** A runtime with one `note` tool whose body counts its runs, and the count. */
@@ -19,6 +20,16 @@ function notes(): { runtime: ToolRuntime; runs: () => number } {
     }),
   )
   return { runtime, runs: () => count }
+}
+
+/** The policy of the property test: `ask` asks, `no` is denied by a guard, a number throws. */
+function policy(runtime: ToolRuntime): void {
+  runtime.onPreExecute(async (exec, next) => {
+    const text = (exec.arguments as { text?: unknown }).text
+    if (typeof text === 'number') throw new Error('numbers are not notes')
+    return text === 'ask' ? { kind: 'ask', reason: 'check first' } : next()
+  })
+  runtime.guard((exec) => ((exec.arguments as { text?: unknown }).text === 'no' ? 'not that' : undefined))
 }
 
 /** Records one turn of `steps` with `runtime` (and `approver`) and returns the log. */
@@ -122,6 +133,37 @@ describe('A1 auditSession', () => {
       ],
     ])
     expect(audit.changed).toBe(3)
+  })
+
+  it('A1.2: auditing with the policy a session was recorded with changes nothing (property)', async () => {
+    const argument = fc.constantFrom(
+      '{"text":"a"}',
+      '{"text":"ask"}',
+      '{"text":"no"}',
+      '{"text":7}',
+      '{}',
+      'not json',
+    )
+    const answer = fc.constantFrom<'allowed-once' | 'rejected' | undefined>(
+      'allowed-once',
+      'rejected',
+      undefined,
+    )
+    await fc.assert(
+      fc.asyncProperty(fc.array(argument, { minLength: 1, maxLength: 6 }), answer, async (args, outcome) => {
+        const { runtime } = notes()
+        policy(runtime)
+        const events = await record(
+          runtime,
+          calls(...args),
+          outcome === undefined ? undefined : () => outcome,
+        )
+        const audit = await auditSession(events, runtime)
+        expect(audit.calls.map((c) => c.after)).toEqual(audit.calls.map((c) => c.before))
+        expect(audit.changed).toBe(0)
+      }),
+      { numRuns: 40 },
+    )
   })
 
   it('A1.2: a call the log holds no decision for is unknown and never counts as changed', async () => {
