@@ -7,14 +7,17 @@ import {
   errorMessage,
   type RuntimeScope,
   type ToolCallBlock,
+  type ToolSurface,
+  type ToolView,
   type UserMessage,
 } from '@tooltx/core'
-import { type NewSessionEvent, repairSession, type Session, type TurnEndData } from '@tooltx/session'
+import { repairSession, type Session, type TurnEndData } from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
-import { recordingApprover } from './approval-events.js'
+import { Journal } from './journal.js'
 import type { ModelAdapter, ModelStreamEvent } from './model/model.js'
-import { readReply } from './model/reply.js'
-import { type BatchContext, runBatch } from './scheduler.js'
+import { type ReplyOutcome, readReply } from './model/reply.js'
+import { recordingApprover } from './recording-approver.js'
+import { type ScheduleOptions, schedule } from './scheduler.js'
 import { limitEnd, resolveBounds, type TurnBounds } from './turn-bounds.js'
 import { replyText, type TurnOutcome, turnOutcome } from './turn-outcome.js'
 import { snapshotUserMessage, textMessage } from './user-input.js'
@@ -77,6 +80,15 @@ export interface Agent {
   whenIdle(): Promise<TurnOutcome | undefined>
 }
 
+/** What `#reply` gets from its step: the reply read and the view it was read against. */
+interface ReplyStep {
+  readonly step: number
+  readonly signal: AbortSignal
+  readonly reply: ReplyOutcome
+  readonly tools: ToolSurface['tools']
+  readonly view: ToolView
+}
+
 type QueuedMessage = {
   message: UserMessage
   fromUser: boolean
@@ -99,14 +111,8 @@ interface TurnState {
   started: boolean
   /** The `maxTurnMs` timer aborted the turn signal. */
   timedOut: boolean
-}
-/**
- * How a step ended: the events it leaves for the next write (they land together with the
- * next step's opening or with `turn/end`), and the turn's end when the turn is over.
- */
-interface StepOutcome {
-  readonly carry: NewSessionEvent[]
-  readonly end?: TurnEndData
+  /** The turn's pending events (see `Journal` for when each becomes durable). */
+  readonly journal: Journal
 }
 
 /**
@@ -250,6 +256,7 @@ class AgentLoop implements Agent {
       openStep: undefined,
       started: false,
       timedOut: false,
+      journal: new Journal(this.#options.session),
     }
     const { maxTurnMs } = this.#bounds
     const timer =
@@ -270,70 +277,58 @@ class AgentLoop implements Agent {
     for (const settle of state.waiters) settle(outcome)
   }
 
-  /** Runs the steps of a turn and records its end; resolves with the `turn/end` written. */
+  /**
+   * Runs the steps of a turn and records its end; resolves with the `turn/end` written. What
+   * the last step staged becomes durable with `turn/end`, in the turn's last write (L3.6).
+   */
   async #steps(state: TurnState, signal: AbortSignal): Promise<TurnEndData> {
-    const { session } = this.#options
-    const { turn } = state
+    const { turn, journal } = state
     try {
-      let carry: NewSessionEvent[] = [{ type: 'turn/start', data: { turn } }]
+      journal.stage({ type: 'turn/start', data: { turn } })
       for (let step = 1; ; step++) {
         this.#position = { turn, step }
-        const outcome = await this.#step(state, step, signal, carry)
-        carry = outcome.carry
-        let end = outcome.end
+        let end = await this.#step(state, step, signal)
         // A bound ends the turn once the step is closed, instead of asking the model again (L13.1).
         if (end === undefined && step >= this.#bounds.maxSteps) end = limitEnd(turn, 'maxSteps', this.#bounds)
         if (end === undefined) continue
         if (end.reason === 'aborted' && state.timedOut) end = limitEnd(turn, 'maxTurnMs', this.#bounds)
-        carry.push({ type: 'turn/end', data: end })
-        await this.#write(state, carry)
+        journal.stage({ type: 'turn/end', data: end })
+        await journal.flush()
         return end
       }
     } catch (error) {
       // A failed append or model call ends the turn; repair runs before the next one (L5.6).
-      // When even the turn's opening write failed, the turn is recorded as started and failed;
-      // an open step is closed first (L3.8).
+      // The failed write dropped what it held, so the turn is recorded as started (when even
+      // its opening write failed) and failed, an open step closed first (L3.8).
       this.#needsRepair = true
       const end: TurnEndData = { turn, reason: 'error', message: errorMessage(error) }
-      const events: NewSessionEvent[] = state.started ? [] : [{ type: 'turn/start', data: { turn } }]
+      if (!state.started) journal.stage({ type: 'turn/start', data: { turn } })
       if (state.openStep !== undefined)
-        events.push({ type: 'step/end', data: { turn, step: state.openStep } })
-      events.push({ type: 'turn/end', data: end })
-      await session.appendBatch(events).catch(() => {})
+        journal.stage({ type: 'step/end', data: { turn, step: state.openStep } })
+      journal.stage({ type: 'turn/end', data: end })
+      await journal.flush().catch(() => {})
       return end
     }
   }
 
-  /** Appends loop bookkeeping and notes which turn and step it left open (L3.8). */
-  async #write(state: TurnState, events: readonly NewSessionEvent[]): Promise<void> {
-    await this.#options.session.appendBatch(events)
-    for (const event of events) {
-      if (event.type === 'turn/start') state.started = true
-      else if (event.type === 'step/start') state.openStep = event.data.step
-      else if (event.type === 'step/end') state.openStep = undefined
-    }
-  }
-
   /**
-   * One step (L3.3–L3.6): `step/start` and the drained FIFO are written with the events the
-   * previous step left (`turn/start`, or its `step/end`), then the model is asked; the reply's
-   * `assistant/message` rides on the batch's first write, or on the next step's opening.
-   * Every way out of the step leaves its `step/end` in `carry` (L3.8).
+   * One step (L3.3–L3.6): `step/start` and the drained FIFO become durable with what the
+   * previous step staged (`turn/start`, or its `step/end`), in one write before the model is
+   * asked; the reply's `assistant/message` is staged and rides on the batch's first write, or
+   * on the next flush when no call starts. Every way out of the step stages its `step/end`
+   * (L3.8). Resolves with the turn's end when the turn is over.
    */
-  async #step(
-    state: TurnState,
-    step: number,
-    signal: AbortSignal,
-    carry: NewSessionEvent[],
-  ): Promise<StepOutcome> {
+  async #step(state: TurnState, step: number, signal: AbortSignal): Promise<TurnEndData | undefined> {
     const { session, runtime, scope, model } = this.#options
-    const { turn } = state
-    carry.push({ type: 'step/start', data: { turn, step } })
+    const { turn, journal } = state
+    journal.stage({ type: 'step/start', data: { turn, step } })
     for (const entry of this.#fifo.splice(0)) {
-      carry.push({ type: 'user/message', data: { turn, step, message: entry.message } })
+      journal.stage({ type: 'user/message', data: { turn, step, message: entry.message } })
       if (entry.settle !== undefined) state.waiters.push(entry.settle)
     }
-    await this.#write(state, carry)
+    await journal.flush()
+    state.started = true
+    state.openStep = step
     const view = runtime.view(scope)
     const surface = view.surface()
     const reply = await readReply(
@@ -347,41 +342,46 @@ class AgentLoop implements Agent {
       signal,
       this.#options.onModelEvent,
     )
-    const stepEnd: NewSessionEvent = { type: 'step/end', data: { turn, step } }
+    const end = await this.#reply(state, { step, signal, reply, tools: surface.tools, view })
+    journal.stage({ type: 'step/end', data: { turn, step } })
+    return end
+  }
+
+  /**
+   * Stages the step's reply and runs its calls; resolves with the turn's end when the turn is
+   * over. Incomplete tool calls of an aborted reply are dropped; its partial text is kept only
+   * when there is some (L6.6).
+   */
+  async #reply(
+    state: TurnState,
+    { step, signal, reply, tools, view }: ReplyStep,
+  ): Promise<TurnEndData | undefined> {
+    const { turn, journal } = state
+    const assistant = { type: 'assistant/message', data: { turn, step, content: reply.content } } as const
     if (reply.status === 'aborted') {
-      // Incomplete tool calls are dropped; partial text is kept only when there is some (L6.6).
-      if (reply.content.length === 0) return { carry: [stepEnd], end: { turn, reason: 'aborted' } }
-      state.text = replyText(reply.content)
-      const kept: NewSessionEvent = {
-        type: 'assistant/message',
-        data: { turn, step, content: reply.content },
+      if (reply.content.length > 0) {
+        state.text = replyText(reply.content)
+        journal.stage(assistant)
       }
-      return { carry: [kept, stepEnd], end: { turn, reason: 'aborted' } }
+      return { turn, reason: 'aborted' }
     }
     state.text = replyText(reply.content)
-    const assistant: NewSessionEvent = {
-      type: 'assistant/message',
-      data: { turn, step, content: reply.content },
-    }
+    journal.stage(assistant)
     const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
-    if (calls.length === 0) {
-      const carry = [assistant, stepEnd]
-      return this.#hasQueued() ? { carry } : { carry, end: { turn, reason: 'completed' } }
-    }
-    const outcome = await runBatch(
+    if (calls.length === 0) return this.#hasQueued() ? undefined : { turn, reason: 'completed' }
+    const { model, runtime } = this.#options
+    const outcome = await schedule(
       {
         runtime,
-        session,
-        turn,
-        step,
+        journal,
+        where: { turn, step },
         signal,
         maxParallel: this.#maxParallel,
         maxCalls: this.#bounds.maxToolCalls - state.calls,
         input: this.#inputs(signal),
         classify: (block, args) => view.executionMode({ name: block.name, arguments: args }),
-        parse: model.parseArguments && ((block) => model.parseArguments!(block, surface.tools)),
+        parse: model.parseArguments && ((block) => model.parseArguments!(block, tools)),
         onContexts: (contexts) => this.#defer(contexts),
-        lead: [assistant],
       },
       calls,
     )
@@ -389,18 +389,16 @@ class AgentLoop implements Agent {
     switch (outcome.kind) {
       case 'failed':
         this.#needsRepair = true
-        return { carry: [stepEnd], end: { turn, reason: 'error', message: outcome.message } }
+        return { turn, reason: 'error', message: outcome.message }
       case 'aborted':
-        return { carry: [stepEnd], end: { turn, reason: 'aborted' } }
+        return { turn, reason: 'aborted' }
       case 'limited':
-        return { carry: [stepEnd], end: limitEnd(turn, 'maxToolCalls', this.#bounds) }
+        return limitEnd(turn, 'maxToolCalls', this.#bounds)
     }
-    if (outcome.concludesTurn && !this.#hasQueued())
-      return { carry: [stepEnd], end: { turn, reason: 'completed' } }
+    if (outcome.concludesTurn && !this.#hasQueued()) return { turn, reason: 'completed' }
     // Every call the turn may make has run: another request could only ask for more (L13.1).
-    if (state.calls >= this.#bounds.maxToolCalls)
-      return { carry: [stepEnd], end: limitEnd(turn, 'maxToolCalls', this.#bounds) }
-    return { carry: [stepEnd] }
+    if (state.calls >= this.#bounds.maxToolCalls) return limitEnd(turn, 'maxToolCalls', this.#bounds)
+    return undefined
   }
 
   #hasQueued(): boolean {
@@ -416,7 +414,7 @@ class AgentLoop implements Agent {
    * and code-dispatch events) report a failure to the batch's `fail` (L5.5); the recording
    * approver and the dispatch sink are built once per batch, not per call.
    */
-  #inputs(signal: AbortSignal): BatchContext['input'] {
+  #inputs(signal: AbortSignal): ScheduleOptions['input'] {
     const { approver, codeRuntime, scope, session } = this.#options
     let bound: { fail: (error: unknown) => void; approver?: Approver; sink: CodeDispatchSink } | undefined
     return (block, args, fail) => {
