@@ -34,20 +34,19 @@ export interface ToolsetOptions {
 }
 
 /**
- * The CLI's workspace tools over `workspace` (list, read, grep, write a note, run a check), each
- * signed with its presenter, so a replay can tell it from a user's tool of the same name.
+ * The CLI's workspace tools over `workspace` (list, read, grep, write a note, run a check), as
+ * `defineTool` built them; `createToolset` signs each with its presenter when it registers it.
  */
 export function workspaceTools(
   workspace: Workspace,
   options: { checkTimeoutMs?: number } = {},
 ): AnyToolDefinition[] {
-  const signed = <D extends AnyToolDefinition>(def: D) => withPresenter(`tooltx/${def.name}`, def)
   return [
-    signed(listFilesTool(workspace)),
-    signed(readFileTool(workspace)),
-    signed(grepTool(workspace)),
-    signed(writeNoteTool(workspace)),
-    signed(runCheckTool(workspace, { timeoutMs: options.checkTimeoutMs ?? 1_000 })),
+    listFilesTool(workspace),
+    readFileTool(workspace),
+    grepTool(workspace),
+    writeNoteTool(workspace),
+    runCheckTool(workspace, { timeoutMs: options.checkTimeoutMs ?? 1_000 }),
   ]
 }
 
@@ -64,7 +63,9 @@ export function createToolset(options: ToolsetOptions): Toolset {
     ...(options.reportError ? { reportError: options.reportError } : {}),
   })
   const scope = runtime.scope()
-  for (const def of workspaceTools(workspace, options)) scope.register(def)
+  // Each tool signs its results with its presenter, so a replay can tell it from a user's tool of the same name.
+  for (const def of workspaceTools(workspace, options))
+    scope.register(withPresenter(`tooltx/${def.name}`, def))
   scope.guard((exec) => {
     const target = (exec.arguments as { path?: unknown } | undefined)?.path
     return typeof target === 'string' && isProtectedPath(target) ? `"${target}" holds secrets` : undefined

@@ -191,6 +191,25 @@ describe('A1 tooltx audit', () => {
     ])
   }, 30_000)
 
+  it('A1.1: without --tools the CLI’s workspace tools validate the arguments', async () => {
+    const store = sqliteStore(db)
+    const session = await openSession(store, { id: 'bad-args' })
+    const { runtime, scope } = createToolset({ root: sampleWorkspace() })
+    const model = scripted([
+      { toolCalls: [{ id: 'call_bad', name: 'read_file', arguments: '{"path":5}' }] },
+      { text: 'done' },
+    ])
+    await createAgent({ runtime, scope, session, model }).send('read')
+    await session.close()
+    await store.close()
+    const { code, doc } = await auditJson('bad-args', '--policy', policy('same-policy.mjs'))
+    expect(code).toBe(0)
+    const invalid = { kind: 'invalid', reason: 'invalid arguments: "path" must be a string' }
+    expect(
+      doc.sessions[0].calls.map((c: { before: unknown; after: unknown }) => [c.before, c.after]),
+    ).toEqual([[invalid, invalid]])
+  }, 30_000)
+
   it('A1.7: nested Code Mode calls are audited under their run_code call', async () => {
     const ws = sampleWorkspace()
     const store = sqliteStore(db)
