@@ -1,7 +1,7 @@
-import { type ForkPoint, forkOrigin, forkSession, sqliteStore } from '@tooltx/session'
+import { type ForkPoint, forkOrigin, forkSession } from '@tooltx/session'
 import { type Output, UsageError } from '../output.js'
 import { continueHint, replayHint } from '../replay-hint.js'
-import { existingSessions, resolveSession } from '../session-store.js'
+import { existingSessions, openStore, resolveSession } from '../session-store.js'
 
 /** Options of the `fork` command. */
 export interface ForkCommandOptions {
@@ -36,7 +36,7 @@ export async function forkCommand(options: ForkCommandOptions, out: Output): Pro
   } finally {
     await reader.close()
   }
-  const store = sqliteStore(options.db)
+  const store = openStore(options.db)
   try {
     const fork = await forkSession(store, source, {
       at,

@@ -23,28 +23,13 @@ export function utf8Length(text: string): number {
   return bytes
 }
 
-/** The longest prefix of `text` of at most `budget` UTF-8 bytes that does not split a code point. */
+/**
+ * The longest prefix of `text` of at most `budget` UTF-8 bytes that does not split a code point
+ * (`encodeInto` stops before a character that would not fit whole).
+ */
 function prefixWithin(text: string, budget: number): { text: string; bytes: number } {
-  let bytes = 0
-  let i = 0
-  while (i < text.length) {
-    const c = text.charCodeAt(i)
-    let width = 3
-    let units = 1
-    if (c < 0x80) width = 1
-    else if (c < 0x800) width = 2
-    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-      const d = text.charCodeAt(i + 1)
-      if (d >= 0xdc00 && d <= 0xdfff) {
-        width = 4
-        units = 2
-      }
-    }
-    if (bytes + width > budget) break
-    bytes += width
-    i += units
-  }
-  return { text: text.slice(0, i), bytes }
+  const { read, written } = new TextEncoder().encodeInto(text, new Uint8Array(budget))
+  return { text: text.slice(0, read), bytes: written }
 }
 
 /**
