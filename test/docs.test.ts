@@ -46,6 +46,17 @@ const EXPECTED: Record<string, readonly string[]> = {
     'DENIED tool "mcp__everything__get-env" denied by pre-execute policy: no environment dumps',
     'invalid arguments: missing required property "b"',
   ],
+  'docs/audit.md › Audit a session': [
+    'c1 execute → ask (docs may hold drafts)',
+    'c2 deny → deny',
+    'c3 execute → execute',
+    '1 would change',
+  ],
+  'docs/fork.md › Fork a session': [
+    "support.fork-6 { source: 'support', at: 6 }",
+    '2 It shipped yesterday; it arrives tomorrow.',
+    'source still has 11 events',
+  ],
   'docs/interop.md › OpenAI strict mode': ['{"query":"todo","cursor":null}'],
   'docs/interop.md › OpenTelemetry': [
     'execute_tool add child c1 ok',

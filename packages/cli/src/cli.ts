@@ -9,7 +9,9 @@ import { type Output, UsageError } from './output.js'
 // Each command's module is loaded when it runs, so a command starts without loading the
 // others' dependencies (a restarted worker need not load the MCP SDK or QuickJS).
 const commands = {
+  audit: () => import('./commands/audit.js'),
   demo: () => import('./commands/demo.js'),
+  fork: () => import('./commands/fork.js'),
   mcpServe: () => import('./commands/mcp-serve.js'),
   replay: () => import('./commands/replay.js'),
   run: () => import('./commands/run.js'),
@@ -34,6 +36,8 @@ Commands:
   sessions         list saved sessions
   replay <id>      print the timeline of a saved session from its log
   view [id]        browse saved sessions in a web page, following live ones
+  audit <id…>      decide the recorded calls again under a new policy and list the changes
+  fork <id>        copy a session up to a seq or turn into a new session to continue
   mcp serve        serve the workspace tools to an MCP client (stdio, or --http)
   worker           run turns from the PostgreSQL queue (any worker, any session)
   submit <s> "<m>" queue a message for session <s>; a worker answers it
@@ -72,6 +76,7 @@ Options:
   --yes            approve every write (and every MCP call) without asking
   --mcp S          add an MCP server's tools, as mcp__<name>__<tool>: S is a command
                    (spawned, stdio) or an http(s) URL, optionally NAME=S; repeatable
+  --session ID     continue this saved session (a fork, say) instead of starting one
 ${DB_HELP}
   -h, --help       show this help
 
@@ -145,6 +150,41 @@ Options:
   --db URL         the PostgreSQL of the sessions and the queue (required)
   --queue NAME     the queue to put it on (default tooltx-turns)
   -h, --help       show this help`,
+  audit: `Usage: tooltx audit <id…> --policy FILE [options]
+       tooltx audit --all --policy FILE [options]
+
+Decides every recorded call of the sessions again — model-direct calls and nested Code Mode
+calls, their raw arguments parsed and validated against the tools' current schemas — with the
+policy module's pre-execute hooks and guards, without running any tool and with no approver
+(an ask is reported as "would ask"), and lists the calls whose decision would change:
+session, call, tool, before → after, reason, then the totals. A policy that throws is that
+call's policy failure. The same log and policy always print the same report.
+
+The policy module's default export is a function that registers the policy on a runtime:
+  export default (runtime) => { runtime.guard(…); runtime.onPreExecute(…) }
+
+Options:
+  --policy FILE    the policy module (required)
+  --tools FILE     a module whose default export is an array of tool definitions, or a
+                   function that registers them (default: the CLI's workspace tools)
+  --all            every saved session
+  --json           print every audited call and the totals as JSON
+${DB_HELP}
+  -h, --help       show this help
+
+Exit status: 0 no decision would change, 1 some would (or a failure), 2 a usage error.`,
+  fork: `Usage: tooltx fork <id> --at <seq | turn:N> [options]
+
+Creates a new session holding the session's events up to seq <seq> (or through turn N),
+repaired into a valid state as a crash would be (open calls answered, the turn closed). Its
+first event names the source and the seq; the source is not changed. Continue the fork with
+\`tooltx run --session <fork> "<task>"\`, with another model, mode or tools.
+
+Options:
+  --at POINT       a seq (0 keeps nothing) or turn:N (turns 1…N) (required)
+  --id ID          the new session's id (default <id>.fork-<seq>)
+${DB_HELP}
+  -h, --help       show this help`,
 }
 
 const MODES: readonly string[] = ['native', 'code', 'both']
@@ -212,6 +252,7 @@ export async function main(
           db: { type: 'string' },
           ...AGENT_FLAGS,
           mcp: { type: 'string', multiple: true },
+          session: { type: 'string' },
         })
         if (values.help) return help(out, 'run')
         const mcp = values.mcp === undefined ? [] : (await commands.runMcp()).mcpServerSpecs(values.mcp)
@@ -220,7 +261,15 @@ export async function main(
           throw new UsageError(`run needs a task, e.g. tooltx run "summarise the TODOs"\n\n${HELP.run}`, 2)
         const { runCommand } = await commands.run()
         const outcome = await runCommand(
-          { task, db: dbPath(values.db), ...agentFlags('run', values), yes: values.yes === true, mcp, env },
+          {
+            task,
+            db: dbPath(values.db),
+            ...agentFlags('run', values),
+            yes: values.yes === true,
+            mcp,
+            ...(values.session === undefined ? {} : { session: values.session }),
+            env,
+          },
           out,
         )
         return outcome.exitStatus
@@ -276,6 +325,32 @@ export async function main(
           out,
         )
       }
+      case 'audit': {
+        const { values, positionals } = parseCommand('audit', rest, {
+          db: { type: 'string' },
+          policy: { type: 'string' },
+          tools: { type: 'string' },
+          all: { type: 'boolean' },
+          json: { type: 'boolean' },
+        })
+        if (values.help) return help(out, 'audit')
+        if (values.policy === undefined || values.policy === '')
+          throw new UsageError(`audit needs --policy FILE\n\n${HELP.audit}`, 2)
+        if ((values.all === true) === positionals.length > 0)
+          throw new UsageError(`audit needs session ids or --all (not both)\n\n${HELP.audit}`, 2)
+        const { auditCommand } = await commands.audit()
+        return await auditCommand(
+          {
+            db: dbPath(values.db),
+            sessions: positionals,
+            all: values.all === true,
+            policy: values.policy,
+            ...(values.tools === undefined ? {} : { tools: values.tools }),
+            json: values.json === true,
+          },
+          out,
+        )
+      }
       case 'worker': {
         const { values, positionals } = parseCommand('worker', rest, {
           db: { type: 'string' },
@@ -317,6 +392,28 @@ export async function main(
         const { submitCommand } = await commands.submit()
         await submitCommand(
           { session, message, db, ...(values.queue !== undefined ? { queue: values.queue } : {}) },
+          out,
+        )
+        return 0
+      }
+      case 'fork': {
+        const { values, positionals } = parseCommand('fork', rest, {
+          db: { type: 'string' },
+          at: { type: 'string' },
+          id: { type: 'string' },
+        })
+        if (values.help) return help(out, 'fork')
+        if (positionals.length !== 1)
+          throw new UsageError(`fork needs exactly one session id\n\n${HELP.fork}`, 2)
+        if (values.at === undefined) throw new UsageError(`fork needs --at <seq | turn:N>\n\n${HELP.fork}`, 2)
+        const { forkCommand } = await commands.fork()
+        await forkCommand(
+          {
+            db: dbPath(values.db),
+            session: positionals[0]!,
+            at: values.at,
+            ...(values.id === undefined ? {} : { id: values.id }),
+          },
           out,
         )
         return 0

@@ -5,9 +5,14 @@ function shellWord(value: string): string {
   return /^[A-Za-z0-9_./:@%+=-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`
 }
 
+/** ` --db <db>`, or nothing for the default database. */
+function dbFlag(db: string): string {
+  return db === DEFAULT_SQLITE_PATH ? '' : ` --db ${shellWord(db)}`
+}
+
 /** `npx tooltx <command> <id>`, with `--db` unless `db` is the default. */
 function hint(command: string, id: string, db: string): string {
-  return `npx tooltx ${command} ${shellWord(id)}${db === DEFAULT_SQLITE_PATH ? '' : ` --db ${shellWord(db)}`}`
+  return `npx tooltx ${command} ${shellWord(id)}${dbFlag(db)}`
 }
 
 /** The command that replays session `id` of database `db`, with `--db` unless it is the default. */
@@ -18,4 +23,9 @@ export function replayHint(id: string, db: string): string {
 /** The command that opens session `id` of database `db` in the viewer (G2.4). */
 export function viewHint(id: string, db: string): string {
   return hint('view', id, db)
+}
+
+/** The command that continues session `id` of database `db` with a new task (A2.2). */
+export function continueHint(id: string, db: string): string {
+  return `npx tooltx run --session ${shellWord(id)}${dbFlag(db)} "<task>"`
 }

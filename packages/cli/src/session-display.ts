@@ -28,6 +28,12 @@ interface At {
  * Every entry is plain JSON.
  */
 export type DisplayEntry =
+  | (At & {
+      readonly kind: 'note'
+      /** What the note is about: a fork's origin (A2.3). */
+      readonly what: 'fork'
+      readonly text: string
+    })
   | (At & { readonly kind: 'turn-start' })
   | (At & { readonly kind: 'step-start' })
   | (At & {
@@ -129,6 +135,15 @@ export class SessionDisplay {
   add(event: SessionEvent, at?: number): DisplayEntry | undefined {
     const { seq } = event
     switch (event.type) {
+      case 'session/fork':
+        return {
+          kind: 'note',
+          seq,
+          turn: 0,
+          step: 0,
+          what: 'fork',
+          text: `forked from ${event.data.source} at seq ${event.data.at}`,
+        }
       case 'turn/start':
         return { kind: 'turn-start', seq, turn: event.data.turn, step: 0 }
       case 'step/start':

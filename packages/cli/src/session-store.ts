@@ -33,6 +33,20 @@ export function openStore(db: string): SessionStore {
 }
 
 /**
+ * The session database at `db`, opened read-only, for a command that needs sessions to exist:
+ * without a database it fails with `<problem>: there is no session database at <db>; …`.
+ */
+export function existingSessions(db: string, problem: string): SessionReader | FollowingReader {
+  const reader = openSessions(db)
+  if (reader === undefined) {
+    throw new UsageError(
+      `${problem}: there is no session database at ${db}; run \`tooltx demo\` first, or pass --db`,
+    )
+  }
+  return reader
+}
+
+/**
  * The id of the stored session `wanted` names: an exact id, `latest` (the session created
  * last), or the start of exactly one id. Anything else fails saying what there is instead.
  */

@@ -1,4 +1,4 @@
-import type { SessionEvent, TurnEndReason } from '@tooltx/session'
+import { forkOrigin, type SessionEvent, type SessionForkData, type TurnEndReason } from '@tooltx/session'
 
 /** How a session stands: its last turn's ending, `unfinished` while that turn has none, `empty` before any turn. */
 export type SessionStatus = TurnEndReason | 'unfinished' | 'empty'
@@ -8,9 +8,11 @@ export interface SessionSummary {
   /** The text of the first user message (not a tool's context), or `undefined` when there is none. */
   readonly task: string | undefined
   readonly status: SessionStatus
+  /** The session and seq it was forked from (A2.3), `undefined` for a session that is not a fork. */
+  readonly forkedFrom: SessionForkData | undefined
 }
 
-/** The task and status of a session's events. Total for any event list a log holds. */
+/** The task, status and lineage of a session's events. Total for any event list a log holds. */
 export function summarizeSession(events: readonly SessionEvent[]): SessionSummary {
   let task: string | undefined
   let status: SessionStatus = 'empty'
@@ -25,5 +27,5 @@ export function summarizeSession(events: readonly SessionEvent[]): SessionSummar
         .join(' ')
     }
   }
-  return { task, status }
+  return { task, status, forkedFrom: forkOrigin(events) }
 }

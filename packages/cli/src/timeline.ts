@@ -10,6 +10,8 @@ function indent(prefix: string, lines: readonly string[]): string[] {
 /** The timeline lines of one display entry (G1.1): the terminal's rendering of the shared model. */
 function entryLines(entry: DisplayEntry): string[] {
   switch (entry.kind) {
+    case 'note':
+      return entry.what === 'fork' ? [entry.text] : [`    ${entry.text}`]
     case 'turn-start':
       return [`── turn ${entry.turn} ──`]
     case 'step-start':

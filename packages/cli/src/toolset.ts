@@ -34,6 +34,23 @@ export interface ToolsetOptions {
 }
 
 /**
+ * The CLI's workspace tools over `workspace` (list, read, grep, write a note, run a check), as
+ * `defineTool` built them; `createToolset` signs each with its presenter when it registers it.
+ */
+export function workspaceTools(
+  workspace: Workspace,
+  options: { checkTimeoutMs?: number } = {},
+): AnyToolDefinition[] {
+  return [
+    listFilesTool(workspace),
+    readFileTool(workspace),
+    grepTool(workspace),
+    writeNoteTool(workspace),
+    runCheckTool(workspace, { timeoutMs: options.checkTimeoutMs ?? 1_000 }),
+  ]
+}
+
+/**
  * The workspace tools behind the CLI's policy: every write asks for approval first, and
  * secrets (`.env*` files, `isProtectedPath`) are off limits twice over — a guard that no
  * approval can override denies a call whose `path` names one, and the workspace itself refuses
@@ -47,12 +64,8 @@ export function createToolset(options: ToolsetOptions): Toolset {
   })
   const scope = runtime.scope()
   // Each tool signs its results with its presenter, so a replay can tell it from a user's tool of the same name.
-  const signed = <D extends AnyToolDefinition>(def: D) => withPresenter(`tooltx/${def.name}`, def)
-  scope.register(signed(listFilesTool(workspace)))
-  scope.register(signed(readFileTool(workspace)))
-  scope.register(signed(grepTool(workspace)))
-  scope.register(signed(writeNoteTool(workspace)))
-  scope.register(signed(runCheckTool(workspace, { timeoutMs: options.checkTimeoutMs ?? 1_000 })))
+  for (const def of workspaceTools(workspace, options))
+    scope.register(withPresenter(`tooltx/${def.name}`, def))
   scope.guard((exec) => {
     const target = (exec.arguments as { path?: unknown } | undefined)?.path
     return typeof target === 'string' && isProtectedPath(target) ? `"${target}" holds secrets` : undefined

@@ -95,8 +95,18 @@ export interface TurnEndData {
   readonly limit?: TurnLimit
 }
 
+/**
+ * `session/fork`: the first event of a session made by `forkSession` (A2.1), naming the
+ * session it was forked from and the last `seq` of that session it holds.
+ */
+export interface SessionForkData {
+  readonly source: string
+  readonly at: number
+}
+
 /** Every event type and its data (L1.7). A new event type is one entry here. */
 export interface SessionEventMap {
+  'session/fork': SessionForkData
   'turn/start': TurnStartData
   'step/start': StepData
   'user/message': UserMessageData
@@ -124,8 +134,9 @@ export type NewSessionEvent = {
   [K in SessionEventType]: { readonly type: K; readonly data: SessionEventMap[K] }
 }[SessionEventType]
 
-/** Every event type, in the order of L1.7. */
+/** Every event type, in the order of L1.7 (`session/fork` first, A2.1). */
 export const SESSION_EVENT_TYPES: readonly SessionEventType[] = Object.freeze([
+  'session/fork',
   'turn/start',
   'step/start',
   'user/message',

@@ -51,6 +51,8 @@ export class LogState {
   /** `approval/asked` events of `turn` without a decision, by call id, in append order. */
   readonly pendingApprovals = new Map<string, ApprovalAskedData>()
   readonly #dispatches = new Map<string, Dispatch>()
+  /** True once any event was applied: `session/fork` may only be the first (A2.1). */
+  #started = false
 
   /** The tool-call blocks of the latest `assistant/message` that have no `tool/result` yet, in model order. */
   unanswered(): ToolCallBlock[] {
@@ -63,6 +65,7 @@ export class LogState {
     const { type, data } = event
     if (typeof type !== 'string' || !EVENT_TYPES.has(type)) return `unknown session event type ${q(type)}`
     if (!isObject(data)) return `${type} data must be an object`
+    if (type === 'session/fork') return this.#checkFork(data)
     if (!isCount(data.turn)) return `${type} needs a positive integer "turn"`
     if (type !== 'turn/start' && type !== 'turn/end' && !isCount(data.step)) {
       return `${type} needs a positive integer "step"`
@@ -70,6 +73,14 @@ export class LogState {
     if (type === 'turn/start') return this.#checkTurnStart(data)
     if (data.turn !== this.turn) return `${type} names turn ${data.turn} but the latest turn is ${this.turn}`
     return this.#checkInTurn(type as SessionEventType, data)
+  }
+
+  #checkFork(data: Data): string | undefined {
+    if (this.#started) return 'session/fork may only be the first event of a session'
+    if (!isId(data.source) || !Number.isSafeInteger(data.at) || (data.at as number) < 0) {
+      return 'session/fork needs { source: <session id>, at: <seq, 0 or more> }'
+    }
+    return undefined
   }
 
   #checkTurnStart(data: Data): string | undefined {
@@ -228,6 +239,12 @@ export class LogState {
    * refused or the write fails, without copying the state.
    */
   apply(event: NewSessionEvent, undo?: (() => void)[]): void {
+    if (!this.#started) {
+      this.#started = true
+      undo?.push(() => {
+        this.#started = false
+      })
+    }
     switch (event.type) {
       case 'turn/start': {
         if (undo !== undefined) {

@@ -144,9 +144,10 @@ describe('L1 the session log', () => {
     expect(seen).toEqual([3, 3, 1])
   })
 
-  it('L1.7: the event map has exactly the twelve event types and typed data', () => {
+  it('L1.7: the event map has exactly the thirteen event types and typed data', () => {
     expect([...SESSION_EVENT_TYPES].sort()).toEqual(
       [
+        'session/fork',
         'turn/start',
         'step/start',
         'user/message',

@@ -3,7 +3,7 @@ import type { Output } from '../output.js'
 import { UsageError } from '../output.js'
 import { recordedLookup } from '../presenters.js'
 import { STOPPED_EXIT_STATUS } from '../run-control.js'
-import { openSessions, resolveSession } from '../session-store.js'
+import { existingSessions, resolveSession } from '../session-store.js'
 import { cliDefinitions, renderSession } from '../session-timeline.js'
 import { TimelineRenderer } from '../timeline.js'
 
@@ -18,12 +18,7 @@ export async function replayCommand(
   options: { db: string; id: string; follow?: boolean },
   out: Output,
 ): Promise<number> {
-  const reader = openSessions(options.db)
-  if (reader === undefined) {
-    throw new UsageError(
-      `no session "${options.id}": there is no session database at ${options.db}; run \`tooltx demo\` first, or pass --db`,
-    )
-  }
+  const reader = existingSessions(options.db, `no session "${options.id}"`)
   try {
     if (options.follow === true && !('follow' in reader)) {
       throw new UsageError(

@@ -15,7 +15,7 @@ import { type Output, UsageError } from '../output.js'
 import { liveLookup } from '../presenters.js'
 import { replayHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
-import { openStore } from '../session-store.js'
+import { existingSessions, openStore, resolveSession } from '../session-store.js'
 import { createToolset } from '../toolset.js'
 import { connectRunServers, type McpServerSpec } from './run-mcp.js'
 
@@ -32,6 +32,8 @@ export interface RunOptions {
   yes: boolean
   /** MCP servers whose tools join the run (`--mcp`, Y4). */
   mcp?: readonly McpServerSpec[]
+  /** `--session`: continue this stored session (a fork, say) instead of starting a new one (A2.2). */
+  session?: string
   env: NodeJS.ProcessEnv
 }
 
@@ -75,6 +77,20 @@ export function chooseModel(options: ModelChoice): ModelAdapter {
 /** The system prompt of the agent `run` and `worker` build. */
 export const AGENT_SYSTEM_PROMPT =
   'You are a careful engineering assistant. Use the tools to inspect the workspace before answering.'
+/** The id of a new run's session. */
+function freshRunId(): string {
+  return `run-${new Date().toISOString().replace(/[:.]/g, '-')}`
+}
+
+/** The stored session `--session` names (an id, `latest` or the start of one id); it must exist. */
+async function storedId(wanted: string, db: string): Promise<string> {
+  const reader = existingSessions(db, `no session "${wanted}" to continue`)
+  try {
+    return resolveSession(wanted, await reader.listSessions(), db)
+  } finally {
+    await reader.close()
+  }
+}
 
 /** What a finished `run` reports: the session it saved and the exit status. */
 export interface RunOutcome {
@@ -83,15 +99,16 @@ export interface RunOutcome {
 }
 
 /**
- * Runs one task against a real model with the workspace tools, recording the session. Writes
+ * Runs one task against a real model with the workspace tools, recording a new session or,
+ * with `session`, continuing a stored one (A2.2). Writes
  * are asked about at a terminal and refused, with a note on how to allow them, without one.
  * Ctrl-C or a closed stdout aborts the turn (recorded as aborted, running checks killed) and
  * gives exit status 130 or 141; a turn that ends in an error throws after saving.
  */
 export async function runCommand(options: RunOptions, out: Output): Promise<RunOutcome> {
   const model = chooseModel(options)
+  const id = options.session === undefined ? freshRunId() : await storedId(options.session, options.db)
   const store = openStore(options.db)
-  const id = `run-${new Date().toISOString().replace(/[:.]/g, '-')}`
   const session = await openSession(store, { id })
   const { runtime, scope } = createToolset({
     root: options.workspace,

@@ -12,6 +12,12 @@ function oneLine(text: string, max: number): string {
   return flat.length <= max ? flat.join('') : `${flat.slice(0, max - 1).join('')}…`
 }
 
+/** `(forked from <source> at seq <at>) ` for a fork (A2.3), `''` for any other session. */
+function lineage(about: SessionSummary): string {
+  const origin = about.forkedFrom
+  return origin === undefined ? '' : `(forked from ${origin.source} at seq ${origin.at}) `
+}
+
 /** A session's summary; a session whose rows are damaged is listed with the damage instead. */
 async function summary(reader: SessionReader, id: string): Promise<SessionSummary | { damaged: string }> {
   try {
@@ -23,7 +29,7 @@ async function summary(reader: SessionReader, id: string): Promise<SessionSummar
 
 /**
  * Lists the sessions stored in the database, oldest first: id, events, last update, final
- * status and task. Reads the database read-only; a missing database is reported, not created.
+ * status, and task (after the lineage of a fork). Reads the database read-only; a missing database is reported, not created.
  */
 export async function sessionsCommand(options: { db: string }, out: Output): Promise<void> {
   const reader = openSessions(options.db)
@@ -42,7 +48,7 @@ export async function sessionsCommand(options: { db: string }, out: Output): Pro
       const [status, task] =
         'damaged' in about
           ? ['damaged', about.damaged]
-          : [about.status, oneLine(about.task ?? '', TASK_CHARS)]
+          : [about.status, `${lineage(about)}${oneLine(about.task ?? '', TASK_CHARS)}`]
       out.line(
         `${info.id.padEnd(40)} ${String(info.events).padStart(6)}  ${info.updated.padEnd(24)}  ${status.padEnd(11)} ${task}`.trimEnd(),
       )

@@ -53,6 +53,12 @@ export type Row =
       readonly turn: number
       readonly entry: Entry<'message'>
     }
+  | {
+      readonly type: 'note'
+      readonly key: string
+      readonly turn: number
+      readonly entry: Entry<'note'>
+    }
   | CardRow
 
 /** The row type of each entry kind that is a row of its own. */
@@ -61,6 +67,7 @@ const PLAIN_ROWS = {
   'turn-end': 'turn-end',
   'step-start': 'step',
   message: 'message',
+  note: 'note',
 } as const
 
 /** True iff the card failed, or one of its Code Mode sub-calls did. */
@@ -112,6 +119,7 @@ export class SessionRows {
       case 'turn-end':
       case 'step-start':
       case 'message':
+      case 'note':
         this.rows.push({ type: PLAIN_ROWS[entry.kind], key: `e${seq}`, turn, entry } as Row)
         return
       case 'call':

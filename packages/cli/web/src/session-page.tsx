@@ -42,6 +42,12 @@ function PlainRow({ row }: { row: Exclude<Row, { type: 'card' }> }) {
           {row.entry.message ? `: ${row.entry.message}` : ''}
         </p>
       )
+    case 'note':
+      return (
+        <p id={`e${row.entry.seq}`} class={`note ${row.entry.what}`}>
+          {row.entry.text}
+        </p>
+      )
     case 'message': {
       const { role, source, text, seq } = row.entry
       const label = role === 'context' ? `context from ${source}` : role

@@ -14,6 +14,7 @@ import {
   type SchemaContract,
 } from '../schema/source.js'
 import type { StandardInput, StandardOutput, StandardSchemaV1 } from '../schema/standard.js'
+import { argumentCheck, setArgumentCheck } from './argument-checks.js'
 import { checkDescription, checkFunction, checkTimeoutMs, checkToolName } from './definition-checks.js'
 
 /** What `parameters` may be (S1.4, S6.1, S6.4): a DSL property map, a Standard Schema or a JSON Schema object root. */
@@ -75,18 +76,16 @@ function renderJson(_args: unknown, value: JsonValue): ContentBlock[] {
   return [{ type: 'text', text: JSON.stringify(value) }]
 }
 
-/** The argument checks of `defineTool` definitions, for per-tool hooks (P14). */
-const argumentChecks = new WeakMap<object, SchemaContract['parse']>()
-
 /**
- * Validates `args` with the parameters of a `defineTool` definition: the verdict, possibly
- * asynchronous (a Standard Schema), or `undefined` for a definition `defineTool` did not build.
+ * Validates `args` with the parameters of a `defineTool` definition, or of the registered copy
+ * a view returns for it (A1.8): the verdict, possibly asynchronous (a Standard Schema), or
+ * `undefined` for a definition `defineTool` did not build.
  */
 export function checkToolArguments(
   def: object,
   args: unknown,
 ): ParseOutcome | Promise<ParseOutcome> | undefined {
-  return argumentChecks.get(def)?.(args, 'arguments')
+  return argumentCheck(def)?.(args, 'arguments')
 }
 
 function nameOf(name: unknown): string {
@@ -196,6 +195,6 @@ export function defineTool<
     definition.presentResult = (args, result) => (isValid(args) ? presentResult(args, result) : undefined)
   }
   const frozen = Object.freeze(definition)
-  argumentChecks.set(frozen, parse)
+  setArgumentCheck(frozen, parse)
   return frozen
 }

@@ -9,6 +9,7 @@ import { definitionError, errorMessage } from '../errors.js'
 import { frozenSnapshotOrThrow } from '../frozen.js'
 import { type JsonValue, snapshotJson } from '../lossless-json.js'
 import { assertSupportedSchema } from '../schema/subset.js'
+import { copyArgumentCheck } from './argument-checks.js'
 
 const OPTIONAL_FUNCTIONS = ['isConcurrencySafe', 'finalizeContent', 'presentCall', 'presentResult'] as const
 
@@ -96,7 +97,8 @@ function frozenSnapshot(value: unknown): JsonValue | undefined {
  * are not a lossless JSON object (D2.4), a malformed `output` (D2.6), a member that is not a
  * function (D2.8) or a bad `timeoutMs` (D2.9), and `UNSUPPORTED_SCHEMA` for an
  * `output.schema` outside the subset (D2.7). Raw `parameters` may use any JSON Schema
- * keyword (D2.5). Never mutates `def`.
+ * keyword (D2.5). Never mutates `def`. The copy of a `defineTool` definition keeps its
+ * argument check (`checkToolArguments`, A1.8).
  */
 export function assertToolDefinition(def: unknown): AnyToolDefinition {
   if (!isObject(def)) throw definitionError('a tool definition must be an object')
@@ -152,5 +154,7 @@ export function assertToolDefinition(def: unknown): AnyToolDefinition {
   const timeoutMs = read(def, 'timeoutMs', `${what} timeoutMs`)
   checkTimeoutMs(timeoutMs, prefix)
   if (timeoutMs !== undefined) copy.timeoutMs = timeoutMs
-  return Object.freeze(copy) as unknown as AnyToolDefinition
+  const frozen = Object.freeze(copy) as unknown as AnyToolDefinition
+  copyArgumentCheck(def, frozen)
+  return frozen
 }

@@ -1,0 +1,322 @@
+/**
+ * Policy what-if over a recorded session (A1): every call the log holds is decided again by a
+ * runtime's current pre-execute policy and guards, without running any body, and compared with
+ * what was recorded.
+ */
+import {
+  type ApprovalOutcome,
+  type Approver,
+  type ContentBlock,
+  checkToolArguments,
+  type ErrorInfo,
+  type JsonValue,
+  parseToolArguments,
+  type RuntimeScope,
+  type ToolResult,
+  type ToolRuntime,
+} from '@tooltx/core'
+import type { SessionEvent } from '@tooltx/session'
+
+/**
+ * How a call is decided (A1.2): `execute` (allowed; its body runs, whatever it then returns),
+ * `ask` (the approver is asked; nothing but the person's answer stops it), `deny` (a pre-execute
+ * denial or a guard), `invalid` (allowed, but the arguments fail the tool's schema),
+ * `policy-failed` (a pre-execute handler or guard threw or answered wrongly), `unknown-tool`,
+ * `not-run` (a nested call whose `run_code` call would not run), and `unknown` (the log holds
+ * no decision: the call was aborted before it was decided, or its outcome was never recorded).
+ */
+export type AuditDecisionKind =
+  | 'execute'
+  | 'ask'
+  | 'deny'
+  | 'invalid'
+  | 'policy-failed'
+  | 'unknown-tool'
+  | 'not-run'
+  | 'unknown'
+
+/** One decision and, where there is one, its reason (the denial, the ask's reason, the violations). */
+export interface AuditDecision {
+  readonly kind: AuditDecisionKind
+  readonly reason?: string
+}
+
+/** One recorded call, decided before (from the log) and after (by the runtime now). */
+export interface AuditedCall {
+  /** The seq of its `tool/call` or, for a nested Code Mode call, its `tool/code-dispatch-start`. */
+  readonly seq: number
+  readonly turn: number
+  readonly step: number
+  readonly callId: string
+  readonly name: string
+  /** For a nested Code Mode call: the model's `run_code` call and the call that made it. */
+  readonly rootCallId?: string
+  readonly parentCallId?: string
+  readonly before: AuditDecision
+  readonly after: AuditDecision
+  /** True iff `before` is a recorded decision (not `unknown`) of another kind than `after`. */
+  readonly changed: boolean
+}
+
+/** The audit of one session: its calls in seq order and how many would be decided differently. */
+export interface SessionAudit {
+  readonly calls: readonly AuditedCall[]
+  readonly changed: number
+}
+
+/** Options of `auditSession`. */
+export interface AuditOptions {
+  /** The scope the calls resolve through, as the agent's did (default: the global view). */
+  scope?: RuntimeScope
+}
+
+interface Recorded {
+  readonly isError: boolean
+  readonly error?: ErrorInfo
+  readonly content: readonly ContentBlock[]
+}
+
+/** One call being audited, with what the log and the audit learn about it. */
+class Item {
+  readonly children: Item[] = []
+  result: Recorded | undefined
+  approval: { reason?: string; outcome?: ApprovalOutcome } | undefined
+  after: AuditDecision | undefined
+  asked: { reason?: string } | undefined
+  allowed = false
+
+  constructor(
+    readonly seq: number,
+    readonly turn: number,
+    readonly step: number,
+    readonly callId: string,
+    readonly name: string,
+    readonly args: JsonValue,
+    readonly nested: { rootCallId: string; parentCallId: string } | undefined,
+  ) {}
+}
+
+const STAND_IN: ToolResult = Object.freeze({
+  isError: true,
+  error: Object.freeze({
+    message: 'not executed: this call is being audited',
+    info: Object.freeze({ name: 'AuditError', code: 'AUDITED' }),
+  }),
+  content: Object.freeze([
+    Object.freeze({ type: 'text', text: 'Error: not executed: this call is being audited' }),
+  ]),
+}) as ToolResult
+
+/** The text of content blocks without the `Error: ` of a failure. */
+function textOf(content: readonly ContentBlock[]): string {
+  const text = content
+    .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : ''))
+    .join('')
+  return text.startsWith('Error: ') ? text.slice('Error: '.length) : text
+}
+
+const key = (turn: number, callId: string): string => `${turn}\u0000${callId}`
+
+/** The calls of `events`, nested ones under the call that made them, with their recorded outcome. */
+function recordedCalls(events: readonly SessionEvent[]): { roots: Item[]; all: Item[] } {
+  const roots: Item[] = []
+  const all: Item[] = []
+  const open = new Map<string, Item>()
+  for (const event of events) {
+    switch (event.type) {
+      case 'tool/call': {
+        const { turn, step, callId, name } = event.data
+        const item = new Item(
+          event.seq,
+          turn,
+          step,
+          callId,
+          name,
+          parseToolArguments(event.data.arguments),
+          undefined,
+        )
+        open.set(key(turn, callId), item)
+        roots.push(item)
+        all.push(item)
+        break
+      }
+      case 'tool/code-dispatch-start': {
+        const { turn, step, subCallId, name, rootCallId, parentCallId } = event.data
+        const nested = { rootCallId, parentCallId }
+        const item = new Item(event.seq, turn, step, subCallId, name, event.data.arguments, nested)
+        const parent = open.get(key(turn, parentCallId))
+        open.set(key(turn, subCallId), item)
+        // A dispatch whose parent the log does not hold is audited as if the model made it.
+        ;(parent === undefined ? roots : parent.children).push(item)
+        all.push(item)
+        break
+      }
+      case 'tool/result':
+      case 'tool/code-dispatch': {
+        const id = event.type === 'tool/result' ? event.data.callId : event.data.subCallId
+        const item = open.get(key(event.data.turn, id))
+        if (item !== undefined) item.result = event.data
+        break
+      }
+      case 'approval/asked': {
+        const item = open.get(key(event.data.turn, event.data.callId))
+        if (item !== undefined)
+          item.approval = event.data.reason === undefined ? {} : { reason: event.data.reason }
+        break
+      }
+      case 'approval/decided': {
+        const approval = open.get(key(event.data.turn, event.data.callId))?.approval
+        if (approval !== undefined) approval.outcome = event.data.outcome
+        break
+      }
+      default:
+        break
+    }
+  }
+  return { roots, all }
+}
+
+/** Pre-execute and guard failures, by the start of their message (P3.6, P5.5). */
+const POLICY_FAILURE = /^(onPreExecute|guard) handler (failed|returned an invalid value)/
+
+/** What the log says was decided for a call (A1.2). */
+function recordedDecision(item: Item): AuditDecision {
+  const { result, approval } = item
+  const asked: AuditDecision =
+    approval?.reason === undefined ? { kind: 'ask' } : { kind: 'ask', reason: approval.reason }
+  if (result === undefined) return approval === undefined ? { kind: 'unknown' } : asked
+  if (!result.isError) return approval === undefined ? { kind: 'execute' } : asked
+  const reason = textOf(result.content)
+  switch (result.error?.code) {
+    case 'DENIED':
+      // A denial after an approved ask is a guard's; any other follows the person's answer.
+      if (approval !== undefined)
+        return approval.outcome === 'allowed-once' ? { kind: 'deny', reason } : asked
+      return reason.includes('requires approval, but there is no approval channel')
+        ? { kind: 'ask' }
+        : { kind: 'deny', reason }
+    case 'INVALID_ARGS':
+      return { kind: 'invalid', reason }
+    case 'UNKNOWN_TOOL':
+      return { kind: 'unknown-tool', reason }
+    case 'ABORTED_BEFORE_DISPATCH':
+    case 'TOOL_NOT_STARTED':
+    case 'TOOL_OUTCOME_UNKNOWN':
+      return approval === undefined ? { kind: 'unknown', reason } : asked
+    case 'HOOK_FAILED':
+      if (POLICY_FAILURE.test(reason)) return { kind: 'policy-failed', reason }
+      return approval === undefined ? { kind: 'execute' } : asked
+    default:
+      return approval === undefined ? { kind: 'execute' } : asked
+  }
+}
+
+/** What the runtime decides now, from the audit's marks and the result (A1.1). */
+async function currentDecision(item: Item, result: ToolResult, runtime: ToolRuntime, scope?: RuntimeScope) {
+  if (!item.allowed) {
+    const reason = result.isError ? result.error.message : 'the call was not decided'
+    switch (result.isError ? result.error.info.code : undefined) {
+      case 'DENIED':
+        return { kind: 'deny', reason } as const
+      case 'INVALID_ARGS':
+        return { kind: 'invalid', reason } as const
+      case 'UNKNOWN_TOOL':
+        return { kind: 'unknown-tool', reason } as const
+      default:
+        return { kind: 'policy-failed', reason } as const
+    }
+  }
+  const def = runtime.view(scope).get(item.name)
+  if (def === undefined) return { kind: 'unknown-tool', reason: `unknown tool "${item.name}"` } as const
+  const checked = checkToolArguments(def, item.args)
+  const outcome = checked instanceof Promise ? await checked.catch(() => undefined) : checked
+  if (outcome !== undefined && !outcome.ok) {
+    return { kind: 'invalid', reason: `invalid arguments: ${outcome.violations.join('; ')}` } as const
+  }
+  if (item.asked === undefined) return { kind: 'execute' } as const
+  return item.asked.reason === undefined
+    ? ({ kind: 'ask' } as const)
+    : ({ kind: 'ask', reason: item.asked.reason } as const)
+}
+
+/**
+ * Audits the calls of `events` against `runtime` as it is now (A1.1): every model-direct call
+ * (`tool/call`, its raw arguments parsed as the loop parses them, L4.1) and every nested Code
+ * Mode call (`tool/code-dispatch-start` and `tool/code-dispatch`, with the execution of the
+ * call that made it as `parent`) goes through `runtime.execute`, so its pre-execute policy,
+ * approval step and guards decide it; an `ask` is answered by an approver that only notes it
+ * ("would ask") and lets the guards run. No body runs: for the duration of the audit a guard
+ * registered last notes that a call was allowed and a `wrapExecute` handler registered last
+ * returns a stand-in failure instead of calling `next()` (wrappers registered before it run
+ * around it). The allowed arguments are then validated against the tool's schema. A policy that
+ * throws is that call's `policy-failed`; this function never rejects for anything a policy does.
+ * Calls are audited one at a time in seq order, so the same log and policy give the same audit.
+ */
+export async function auditSession(
+  events: readonly SessionEvent[],
+  runtime: ToolRuntime,
+  options: AuditOptions = {},
+): Promise<SessionAudit> {
+  const { scope } = options
+  const { roots, all } = recordedCalls(events)
+  const signal = new AbortController().signal
+  const hookOptions = scope === undefined ? undefined : { scope }
+  // The call being decided; sequential audits make the innermost one the latest started.
+  const stack: Item[] = []
+  const current = (callId: string): Item | undefined => {
+    const top = stack.at(-1)
+    return top?.callId === callId ? top : undefined
+  }
+  const audit = async (item: Item, parent: symbol | undefined): Promise<void> => {
+    const approver: Approver = (request) => {
+      item.asked = request.reason === undefined ? {} : { reason: request.reason }
+      return 'allowed-once'
+    }
+    stack.push(item)
+    let result: ToolResult
+    try {
+      result = await runtime.execute({
+        callId: item.callId,
+        name: item.name,
+        arguments: item.args,
+        signal,
+        approver,
+        ...(scope === undefined ? {} : { scope }),
+        ...(parent === undefined ? {} : { parent }),
+        ...(item.nested === undefined ? {} : { rootCallId: item.nested.rootCallId }),
+      })
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error)
+      item.after = { kind: 'policy-failed', reason: message }
+      return
+    } finally {
+      stack.pop()
+    }
+    item.after = await currentDecision(item, result, runtime, scope)
+  }
+  const offGuard = runtime.guard((exec) => {
+    const item = current(exec.callId)
+    if (item !== undefined) item.allowed = true
+    return undefined
+  }, hookOptions)
+  const offWrap = runtime.wrapExecute(async (exec) => {
+    const item = current(exec.callId)
+    for (const child of item?.children ?? []) await audit(child, exec.token)
+    return STAND_IN
+  }, hookOptions)
+  try {
+    for (const item of roots) await audit(item, undefined)
+  } finally {
+    offGuard()
+    offWrap()
+  }
+  const calls = all.map((item): AuditedCall => {
+    const before = recordedDecision(item)
+    const after = item.after ?? { kind: 'not-run', reason: 'its run_code call would not run' }
+    const changed = before.kind !== 'unknown' && before.kind !== after.kind
+    const base = { seq: item.seq, turn: item.turn, step: item.step, callId: item.callId, name: item.name }
+    const nested = item.nested ?? {}
+    return Object.freeze({ ...base, ...nested, before, after, changed })
+  })
+  return Object.freeze({ calls: Object.freeze(calls), changed: calls.filter((c) => c.changed).length })
+}

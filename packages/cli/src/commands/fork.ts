@@ -1,0 +1,54 @@
+import { type ForkPoint, forkOrigin, forkSession } from '@tooltx/session'
+import { type Output, UsageError } from '../output.js'
+import { continueHint, replayHint } from '../replay-hint.js'
+import { existingSessions, openStore, resolveSession } from '../session-store.js'
+
+/** Options of the `fork` command. */
+export interface ForkCommandOptions {
+  db: string
+  /** The source: an id, `latest` or the start of one id. */
+  session: string
+  /** `--at`: a seq or `turn:N`. */
+  at: string
+  /** `--id`: the new session's id. */
+  id?: string
+}
+
+/** Parses `--at`: a seq (`12`) or a turn (`turn:3`); anything else is a usage error. */
+export function parseForkPoint(text: string): ForkPoint {
+  if (/^\d{1,15}$/.test(text)) return Number(text)
+  const turn = /^turn:(\d{1,15})$/.exec(text)
+  if (turn !== null) return { turn: Number(turn[1]) }
+  throw new UsageError(`--at must be a seq (such as 12) or turn:N (such as turn:1), got "${text}"`, 2)
+}
+
+/**
+ * Forks a stored session at a seq or turn into a new session of the same database (A2.1):
+ * the source is only read, and the fork is repaired into a valid state. Prints the new id and
+ * how to replay and continue it.
+ */
+export async function forkCommand(options: ForkCommandOptions, out: Output): Promise<string> {
+  const at = parseForkPoint(options.at)
+  const reader = existingSessions(options.db, `cannot fork "${options.session}"`)
+  let source: string
+  try {
+    source = resolveSession(options.session, await reader.listSessions(), options.db)
+  } finally {
+    await reader.close()
+  }
+  const store = openStore(options.db)
+  try {
+    const fork = await forkSession(store, source, {
+      at,
+      ...(options.id === undefined ? {} : { id: options.id }),
+    })
+    const events = fork.events()
+    await fork.close()
+    out.line(`Forked ${source} at seq ${forkOrigin(events)?.at} into ${fork.id} (${events.length} events).`)
+    out.line(`Replay it with:   ${replayHint(fork.id, options.db)}`)
+    out.line(`Continue it with: ${continueHint(fork.id, options.db)}`)
+    return fork.id
+  } finally {
+    await store.close()
+  }
+}

@@ -1,0 +1,49 @@
+import { describe, expect, it } from 'vitest'
+import { deriveMessages, forkOrigin, forkSession, memoryStore, openSession } from '../src/index.js'
+
+describe('A2 session/fork events', () => {
+  it('A2.3: session/fork is valid only as the first event, derives no message, and names the lineage', async () => {
+    const store = memoryStore()
+    const fork = await openSession(store, { id: 'f' })
+    await fork.append('session/fork', { source: 'src', at: 0 })
+    await fork.append('turn/start', { turn: 1 })
+    await expect(fork.append('session/fork', { source: 'src', at: 0 })).rejects.toThrow(
+      'invariant violated: session/fork may only be the first event of a session',
+    )
+    expect(forkOrigin(fork.events())).toEqual({ source: 'src', at: 0 })
+    expect(deriveMessages(fork.events())).toEqual([])
+    await fork.close()
+    const plain = await openSession(store, { id: 'p' })
+    await expect(plain.append('session/fork', { source: '', at: 0 })).rejects.toThrow(
+      'invariant violated: session/fork needs { source: <session id>, at: <seq, 0 or more> }',
+    )
+    await plain.append('turn/start', { turn: 1 })
+    expect(forkOrigin(plain.events())).toBeUndefined()
+    await expect(plain.append('session/fork', { source: 'src', at: 1 })).rejects.toThrow(
+      'session/fork may only be the first event of a session',
+    )
+    expect(plain.events().map((e) => e.type)).toEqual(['turn/start'])
+  })
+
+  it('A2.2: a fork of a session closed mid-turn is repaired, and the source keeps its open turn', async () => {
+    const store = memoryStore()
+    const source = await openSession(store, { id: 'live' })
+    await source.append('turn/start', { turn: 1 })
+    await source.append('step/start', { turn: 1, step: 1 })
+    const call = { type: 'tool-call' as const, id: 'c1', name: 'read', arguments: '{}' }
+    await source.append('assistant/message', { turn: 1, step: 1, content: [call] })
+    const fork = await forkSession(store, 'live', { at: 3 })
+    expect(fork.events().map((e) => e.type)).toEqual([
+      'session/fork',
+      'turn/start',
+      'step/start',
+      'assistant/message',
+      'tool/call',
+      'tool/result',
+      'step/end',
+      'turn/end',
+    ])
+    expect(source.events().map((e) => e.type)).toEqual(['turn/start', 'step/start', 'assistant/message'])
+    expect((await store.load('live')).length).toBe(3)
+  })
+})
