@@ -7,6 +7,8 @@ export * from './content.js'
 export { createToolRuntime, type ToolRuntime } from './create-runtime.js'
 export { allow, ask, deny } from './decisions.js'
 export * from './definition.js'
+export { effectOf, isRepeatable, isToolEffect, TOOL_EFFECTS, type ToolEffect } from './effect.js'
+export { argumentsDigest, idempotencyKey } from './arguments-digest.js'
 export * from './errors.js'
 export * from './execution.js'
 export type {

@@ -29,6 +29,7 @@ const TABLE = {
   RESULT_NOT_SERIALIZABLE: 'ResultNotSerializableError',
   TOOL_NOT_STARTED: 'ToolNotStartedError',
   TOOL_OUTCOME_UNKNOWN: 'ToolOutcomeUnknownError',
+  TOOL_EFFECT_RECORDED: 'ToolEffectRecordedError',
   UNSUPPORTED_SCHEMA: 'SchemaError',
   INVALID_DEFINITION: 'DefinitionError',
   INVARIANT: 'InvariantError',
@@ -301,6 +302,6 @@ describe('E3 errors thrown to registrants', () => {
     expectTypeOf<ToolErrorCode>().toEqualTypeOf<keyof typeof TABLE>()
     expectTypeOf<keyof typeof ERROR_NAMES>().toEqualTypeOf<ToolErrorCode>()
     expect(Object.keys(ERROR_NAMES).sort()).toEqual([...CODES].sort())
-    expect(CODES).toHaveLength(17)
+    expect(CODES).toHaveLength(18)
   })
 })
