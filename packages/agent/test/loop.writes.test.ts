@@ -7,8 +7,10 @@ import { call, go, line, rig } from './loop-harness.js'
 function recording(path: string, writes: string[][]): SessionStore {
   const store = sqliteStore(path)
   return {
+    acquire: (id) => store.acquire(id),
     load: (id) => store.load(id),
     listSessions: () => store.listSessions(),
+    release: (id) => store.release!(id),
     close: () => store.close(),
     append(id, events) {
       writes.push(events.map((event) => line(event as SessionEvent)))

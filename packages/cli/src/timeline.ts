@@ -72,6 +72,8 @@ export class TimelineRenderer {
         const mark = isError ? `✗ ${name} failed (${error?.code ?? 'error'})` : `✓ ${name}`
         return [`    ${mark}`, ...indent('        ', resultBody(view))]
       }
+      case 'tool/effect':
+        return [`    ⚑ ${event.data.name} recorded an effect: ${JSON.stringify(event.data.receipt)}`]
       case 'approval/asked':
         return [
           `    ? approval asked for ${event.data.name}${event.data.reason ? `: ${event.data.reason}` : ''}`,
