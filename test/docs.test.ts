@@ -46,6 +46,15 @@ const EXPECTED: Record<string, readonly string[]> = {
     'DENIED tool "mcp__everything__get-env" denied by pre-execute policy: no environment dumps',
     'invalid arguments: missing required property "b"',
   ],
+  'docs/approvals-and-effects.md › Declaring effects and recording receipts': [
+    'effect {"refund":"re_1","order":"A-17"}',
+    'result false',
+  ],
+  'docs/approvals-and-effects.md › Resuming after a crash': [
+    'c1 ok',
+    'c2 TOOL_EFFECT_RECORDED',
+    'c3 TOOL_OUTCOME_UNKNOWN',
+  ],
   'docs/interop.md › OpenAI strict mode': ['{"query":"todo","cursor":null}'],
   'docs/interop.md › OpenTelemetry': [
     'execute_tool add child c1 ok',
