@@ -1,6 +1,6 @@
 import {
-  ERROR_NAMES,
   type EffectSink,
+  ERROR_NAMES,
   type ToolCallBlock,
   type ToolFailure,
   type ToolResult,

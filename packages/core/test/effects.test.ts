@@ -6,9 +6,9 @@ import {
   defineTool,
   effectOf,
   idempotencyKey,
-  retry,
   type RunContext,
-  ToolError,
+  retry,
+  type ToolError,
 } from '../src/index.js'
 import { sha256Hex } from '../src/sha256.js'
 import { live, rawTool } from './pipeline.fixtures.js'

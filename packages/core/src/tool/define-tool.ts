@@ -1,6 +1,6 @@
 import type { ContentBlock } from '../content.js'
-import type { ToolEffect } from '../effect.js'
 import type { ToolDefinition, ToolOutput } from '../definition.js'
+import type { ToolEffect } from '../effect.js'
 import { codedError, definitionError } from '../errors.js'
 import type { Execution, RunContext } from '../execution.js'
 import type { JsonObject, JsonValue } from '../lossless-json.js'

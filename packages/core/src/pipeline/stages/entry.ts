@@ -70,32 +70,22 @@ function readInput(input: object): InputFields {
     } catch (error) {
       argumentsError = { error }
     }
-    const {
-      signal,
-      scope,
-      parent,
-      approver,
-      codeRuntime,
-      onCodeDispatch,
-      idempotencyScope,
-      onEffect,
-      sequence,
-    } = fields
+    // An object literal evaluates its properties in order: each field is read once, in I1.1's order.
     return {
       callId,
       rootCallId,
       name,
       rawArguments,
       argumentsError,
-      signal,
-      scope,
-      parent,
-      approver,
-      codeRuntime,
-      onCodeDispatch,
-      idempotencyScope,
-      onEffect,
-      sequence,
+      signal: fields.signal,
+      scope: fields.scope,
+      parent: fields.parent,
+      approver: fields.approver,
+      codeRuntime: fields.codeRuntime,
+      onCodeDispatch: fields.onCodeDispatch,
+      idempotencyScope: fields.idempotencyScope,
+      onEffect: fields.onEffect,
+      sequence: fields.sequence,
     }
   } catch (error) {
     breach(`execute input.${culprit(fields) ?? 'fields'} could not be read: ${errorMessage(error)}`)
