@@ -14,10 +14,11 @@ const call: NewSessionEvent = {
   type: 'tool/call',
   data: { ...where, callId: 'a', name: 'pay', arguments: '{}' },
 }
-const effect = (receipt: string): NewSessionEvent => ({
-  type: 'tool/effect',
-  data: { ...where, callId: 'a', name: 'pay', receipt: { id: receipt } },
-})
+const effect = (receipt: string) =>
+  ({
+    type: 'tool/effect',
+    data: { ...where, callId: 'a', name: 'pay', receipt: { id: receipt } },
+  }) as const satisfies NewSessionEvent
 
 describe('F1 receipts in the session log', () => {
   it('F1.3: a tool/effect needs its tool/call before it and no tool/result yet', async () => {
