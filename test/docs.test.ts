@@ -57,6 +57,15 @@ const EXPECTED: Record<string, readonly string[]> = {
     '2 It shipped yesterday; it arrives tomorrow.',
     'source still has 11 events',
   ],
+  'docs/approvals-and-effects.md › Declaring effects and recording receipts': [
+    'effect {"refund":"re_1","order":"A-17"}',
+    'result false',
+  ],
+  'docs/approvals-and-effects.md › Resuming after a crash': [
+    'c1 ok',
+    'c2 TOOL_EFFECT_RECORDED',
+    'c3 TOOL_OUTCOME_UNKNOWN',
+  ],
   'docs/interop.md › OpenAI strict mode': ['{"query":"todo","cursor":null}'],
   'docs/interop.md › OpenTelemetry': [
     'execute_tool add child c1 ok',

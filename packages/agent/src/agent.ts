@@ -5,19 +5,22 @@ import {
   type CodeRuntime,
   definitionError,
   errorMessage,
+  parseToolArguments,
   type RuntimeScope,
   type ToolCallBlock,
   type ToolSurface,
   type ToolView,
   type UserMessage,
 } from '@tooltx/core'
-import { repairSession, type Session, type TurnEndData } from '@tooltx/session'
+import { planRepair, type Session, type TurnEndData } from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
 import { Journal } from './journal.js'
 import type { ModelAdapter, ModelStreamEvent } from './model/model.js'
 import { type ReplyOutcome, readReply } from './model/reply.js'
 import { recordingApprover } from './recording-approver.js'
+import { recoverSession } from './recovery.js'
 import { type ScheduleOptions, schedule } from './scheduler.js'
+import { effectSink } from './tool-events.js'
 import { limitEnd, resolveBounds, type TurnBounds } from './turn-bounds.js'
 import { replyText, type TurnOutcome, turnOutcome } from './turn-outcome.js'
 import { snapshotUserMessage, textMessage } from './user-input.js'
@@ -78,6 +81,13 @@ export interface Agent {
    * turn needs (L5.6); the next `send` or `inject` tries again.
    */
   whenIdle(): Promise<TurnOutcome | undefined>
+  /**
+   * Recovers a session opened with `repair: false` after a crash (F1.4, F1.6): re-runs its
+   * interrupted `'read'` and `'idempotent'` calls, then repairs the rest (`TOOL_EFFECT_RECORDED`
+   * from receipts, `TOOL_OUTCOME_UNKNOWN` otherwise). The first `send` or `inject` does it
+   * too. Resolves once the log is valid (at once when it already is); waits for a running turn.
+   */
+  resume(): Promise<void>
 }
 
 /** What `#reply` gets from its step: the reply read and the view it was read against. */
@@ -159,6 +169,8 @@ class AgentLoop implements Agent {
       if (event.type === 'turn/start') this.#lastTurn = event.data.turn
     })
     const events = session.events()
+    // A session opened without repair (F1.6) is recovered before the next turn.
+    this.#needsRepair = planRepair(events).length > 0
     for (let i = events.length - 1; i >= 0; i--) {
       const event = events[i]!
       if (event.type === 'turn/start') {
@@ -193,6 +205,36 @@ class AgentLoop implements Agent {
     while (this.#running !== undefined) await this.#running
     if (this.#stalled !== undefined) throw this.#stalled.error
     return this.#lastOutcome
+  }
+
+  async resume(): Promise<void> {
+    await this.whenIdle().catch(() => {})
+    if (!this.#needsRepair) return
+    await this.#recover(new AbortController().signal)
+  }
+
+  /** Re-runs what may run again, then repairs the rest (F1.4); clears the repair flag. */
+  async #recover(signal: AbortSignal): Promise<void> {
+    const { runtime, scope, session, model } = this.#options
+    const tools = runtime.view(scope).surface().tools
+    const fail = (error: unknown): void => {
+      throw error
+    }
+    await recoverSession({
+      runtime,
+      scope,
+      session,
+      turn: this.#lastTurn,
+      input: (block, step) => {
+        this.#position = { turn: this.#lastTurn, step }
+        const args =
+          model.parseArguments === undefined
+            ? parseToolArguments(block.arguments)
+            : model.parseArguments(block, tools)
+        return this.#inputs(signal)(block, args, fail)
+      },
+    })
+    this.#needsRepair = false
   }
 
   /** Queues a checked user message and resolves with the outcome of the turn it goes into. */
@@ -236,10 +278,7 @@ class AgentLoop implements Agent {
       const controller = new AbortController()
       this.#controller = controller
       try {
-        if (this.#needsRepair) {
-          await repairSession(this.#options.session)
-          this.#needsRepair = false
-        }
+        if (this.#needsRepair) await this.#recover(controller.signal)
         await this.#turn(controller)
       } finally {
         this.#controller = undefined
@@ -424,6 +463,9 @@ class AgentLoop implements Agent {
           bound.approver = recordingApprover(approver, session, () => this.#position, fail)
       }
       const input: ToolCallInput = { callId: block.id, name: block.name, arguments: args, signal, scope }
+      // The key derives from the session, the call id and the arguments: the same on resume (F1.2).
+      input.idempotencyScope = session.id
+      input.onEffect = effectSink(session, this.#position, block, fail)
       if (bound.approver !== undefined) input.approver = bound.approver
       if (codeRuntime !== undefined) input.codeRuntime = codeRuntime
       input.onCodeDispatch = bound.sink

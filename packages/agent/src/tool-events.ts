@@ -1,5 +1,11 @@
-import { ERROR_NAMES, type ToolCallBlock, type ToolFailure, type ToolResult } from '@tooltx/core'
-import type { NewSessionEvent, StepRef, ToolResultData } from '@tooltx/session'
+import {
+  type EffectSink,
+  ERROR_NAMES,
+  type ToolCallBlock,
+  type ToolFailure,
+  type ToolResult,
+} from '@tooltx/core'
+import type { NewSessionEvent, Session, StepRef, ToolResultData } from '@tooltx/session'
 
 /** The `tool/call` of a block: its raw argument string, as the model sent it (L4.4). */
 export function toolCallEvent(where: StepRef, block: ToolCallBlock): NewSessionEvent {
@@ -51,4 +57,26 @@ export function notStartedEvents(
     content: [{ type: 'text', text: `Error: ${message}` }],
   }
   return [toolCallEvent(where, block), toolResultEvent(where, block, failure)]
+}
+
+/**
+ * The effect sink of one call (F1.3): appends each receipt as `tool/effect` of `block` at once,
+ * so it is durable before the call's result, and resolves when it is. A failed append goes to
+ * `fail` (it fails the batch, L5.5) and rejects the body's `recordEffect`.
+ */
+export function effectSink(
+  session: Session,
+  where: StepRef,
+  block: ToolCallBlock,
+  fail: (error: unknown) => void,
+): EffectSink {
+  const { turn, step } = where
+  return ({ receipt }) =>
+    session.append('tool/effect', { turn, step, callId: block.id, name: block.name, receipt }).then(
+      () => undefined,
+      (error: unknown) => {
+        fail(error)
+        throw error
+      },
+    )
 }

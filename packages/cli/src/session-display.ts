@@ -30,8 +30,8 @@ interface At {
 export type DisplayEntry =
   | (At & {
       readonly kind: 'note'
-      /** What the note is about: a fork's origin (A2.3). */
-      readonly what: 'fork'
+      /** What the note is about: a fork's origin (A2.3), a tool's recorded effect (F1.3). */
+      readonly what: 'fork' | 'effect'
       readonly text: string
     })
   | (At & { readonly kind: 'turn-start' })
@@ -143,6 +143,15 @@ export class SessionDisplay {
           step: 0,
           what: 'fork',
           text: `forked from ${event.data.source} at seq ${event.data.at}`,
+        }
+      case 'tool/effect':
+        return {
+          kind: 'note',
+          seq,
+          turn: event.data.turn,
+          step: event.data.step,
+          what: 'effect',
+          text: `⚑ ${event.data.name} recorded an effect: ${JSON.stringify(event.data.receipt)}`,
         }
       case 'turn/start':
         return { kind: 'turn-start', seq, turn: event.data.turn, step: 0 }

@@ -1,4 +1,5 @@
 import type { ContentBlock } from './content.js'
+import type { ToolEffect } from './effect.js'
 import type { Execution, RunContext } from './execution.js'
 import type { JsonObject, JsonValue } from './lossless-json.js'
 import type { CallView, DurableResultView, ResultView } from './presentation.js'
@@ -42,6 +43,8 @@ export interface ToolDefinition<Args = any, Value extends JsonValue = JsonValue>
   readonly isConcurrencySafe?: (args: Args) => boolean
   /** Enforced by the built-in timeout wrapper (P7.2). */
   readonly timeoutMs?: number
+  /** What running the body does to the world; absent means `'write'` (F1.1). */
+  readonly effect?: ToolEffect
   /** Replaces the content of the final result, exactly once per call (P11.3–P11.6). */
   readonly finalizeContent?: (exec: Execution, result: ToolResult) => ContentBlock[] | undefined
   /** The call card from the arguments parsed as the loop parses them (U1.3). */

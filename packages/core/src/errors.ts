@@ -14,6 +14,7 @@ export type ToolErrorCode =
   | 'RESULT_NOT_SERIALIZABLE'
   | 'TOOL_NOT_STARTED'
   | 'TOOL_OUTCOME_UNKNOWN'
+  | 'TOOL_EFFECT_RECORDED'
   | 'UNSUPPORTED_SCHEMA'
   | 'INVALID_DEFINITION'
   | 'INVARIANT'
@@ -34,6 +35,7 @@ export const ERROR_NAMES: Readonly<Record<ToolErrorCode, string>> = Object.freez
   RESULT_NOT_SERIALIZABLE: 'ResultNotSerializableError',
   TOOL_NOT_STARTED: 'ToolNotStartedError',
   TOOL_OUTCOME_UNKNOWN: 'ToolOutcomeUnknownError',
+  TOOL_EFFECT_RECORDED: 'ToolEffectRecordedError',
   UNSUPPORTED_SCHEMA: 'SchemaError',
   INVALID_DEFINITION: 'DefinitionError',
   INVARIANT: 'InvariantError',

@@ -40,7 +40,27 @@ export interface RunContext extends Execution {
   readonly concludeTurn: () => void
   /** Sends an ephemeral progress update to `onProgress` listeners (P8.11). */
   readonly progress: (update: JsonValue) => void
+  /**
+   * The call's idempotency key (F1.2): 64 hex digits, the same for every attempt of the call and,
+   * under an agent, for every resume of it, derived from the input's `idempotencyScope` (the
+   * session), the call id and the arguments digest (P4.9). Pass it to a backend that dedupes.
+   */
+  readonly idempotencyKey: string
+  /**
+   * Records a durable receipt of an external effect (F1.3), e.g. a refund id, to be logged
+   * as `tool/effect` before the call's result. Resolves once the receipt is durable (at once
+   * when the caller keeps no log); rejects with `RESULT_NOT_SERIALIZABLE` for a receipt that is
+   * not lossless JSON, and with the log's error when it could not be recorded.
+   */
+  readonly recordEffect: (receipt: JsonValue) => Promise<void>
 }
+
+/** Where `recordEffect` receipts go (F1.3): resolves once the receipt is durable. */
+export type EffectSink = (effect: {
+  readonly callId: string
+  readonly name: string
+  readonly receipt: JsonValue
+}) => Promise<void>
 
 export type { ApprovalOutcome } from './approval-outcome.js'
 
@@ -88,6 +108,10 @@ export interface ExecuteInput {
   codeRuntime?: CodeRuntime
   /** Receives Code Mode dispatch events of a `run_code` call (X5). */
   onCodeDispatch?: CodeDispatchSink
+  /** Namespaces the call's idempotency key, e.g. a session id (F1.2); default `''`. */
+  idempotencyScope?: string
+  /** Receives the receipts the body records (F1.3); without it they are not kept. */
+  onEffect?: EffectSink
   /** Orders this call's policy phases after those of the calls that entered it before (P1.8). */
   sequence?: CallSequence
 }

@@ -1,4 +1,5 @@
 export { APPROVAL_OUTCOMES, askApprover, isApprovalOutcome } from './approval-outcome.js'
+export { argumentsDigest, idempotencyKey } from './arguments-digest.js'
 export { type CallSequence, callSequence } from './call-sequence.js'
 export type { RunCodeHost, RunCodeRequest, RunCodeValue } from './code-mode/host.js'
 export { ToolCallError } from './code-mode/tool-call-error.js'
@@ -7,6 +8,7 @@ export * from './content.js'
 export { createToolRuntime, type ToolRuntime } from './create-runtime.js'
 export { allow, ask, deny } from './decisions.js'
 export * from './definition.js'
+export { effectOf, isRepeatable, isToolEffect, TOOL_EFFECTS, type ToolEffect } from './effect.js'
 export * from './errors.js'
 export * from './execution.js'
 export type {

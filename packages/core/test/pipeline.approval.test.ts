@@ -9,7 +9,7 @@ import {
 } from '@tooltx/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { canonicalJson } from '../src/pipeline/stages/approval.js'
+import { canonicalJson } from '../src/arguments-digest.js'
 import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 function setup(options: { approver?: (r: ApprovalRequest) => unknown; guard?: string } = {}) {

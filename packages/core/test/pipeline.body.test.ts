@@ -43,6 +43,8 @@ describe('P8 body and run context', () => {
       'deferContext',
       'concludeTurn',
       'progress',
+      'idempotencyKey',
+      'recordEffect',
     ])
     expect(seen).toMatchObject({
       callId: 'c',

@@ -141,6 +141,7 @@ describe('P7 built-in timeout and retry', () => {
     let calls = 0
     rt.register(
       rawTool('t', {
+        effect: 'idempotent',
         execute: async () => {
           calls++
           if (calls < 3) throw new Error(`flaky ${calls}`)
@@ -156,6 +157,7 @@ describe('P7 built-in timeout and retry', () => {
     const limited = createToolRuntime()
     limited.register(
       rawTool('t', {
+        effect: 'idempotent',
         execute: async () => {
           throw new Error(`fail ${++calls}`)
         },
@@ -179,6 +181,7 @@ describe('P7 built-in timeout and retry', () => {
     let calls = 0
     rt.register(
       rawTool('denied', {
+        effect: 'idempotent',
         execute: async () => {
           calls++
           throw new Error('x')
@@ -206,6 +209,7 @@ describe('P7 built-in timeout and retry', () => {
     let n = 0
     byDefault.register(
       rawTool('out', {
+        effect: 'idempotent',
         execute: async () => {
           n++
           return undefined
@@ -224,6 +228,7 @@ describe('P7 built-in timeout and retry', () => {
     let m = 0
     aborting.register(
       rawTool('t', {
+        effect: 'idempotent',
         execute: async () => {
           m++
           caller.abort()
@@ -240,6 +245,7 @@ describe('P7 built-in timeout and retry', () => {
     const rt = createToolRuntime()
     rt.register(
       rawTool('t', {
+        effect: 'idempotent',
         execute: async () => {
           throw new Error('x')
         },
@@ -264,6 +270,7 @@ describe('P7 built-in timeout and retry', () => {
     const attemptsRun: number[] = []
     const makeTool = () =>
       rawTool('t', {
+        effect: 'idempotent',
         timeoutMs: 100,
         execute: async (_a: unknown, run: RunContext) => {
           attemptsRun.push(run.attempt)

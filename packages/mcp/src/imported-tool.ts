@@ -14,6 +14,7 @@ import {
   errorMessage,
   type JsonObject,
   type JsonValue,
+  type ToolEffect,
   ToolError,
 } from '@tooltx/core'
 import { RESULT_META_KEY } from './call-result.js'
@@ -45,6 +46,8 @@ export interface ImportPlan {
   timeoutMs: number
   /** True iff the server is trusted and the tool announces `readOnlyHint: true` (Y2.7). */
   concurrencySafe: boolean
+  /** From the annotations of a trusted server only (F1.7); absent means `'write'`. */
+  effect?: ToolEffect
 }
 
 /** The failure code of a call the server never answered because the connection ended (Y2.8). */
@@ -112,6 +115,7 @@ export function importedTool(plan: ImportPlan): AnyToolDefinition {
     parameters: plan.tool.inputSchema as JsonObject,
     output: { schema: IMPORTED_OUTPUT, render: (_args: unknown, value: ImportedValue) => value.content },
     timeoutMs: plan.timeoutMs,
+    ...(plan.effect === undefined ? {} : { effect: plan.effect }),
     async execute(args: JsonValue, run): Promise<ImportedValue> {
       if (args === null || typeof args !== 'object' || Array.isArray(args))
         throw codedError('INVALID_ARGS', 'invalid arguments: MCP tool arguments must be a JSON object')

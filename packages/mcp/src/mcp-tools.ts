@@ -3,7 +3,7 @@
  * runtime or scope like any tool; every call then goes through the tooltx pipeline first.
  */
 import type { Client, Tool } from '@modelcontextprotocol/client'
-import { type AnyToolDefinition, errorMessage, ToolError } from '@tooltx/core'
+import { type AnyToolDefinition, errorMessage, type ToolEffect, ToolError } from '@tooltx/core'
 import { connectClient, type McpConnection } from './client-connection.js'
 import { type ImportPlan, importedTool } from './imported-tool.js'
 import { importedName, sanitize } from './tool-names.js'
@@ -14,7 +14,9 @@ export interface McpToolsOptions {
   name: string
   /**
    * Trust the server's annotations (Y2.7): its `readOnlyHint: true` tools become
-   * concurrency-safe. Default `false`: every imported tool runs exclusively.
+   * concurrency-safe, and each tool's effect class comes from its annotations (F1.7):
+   * `readOnlyHint: true` is `'read'`, else `idempotentHint: true` is `'idempotent'`, else
+   * `'write'`. Default `false`: every imported tool runs exclusively and is a `'write'`.
    */
   trusted?: boolean
   /** The timeout of every imported tool, in ms (Y2.8); default 60 000. */
@@ -140,6 +142,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     name,
     timeoutMs: toolTimeouts[tool.name] ?? timeoutMs,
     concurrencySafe: options.trusted === true && tool.annotations?.readOnlyHint === true,
+    ...(options.trusted === true ? { effect: annotatedEffect(tool) } : {}),
   })
   const load = (remote: readonly Tool[]) =>
     importListing(remote, options.name, (tool, name) => importedTool(plan(client, tool, name)))
@@ -174,4 +177,10 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     await client.close()
     throw error
   }
+}
+
+/** The effect class a trusted server's annotations give a tool (F1.7). */
+function annotatedEffect(tool: Tool): ToolEffect {
+  if (tool.annotations?.readOnlyHint === true) return 'read'
+  return tool.annotations?.idempotentHint === true ? 'idempotent' : 'write'
 }

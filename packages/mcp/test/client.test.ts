@@ -88,6 +88,16 @@ describe('Y2 importing a server: server-everything over stdio', () => {
     expect(mode(trusted, 'mcp__everything__toggle-simulated-logging')).toBe('exclusive')
   })
 
+  it("F1.7: only a trusted server's annotations set the effect class of its imported tools", async () => {
+    const effect = (r: Awaited<ReturnType<typeof imported>>, tool: string) =>
+      r.runtime.view().get(tool)?.effect
+    const plain = await imported(everything, { name: 'everything' })
+    expect(effect(plain, 'mcp__everything__echo')).toBe(undefined)
+    const trusted = await imported(everything, { name: 'everything', trusted: true })
+    expect(effect(trusted, 'mcp__everything__echo')).toBe('read')
+    expect(effect(trusted, 'mcp__everything__toggle-simulated-logging')).toBe('write')
+  })
+
   it('Y2.9: remote progress notifications reach runtime.onProgress', async () => {
     const { runtime, call } = await imported(everything, { name: 'everything' })
     const updates: JsonValue[] = []

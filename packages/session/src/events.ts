@@ -62,6 +62,16 @@ export interface ToolResultData extends StepRef {
   readonly meta?: JsonValue
 }
 
+/**
+ * `tool/effect`: a receipt the body of call `callId` recorded with `exec.recordEffect` (F1.3),
+ * appended at once, after the call's `tool/call` and before its `tool/result`.
+ */
+export interface ToolEffectData extends StepRef {
+  readonly callId: string
+  readonly name: string
+  readonly receipt: JsonValue
+}
+
 /** `approval/asked` (L8.1, L8.3). */
 export interface ApprovalAskedData extends StepRef {
   readonly callId: string
@@ -113,6 +123,7 @@ export interface SessionEventMap {
   'assistant/message': AssistantMessageData
   'tool/call': ToolCallData
   'tool/result': ToolResultData
+  'tool/effect': ToolEffectData
   'approval/asked': ApprovalAskedData
   'approval/decided': ApprovalDecidedData
   'tool/code-dispatch-start': CodeDispatchStartData
@@ -143,6 +154,7 @@ export const SESSION_EVENT_TYPES: readonly SessionEventType[] = Object.freeze([
   'assistant/message',
   'tool/call',
   'tool/result',
+  'tool/effect',
   'approval/asked',
   'approval/decided',
   'tool/code-dispatch-start',

@@ -9,7 +9,14 @@ export type { PgPool } from './postgres-driver.js'
 export * from './postgres-reader.js'
 export { POSTGRES_CHANNEL } from './postgres-schema.js'
 export * from './postgres-store.js'
-export { NOT_STARTED_TEXT, OUTCOME_UNKNOWN_TEXT, planRepair } from './repair.js'
+export {
+  effectRecordedText,
+  type InterruptedCall,
+  interruptedCalls,
+  NOT_STARTED_TEXT,
+  OUTCOME_UNKNOWN_TEXT,
+  planRepair,
+} from './repair.js'
 export * from './session.js'
 export { defaultSqliteDriver, loadSqliteDriver, type SqliteDriverName } from './sqlite-driver.js'
 export * from './sqlite-reader.js'

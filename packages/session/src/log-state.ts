@@ -1,4 +1,4 @@
-import { isApprovalOutcome, type ToolCallBlock } from '@tooltx/core'
+import { isApprovalOutcome, type JsonValue, type ToolCallBlock } from '@tooltx/core'
 import {
   type ApprovalAskedData,
   type NewSessionEvent,
@@ -17,6 +17,8 @@ interface AssistantTurn {
   readonly ids: ReadonlySet<string>
   readonly called: Set<string>
   readonly answered: Set<string>
+  /** The `tool/effect` receipts of calls, by call id, in append order (F1.3). */
+  readonly receipts: Map<string, JsonValue[]>
 }
 
 interface Dispatch {
@@ -94,8 +96,9 @@ export class LogState {
 
   #checkInTurn(type: SessionEventType, data: Data): string | undefined {
     // Repair answers the calls of a turn that already ended after a scheduler failure (L5.6),
-    // so tool/call, tool/result and approval/decided may follow the latest turn's turn/end.
-    const closedOk = type === 'tool/call' || type === 'tool/result' || type === 'approval/decided'
+    // so tool/call, tool/effect, tool/result and approval/decided may follow the latest turn's turn/end.
+    const closedOk =
+      type === 'tool/call' || type === 'tool/effect' || type === 'tool/result' || type === 'approval/decided'
     if (!this.turnOpen && !closedOk) return `${type} outside an open turn`
     switch (type) {
       case 'step/start':
@@ -114,6 +117,8 @@ export class LogState {
         return this.#checkToolCall(data)
       case 'tool/result':
         return this.#checkToolResult(data)
+      case 'tool/effect':
+        return this.#checkToolEffect(data)
       case 'approval/asked':
         if (!isId(data.callId) || typeof data.name !== 'string')
           return 'approval/asked needs a callId and a name'
@@ -183,6 +188,19 @@ export class LogState {
     }
     if (a.called.has(data.callId)) return `tool/call ${q(data.callId)} was already called`
     return this.#checkCallStep('tool/call', data, a.step)
+  }
+
+  /** F1.3: a receipt belongs to a called call of the latest assistant message that has no result yet. */
+  #checkToolEffect(data: Data): string | undefined {
+    if (!isId(data.callId) || typeof data.name !== 'string' || !('receipt' in data)) {
+      return 'tool/effect needs { callId, name, receipt }'
+    }
+    const a = this.assistant
+    if (a === undefined || !a.called.has(data.callId)) {
+      return `tool/effect ${q(data.callId)} has no earlier tool/call in the turn`
+    }
+    if (a.answered.has(data.callId)) return `tool/effect ${q(data.callId)} follows its tool/result`
+    return this.#checkCallStep('tool/effect', data, a.step)
   }
 
   #checkToolResult(data: Data): string | undefined {
@@ -291,6 +309,7 @@ export class LogState {
           ids: new Set(blocks.map((b) => b.id)),
           called: new Set(),
           answered: new Set(),
+          receipts: new Map(),
         }
         return
       }
@@ -306,6 +325,19 @@ export class LogState {
         if (a === undefined) return
         a.answered.add(event.data.callId)
         undo?.push(() => a.answered.delete(event.data.callId))
+        return
+      }
+      case 'tool/effect': {
+        const a = this.assistant
+        if (a === undefined) return
+        const { callId, receipt } = event.data
+        const list = a.receipts.get(callId)
+        if (list === undefined) a.receipts.set(callId, [receipt])
+        else list.push(receipt)
+        undo?.push(() => {
+          if (list === undefined) a.receipts.delete(callId)
+          else list.pop()
+        })
         return
       }
       case 'approval/asked':

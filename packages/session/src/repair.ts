@@ -1,4 +1,4 @@
-import { ERROR_NAMES } from '@tooltx/core'
+import { ERROR_NAMES, type JsonValue, type ToolCallBlock } from '@tooltx/core'
 import type { NewSessionEvent, SessionEvent } from './events.js'
 import { LogState } from './log-state.js'
 
@@ -6,13 +6,22 @@ import { LogState } from './log-state.js'
 export const OUTCOME_UNKNOWN_TEXT =
   'Error: tool call outcome is unknown: the session ended before its result was recorded, so the call may or may not have taken effect. Verify the external state before relying on it; retry only a read-only or idempotent tool.'
 
+/**
+ * Content of a repaired call whose body recorded receipts (F1.4): what already happened, so
+ * the model neither repeats the effect nor reports it as unknown.
+ */
+export function effectRecordedText(receipts: readonly JsonValue[]): string {
+  return `Error: the session ended before this tool call's result was recorded, but the call had already taken effect and recorded ${receipts.length === 1 ? 'this receipt' : 'these receipts'}: ${JSON.stringify(receipts.length === 1 ? receipts[0] : receipts)}. Do not run it again for the same purpose; treat the effect as done and verify the external state if you need more than the receipt.`
+}
+
 /** Content of a repaired call that never reached `tool/call` (L9.3). */
 export const NOT_STARTED_TEXT = 'Error: tool call was not started before the session ended'
 
 /**
  * The events that make the log valid again after a crash or a scheduler failure (L9.1–L9.4,
  * L5.6), in the order they must be appended: for each tool-call block of the latest turn's
- * latest `assistant/message` without a `tool/result`, in model order, a `TOOL_OUTCOME_UNKNOWN`
+ * latest `assistant/message` without a `tool/result`, in model order, a `TOOL_EFFECT_RECORDED`
+ * result carrying the receipts (its body recorded `tool/effect`s, F1.4), a `TOOL_OUTCOME_UNKNOWN`
  * result (a `tool/call` exists) or a `tool/call` plus a `TOOL_NOT_STARTED` result (none exists);
  * then `approval/decided { outcome: 'cancelled' }` for every undecided `approval/asked`; then
  * `step/end` if a step is still open (L9.8); then `turn/end { reason: 'interrupted' }` if the
@@ -30,19 +39,26 @@ export function repairPlan(state: LogState): NewSessionEvent[] {
       if (!assistant.called.has(callId)) {
         plan.push({ type: 'tool/call', data: { turn, step, callId, name, arguments: block.arguments } })
       }
+      const receipts = assistant.receipts.get(callId)
+      const base = { turn, step, callId, name, isError: true } as const
+      if (receipts !== undefined) {
+        const code = 'TOOL_EFFECT_RECORDED'
+        plan.push({
+          type: 'tool/result',
+          data: {
+            ...base,
+            content: [{ type: 'text', text: effectRecordedText(receipts) }],
+            error: { name: ERROR_NAMES[code], code },
+            meta: { receipts },
+          },
+        })
+        continue
+      }
       const code = assistant.called.has(callId) ? 'TOOL_OUTCOME_UNKNOWN' : 'TOOL_NOT_STARTED'
       const text = code === 'TOOL_OUTCOME_UNKNOWN' ? OUTCOME_UNKNOWN_TEXT : NOT_STARTED_TEXT
       plan.push({
         type: 'tool/result',
-        data: {
-          turn,
-          step,
-          callId,
-          name,
-          content: [{ type: 'text', text }],
-          isError: true,
-          error: { name: ERROR_NAMES[code], code },
-        },
+        data: { ...base, content: [{ type: 'text', text }], error: { name: ERROR_NAMES[code], code } },
       })
     }
   }
@@ -57,6 +73,29 @@ export function repairPlan(state: LogState): NewSessionEvent[] {
   if (state.stepOpen) plan.push({ type: 'step/end', data: { turn, step: state.step } })
   if (state.turnOpen) plan.push({ type: 'turn/end', data: { turn, reason: 'interrupted' } })
   return plan
+}
+
+/** A call of the latest assistant message whose `tool/call` is durable and whose result is not (F1.4). */
+export interface InterruptedCall {
+  readonly step: number
+  readonly block: ToolCallBlock
+  /** Its `tool/effect` receipts in append order; empty when the body recorded none. */
+  readonly receipts: readonly JsonValue[]
+}
+
+/**
+ * The calls an interrupted turn left with a `tool/call` and no `tool/result`, in model order
+ * (F1.4): what an agent loop may re-run by effect class before the repair answers the rest.
+ */
+export function interruptedCalls(events: readonly SessionEvent[]): InterruptedCall[] {
+  const state = new LogState()
+  for (const event of events) state.apply(event)
+  const { assistant } = state
+  if (assistant === undefined) return []
+  return state
+    .unanswered()
+    .filter((block) => assistant.called.has(block.id))
+    .map((block) => ({ step: assistant.step, block, receipts: assistant.receipts.get(block.id) ?? [] }))
 }
 
 /**

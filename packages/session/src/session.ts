@@ -23,6 +23,11 @@ export interface OpenSessionOptions {
   verify?: boolean
   /** Where errors thrown by listeners go (default `console.error`). */
   reportError?: (error: unknown) => void
+  /**
+   * `false` opens the log as stored, without the crash repair (L9), so that an agent loop can
+   * recover its interrupted calls by effect class first (F1.4); default `true`.
+   */
+  repair?: boolean
 }
 
 /** The event `append` resolves with for an event type. */
@@ -225,11 +230,12 @@ function prepare(type: unknown, data: unknown): NewSessionEvent {
  */
 export async function openSession(store: SessionStore, options: OpenSessionOptions): Promise<Session> {
   if (typeof options !== 'object' || options === null) throw definitionError('openSession needs { id }')
-  const id = options.id
+  const { id, repair = true } = options
   assertSessionId(id)
+  if (typeof repair !== 'boolean') throw definitionError('openSession repair must be a boolean when present')
   await store.acquire(id)
   const session = new SessionLog(store, id, await store.load(id), options)
-  await repairSession(session)
+  if (repair) await repairSession(session)
   return session
 }
 

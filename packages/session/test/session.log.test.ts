@@ -154,6 +154,7 @@ describe('L1 the session log', () => {
         'assistant/message',
         'tool/call',
         'tool/result',
+        'tool/effect',
         'approval/asked',
         'approval/decided',
         'tool/code-dispatch-start',

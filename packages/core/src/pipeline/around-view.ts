@@ -83,3 +83,8 @@ export function visibleDefinition(exec: unknown): AnyToolDefinition | undefined 
 export function callerSignal(exec: unknown): AbortSignal | undefined {
   return ViewState.callOf(exec)?.signal
 }
+
+/** Whether some attempt of the call behind an around view invoked its body (C1.4, F1.5). */
+export function bodyStarted(exec: unknown): boolean {
+  return ViewState.callOf(exec)?.bodyInvoked === true
+}

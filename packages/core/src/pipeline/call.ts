@@ -4,7 +4,7 @@ import type { Place } from '../call-sequence.js'
 import type { CodeDispatchSink, CodeRuntime } from '../code-runtime.js'
 import type { ContextSource } from '../content.js'
 import type { AnyToolDefinition } from '../definition.js'
-import type { Approver, Execution } from '../execution.js'
+import type { Approver, EffectSink, Execution } from '../execution.js'
 import { vouchFreeze } from '../frozen.js'
 import type { Entry, ScopeRecord } from '../registry/registry.js'
 import type { ToolResult } from '../result.js'
@@ -26,6 +26,13 @@ export const final = (result: ToolResult): Outcome => ({ result, final: true })
 /** A post-result (P13.2). */
 export const post = (result: ToolResult): Outcome => ({ result, final: false })
 
+/** Where a call's idempotency key and effect receipts come from (F1.2, F1.3). */
+export interface CallEffects {
+  /** The input's `idempotencyScope`, `''` when absent. */
+  readonly scope: string
+  readonly sink: EffectSink | undefined
+}
+
 /**
  * One execution: the frozen identity, what entry read from the input (I1.1), the stage log
  * (V1.2) and what later stages must know (body invoked, attempts).
@@ -35,6 +42,8 @@ export class Call extends StageLog {
   bodyInvoked = false
   /** Base dispatches so far; the run context's `attempt` (P8.2). */
   attempts = 0
+  /** The idempotency key, derived at the first dispatch (F1.2). */
+  idempotencyKey: string | undefined
   private source: ContextSource | undefined
 
   constructor(
@@ -48,6 +57,7 @@ export class Call extends StageLog {
     readonly finalizer: Finalizer | undefined,
     /** The call's places in its sequence's lines, if it has one (P1.8). */
     readonly place: Place | undefined,
+    readonly effects: CallEffects,
   ) {
     super()
   }

@@ -1,5 +1,6 @@
 import type { ContentBlock } from '../content.js'
 import type { ToolDefinition, ToolOutput } from '../definition.js'
+import type { ToolEffect } from '../effect.js'
 import { codedError, definitionError } from '../errors.js'
 import type { Execution, RunContext } from '../execution.js'
 import type { JsonObject, JsonValue } from '../lossless-json.js'
@@ -15,7 +16,13 @@ import {
 } from '../schema/source.js'
 import type { StandardInput, StandardOutput, StandardSchemaV1 } from '../schema/standard.js'
 import { argumentCheck, setArgumentCheck } from './argument-checks.js'
-import { checkDescription, checkFunction, checkTimeoutMs, checkToolName } from './definition-checks.js'
+import {
+  checkDescription,
+  checkEffect,
+  checkFunction,
+  checkTimeoutMs,
+  checkToolName,
+} from './definition-checks.js'
 
 /** What `parameters` may be (S1.4, S6.1, S6.4): a DSL property map, a Standard Schema or a JSON Schema object root. */
 export type ParametersInput = ParametersSpec | StandardSchemaV1 | JsonSchemaObject
@@ -66,6 +73,8 @@ export interface ToolSpec<P extends ParametersInput, S extends OutputSchemaInput
   readonly execute: (args: ParsedArgsOf<P>, run: RunContext) => ValueOf<S> | Promise<ValueOf<S>>
   readonly isConcurrencySafe?: (args: ArgsOf<P>) => boolean
   readonly timeoutMs?: number
+  /** What running the body does to the world; absent means `'write'` (F1.1). */
+  readonly effect?: ToolEffect
   readonly finalizeContent?: (exec: Execution, result: ToolResult) => ContentBlock[] | undefined
   readonly presentCall?: (args: ArgsOf<P>) => CallView | undefined
   readonly presentResult?: (args: ArgsOf<P>, result: DurableResultView) => ResultView | undefined
@@ -134,6 +143,8 @@ export function defineTool<
   checkDescription(description, prefix)
   const timeoutMs: unknown = spec.timeoutMs
   checkTimeoutMs(timeoutMs, prefix)
+  const effect: unknown = spec.effect
+  checkEffect(effect, prefix)
   const output: unknown = spec.output ?? {}
   if (output === null || typeof output !== 'object') {
     throw definitionError(`${prefix}output must be absent or { schema?, render?, presentationMeta? }`)
@@ -187,6 +198,7 @@ export function defineTool<
     definition.isConcurrencySafe = (args) => isValid(args) && isConcurrencySafe(args)
   }
   if (timeoutMs !== undefined) definition.timeoutMs = timeoutMs
+  if (effect !== undefined) definition.effect = effect
   if (finalizeContent !== undefined) definition.finalizeContent = finalizeContent
   if (presentCall !== undefined) {
     definition.presentCall = (args) => (isValid(args) ? presentCall(args) : undefined)

@@ -5,6 +5,7 @@
  */
 
 import { type AnyToolDefinition, RUN_CODE, TOOL_NAME_PATTERN } from '../definition.js'
+import { isToolEffect, type ToolEffect } from '../effect.js'
 import { definitionError, errorMessage } from '../errors.js'
 import { frozenSnapshotOrThrow } from '../frozen.js'
 import { type JsonValue, snapshotJson } from '../lossless-json.js'
@@ -37,6 +38,13 @@ export function checkToolName(name: unknown, lead = ''): asserts name is string 
 /** Throws `INVALID_DEFINITION` (`<prefix>description must be a string`) unless it is one (D2.3). */
 export function checkDescription(description: unknown, prefix: string): asserts description is string {
   if (typeof description !== 'string') throw definitionError(`${prefix}description must be a string`)
+}
+
+/** Throws `INVALID_DEFINITION` unless `effect` is absent or one of the three classes (F1.1). */
+export function checkEffect(effect: unknown, prefix: string): asserts effect is ToolEffect | undefined {
+  if (effect !== undefined && !isToolEffect(effect)) {
+    throw definitionError(`${prefix}effect must be 'read', 'idempotent' or 'write' (absent means 'write')`)
+  }
 }
 
 /** Throws `INVALID_DEFINITION` unless `timeoutMs` is absent or a positive finite number (D2.9). */
@@ -154,6 +162,9 @@ export function assertToolDefinition(def: unknown): AnyToolDefinition {
   const timeoutMs = read(def, 'timeoutMs', `${what} timeoutMs`)
   checkTimeoutMs(timeoutMs, prefix)
   if (timeoutMs !== undefined) copy.timeoutMs = timeoutMs
+  const effect = read(def, 'effect', `${what} effect`)
+  checkEffect(effect, prefix)
+  if (effect !== undefined) copy.effect = effect
   const frozen = Object.freeze(copy) as unknown as AnyToolDefinition
   copyArgumentCheck(def, frozen)
   return frozen

@@ -1,7 +1,7 @@
 /** Approval (P4): consulted once per `ask`; the decision is bound to the arguments by a digest. */
 import { type ApprovalOutcome, askApprover } from '../../approval-outcome.js'
+import { argumentsDigest } from '../../arguments-digest.js'
 import type { ApprovalRequest } from '../../execution.js'
-import type { JsonValue } from '../../lossless-json.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
 import {
@@ -11,54 +11,6 @@ import {
   noApprovalChannel,
   userRejected,
 } from '../failures.js'
-
-/** A piece of already-encoded JSON text on the serializer's work stack. */
-class Text {
-  constructor(readonly text: string) {}
-}
-
-/**
- * The canonical JSON of a lossless value (P4.9): object keys sorted by UTF-16 code unit,
- * no whitespace. Iterative, so deeply nested arguments cannot overflow the stack.
- */
-export function canonicalJson(value: JsonValue): string {
-  let out = ''
-  const work: (JsonValue | Text)[] = [value]
-  while (work.length > 0) {
-    const item = work.pop()!
-    if (item instanceof Text) {
-      out += item.text
-    } else if (item === null || typeof item !== 'object') {
-      out += JSON.stringify(item)
-    } else if (Array.isArray(item)) {
-      work.push(new Text(']'))
-      for (let i = item.length - 1; i >= 0; i--) {
-        work.push(item[i]!)
-        if (i > 0) work.push(new Text(','))
-      }
-      work.push(new Text('['))
-    } else {
-      const keys = Object.keys(item).sort()
-      work.push(new Text('}'))
-      for (let i = keys.length - 1; i >= 0; i--) {
-        const key = keys[i]!
-        work.push(item[key]!)
-        work.push(new Text(`${i > 0 ? ',' : ''}${JSON.stringify(key)}:`))
-      }
-      work.push(new Text('{'))
-    }
-  }
-  return out
-}
-
-/** Lowercase hex SHA-256 of the canonical JSON of `args` (P4.9), via Web Crypto. */
-export async function argumentsDigest(args: JsonValue): Promise<string> {
-  const bytes = new TextEncoder().encode(canonicalJson(args))
-  const digest = new Uint8Array(await globalThis.crypto.subtle.digest('SHA-256', bytes))
-  let hex = ''
-  for (const byte of digest) hex += byte.toString(16).padStart(2, '0')
-  return hex
-}
 
 /** Resolves with the approver's answer, or with `undefined` as soon as `signal` aborts (P4.8). */
 function untilAborted(

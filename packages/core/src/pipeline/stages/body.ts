@@ -4,6 +4,7 @@
  * frozen result.
  */
 
+import { idempotencyKey } from '../../arguments-digest.js'
 import type { AdditionalContext } from '../../content.js'
 import { checkDeferred } from '../../content-checks.js'
 import { codedError } from '../../errors.js'
@@ -25,7 +26,7 @@ class Attempt {
   readonly context: RunContext
 
   constructor(call: Call, signal: AbortSignal, attempt: number) {
-    const { exec } = call
+    const { exec, effects } = call
     // Closures, not methods: they keep working when detached from the run context (P8.3).
     const deferContext: RunContext['deferContext'] = (message) => {
       if (this.settled) breach('deferContext called after the tool call attempt settled')
@@ -64,6 +65,17 @@ class Attempt {
         }
       }
     }
+    const recordEffect = async (receipt: unknown): Promise<void> => {
+      const snap = frozenSnapshotOrThrow(receipt, {
+        root: 'receipt',
+        code: 'RESULT_NOT_SERIALIZABLE',
+        unreadable: (message) => `effect receipt could not be read: ${message}`,
+        notLossless: (reason) => `effect receipt is not lossless JSON: ${reason}`,
+      })
+      // A receipt after the attempt settled would land after the result it must precede.
+      if (this.settled) breach('recordEffect called after the tool call attempt settled')
+      await effects.sink?.({ callId: exec.callId, name: exec.name, receipt: snap })
+    }
     const context: Record<string, unknown> = {
       callId: exec.callId,
       rootCallId: exec.rootCallId,
@@ -78,6 +90,20 @@ class Attempt {
     context.deferContext = deferContext
     context.concludeTurn = concludeTurn
     context.progress = progress
+    // Derived on first read and once per call, so every attempt passes its backend the same
+    // key and a body that never reads it costs nothing (F1.2).
+    Object.defineProperty(context, 'idempotencyKey', {
+      enumerable: true,
+      get: () => {
+        call.idempotencyKey ??= idempotencyKey({
+          scope: effects.scope,
+          callId: exec.callId,
+          arguments: exec.arguments ?? null,
+        })
+        return call.idempotencyKey
+      },
+    })
+    context.recordEffect = recordEffect
     this.context = Object.freeze(context) as unknown as RunContext
   }
 

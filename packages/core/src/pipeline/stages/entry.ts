@@ -8,7 +8,7 @@ import { enterSequence } from '../../call-sequence.js'
 import type { CodeDispatchSink, CodeRuntime } from '../../code-runtime.js'
 import { RUN_CODE } from '../../definition.js'
 import { errorMessage } from '../../errors.js'
-import type { Approver, ExecuteInput, Execution, ToolScope } from '../../execution.js'
+import type { Approver, EffectSink, ExecuteInput, Execution, ToolScope } from '../../execution.js'
 import { type JsonValue, snapshotJson } from '../../lossless-json.js'
 import type { ScopeRecord } from '../../registry/registry.js'
 import type { ToolResult } from '../../result.js'
@@ -31,7 +31,9 @@ function snapshotArguments(raw: unknown): { value: JsonValue } | { failure: Tool
 
 /** The input fields other than `arguments`, in reading order (I1.1). */
 const CHECKED_FIELDS =
-  'callId rootCallId name signal scope parent approver codeRuntime onCodeDispatch sequence'.split(' ')
+  'callId rootCallId name signal scope parent approver codeRuntime onCodeDispatch idempotencyScope onEffect sequence'.split(
+    ' ',
+  )
 
 /** What entry read from the input, each field once (I1.1), not yet checked. */
 interface InputFields {
@@ -47,6 +49,8 @@ interface InputFields {
   readonly approver: unknown
   readonly codeRuntime: unknown
   readonly onCodeDispatch: unknown
+  readonly idempotencyScope: unknown
+  readonly onEffect: unknown
   readonly sequence: unknown
 }
 
@@ -66,20 +70,22 @@ function readInput(input: object): InputFields {
     } catch (error) {
       argumentsError = { error }
     }
-    const { signal, scope, parent, approver, codeRuntime, onCodeDispatch, sequence } = fields
+    // An object literal evaluates its properties in order: each field is read once, in I1.1's order.
     return {
       callId,
       rootCallId,
       name,
       rawArguments,
       argumentsError,
-      signal,
-      scope,
-      parent,
-      approver,
-      codeRuntime,
-      onCodeDispatch,
-      sequence,
+      signal: fields.signal,
+      scope: fields.scope,
+      parent: fields.parent,
+      approver: fields.approver,
+      codeRuntime: fields.codeRuntime,
+      onCodeDispatch: fields.onCodeDispatch,
+      idempotencyScope: fields.idempotencyScope,
+      onEffect: fields.onEffect,
+      sequence: fields.sequence,
     }
   } catch (error) {
     breach(`execute input.${culprit(fields) ?? 'fields'} could not be read: ${errorMessage(error)}`)
@@ -112,7 +118,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   if (input === null || typeof input !== 'object') breach('execute input must be an object')
   const fields = readInput(input)
   const { callId, rootCallId, name, rawArguments, argumentsError, signal, scope, parent } = fields
-  const { approver, codeRuntime, onCodeDispatch, sequence } = fields
+  const { approver, codeRuntime, onCodeDispatch, idempotencyScope, onEffect, sequence } = fields
   if (typeof callId !== 'string' || callId === '') breach('execute input.callId must be a non-empty string')
   if (typeof name !== 'string') breach('execute input.name must be a string')
   if (!(signal instanceof AbortSignal)) breach('execute input.signal must be an AbortSignal')
@@ -136,6 +142,11 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   if (onCodeDispatch !== undefined && typeof onCodeDispatch !== 'function') {
     breach('execute input.onCodeDispatch must be a function')
   }
+  if (idempotencyScope !== undefined && typeof idempotencyScope !== 'string') {
+    breach('execute input.idempotencyScope must be a string')
+  }
+  if (onEffect !== undefined && typeof onEffect !== 'function')
+    breach('execute input.onEffect must be a function')
   const place = sequence === undefined ? undefined : enterSequence(sequence)
   if (sequence !== undefined && place === undefined) {
     breach('execute input.sequence must come from callSequence()')
@@ -171,6 +182,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
     onCodeDispatch as CodeDispatchSink | undefined,
     finalizer,
     place,
+    { scope: (idempotencyScope as string | undefined) ?? '', sink: onEffect as EffectSink | undefined },
   )
   core.live.set(token, call)
   return { call, early: earlyResult(call, args) }

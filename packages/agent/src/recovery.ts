@@ -1,0 +1,35 @@
+import { effectOf, isRepeatable, type RuntimeScope, type ToolCallBlock } from '@tooltx/core'
+import { interruptedCalls, repairSession, type Session } from '@tooltx/session'
+import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
+import { toolResultEvent } from './tool-events.js'
+
+/** What `recoverSession` needs from the loop. */
+export interface RecoveryOptions {
+  readonly runtime: AgentRuntime
+  readonly scope: RuntimeScope
+  readonly session: Session
+  /** The turn whose calls were interrupted: the session's latest. */
+  readonly turn: number
+  /** Builds a call's pipeline input the way the loop does: arguments, idempotency scope, effect sink. */
+  readonly input: (block: ToolCallBlock, step: number) => ToolCallInput
+}
+
+/**
+ * Makes an interrupted session valid again by effect class (F1.4): each call of the latest
+ * turn whose `tool/call` is durable, whose result is not and whose body recorded no receipt is
+ * run again, in model order, when the tool now visible is `'read'` or `'idempotent'` (with the
+ * same idempotency key, since the key derives from the session, the call id and the
+ * arguments); then the crash repair (L9) answers the rest: `TOOL_EFFECT_RECORDED` from the
+ * receipts, `TOOL_OUTCOME_UNKNOWN` for a `'write'`. Resolves once the log is valid; rejects
+ * with the first failed append (nothing is fabricated then, L5.5).
+ */
+export async function recoverSession(options: RecoveryOptions): Promise<void> {
+  const { runtime, scope, session, turn, input } = options
+  const view = runtime.view(scope)
+  for (const { step, block, receipts } of interruptedCalls(session.events())) {
+    if (receipts.length > 0 || !isRepeatable(effectOf(view.get(block.name)))) continue
+    const result = await runtime.execute(input(block, step))
+    await session.appendBatch([toolResultEvent({ turn, step }, block, result)])
+  }
+  await repairSession(session)
+}
