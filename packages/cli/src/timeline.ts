@@ -1,5 +1,5 @@
 import { type AnyToolDefinition, type ContentBlock, callCard, resultCard } from '@tooltx/core'
-import type { SessionEvent } from '@tooltx/session'
+import type { ContextCompactedData, SessionEvent } from '@tooltx/session'
 import { callBody, callTitle, resultBody } from './card-text.js'
 import { terminalSafe } from './terminal-text.js'
 
@@ -12,6 +12,28 @@ function textOf(content: readonly ContentBlock[]): string {
       block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type} content]`,
     )
     .join('\n')
+}
+
+/** A reasoning block, collapsed to one line (T1.5): how much there is, never the text itself. */
+function reasoningLine(block: { text: string; redacted?: boolean }): string {
+  if (block.redacted === true) return '▸ thinking (redacted)'
+  return `▸ thinking (${block.text.length.toLocaleString('en-US')} characters, collapsed)`
+}
+
+function isReasoning(block: {
+  type: string
+}): block is { type: 'reasoning'; text: string; redacted?: boolean } {
+  return block.type === 'reasoning' && typeof (block as { text?: unknown }).text === 'string'
+}
+
+/** Where a compaction happened and what it replaced (T3.7). */
+function compactionLine(data: ContextCompactedData): string {
+  const tokens = `${data.tokensBefore.toLocaleString('en-US')} → ${data.tokensAfter.toLocaleString('en-US')} tokens`
+  if (data.strategy === 'summarise') {
+    return `⇢ context compacted: the history through seq ${data.through} summarised (${tokens})`
+  }
+  const n = data.cleared.length
+  return `⇢ context compacted: ${n} old tool result${n === 1 ? '' : 's'} cleared (${tokens})`
 }
 
 function indent(prefix: string, lines: readonly string[]): string[] {
@@ -55,7 +77,9 @@ export class TimelineRenderer {
           .map((block) => block.text)
           .join('')
           .trim()
-        return text === '' ? [] : indent('    ', [`assistant: ${text}`])
+        const blocks: readonly { type: string }[] = event.data.content
+        const reasoning = blocks.filter(isReasoning).map((block) => `    ${reasoningLine(block)}`)
+        return text === '' ? reasoning : [...reasoning, ...indent('    ', [`assistant: ${text}`])]
       }
       case 'tool/call': {
         const { callId, name, arguments: raw } = event.data
@@ -84,8 +108,13 @@ export class TimelineRenderer {
         return [
           `      ↳ ${event.data.name} ${event.data.isError ? `failed (${event.data.error?.code ?? 'error'})` : 'done'}`,
         ]
-      case 'step/end':
-        return []
+      case 'context/compacted':
+        return [`    ${compactionLine(event.data)}`]
+      case 'step/end': {
+        const stop = event.data.stop
+        if (stop === undefined || stop.reason === 'stop' || stop.reason === 'tool_calls') return []
+        return [`    ■ the reply stopped: ${stop.reason}${stop.raw === undefined ? '' : ` (${stop.raw})`}`]
+      }
       case 'turn/end':
         return [
           `── turn ${event.data.turn} ${event.data.reason}${event.data.message ? `: ${event.data.message}` : ''} ──`,
