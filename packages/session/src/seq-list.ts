@@ -1,24 +1,38 @@
 /**
  * Values keyed by the ascending seq of the event they came from: the shape of derived state
  * that compaction edits (T3.5). `push` is O(1); `set` finds its seq by binary search; a
- * `replaceThrough` costs what it removes.
+ * `replaceThrough` costs what it removes. With `weigh`, `total` is the sum of the weights of
+ * the values held, kept current by every change (so reading it is O(1)).
  */
 export class SeqList<T> {
   readonly #seqs: number[] = []
   readonly #values: T[] = []
+  readonly #weigh: ((value: T) => number) | undefined
+  #total = 0
+
+  constructor(weigh?: (value: T) => number) {
+    this.#weigh = weigh
+  }
+
+  /** The sum of the held values' weights (0 without `weigh`). */
+  get total(): number {
+    return this.#total
+  }
 
   /** Appends `value` for `seq`, which must be above every seq already held. */
   push(seq: number, value: T): void {
     this.#seqs.push(seq)
     this.#values.push(value)
+    if (this.#weigh !== undefined) this.#total += this.#weigh(value)
   }
 
   /** Replaces the value held for `seq` and returns the old one; `undefined` (and no change) when none is held. */
   set(seq: number, value: T): T | undefined {
     const at = this.#find(seq)
     if (this.#seqs[at] !== seq) return undefined
-    const old = this.#values[at]
+    const old = this.#values[at]!
     this.#values[at] = value
+    if (this.#weigh !== undefined) this.#total += this.#weigh(value) - this.#weigh(old)
     return old
   }
 
@@ -26,7 +40,25 @@ export class SeqList<T> {
   replaceThrough(through: number, value: T): T[] {
     const end = this.#find(through + 1)
     this.#seqs.splice(0, end, through)
-    return this.#values.splice(0, end, value)
+    const removed = this.#values.splice(0, end, value)
+    const weigh = this.#weigh
+    if (weigh !== undefined) {
+      for (const old of removed) this.#total -= weigh(old)
+      this.#total += weigh(value)
+    }
+    return removed
+  }
+
+  /** The value held for `seq`, if any. */
+  get(seq: number): T | undefined {
+    const at = this.#find(seq)
+    return this.#seqs[at] === seq ? this.#values[at] : undefined
+  }
+
+  /** The value at `index` (0 is the oldest), with the seq it is held for. */
+  at(index: number): { seq: number; value: T } | undefined {
+    if (index < 0 || index >= this.#values.length) return undefined
+    return { seq: this.#seqs[index]!, value: this.#values[index]! }
   }
 
   /** A copy of the values, in seq order. */
