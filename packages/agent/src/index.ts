@@ -1,6 +1,8 @@
 export * from './agent.js'
 export * from './agent-runtime.js'
 export * from './approval-events.js'
+export type { ContextOptions, ContextStrategy } from './context/context-options.js'
+export { estimateTokens, type TokenCounter } from './context/token-estimate.js'
 export * from './model/anthropic.js'
 export * from './model/defaults.js'
 export * from './model/model.js'
