@@ -1,5 +1,4 @@
-import type { ToolRuntime } from '@tooltx/core'
-import { definitionError, type ModelMessage, type RuntimeScope } from '@tooltx/core'
+import { definitionError, type ModelMessage, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
 import type { PreparedStep, ToolChoice } from '@tooltx/session'
 
 /** What `prepareStep` is shown before a model call (T4.1). */
