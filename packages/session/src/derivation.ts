@@ -55,11 +55,37 @@ export function applyEdits<T>(
   }
 }
 
-/** Derives the model messages of `events` from scratch, in `seq` order (L2.2); the oracle of L2.3. */
+/**
+ * Derives the model messages of `events` from scratch, in `seq` order (L2.2); the oracle of
+ * L2.3. Written apart from `MessageLog` (plain arrays and a seq index, a prefix replacement
+ * rebuilt whole) so the two check each other.
+ */
 export function deriveMessages(events: readonly SessionEvent[]): readonly ModelMessage[] {
-  const log = new MessageLog()
-  for (const event of events) log.add(event)
-  return log.messages()
+  let seqs: number[] = []
+  let messages: ModelMessage[] = []
+  let index = new Map<number, number>()
+  for (const event of events) {
+    if (event.type !== 'context/compacted') {
+      const message = deriveMessage(event)
+      if (message === undefined) continue
+      index.set(event.seq, messages.length)
+      seqs.push(event.seq)
+      messages.push(message)
+      continue
+    }
+    for (const edit of compactionEdits(event.data)) {
+      if (edit.kind === 'replace') {
+        const at = index.get(edit.seq)
+        if (at !== undefined) messages[at] = edit.message
+        continue
+      }
+      const kept = seqs.flatMap((seq, i) => (seq > edit.through ? [i] : []))
+      messages = [edit.message, ...kept.map((i) => messages[i]!)]
+      seqs = [edit.through, ...kept.map((i) => seqs[i]!)]
+      index = new Map(seqs.map((seq, i) => [seq, i]))
+    }
+  }
+  return Object.freeze(messages)
 }
 
 /**
