@@ -1,7 +1,13 @@
 export * from './agent.js'
 export * from './agent-runtime.js'
 export * from './approval-events.js'
-export type { ContextOptions, ContextStrategy } from './context/context-options.js'
+export { ContextBudget } from './context/context-budget.js'
+export {
+  type BudgetRequest,
+  type ContextOptions,
+  type ContextStrategy,
+  resolveContext,
+} from './context/context-options.js'
 export { estimateTokens, type TokenCounter } from './context/token-estimate.js'
 export * from './model/anthropic.js'
 export * from './model/defaults.js'
