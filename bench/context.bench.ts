@@ -9,7 +9,11 @@ import { memoryStore, type NewSessionEvent, openSession, type Session } from '@t
 import { type BenchSection, formatNs, type Measurement, measure, ratio, target } from './harness.js'
 
 const TOOLS: ModelToolSchema[] = [
-  { name: 'read', description: 'Reads a file.', parameters: { type: 'object', properties: { path: { type: 'string' } } } },
+  {
+    name: 'read',
+    description: 'Reads a file.',
+    parameters: { type: 'object', properties: { path: { type: 'string' } } },
+  },
 ]
 const T = { turn: 1, step: 1 }
 
@@ -17,9 +21,24 @@ const T = { turn: 1, step: 1 }
 function exchange(i: number): NewSessionEvent[] {
   const callId = `c${i}`
   return [
-    { type: 'assistant/message', data: { ...T, content: [{ type: 'tool-call', id: callId, name: 'read', arguments: `{"path":"/src/file-${i}.ts"}` }] } },
+    {
+      type: 'assistant/message',
+      data: {
+        ...T,
+        content: [{ type: 'tool-call', id: callId, name: 'read', arguments: `{"path":"/src/file-${i}.ts"}` }],
+      },
+    },
     { type: 'tool/call', data: { ...T, callId, name: 'read', arguments: `{"path":"/src/file-${i}.ts"}` } },
-    { type: 'tool/result', data: { ...T, callId, name: 'read', content: [{ type: 'text', text: `export const value${i} = ${i} // a line of the file` }], isError: false } },
+    {
+      type: 'tool/result',
+      data: {
+        ...T,
+        callId,
+        name: 'read',
+        content: [{ type: 'text', text: `export const value${i} = ${i} // a line of the file` }],
+        isError: false,
+      },
+    },
   ]
 }
 
@@ -28,7 +47,10 @@ async function sessionOf(events: number): Promise<Session> {
   await session.appendBatch([
     { type: 'turn/start', data: { turn: 1 } },
     { type: 'step/start', data: T },
-    { type: 'user/message', data: { ...T, message: { role: 'user', content: [{ type: 'text', text: 'go' }] } } },
+    {
+      type: 'user/message',
+      data: { ...T, message: { role: 'user', content: [{ type: 'text', text: 'go' }] } },
+    },
   ])
   for (let i = 0; i < events / 3; i += 1000) {
     const batch: NewSessionEvent[] = []
@@ -63,14 +85,25 @@ async function interleaved(cases: readonly Case[], rounds: number): Promise<Meas
 }
 
 const budgetOf = (session: Session) =>
-  new ContextBudget(resolveContext({ maxTokens: 1e12, strategy: 'clear-tool-results' }), session, () => undefined)
+  new ContextBudget(
+    resolveContext({ maxTokens: 1e12, strategy: 'clear-tool-results' }),
+    session,
+    () => undefined,
+  )
 
 /** The budget check before one model request on `session`: `compaction()` of a request that fits. */
 function check(session: Session, name: string): Case {
   const budget = budgetOf(session)
   const model = scripted([])
   const signal = new AbortController().signal
-  const request = { ...T, system: 'You are terse.', tools: TOOLS, messages: session.messages(), model, signal }
+  const request = {
+    ...T,
+    system: 'You are terse.',
+    tools: TOOLS,
+    messages: session.messages(),
+    model,
+    signal,
+  }
   return { name, fn: () => budget.compaction(request), ops: 20_000 }
 }
 
@@ -111,7 +144,13 @@ export default async function contextBench(): Promise<BenchSection[]> {
         `budget check: 100k events / 1k events = ${ratio(checkLarge, checkSmall)}`,
         `counting a step's events (with − without budget): ${formatNs(countSmall)} at 1k, ${formatNs(countLarge)} at 100k`,
       ],
-      targets: [target('per-step budget check at 100k events within 1.5x of 1k', `${grows.toFixed(2)}x`, grows <= 1.5)],
+      targets: [
+        target(
+          'per-step budget check at 100k events within 1.5x of 1k',
+          `${grows.toFixed(2)}x`,
+          grows <= 1.5,
+        ),
+      ],
     },
   ]
 }
