@@ -105,7 +105,7 @@ export async function prepareRequest(
     scope: stepScope,
     system: system ?? context.system,
     toolChoice,
-    prepared,
+    prepared: Object.keys(prepared).length === 0 ? undefined : prepared,
     dispose: () => {
       if (stepScope !== scope) stepScope.dispose()
     },

@@ -7,7 +7,7 @@ import { type PreparedRequest, type PrepareStep, prepareRequest, type StepRuntim
 
 /** What building one step's request needs from the loop. */
 export interface StepRequestContext extends StepRef {
-  readonly runtime: AgentRuntime & StepRuntime
+  readonly runtime: AgentRuntime
   readonly scope: RuntimeScope
   readonly session: Session
   readonly model: ModelAdapter
