@@ -3,7 +3,7 @@ import type { Session, StepRef } from '@tooltx/session'
 import type { AgentRuntime } from './agent-runtime.js'
 import type { ContextBudget } from './context/context-budget.js'
 import { type ModelAdapter, type ModelRequest, systemPrompt } from './model/model.js'
-import { type PreparedRequest, type PrepareStep, prepareRequest, type StepRuntime } from './prepare-step.js'
+import { type PreparedRequest, type PrepareStep, prepareRequest } from './prepare-step.js'
 
 /** What building one step's request needs from the loop. */
 export interface StepRequestContext extends StepRef {

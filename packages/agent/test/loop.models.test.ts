@@ -1,9 +1,10 @@
-import { anthropic, createAgent, openaiCompatible } from '@tooltx/agent'
+import { anthropic, createAgent, estimateTokens, openaiCompatible } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
-import { deriveMessages, openSession } from '@tooltx/session'
+import { deriveMessages, memoryStore, openSession } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { lines, type Rig, rig } from './loop-harness.js'
 import { type Answer, type Received, wireServer } from './loopback-server.js'
+
 
 const sse = (type: string, data: Record<string, unknown>) =>
   `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
@@ -285,39 +286,48 @@ describe('T2–T4 in the loop', () => {
     return server
   }
 
-  it.each(['clear-tool-results', 'summarise'] as const)(
-    'T3.3–T3.6: a 2,000-step session on a small budget (%s) compacts and keeps working; replay derives the messages of the last request',
-    async (strategy) => {
+  it.each([
+    // clear-tool-results keeps every call, so a session of small calls outgrows any budget at
+    // last (T3.3); summarise keeps a session of any length within it.
+    ['clear-tool-results', 60],
+    ['summarise', 2_000],
+  ] as const)(
+    'T3.3–T3.6: a session on a small budget (%s, %i steps) compacts and keeps working; replay derives the messages of the last request',
+    async (strategy, STEPS) => {
       r = await rig({ store: 'memory' })
       tools()
+      // A session of its own without verify: checking replay after every append would make the run quadratic.
+      const store = memoryStore()
+      const session = await openSession(store, { id: 'long' })
       const server = await longServer()
       const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
       const maxTokens = 6_000
       const agent = createAgent({
         runtime: r.runtime,
         scope: r.scope,
-        session: r.session,
+        session,
         model,
-        maxSteps: 2_000,
+        maxSteps: STEPS,
         maxToolCalls: Number.POSITIVE_INFINITY,
         context: { maxTokens, strategy },
       })
       const outcome = await agent.send('read every file')
       expect(outcome).toMatchObject({ reason: 'limit', limit: 'maxSteps' })
-      const events = r.session.events()
+      const events = session.events()
       const compactions = events.flatMap((e) => (e.type === 'context/compacted' ? [e.data] : []))
-      expect(compactions.length).toBeGreaterThanOrEqual(20)
+      expect(compactions.length).toBeGreaterThanOrEqual(Math.floor(STEPS / 25))
       for (const c of compactions) {
         expect(c.strategy).toBe(strategy)
         expect(c.tokensBefore).toBeGreaterThan(maxTokens)
         expect(c.tokensAfter).toBeLessThanOrEqual(maxTokens)
       }
-      expect(events.filter((e) => e.type === 'tool/result')).toHaveLength(2_000)
+      expect(events.filter((e) => e.type === 'tool/result')).toHaveLength(STEPS)
       // Every request after a compaction fits: the requests stay small however long the session.
       const steps = server.received.filter((x) => !String(x.body.messages[0]?.content).startsWith('You compress'))
-      expect(steps).toHaveLength(2_000)
-      const largest = Math.max(...steps.map((x) => x.raw.length))
-      expect(largest).toBeLessThan(maxTokens * 4)
+      expect(steps).toHaveLength(STEPS)
+      const largest = Math.max(...steps.map((x) => estimateTokens(x.raw)))
+      // The wire's JSON framing adds about a third to what the budget counts.
+      expect(largest).toBeLessThan(maxTokens * 1.5)
       if (strategy === 'clear-tool-results') {
         const stub = steps.at(-1)!.body.messages.find((m: { role: string; content: string }) =>
           m.role === 'tool' && m.content.startsWith('[tool result cleared'),
@@ -326,17 +336,24 @@ describe('T2–T4 in the loop', () => {
           /^\[tool result cleared to fit the context budget: read — Read src\/file-\d+\.ts; the full result is in the session log at seq \d+\]$/,
         )
       } else {
-        expect(steps.at(-1)!.body.messages[1].content).toMatch(/^\[Summary of the earlier conversation; the full history is in the session log\]\n\nSummary \d+: read \d+ files so far\.$/)
+        expect(steps.at(-1)!.body.messages[0].content).toMatch(/^\[Summary of the earlier conversation; the full history is in the session log\]\n\nSummary \d+: read \d+ files so far\.$/)
       }
       // Replay: from scratch, and from a reopened session, the messages the last request was built from.
-      const live = JSON.stringify(r.session.messages())
+      const live = JSON.stringify(session.messages())
       expect(JSON.stringify(deriveMessages(events))).toBe(live)
-      const reopened = await openSession(r.store, { id: 'loop' })
+      await session.close()
+      const reopened = await openSession(store, { id: 'long' })
       expect(JSON.stringify(reopened.messages())).toBe(live)
-      // The last request carried the messages derived just before it (the log then got its reply and result).
-      const last = steps.at(-1)!.body.messages
+      // The last request carried exactly the messages derived before its reply and result were logged.
+      const last: { role: string; tool_call_id?: string; content: unknown }[] = steps.at(-1)!.body.messages
       const before = reopened.messages().slice(0, -2)
-      expect(last.length).toBe(before.length + 1)
+      expect(last.map((m) => (m.role === 'tool' ? `tool ${m.tool_call_id}` : m.role))).toEqual(
+        before.map((m) => (m.role === 'tool' ? `tool ${m.callId}` : m.role)),
+      )
+      for (const [i, m] of before.entries()) {
+        const block = m.content[0]
+        if (m.role !== 'assistant' && block?.type === 'text') expect(last[i]!.content).toBe(block.text)
+      }
     },
     120_000,
   )
