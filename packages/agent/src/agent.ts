@@ -1,20 +1,37 @@
 import {
   type AdditionalContext,
   type Approver,
+  type AssistantBlock,
   type CodeDispatchSink,
   type CodeRuntime,
   definitionError,
   errorMessage,
   type RuntimeScope,
   type ToolCallBlock,
+  type ToolSurface,
+  type ToolView,
   type UserMessage,
 } from '@tooltx/core'
-import { type NewSessionEvent, repairSession, type Session, type TurnEndData } from '@tooltx/session'
+import {
+  type PreparedStep,
+  type ReplyStop,
+  repairSession,
+  type Session,
+  type StepEndData,
+  type TurnEndData,
+} from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
-import { recordingApprover } from './approval-events.js'
+import { ContextBudget } from './context/context-budget.js'
+import { type ContextOptions, resolveContext } from './context/context-options.js'
+import { Journal } from './journal.js'
 import type { ModelAdapter, ModelStreamEvent } from './model/model.js'
-import { readReply } from './model/reply.js'
-import { type BatchContext, runBatch } from './scheduler.js'
+import { type CutReply, ModelError } from './model/model-error.js'
+import { type ReplyOutcome, readReply } from './model/reply.js'
+import type { PrepareStep } from './prepare-step.js'
+import { recordingApprover } from './recording-approver.js'
+import { type ScheduleOptions, schedule } from './scheduler.js'
+import { stepRequest } from './step-request.js'
+import { notStartedEvents } from './tool-events.js'
 import { limitEnd, resolveBounds, type TurnBounds } from './turn-bounds.js'
 import { replyText, type TurnOutcome, turnOutcome } from './turn-outcome.js'
 import { snapshotUserMessage, textMessage } from './user-input.js'
@@ -42,6 +59,12 @@ export interface AgentOptions {
   maxToolCalls?: number
   /** Wall-clock milliseconds per turn; default `Infinity` (none), since a turn may wait for a person (L13.1). */
   maxTurnMs?: number
+  /** A token budget for each model request and how to shrink the history past it (T3.1). */
+  context?: ContextOptions
+  /** Called before each model call; may change the system prompt, narrow the tools, force a tool (T4.1). */
+  prepareStep?: PrepareStep
+  /** What follows a reply the provider cut while it held tool calls (T2.3); default `'end-turn'`. */
+  onCutToolCalls?: 'end-turn' | 'tell-model'
 }
 
 /** Options of `agent.abort` (L6.8). */
@@ -77,6 +100,17 @@ export interface Agent {
   whenIdle(): Promise<TurnOutcome | undefined>
 }
 
+/** What `#reply` gets from its step: the reply read and the view it was read against. */
+interface ReplyStep {
+  readonly step: number
+  readonly signal: AbortSignal
+  readonly reply: ReplyOutcome
+  readonly tools: ToolSurface['tools']
+  readonly view: ToolView
+  /** The step's scope: the agent's, or the child `prepareStep` narrowed (T4.2). */
+  readonly scope: RuntimeScope
+}
+
 type QueuedMessage = {
   message: UserMessage
   fromUser: boolean
@@ -99,28 +133,34 @@ interface TurnState {
   started: boolean
   /** The `maxTurnMs` timer aborted the turn signal. */
   timedOut: boolean
-}
-/**
- * How a step ended: the events it leaves for the next write (they land together with the
- * next step's opening or with `turn/end`), and the turn's end when the turn is over.
- */
-interface StepOutcome {
-  readonly carry: NewSessionEvent[]
-  readonly end?: TurnEndData
+  /** The turn's pending events (see `Journal` for when each becomes durable). */
+  readonly journal: Journal
 }
 
 /**
  * Builds an agent loop (L3): turns and steps, the tool scheduler, deferred contexts, approval
  * events, turn bounds. The loop owns durability: it appends every event; the runtime writes
  * nothing. Throws `INVALID_DEFINITION` for a `maxParallelToolCalls` that is not a positive
- * integer (L5.4) and for bounds that are neither positive integers nor `Infinity` (L13.2).
+ * integer (L5.4), for bounds that are neither positive integers nor `Infinity` (L13.2), for a
+ * malformed `context` (T3.1), a `prepareStep` that is not a function (T4.1) and an unknown
+ * `onCutToolCalls` (T2.3).
  */
 export function createAgent(options: AgentOptions): Agent {
   const maxParallel = options.maxParallelToolCalls ?? 10
   if (!Number.isInteger(maxParallel) || maxParallel < 1) {
     throw definitionError(`maxParallelToolCalls must be a positive integer, got ${String(maxParallel)}`)
   }
-  return new AgentLoop(options, maxParallel, resolveBounds(options))
+  if (options.prepareStep !== undefined && typeof options.prepareStep !== 'function') {
+    throw definitionError('prepareStep must be a function (state) => { system?, tools?, toolChoice? }')
+  }
+  const cut = options.onCutToolCalls
+  if (cut !== undefined && cut !== 'end-turn' && cut !== 'tell-model') {
+    throw definitionError(
+      `onCutToolCalls must be 'end-turn' or 'tell-model', got ${JSON.stringify(cut) ?? String(cut)}`,
+    )
+  }
+  const context = options.context === undefined ? undefined : resolveContext(options.context)
+  return new AgentLoop(options, maxParallel, resolveBounds(options), context)
 }
 
 class AgentLoop implements Agent {
@@ -143,12 +183,23 @@ class AgentLoop implements Agent {
   /** The session's latest turn number, kept current by a listener instead of a scan per turn. */
   #lastTurn = 0
   #lastOutcome: TurnOutcome | undefined
+  /** Follows the session's messages when `context` is set (T3). */
+  readonly #budget: ContextBudget | undefined
 
-  constructor(options: AgentOptions, maxParallel: number, bounds: TurnBounds) {
+  constructor(
+    options: AgentOptions,
+    maxParallel: number,
+    bounds: TurnBounds,
+    context: ReturnType<typeof resolveContext> | undefined,
+  ) {
     this.#options = options
     this.#maxParallel = maxParallel
     this.#bounds = bounds
-    const { session } = options
+    const { session, runtime, scope } = options
+    this.#budget =
+      context === undefined
+        ? undefined
+        : new ContextBudget(context, session, (name) => runtime.view(scope).get(name))
     session.on((event) => {
       if (event.type === 'turn/start') this.#lastTurn = event.data.turn
     })
@@ -250,6 +301,7 @@ class AgentLoop implements Agent {
       openStep: undefined,
       started: false,
       timedOut: false,
+      journal: new Journal(this.#options.session),
     }
     const { maxTurnMs } = this.#bounds
     const timer =
@@ -270,118 +322,152 @@ class AgentLoop implements Agent {
     for (const settle of state.waiters) settle(outcome)
   }
 
-  /** Runs the steps of a turn and records its end; resolves with the `turn/end` written. */
+  /**
+   * Runs the steps of a turn and records its end; resolves with the `turn/end` written. What
+   * the last step staged becomes durable with `turn/end`, in the turn's last write (L3.6).
+   */
   async #steps(state: TurnState, signal: AbortSignal): Promise<TurnEndData> {
-    const { session } = this.#options
-    const { turn } = state
+    const { turn, journal } = state
     try {
-      let carry: NewSessionEvent[] = [{ type: 'turn/start', data: { turn } }]
+      journal.stage({ type: 'turn/start', data: { turn } })
       for (let step = 1; ; step++) {
         this.#position = { turn, step }
-        const outcome = await this.#step(state, step, signal, carry)
-        carry = outcome.carry
-        let end = outcome.end
+        let end = await this.#step(state, step, signal)
         // A bound ends the turn once the step is closed, instead of asking the model again (L13.1).
         if (end === undefined && step >= this.#bounds.maxSteps) end = limitEnd(turn, 'maxSteps', this.#bounds)
         if (end === undefined) continue
         if (end.reason === 'aborted' && state.timedOut) end = limitEnd(turn, 'maxTurnMs', this.#bounds)
-        carry.push({ type: 'turn/end', data: end })
-        await this.#write(state, carry)
+        journal.stage({ type: 'turn/end', data: end })
+        await journal.flush()
         return end
       }
     } catch (error) {
       // A failed append or model call ends the turn; repair runs before the next one (L5.6).
-      // When even the turn's opening write failed, the turn is recorded as started and failed;
-      // an open step is closed first (L3.8).
+      // The failed write dropped what it held, so the turn is recorded as started (when even
+      // its opening write failed) and failed, an open step closed first (L3.8).
       this.#needsRepair = true
       const end: TurnEndData = { turn, reason: 'error', message: errorMessage(error) }
-      const events: NewSessionEvent[] = state.started ? [] : [{ type: 'turn/start', data: { turn } }]
+      if (!state.started) journal.stage({ type: 'turn/start', data: { turn } })
       if (state.openStep !== undefined)
-        events.push({ type: 'step/end', data: { turn, step: state.openStep } })
-      events.push({ type: 'turn/end', data: end })
-      await session.appendBatch(events).catch(() => {})
+        journal.stage({ type: 'step/end', data: { turn, step: state.openStep } })
+      journal.stage({ type: 'turn/end', data: end })
+      await journal.flush().catch(() => {})
       return end
     }
   }
 
-  /** Appends loop bookkeeping and notes which turn and step it left open (L3.8). */
-  async #write(state: TurnState, events: readonly NewSessionEvent[]): Promise<void> {
-    await this.#options.session.appendBatch(events)
-    for (const event of events) {
-      if (event.type === 'turn/start') state.started = true
-      else if (event.type === 'step/start') state.openStep = event.data.step
-      else if (event.type === 'step/end') state.openStep = undefined
+  /**
+   * One step (L3.3–L3.6): `step/start` and the drained FIFO become durable with what the
+   * previous step staged (`turn/start`, or its `step/end`), in one write before the model is
+   * asked; the reply's `assistant/message` is staged and rides on the batch's first write, or
+   * on the next flush when no call starts. Every way out of the step stages its `step/end`
+   * (L3.8). Resolves with the turn's end when the turn is over.
+   */
+  async #step(state: TurnState, step: number, signal: AbortSignal): Promise<TurnEndData | undefined> {
+    const { session, runtime, scope, model } = this.#options
+    const { turn, journal } = state
+    journal.stage({ type: 'step/start', data: { turn, step } })
+    for (const entry of this.#fifo.splice(0)) {
+      journal.stage({ type: 'user/message', data: { turn, step, message: entry.message } })
+      if (entry.settle !== undefined) state.waiters.push(entry.settle)
+    }
+    await journal.flush()
+    state.started = true
+    state.openStep = step
+    const { request, view, tools, prepared, measured } = await stepRequest({
+      turn,
+      step,
+      runtime,
+      scope,
+      session,
+      model,
+      signal,
+      system: this.#options.system,
+      prepareStep: this.#options.prepareStep,
+      budget: this.#budget,
+    })
+    try {
+      let reply: ReplyOutcome
+      try {
+        reply = await readReply(model, request, signal, this.#options.onModelEvent)
+      } catch (error) {
+        if (!(error instanceof ModelError) || error.kind !== 'truncated' || error.reply === undefined)
+          throw error
+        return this.#cut(state, step, error.reply, error, prepared.prepared)
+      }
+      if (reply.status === 'complete') this.#budget?.observe(measured, reply.usage)
+      const stop = reply.status === 'complete' ? reply.stop : undefined
+      const end = await this.#reply(state, { step, signal, reply, tools, view, scope: prepared.scope })
+      journal.stage({ type: 'step/end', data: stepEnd(turn, step, stop, prepared.prepared) })
+      return end
+    } finally {
+      prepared.dispose()
     }
   }
 
   /**
-   * One step (L3.3–L3.6): `step/start` and the drained FIFO are written with the events the
-   * previous step left (`turn/start`, or its `step/end`), then the model is asked; the reply's
-   * `assistant/message` rides on the batch's first write, or on the next step's opening.
-   * Every way out of the step leaves its `step/end` in `carry` (L3.8).
+   * A reply the provider cut while it held tool calls (T2.3): none of them runs. `'end-turn'`
+   * ends the turn with the adapter's error (L12.2); `'tell-model'` stages the reply with a
+   * not-started pair for each call, so the model reads why, and goes on to the next step.
    */
-  async #step(
+  #cut(
     state: TurnState,
     step: number,
-    signal: AbortSignal,
-    carry: NewSessionEvent[],
-  ): Promise<StepOutcome> {
-    const { session, runtime, scope, model } = this.#options
-    const { turn } = state
-    carry.push({ type: 'step/start', data: { turn, step } })
-    for (const entry of this.#fifo.splice(0)) {
-      carry.push({ type: 'user/message', data: { turn, step, message: entry.message } })
-      if (entry.settle !== undefined) state.waiters.push(entry.settle)
+    cut: CutReply,
+    error: ModelError,
+    prepared: PreparedStep | undefined,
+  ): TurnEndData | undefined {
+    const { turn, journal } = state
+    const where = { turn, step }
+    if (this.#options.onCutToolCalls !== 'tell-model') {
+      journal.stage({ type: 'step/end', data: stepEnd(turn, step, cut.stop, prepared) })
+      return { turn, reason: 'error', message: error.message }
     }
-    await this.#write(state, carry)
-    const view = runtime.view(scope)
-    const surface = view.surface()
-    const reply = await readReply(
-      model,
-      {
-        ...(this.#options.system !== undefined ? { system: this.#options.system } : {}),
-        instructions: surface.instructions,
-        tools: [...surface.tools],
-        messages: session.messages(),
-      },
-      signal,
-      this.#options.onModelEvent,
-    )
-    const stepEnd: NewSessionEvent = { type: 'step/end', data: { turn, step } }
+    const content = cut.content as AssistantBlock[]
+    state.text = replyText(content)
+    journal.stage({ type: 'assistant/message', data: { ...where, content } })
+    for (const block of content) {
+      if (block.type === 'tool-call') journal.stage(...notStartedEvents(where, block, 'cut'))
+    }
+    journal.stage({ type: 'step/end', data: stepEnd(turn, step, cut.stop, prepared) })
+    return undefined
+  }
+
+  /**
+   * Stages the step's reply and runs its calls; resolves with the turn's end when the turn is
+   * over. Incomplete tool calls of an aborted reply are dropped; its partial text is kept only
+   * when there is some (L6.6).
+   */
+  async #reply(
+    state: TurnState,
+    { step, signal, reply, tools, view, scope }: ReplyStep,
+  ): Promise<TurnEndData | undefined> {
+    const { turn, journal } = state
+    const assistant = { type: 'assistant/message', data: { turn, step, content: reply.content } } as const
     if (reply.status === 'aborted') {
-      // Incomplete tool calls are dropped; partial text is kept only when there is some (L6.6).
-      if (reply.content.length === 0) return { carry: [stepEnd], end: { turn, reason: 'aborted' } }
-      state.text = replyText(reply.content)
-      const kept: NewSessionEvent = {
-        type: 'assistant/message',
-        data: { turn, step, content: reply.content },
+      if (reply.content.length > 0) {
+        state.text = replyText(reply.content)
+        journal.stage(assistant)
       }
-      return { carry: [kept, stepEnd], end: { turn, reason: 'aborted' } }
+      return { turn, reason: 'aborted' }
     }
     state.text = replyText(reply.content)
-    const assistant: NewSessionEvent = {
-      type: 'assistant/message',
-      data: { turn, step, content: reply.content },
-    }
+    journal.stage(assistant)
     const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
-    if (calls.length === 0) {
-      const carry = [assistant, stepEnd]
-      return this.#hasQueued() ? { carry } : { carry, end: { turn, reason: 'completed' } }
-    }
-    const outcome = await runBatch(
+    if (calls.length === 0) return this.#hasQueued() ? undefined : { turn, reason: 'completed' }
+    const { model, runtime } = this.#options
+    const outcome = await schedule(
       {
         runtime,
-        session,
-        turn,
-        step,
+        journal,
+        where: { turn, step },
         signal,
         maxParallel: this.#maxParallel,
         maxCalls: this.#bounds.maxToolCalls - state.calls,
-        input: this.#inputs(signal),
+        input: this.#inputs(signal, scope),
         classify: (block, args) => view.executionMode({ name: block.name, arguments: args }),
-        parse: model.parseArguments && ((block) => model.parseArguments!(block, surface.tools)),
+        parse: model.parseArguments && ((block) => model.parseArguments!(block, tools)),
         onContexts: (contexts) => this.#defer(contexts),
-        lead: [assistant],
       },
       calls,
     )
@@ -389,18 +475,16 @@ class AgentLoop implements Agent {
     switch (outcome.kind) {
       case 'failed':
         this.#needsRepair = true
-        return { carry: [stepEnd], end: { turn, reason: 'error', message: outcome.message } }
+        return { turn, reason: 'error', message: outcome.message }
       case 'aborted':
-        return { carry: [stepEnd], end: { turn, reason: 'aborted' } }
+        return { turn, reason: 'aborted' }
       case 'limited':
-        return { carry: [stepEnd], end: limitEnd(turn, 'maxToolCalls', this.#bounds) }
+        return limitEnd(turn, 'maxToolCalls', this.#bounds)
     }
-    if (outcome.concludesTurn && !this.#hasQueued())
-      return { carry: [stepEnd], end: { turn, reason: 'completed' } }
+    if (outcome.concludesTurn && !this.#hasQueued()) return { turn, reason: 'completed' }
     // Every call the turn may make has run: another request could only ask for more (L13.1).
-    if (state.calls >= this.#bounds.maxToolCalls)
-      return { carry: [stepEnd], end: limitEnd(turn, 'maxToolCalls', this.#bounds) }
-    return { carry: [stepEnd] }
+    if (state.calls >= this.#bounds.maxToolCalls) return limitEnd(turn, 'maxToolCalls', this.#bounds)
+    return undefined
   }
 
   #hasQueued(): boolean {
@@ -416,8 +500,8 @@ class AgentLoop implements Agent {
    * and code-dispatch events) report a failure to the batch's `fail` (L5.5); the recording
    * approver and the dispatch sink are built once per batch, not per call.
    */
-  #inputs(signal: AbortSignal): BatchContext['input'] {
-    const { approver, codeRuntime, scope, session } = this.#options
+  #inputs(signal: AbortSignal, scope: RuntimeScope): ScheduleOptions['input'] {
+    const { approver, codeRuntime, session } = this.#options
     let bound: { fail: (error: unknown) => void; approver?: Approver; sink: CodeDispatchSink } | undefined
     return (block, args, fail) => {
       if (bound?.fail !== fail) {
@@ -448,5 +532,20 @@ class AgentLoop implements Agent {
       const { type, ...settle } = event
       return session.append('tool/code-dispatch', { turn, step, ...settle }).then(() => undefined, fail)
     }
+  }
+}
+
+/** A step's `step/end`, with why its reply stopped (T2.2) and what `prepareStep` changed (T4.3). */
+function stepEnd(
+  turn: number,
+  step: number,
+  stop: ReplyStop | undefined,
+  prepared: PreparedStep | undefined,
+): StepEndData {
+  return {
+    turn,
+    step,
+    ...(stop === undefined ? {} : { stop }),
+    ...(prepared === undefined ? {} : { prepared }),
   }
 }

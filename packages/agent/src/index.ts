@@ -1,6 +1,5 @@
 export * from './agent.js'
 export * from './agent-runtime.js'
-export * from './approval-events.js'
 export { ContextBudget } from './context/context-budget.js'
 export {
   type BudgetRequest,
@@ -18,6 +17,5 @@ export * from './model/reasoning.js'
 export * from './model/reply.js'
 export * from './model/scripted.js'
 export * from './model/stop-reason.js'
-export * from './scheduler.js'
 export { DEFAULT_TURN_BOUNDS, type TurnBounds } from './turn-bounds.js'
 export type { TurnOutcome } from './turn-outcome.js'

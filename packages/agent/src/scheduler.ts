@@ -1,3 +1,28 @@
+/**
+ * The tool scheduler: runs the calls of one assistant message (L4–L6) as a loop over rounds.
+ * Each round is one durable write and what follows it:
+ *
+ *   1. take what is ready: the results ready in model order after the last committed one;
+ *   2. fill the pool: classify the next calls, each right before it starts (L5.1), up to the
+ *      free slots of the pool (L5.3, L5.4), or an exclusive call alone (L5.2);
+ *   3. write: stage those results, then the `tool/call`s of the calls about to start, and flush
+ *      the journal: one write per round (group commit, L4.6);
+ *   4. commit what is ready: hand each result's contexts on in commit order (L7.1), and only
+ *      then start the pipelines of the calls whose `tool/call` is now durable (L4.4, L4.5).
+ *
+ * When a round has nothing to write, the next one is planned the moment a call settles (or
+ * one microtask later while calls still wait to be classified, so that calls that finish
+ * together free their slots together and start with one write).
+ *
+ * Invariants:
+ * - at most one write is in flight; the started calls are always a prefix of the batch;
+ * - a call's pipeline starts only after its `tool/call` is durable;
+ * - results are written in model order, each once, only after every earlier one;
+ * - at most `maxParallel` pipelines run; an exclusive call runs alone, starting only once every
+ *   earlier result is durable, and nothing starts before its own result is durable (L5.2);
+ * - after a failure (a pipeline that rejected, a failed write, a failed append on a call's
+ *   behalf) nothing starts, and once a result cannot be committed nothing more is (L5.5).
+ */
 import {
   type AdditionalContext,
   type CallSequence,
@@ -7,15 +32,17 @@ import {
   type ToolCallBlock,
   type ToolResult,
 } from '@tooltx/core'
-import type { NewSessionEvent, Session, ToolResultData } from '@tooltx/session'
+import type { StepRef } from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
+import type { Journal } from './journal.js'
+import { notStartedEvents, toolCallEvent, toolResultEvent } from './tool-events.js'
 
-/** What one step's batch needs from the loop. */
-export interface BatchContext {
+/** What `schedule` needs from the loop for one step's batch. */
+export interface ScheduleOptions {
   readonly runtime: AgentRuntime
-  readonly session: Session
-  readonly turn: number
-  readonly step: number
+  /** Where every write goes; what it holds is written ahead of the batch's first events. */
+  readonly journal: Journal
+  readonly where: StepRef
   /** The turn signal; aborting it starts no further call (L6.1). */
   readonly signal: AbortSignal
   readonly maxParallel: number
@@ -32,18 +59,13 @@ export interface BatchContext {
   /** Receives each committed result's contexts, in commit order (L7.1). */
   readonly onContexts: (contexts: readonly AdditionalContext[]) => void
   /** Turns a call's raw argument string into its arguments; default L4.1 (Z1.4). */
-  readonly parse?: (block: ToolCallBlock) => unknown
+  readonly parse?: ((block: ToolCallBlock) => unknown) | undefined
   /** Asks the view how a call may run, right before it starts (L5.1). */
   readonly classify: (block: ToolCallBlock, args: unknown) => 'parallel' | 'exclusive'
-  /**
-   * Events the batch's first write carries ahead of its own (the step's `assistant/message`),
-   * so they are durable before any call of the batch starts.
-   */
-  readonly lead?: readonly NewSessionEvent[]
 }
 
 /** How a batch ended, and how many of its calls started (ran a pipeline). */
-export type BatchOutcome = { readonly started: number } & (
+export type ScheduleOutcome = { readonly started: number } & (
   | { readonly kind: 'completed'; readonly concludesTurn: boolean }
   | { readonly kind: 'aborted' }
   /** Every started call committed, but `maxCalls` kept the rest from starting (L13.1). */
@@ -51,24 +73,35 @@ export type BatchOutcome = { readonly started: number } & (
   | { readonly kind: 'failed'; readonly message: string }
 )
 
-/** The durable data of a result: content, isError, error info and meta only (O2.1–O2.3). */
-export function durableResult(
-  turn: number,
-  step: number,
-  block: ToolCallBlock,
-  result: ToolResult,
-): ToolResultData {
-  const data: { -readonly [K in keyof ToolResultData]: ToolResultData[K] } = {
-    turn,
-    step,
-    callId: block.id,
-    name: block.name,
-    content: result.content,
-    isError: result.isError,
+/**
+ * Runs the tool calls of one assistant message in rounds (above). The calls share one call
+ * sequence, so their policy phases run in model order (L5.7). On abort, started calls are
+ * awaited and committed and the rest get synthesized pairs (L6); calls beyond `maxCalls` get
+ * synthesized pairs too (L13.1); on a pipeline rejection or a failed append nothing more
+ * starts, started calls are awaited, and nothing is fabricated (L5.5).
+ */
+export async function schedule(
+  options: ScheduleOptions,
+  calls: readonly ToolCallBlock[],
+): Promise<ScheduleOutcome> {
+  const runnable = calls.length > options.maxCalls ? calls.slice(0, options.maxCalls) : calls
+  const batch = new Batch(options, runnable)
+  await batch.run()
+  const { started, failure } = batch
+  if (failure !== undefined) return { kind: 'failed', message: failure, started }
+  const aborted = options.signal.aborted
+  if (!aborted && runnable.length === calls.length) {
+    return { kind: 'completed', concludesTurn: batch.concludesTurn, started }
   }
-  if (result.isError) data.error = result.error.info
-  if (result.meta !== undefined) data.meta = result.meta
-  return data
+  const { journal, where } = options
+  const reason = aborted ? 'aborted' : 'limited'
+  for (const block of calls.slice(started)) journal.stage(...notStartedEvents(where, block, reason))
+  try {
+    await journal.flush()
+  } catch (error) {
+    return { kind: 'failed', message: errorMessage(error), started }
+  }
+  return { kind: reason, started }
 }
 
 /** A call about to start: its block, parsed arguments and position in the batch. */
@@ -78,23 +111,23 @@ interface Planned {
   readonly index: number
 }
 
-/**
- * One batch in flight. Every durable write of the batch goes through `#pump`, one at a time:
- * each write carries the results that are ready in model order (group commit, L4.6) followed
- * by the `tool/call` events of the calls that start next (L4.4, L4.5), so a burst of fast
- * calls costs one write per round of the pool instead of one per event.
- */
-class BatchRun {
-  readonly #ctx: BatchContext
+/** What one round writes: the results ready in model order, then the calls that start. */
+interface Round {
+  readonly results: readonly ToolResult[]
+  readonly starting: readonly Planned[]
+}
+
+/** The state of one batch between rounds. */
+class Batch {
+  readonly #options: ScheduleOptions
   readonly #calls: readonly ToolCallBlock[]
-  readonly #input: (block: ToolCallBlock, args: unknown) => ToolCallInput
   /** Orders the policy phases of the batch's calls in model order (P1.8). */
   readonly #sequence: CallSequence = callSequence()
+  /** Results by call index, from the call's settling until its commit. */
   readonly #ready: (ToolResult | undefined)[] = []
-  /** Events that must precede the first write's own (the step's assistant/message). */
-  lead: readonly NewSessionEvent[]
-  /** Calls whose `tool/call` is durable and whose pipeline started: always a prefix of the batch. */
-  started = 0
+  readonly #fail = (error: unknown): void => {
+    this.failure ??= errorMessage(error)
+  }
   /** The first call not yet classified. */
   #next = 0
   #running = 0
@@ -103,118 +136,85 @@ class BatchRun {
   #barrier: Planned | undefined
   /** The index of the running exclusive call, until its result is durable. */
   #exclusive = -1
-  #writing = false
-  #scheduled = false
-  /** Set when a result can never be committed (its pipeline rejected, or a commit failed). */
+  /** Set when a result can never be committed (its pipeline rejected, or its write failed). */
   #blocked = false
+  /** Hands the next round to a loop that waits for a call to settle. */
+  #wake: ((round: Round | undefined) => void) | undefined
+  #planning = false
+  /** Calls whose `tool/call` is durable and whose pipeline started. */
+  started = 0
+  /** The first failure's message; nothing starts after it (L5.5). */
   failure: string | undefined
   concludesTurn = false
-  readonly #finished: Promise<void>
-  #finish!: () => void
 
-  constructor(ctx: BatchContext, calls: readonly ToolCallBlock[]) {
-    this.#ctx = ctx
+  constructor(options: ScheduleOptions, calls: readonly ToolCallBlock[]) {
+    this.#options = options
     this.#calls = calls
-    this.lead = ctx.lead ?? []
-    const fail = (error: unknown): void => this.fail(error)
-    this.#input = (block, args) => ctx.input(block, args, fail)
-    this.#finished = new Promise((resolve) => {
-      this.#finish = resolve
-    })
   }
 
-  /** Records the first failure; nothing starts after it (L5.5). */
-  fail(error: unknown): void {
-    this.failure ??= errorMessage(error)
-  }
-
-  /** Starts the batch; resolves once every started call is committed, or nothing more can be. */
-  run(): Promise<void> {
-    this.#pump()
-    return this.#finished
-  }
-
-  #stopped(): boolean {
-    return this.#ctx.signal.aborted || this.failure !== undefined
-  }
-
-  /**
-   * Pumps after a finished call. While calls still wait to be classified, it waits one
-   * microtask first, so the calls that finish together free their slots together and the
-   * next round of the pool starts with one write; otherwise it pumps at once.
-   */
-  #settled(): void {
-    if (this.#next >= this.#calls.length || this.#stopped()) {
-      this.#pump()
-      return
-    }
-    if (this.#scheduled) return
-    this.#scheduled = true
-    queueMicrotask(() => {
-      this.#scheduled = false
-      this.#pump()
-    })
-  }
-
-  #pump(): void {
-    if (this.#writing) return
-    const results: ToolResult[] = []
-    if (!this.#blocked) {
-      for (let i = this.#committed; this.#ready[i] !== undefined; i++) results.push(this.#ready[i]!)
-    }
-    const group = this.#plan(results.length > 0)
-    if (results.length === 0 && group.length === 0) {
-      if (this.#running === 0 && (this.#blocked || this.#committed === this.started)) this.#finish()
-      return
-    }
-    const { session, turn, step } = this.#ctx
-    const events: NewSessionEvent[] = [...this.lead]
-    this.lead = []
-    for (let k = 0; k < results.length; k++) {
-      const index = this.#committed + k
-      events.push({ type: 'tool/result', data: durableResult(turn, step, this.#calls[index]!, results[k]!) })
-    }
-    for (const { block } of group) {
-      events.push({
-        type: 'tool/call',
-        data: { turn, step, callId: block.id, name: block.name, arguments: block.arguments },
-      })
-    }
-    this.#writing = true
-    session.appendBatch(events).then(
-      () => {
-        this.#writing = false
-        for (const result of results) {
-          // Contexts join the FIFO in commit order (L7.1); only a success concludes (L7.4).
-          if (result.additionalContexts) this.#ctx.onContexts(result.additionalContexts)
-          if (!result.isError && result.concludesTurn === true) this.concludesTurn = true
-          this.#ready[this.#committed++] = undefined
-        }
-        for (const planned of group) this.#launch(planned)
-        this.#pump()
-      },
-      (error: unknown) => {
-        this.#writing = false
+  /** Runs rounds until every started call is committed, or nothing more can be. */
+  async run(): Promise<void> {
+    const { journal, where } = this.#options
+    for (;;) {
+      const round = this.#plan() ?? (this.#running > 0 ? await this.#settledRound() : undefined)
+      // Nothing to write and nothing running: the batch is over.
+      if (round === undefined) return
+      const { results, starting } = round
+      for (let k = 0; k < results.length; k++) {
+        journal.stage(toolResultEvent(where, this.#calls[this.#committed + k]!, results[k]!))
+      }
+      for (const { block } of starting) journal.stage(toolCallEvent(where, block))
+      try {
+        await journal.flush()
+      } catch (error) {
         // Results that could not be committed block every later one; calls whose tool/call
         // is not durable never start.
         if (results.length > 0) this.#blocked = true
-        this.fail(error)
-        this.#pump()
-      },
-    )
+        this.#fail(error)
+        continue
+      }
+      this.#commit(results)
+      for (const planned of starting) this.#start(planned)
+    }
+  }
+
+  /** The round planned when a call settles; `undefined` once none runs and nothing is due. */
+  #settledRound(): Promise<Round | undefined> {
+    return new Promise((resolve) => {
+      this.#wake = resolve
+    })
+  }
+
+  /** The next round: what is ready, and the calls that fill the pool; none when both are empty. */
+  #plan(): Round | undefined {
+    const results = this.#takeReady()
+    const starting = this.#fillPool({ committing: results.length > 0 })
+    return results.length === 0 && starting.length === 0 ? undefined : { results, starting }
+  }
+
+  #stopped(): boolean {
+    return this.#options.signal.aborted || this.failure !== undefined
+  }
+
+  /** The results ready in model order after the last committed one. */
+  #takeReady(): ToolResult[] {
+    const results: ToolResult[] = []
+    if (this.#blocked) return results
+    for (let i = this.#committed; this.#ready[i] !== undefined; i++) results.push(this.#ready[i]!)
+    return results
   }
 
   /**
-   * The calls to start with this write, each classified right before it starts (L5.1): the
-   * free slots of the parallel pool (L5.3, L5.4), or an exclusive call alone once every
-   * earlier call's result is durable and none is about to be written (L5.2).
+   * The calls to start with this round's write, each classified right before it starts
+   * (L5.1): the free slots of the parallel pool (L5.3, L5.4), or an exclusive call alone once
+   * every earlier call's result is durable and none is about to be written (L5.2).
    */
-  #plan(committing: boolean): Planned[] {
+  #fillPool({ committing }: { committing: boolean }): Planned[] {
     if (this.#stopped() || this.#committed <= this.#exclusive) return []
-    const group: Planned[] = []
+    const starting: Planned[] = []
     if (this.#barrier === undefined) {
-      const { classify, maxParallel, parse } = this.#ctx
-      while (this.#next < this.#calls.length && this.#running + group.length < maxParallel) {
+      const { classify, maxParallel, parse } = this.#options
+      while (this.#next < this.#calls.length && this.#running + starting.length < maxParallel) {
         const block = this.#calls[this.#next]!
         const args = parse === undefined ? parseToolArguments(block.arguments) : parse(block)
         const planned = { block, args, index: this.#next++ }
@@ -222,25 +222,35 @@ class BatchRun {
           this.#barrier = planned
           break
         }
-        group.push(planned)
+        starting.push(planned)
       }
     }
     const barrier = this.#barrier
-    if (group.length === 0 && barrier !== undefined && !committing && this.#committed === barrier.index) {
+    if (starting.length === 0 && barrier !== undefined && !committing && this.#committed === barrier.index) {
       this.#barrier = undefined
       this.#exclusive = barrier.index
-      group.push(barrier)
+      starting.push(barrier)
     }
-    return group
+    return starting
   }
 
-  /** Starts the pipeline of a call whose `tool/call` is durable and tracks its result. */
-  #launch({ block, args, index }: Planned): void {
+  /** Marks durable results committed; contexts join the FIFO in commit order (L7.1). */
+  #commit(results: readonly ToolResult[]): void {
+    for (const result of results) {
+      if (result.additionalContexts) this.#options.onContexts(result.additionalContexts)
+      // Only a success concludes the turn (L7.4).
+      if (!result.isError && result.concludesTurn === true) this.concludesTurn = true
+      this.#ready[this.#committed++] = undefined
+    }
+  }
+
+  /** Starts the pipeline of a call whose `tool/call` is durable and keeps its result. */
+  #start({ block, args, index }: Planned): void {
     this.started = index + 1
     this.#running++
-    const input = this.#input(block, args)
+    const input = this.#options.input(block, args, this.#fail)
     input.sequence = this.#sequence
-    this.#ctx.runtime.execute(input).then(
+    this.#options.runtime.execute(input).then(
       (result) => {
         this.#running--
         this.#ready[index] = result
@@ -250,76 +260,36 @@ class BatchRun {
         // An invariant breach: no further call starts and nothing more is committed (L5.5).
         this.#running--
         this.#blocked = true
-        this.fail(error)
+        this.#fail(error)
         this.#settled()
       },
     )
   }
-}
 
-/**
- * Runs the tool calls of one assistant message (L4–L6). Calls start in model order, each
- * classified right before it starts (L5.1); consecutive parallel calls share a rolling pool
- * capped at `maxParallel` (L5.3, L5.4); an exclusive call is a barrier on both sides (L5.2).
- * Each write appends the results ready in model order (L4.6) and then the `tool/call` events
- * of the calls that start at that moment (the free slots of the pool), and only once it is
- * durable do those calls' pipelines start (L4.4, L4.5); `ctx.lead` rides on the first write.
- * The calls share one call sequence, so their policy phases run in model order (L5.7).
- * On abort, started calls are awaited and committed and the rest get synthesized pairs (L6);
- * calls beyond `ctx.maxCalls` get synthesized pairs too (L13.1); on a pipeline rejection or a
- * failed append nothing more starts, started calls are awaited, and nothing is fabricated (L5.5).
- */
-export async function runBatch(ctx: BatchContext, calls: readonly ToolCallBlock[]): Promise<BatchOutcome> {
-  const runnable = calls.length > ctx.maxCalls ? calls.slice(0, ctx.maxCalls) : calls
-  const batch = new BatchRun(ctx, runnable)
-  await batch.run()
-  const { started } = batch
-  if (batch.failure !== undefined) return { kind: 'failed', message: batch.failure, started }
-  const aborted = ctx.signal.aborted
-  if (!aborted && runnable.length === calls.length) {
-    return { kind: 'completed', concludesTurn: batch.concludesTurn, started }
-  }
-  const { turn, step } = ctx
-  const events = [
-    ...batch.lead,
-    ...calls
-      .slice(started)
-      .flatMap((block) => notStartedPair(turn, step, block, aborted ? ABORTED : LIMITED)),
-  ]
-  if (events.length > 0) {
-    try {
-      await ctx.session.appendBatch(events)
-    } catch (error) {
-      return { kind: 'failed', message: errorMessage(error), started }
+  /**
+   * Plans the next round after a call settled, when the loop waits for one: at once, or one
+   * microtask later while calls still wait to be classified.
+   */
+  #settled(): void {
+    if (this.#wake === undefined) return
+    if (this.#next >= this.#calls.length || this.#stopped()) {
+      this.#handOver()
+    } else if (!this.#planning) {
+      this.#planning = true
+      queueMicrotask(() => {
+        this.#planning = false
+        this.#handOver()
+      })
     }
   }
-  return aborted ? { kind: 'aborted', started } : { kind: 'limited', started }
-}
 
-const ABORTED = 'Error: tool call aborted before dispatch'
-const LIMITED = 'Error: tool call not started: the turn reached its maxToolCalls limit'
-
-/**
- * The synthesized `tool/call` + `tool/result` of a call that never started: kept back by the
- * abort (L6.3) or by the turn's `maxToolCalls` (L13.1), with `text` saying which.
- */
-function notStartedPair(turn: number, step: number, block: ToolCallBlock, text: string) {
-  return [
-    {
-      type: 'tool/call' as const,
-      data: { turn, step, callId: block.id, name: block.name, arguments: block.arguments },
-    },
-    {
-      type: 'tool/result' as const,
-      data: {
-        turn,
-        step,
-        callId: block.id,
-        name: block.name,
-        content: [{ type: 'text', text }],
-        isError: true,
-        error: { name: 'AbortError', code: 'ABORTED_BEFORE_DISPATCH' },
-      },
-    },
-  ]
+  /** Plans the next round for the waiting loop; keeps it waiting while calls run and none is due. */
+  #handOver(): void {
+    const wake = this.#wake
+    if (wake === undefined) return
+    const round = this.#plan()
+    if (round === undefined && this.#running > 0) return
+    this.#wake = undefined
+    wake(round)
+  }
 }

@@ -2,6 +2,7 @@
  * What the loop tests share: a real SQLite session in a temp dir, a runtime with a scope, a
  * small set of tools whose bodies record when they start and end and wait on gates the test
  * opens, and a compact rendering of the session log so a test can assert the exact sequence.
+ * Each test opens its own rig, closed when that test finishes.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -24,6 +25,7 @@ import {
   type SessionStore,
   sqliteStore,
 } from '@tooltx/session'
+import { onTestFinished } from 'vitest'
 
 /** A promise with its resolver, for bodies that wait until the test lets them go. */
 export interface Gate {
@@ -80,6 +82,7 @@ export interface Rig {
   readonly gates: Gates
   /** Reopens the same SQLite file with a fresh store (what a restart sees). */
   reopen(): Promise<Session>
+  /** Closes the session and every store opened, and removes the temp dir; once, whoever calls. */
   close(): Promise<void>
 }
 
@@ -92,7 +95,8 @@ export interface Rig {
  * - `finish {id}`: concurrency-safe; concludes the turn.
  * - `slow {id}`: concurrency-safe, `timeoutMs: 5`; waits for its gate or its signal.
  * `store` picks the session store: a SQLite file in a temp dir (default), memory, or a store
- * built over that SQLite path (for fault injection).
+ * built over that SQLite path (for fault injection). Call it inside a test: the rig is closed
+ * when the test finishes.
  */
 export async function rig(
   options: { store?: 'sqlite' | 'memory' | ((path: string) => SessionStore) } = {},
@@ -187,7 +191,13 @@ export async function rig(
     }),
   )
   const opened: SessionStore[] = [store]
-  return {
+  let closing: Promise<void> | undefined
+  const close = async () => {
+    await session.close()
+    for (const s of opened) await s.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
+  const r: Rig = {
     runtime,
     scope,
     session,
@@ -200,12 +210,13 @@ export async function rig(
       opened.push(again)
       return openSession(again, { id: 'loop', verify: true })
     },
-    async close() {
-      await session.close()
-      for (const s of opened) await s.close()
-      rmSync(dir, { recursive: true, force: true })
+    close() {
+      closing ??= close()
+      return closing
     },
   }
+  onTestFinished(() => r.close())
+  return r
 }
 
 /** The raw argument string of a call to one of the rig's tools. */
@@ -286,6 +297,21 @@ export function line(event: SessionEvent): string {
       return event.type
   }
 }
+
+/** The first `line`s of a turn that `go` started: the opening write (L10.2). */
+export const OPENING: readonly string[] = ['turn/start', 'step/start', 'user/message "go"']
+
+/**
+ * The last `line`s of a turn whose batch is followed by the text reply `text`: the step
+ * boundary, the reply, the closing `step/end` and `turn/end completed`.
+ */
+export const closingText = (text: string): string[] => [
+  'step/end',
+  'step/start',
+  `assistant/message ${JSON.stringify(text)}`,
+  'step/end',
+  'turn/end completed',
+]
 
 /** The session log as `line`s. */
 export const lines = (session: Session): string[] => session.events().map(line)

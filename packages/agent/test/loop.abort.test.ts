@@ -1,14 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { answeredOnce, call, eventually, go, lines, type Rig, rig } from './loop-harness.js'
-
-let r: Rig
-afterEach(async () => {
-  await r.close()
-})
+import { describe, expect, it } from 'vitest'
+import { answeredOnce, call, eventually, go, lines, OPENING, rig } from './loop-harness.js'
 
 describe('L6 abort (SQLite session)', () => {
   it('L6.1, L6.2, L6.3, L6.5: abort mid-batch commits the started calls, synthesizes pairs for the rest, then ends aborted', async () => {
-    r = await rig()
+    const r = await rig()
     const entered: string[] = []
     r.runtime.onPreExecute((exec, next) => {
       entered.push(exec.callId)
@@ -21,9 +16,7 @@ describe('L6 abort (SQLite session)', () => {
     agent.abort()
     await agent.whenIdle()
     expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
+      ...OPENING,
       'assistant/message c1 c2 c3 c4',
       'tool/call c1',
       'tool/call c2',
@@ -58,7 +51,7 @@ describe('L6 abort (SQLite session)', () => {
   })
 
   it('L6.2: a started call that ignores the abort is awaited and keeps its own result', async () => {
-    r = await rig()
+    const r = await rig()
     r.scope.register({
       name: 'stubborn',
       description: 'Ignores its signal.',
@@ -82,7 +75,7 @@ describe('L6 abort (SQLite session)', () => {
   })
 
   it('L6.4: an abort during an exclusive call starts nothing of the parallel group after it', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent } = go(r, [{ toolCalls: [call('write', '1'), call('echo', '2'), call('echo', '3')] }])
     await eventually(() => r.trace.includes('start 1'), 'the barrier started')
     agent.abort()
@@ -101,7 +94,7 @@ describe('L6 abort (SQLite session)', () => {
   })
 
   it('L6.6: abort mid-stream keeps the partial text and appends no tool/call for incomplete blocks', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent } = go(
       r,
       [{ text: 'Let me look at that.', toolCalls: [call('echo', '1'), call('echo', '2')] }],
@@ -114,9 +107,7 @@ describe('L6 abort (SQLite session)', () => {
     )
     await agent.whenIdle()
     expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
+      ...OPENING,
       'assistant/message "Let me look at that."',
       'step/end',
       'turn/end aborted',
@@ -126,20 +117,14 @@ describe('L6 abort (SQLite session)', () => {
   })
 
   it('L6.6: abort before any text streamed appends no assistant/message at all', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent } = go(r, [{ toolCalls: [call('echo', '1')] }], { onModelEvent: () => agent.abort() })
     await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
-      'step/end',
-      'turn/end aborted',
-    ])
+    expect(lines(r.session)).toEqual([...OPENING, 'step/end', 'turn/end aborted'])
   })
 
   it('L6.7: contexts of results committed during an abort wait in the FIFO for the first step of the next turn', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent } = go(r, [
       { toolCalls: [call('note', '1', { text: 'remember this' }), call('wait', '2')] },
       { text: 'next turn' },
@@ -172,7 +157,7 @@ describe('L6 abort (SQLite session)', () => {
 
 describe('L6.8 abort and queued input (SQLite session)', () => {
   it('L6.8: after an abort, queued user input waits for the next send instead of starting a turn', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent, model } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'both seen' }])
     await eventually(() => r.trace.includes('start 1'), 'the call started')
     const queued = agent.send('queued while running')
@@ -196,7 +181,7 @@ describe('L6.8 abort and queued input (SQLite session)', () => {
   })
 
   it('L6.8: abort({ keepQueued: true }) starts the next turn with the queued input at once', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'went on' }])
     await eventually(() => r.trace.includes('start 1'), 'the call started')
     const queued = agent.send('queued while running')
@@ -209,7 +194,7 @@ describe('L6.8 abort and queued input (SQLite session)', () => {
   })
 
   it('L6.8: abort options other than { keepQueued?: boolean } throw INVALID_DEFINITION', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent } = go(r, [{ text: 'ok' }])
     for (const bad of [null, 'yes', { keepQueued: 'yes' }]) {
       expect(() => agent.abort(bad as never)).toThrow(expect.objectContaining({ code: 'INVALID_DEFINITION' }))

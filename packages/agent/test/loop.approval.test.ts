@@ -1,32 +1,27 @@
 import { createHash } from 'node:crypto'
 import type { ApprovalOutcome, Approver } from '@tooltx/core'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
-
-let r: Rig
-afterEach(async () => {
-  await r.close()
-})
 
 /** The lowercase hex SHA-256 of `{"id":"<id>"}`, the canonical JSON of the rig's arguments (P4.9). */
 const digestOf = (id: string) => createHash('sha256').update(JSON.stringify({ id })).digest('hex')
 
 /** Runs one `write` call that a pre-execute policy asks about, with `approver` on the agent. */
-async function askedRun(approver: Approver | undefined, open = true) {
-  r = await rig()
-  if (open) r.gates.open('1')
+async function askedRun(approver: Approver | undefined) {
+  const r = await rig()
+  r.gates.open('1')
   r.runtime.onPreExecute((exec, next) => (exec.name === 'write' ? { kind: 'ask', reason: 'writes' } : next()))
   const { agent } = go(r, [{ toolCalls: [call('write', '1')] }, { text: 'ok' }], approver ? { approver } : {})
-  return agent
+  return { agent, r }
 }
 
-const approvalEvents = () =>
+const approvalEvents = (r: Rig) =>
   r.session.events().flatMap((e) => (e.type === 'approval/asked' || e.type === 'approval/decided' ? [e] : []))
 
 describe('L8 approval events (SQLite session)', () => {
   it('L8.1, L8.3, P4.9: an approval granted is recorded as asked, then decided, between tool/call and tool/result', async () => {
     const seen: string[] = []
-    const agent = await askedRun((request) => {
+    const { agent, r } = await askedRun((request) => {
       seen.push(request.argumentsDigest)
       return 'allowed-once'
     })
@@ -37,7 +32,7 @@ describe('L8 approval events (SQLite session)', () => {
       'approval/decided c1 allowed-once',
       'tool/result c1 ok',
     ])
-    expect(approvalEvents().map((e) => e.data)).toEqual([
+    expect(approvalEvents(r).map((e) => e.data)).toEqual([
       { turn: 1, step: 1, callId: 'c1', name: 'write', reason: 'writes', argumentsDigest: digestOf('1') },
       {
         turn: 1,
@@ -53,7 +48,7 @@ describe('L8 approval events (SQLite session)', () => {
   })
 
   it('L8.1, L8.3, P4.4: an approval rejected is recorded with its digest and the call is DENIED without running', async () => {
-    const agent = await askedRun(() => 'rejected')
+    const { agent, r } = await askedRun(() => 'rejected')
     await agent.whenIdle()
     expect(lines(r.session).slice(4, 8)).toEqual([
       'tool/call c1',
@@ -61,7 +56,7 @@ describe('L8 approval events (SQLite session)', () => {
       'approval/decided c1 rejected',
       'tool/result c1 DENIED',
     ])
-    expect(approvalEvents()[1]?.data).toMatchObject({ outcome: 'rejected', argumentsDigest: digestOf('1') })
+    expect(approvalEvents(r)[1]?.data).toMatchObject({ outcome: 'rejected', argumentsDigest: digestOf('1') })
     const result = r.session.events().find((e) => e.type === 'tool/result')
     expect(result?.data).toMatchObject({
       content: [{ type: 'text', text: 'Error: the user rejected tool "write"' }],
@@ -77,7 +72,7 @@ describe('L8 approval events (SQLite session)', () => {
       () => Promise.reject(new Error('ui gone')),
       () => 'yes' as unknown as ApprovalOutcome,
     ]) {
-      const agent = await askedRun(approver)
+      const { agent, r } = await askedRun(approver)
       await agent.whenIdle()
       expect(lines(r.session).filter((l) => l.startsWith('approval/'))).toEqual([
         'approval/asked c1',
@@ -86,12 +81,11 @@ describe('L8 approval events (SQLite session)', () => {
       expect(lines(r.session)).toContain('tool/result c1 DENIED')
       await r.close()
     }
-    r = await rig()
   })
 
   it('L8.2, P4.8: an abort while approval is pending records cancelled at once and ignores the late answer', async () => {
     let answer: ((outcome: ApprovalOutcome) => void) | undefined
-    const agent = await askedRun(
+    const { agent, r } = await askedRun(
       () =>
         new Promise<ApprovalOutcome>((resolve) => {
           answer = resolve
@@ -110,15 +104,15 @@ describe('L8 approval events (SQLite session)', () => {
       'step/end',
       'turn/end aborted',
     ])
-    expect(approvalEvents()[1]?.data).toMatchObject({ outcome: 'cancelled', argumentsDigest: digestOf('1') })
+    expect(approvalEvents(r)[1]?.data).toMatchObject({ outcome: 'cancelled', argumentsDigest: digestOf('1') })
     expect(r.trace).toEqual([])
     expect(answeredOnce(r.session)).toBe(true)
   })
 
   it('L8.1, P4.1: without an approver on the agent nothing is recorded and the ask fails closed', async () => {
-    const agent = await askedRun(undefined)
+    const { agent, r } = await askedRun(undefined)
     await agent.whenIdle()
-    expect(approvalEvents()).toEqual([])
+    expect(approvalEvents(r)).toEqual([])
     const result = r.session.events().find((e) => e.type === 'tool/result')
     expect(result?.data).toMatchObject({
       content: [
@@ -128,7 +122,7 @@ describe('L8 approval events (SQLite session)', () => {
   })
 
   it('L8.1: approvals in a parallel group are recorded per call, each asked before its decision', async () => {
-    r = await rig()
+    const r = await rig()
     r.runtime.onPreExecute((exec, next) => (exec.name === 'echo' ? { kind: 'ask' } : next()))
     const pending = new Map<string, (o: ApprovalOutcome) => void>()
     const { agent } = go(r, [{ toolCalls: [call('echo', '1'), call('echo', '2')] }, { text: 'ok' }], {
@@ -164,7 +158,7 @@ describe('L8 approval events (SQLite session)', () => {
 
   it('L8.1: an abort that lands while approval/asked is being appended cancels without consulting the approver', async () => {
     let consulted = 0
-    const agent = await askedRun(() => {
+    const { agent, r } = await askedRun(() => {
       consulted++
       return 'allowed-once'
     })
@@ -184,7 +178,7 @@ describe('L8 approval events (SQLite session)', () => {
   })
 
   it('L8.1, L5.5: a failed approval/asked append consults nobody, records no decision and ends the turn with error', async () => {
-    r = await rig({ store: (path) => failingOnce(path, (e) => e.type === 'approval/asked') })
+    const r = await rig({ store: (path) => failingOnce(path, (e) => e.type === 'approval/asked') })
     r.runtime.onPreExecute((exec, next) => (exec.name === 'write' ? { kind: 'ask' } : next()))
     let consulted = 0
     const { agent } = go(

@@ -1,12 +1,7 @@
 import { createAgent, type ModelAdapter, type ModelRequest, scripted } from '@tooltx/agent'
 import type { TurnEndData } from '@tooltx/session'
-import { afterEach, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
-
-let r: Rig
-afterEach(async () => {
-  await r.close()
-})
 
 /** A model that answers every request with `perStep` calls of `echo`: it never stops on its own. */
 function runaway(perStep = 1): ModelAdapter & { requests: ModelRequest[] } {
@@ -33,7 +28,7 @@ const turnEnd = (rig: Rig) => rig.session.events().at(-1)?.data as TurnEndData |
 
 describe('L13 bounds and turn outcomes', () => {
   it('L13.1, L3.8: maxSteps ends a turn whose model always calls a tool, after closing the last step', async () => {
-    r = await rig({ store: 'memory' })
+    const r = await rig({ store: 'memory' })
     const model = runaway()
     const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model, maxSteps: 3 })
     const outcome = await agent.send('go')
@@ -54,7 +49,7 @@ describe('L13 bounds and turn outcomes', () => {
   })
 
   it('L13.2: by default a turn makes at most 100 model requests', async () => {
-    r = await rig({ store: 'memory' })
+    const r = await rig({ store: 'memory' })
     const model = runaway()
     const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
     const outcome = await agent.send('go')
@@ -63,7 +58,7 @@ describe('L13 bounds and turn outcomes', () => {
   })
 
   it('L13.1, L13.4: calls beyond maxToolCalls get not-started pairs without running, and the turn ends with limit', async () => {
-    r = await rig({ store: 'memory' })
+    const r = await rig({ store: 'memory' })
     const decided: string[] = []
     r.runtime.onPreExecute((exec, next) => {
       decided.push(exec.callId)
@@ -116,7 +111,7 @@ describe('L13 bounds and turn outcomes', () => {
   })
 
   it('L13.1: a turn that used up maxToolCalls exactly ends without asking the model again', async () => {
-    r = await rig({ store: 'memory' })
+    const r = await rig({ store: 'memory' })
     const model = runaway(2)
     const agent = createAgent({
       runtime: r.runtime,
@@ -132,7 +127,7 @@ describe('L13 bounds and turn outcomes', () => {
   })
 
   it('L13.1, L3.8: maxTurnMs aborts the running call, closes the step and ends the turn with limit', async () => {
-    r = await rig({ store: 'memory' })
+    const r = await rig({ store: 'memory' })
     const { agent } = go(r, [{ text: 'Waiting.', toolCalls: [call('wait', '1'), call('write', '2')] }], {
       maxTurnMs: 20,
     })
@@ -155,7 +150,7 @@ describe('L13 bounds and turn outcomes', () => {
   })
 
   it('L13.2: a bound that is neither a positive integer nor Infinity throws INVALID_DEFINITION at createAgent', async () => {
-    r = await rig({ store: 'memory' })
+    const r = await rig({ store: 'memory' })
     const base = { runtime: r.runtime, scope: r.scope, session: r.session, model: scripted([]) }
     for (const key of ['maxSteps', 'maxToolCalls', 'maxTurnMs'] as const) {
       for (const bad of [0, -1, 1.5, Number.NaN, '3', null]) {
@@ -178,7 +173,7 @@ describe('L13 bounds and turn outcomes', () => {
   })
 
   it('L13.3: send resolves with the outcome of the turn its message went into: reason and final text', async () => {
-    r = await rig({ store: 'memory' })
+    const r = await rig({ store: 'memory' })
     const model = scripted([
       { text: 'Looking.', toolCalls: [call('echo', '1')] },
       { text: 'All done.' },
@@ -194,7 +189,7 @@ describe('L13 bounds and turn outcomes', () => {
   })
 
   it('L13.3: a model failure resolves send and whenIdle with reason error and its message', async () => {
-    r = await rig({ store: 'memory' })
+    const r = await rig({ store: 'memory' })
     const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model: scripted([]) })
     expect(await agent.whenIdle()).toBeUndefined()
     const outcome = await agent.send('hello')
@@ -209,7 +204,7 @@ describe('L13 bounds and turn outcomes', () => {
   })
 
   it('L13.3: an aborted turn resolves with reason aborted and the text streamed so far', async () => {
-    r = await rig({ store: 'memory' })
+    const r = await rig({ store: 'memory' })
     const { agent } = go(r, [{ text: 'Let me check.', toolCalls: [call('wait', '1')] }, { text: 'Next.' }])
     await eventually(() => r.trace.includes('start 1'), 'the call started')
     const later = agent.send('and this')
@@ -222,7 +217,7 @@ describe('L13 bounds and turn outcomes', () => {
 
   it('L13.3: when the session refuses the repair a turn needs, the queued sends resolve with reason error and no turn', async () => {
     let broken = false
-    r = await rig({
+    const r = await rig({
       store: (path) => {
         const store = failingOnce(path, (e) => e.type === 'tool/result')
         return {

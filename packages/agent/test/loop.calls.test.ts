@@ -1,11 +1,6 @@
 import { defineTool, ERROR_NAMES, type ToolDefinition } from '@tooltx/core'
-import { afterEach, describe, expect, it } from 'vitest'
-import { call, eventually, go, lines, type Rig, rig } from './loop-harness.js'
-
-let r: Rig
-afterEach(async () => {
-  await r.close()
-})
+import { describe, expect, it } from 'vitest'
+import { call, closingText, eventually, go, lines, OPENING, rig } from './loop-harness.js'
 
 /** A raw tool (no validation) that records the arguments it was given. */
 function rawRecorder(seen: unknown[]): ToolDefinition {
@@ -24,7 +19,7 @@ function rawRecorder(seen: unknown[]): ToolDefinition {
 
 describe('L4 tool calls in the loop (SQLite session)', () => {
   it('L4.1, L4.2: empty → {}, whitespace → {}, JSON → parsed, anything else → the raw string, which a raw tool receives unchanged', async () => {
-    r = await rig()
+    const r = await rig()
     const seen: unknown[] = []
     r.scope.register(rawRecorder(seen))
     const { agent } = go(r, [
@@ -47,7 +42,7 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
   })
 
   it('L4.2: a defineTool tool fails a string argument with "arguments" must be an object', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent } = go(r, [
       { toolCalls: [{ id: 'c1', name: 'echo', arguments: 'not json' }] },
       { text: 'ok' },
@@ -64,7 +59,7 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
   })
 
   it('L4.3, L4.4: each call gets its own input; its tool/call is durable when its pipeline starts, and no later call is logged before it starts', async () => {
-    r = await rig()
+    const r = await rig()
     const atEntry: { callId: string; rootCallId: string; scoped: boolean; logged: string[] }[] = []
     r.runtime.onPreExecute((exec, next) => {
       atEntry.push({
@@ -100,7 +95,7 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
   })
 
   it('L4.5, L4.6, L5.3: a parallel batch starts in model order, overlaps, and commits in model order whatever order it finishes in', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent } = go(r, [
       { toolCalls: [call('wait', '1'), call('wait', '2'), call('wait', '3')] },
       { text: 'ok' },
@@ -116,9 +111,7 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
     r.gates.open('1')
     await agent.whenIdle()
     expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
+      ...OPENING,
       'assistant/message c1 c2 c3',
       'tool/call c1',
       'tool/call c2',
@@ -126,11 +119,7 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
       'tool/result c1 ok',
       'tool/result c2 ok',
       'tool/result c3 ok',
-      'step/end',
-      'step/start',
-      'assistant/message "ok"',
-      'step/end',
-      'turn/end completed',
+      ...closingText('ok'),
     ])
     expect(r.trace).toEqual(['start 1', 'start 2', 'start 3', 'end 3', 'end 2', 'end 1'])
   })
@@ -138,7 +127,7 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
 
 describe('O2 durable results', () => {
   it('O2.1, O2.2, O2.3, O2.4: tool/result holds content, isError, error info and meta only; the model sees content and isError', async () => {
-    r = await rig()
+    const r = await rig()
     r.scope.register(
       defineTool({
         name: 'measure',
@@ -211,7 +200,7 @@ describe('O2 durable results', () => {
 
 describe('L10 ownership of durability', () => {
   it('L10.1: runtime.execute appends nothing to the session; only the loop does', async () => {
-    r = await rig()
+    const r = await rig()
     const before = r.session.events().length
     const result = await r.runtime.execute({
       callId: 'direct',

@@ -1,14 +1,9 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { call, eventually, go, lines, type Rig, rig } from './loop-harness.js'
-
-let r: Rig
-afterEach(async () => {
-  await r.close()
-})
+import { describe, expect, it } from 'vitest'
+import { call, eventually, go, lines, OPENING, rig } from './loop-harness.js'
 
 describe('L7 deferred contexts and conclusion (SQLite session)', () => {
   it('L7.1, L7.2, L7.3, L7.5: contexts and a message sent mid-batch land after every result, in commit/FIFO order', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent } = go(r, [
       {
         toolCalls: [
@@ -24,9 +19,7 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
     r.gates.open('2')
     await agent.whenIdle()
     expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
+      ...OPENING,
       'assistant/message c1 c2 c3',
       'tool/call c1',
       'tool/call c2',
@@ -56,7 +49,7 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
   })
 
   it('L7.4: a concluding result lets every call of the batch run and commit, then ends the turn without another request', async () => {
-    r = await rig()
+    const r = await rig()
     r.gates.open('2')
     r.gates.open('3')
     const { agent, model } = go(r, [
@@ -78,7 +71,7 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
   })
 
   it('L7.4: when the FIFO holds contexts, a concluding batch runs another step first', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent, model } = go(r, [
       { toolCalls: [call('finish', '1'), call('note', '2', { text: 'one more thing' })] },
       { text: 'noted' },
@@ -98,7 +91,7 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
   })
 
   it('L7.4, O1.5: a failed call never concludes the turn', async () => {
-    r = await rig()
+    const r = await rig()
     r.runtime.onPostExecute((exec, _result, next) =>
       exec.name === 'finish' ? { kind: 'block', feedback: [{ type: 'text', text: 'blocked' }] } : next(),
     )

@@ -5,7 +5,6 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { lines, type Rig, rig } from './loop-harness.js'
 import { type Answer, type Received, wireServer } from './loopback-server.js'
 
-
 const sse = (type: string, data: Record<string, unknown>) =>
   `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
 const messageStart = sse('message_start', {
@@ -30,8 +29,14 @@ const CUT = [
   sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
   sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Cleaning.' } }),
   sse('content_block_stop', { index: 0 }),
-  sse('content_block_start', { index: 1, content_block: { type: 'tool_use', id: 'toolu_rm', name: 'bash', input: {} } }),
-  sse('content_block_delta', { index: 1, delta: { type: 'input_json_delta', partial_json: '{"cmd":"rm -rf bu' } }),
+  sse('content_block_start', {
+    index: 1,
+    content_block: { type: 'tool_use', id: 'toolu_rm', name: 'bash', input: {} },
+  }),
+  sse('content_block_delta', {
+    index: 1,
+    delta: { type: 'input_json_delta', partial_json: '{"cmd":"rm -rf bu' },
+  }),
   ...anthropicStop('max_tokens'),
 ]
 const DONE_TEXT = [
@@ -49,7 +54,10 @@ const usageChunk = (prompt: number) =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: prompt, completion_tokens: 5, total_tokens: prompt + 5 } })}\n\n`
 /** A reply calling `name` with `args` as call `id`. */
 const callReply = (id: string, name: string, args: string): string[] => [
-  chunk({ role: 'assistant', tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }] }),
+  chunk({
+    role: 'assistant',
+    tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }],
+  }),
   chunk({}, 'tool_calls'),
   'data: [DONE]\n\n',
 ]
@@ -99,7 +107,10 @@ describe('T2–T4 in the loop', () => {
   it('T2.1, T2.2: each step records its reply stop reason on step/end', async () => {
     r = await rig({ store: 'memory' })
     tools()
-    const server = await wireServer((n) => ({ sse: n === 1 ? callReply('c1', 'read', '{"path":"a"}') : textReply('ok') }), '/v1')
+    const server = await wireServer(
+      (n) => ({ sse: n === 1 ? callReply('c1', 'read', '{"path":"a"}') : textReply('ok') }),
+      '/v1',
+    )
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
     const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
     expect(await agent.send('go')).toMatchObject({ reason: 'completed', text: 'ok' })
@@ -118,9 +129,17 @@ describe('T2–T4 in the loop', () => {
     const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
     const outcome = await agent.send('clean up')
     expect(outcome).toMatchObject({ reason: 'error' })
-    expect(outcome.error).toContain('the provider cut the reply (stop_reason "max_tokens") while it held tool calls')
+    expect(outcome.error).toContain(
+      'the provider cut the reply (stop_reason "max_tokens") while it held tool calls',
+    )
     expect(seen).toEqual([])
-    expect(lines(r.session)).toEqual(['turn/start', 'step/start', 'user/message "clean up"', 'step/end', 'turn/end error'])
+    expect(lines(r.session)).toEqual([
+      'turn/start',
+      'step/start',
+      'user/message "clean up"',
+      'step/end',
+      'turn/end error',
+    ])
     const end = r.session.events().find((e) => e.type === 'step/end')
     expect(end?.data).toEqual({ turn: 1, step: 1, stop: { reason: 'max_tokens', raw: 'max_tokens' } })
   })
@@ -159,7 +178,14 @@ describe('T2–T4 in the loop', () => {
       'may be incomplete. Call it again with smaller arguments, or split the work.'
     expect(server.received[1]?.body.messages.at(-1)).toEqual({
       role: 'user',
-      content: [{ type: 'tool_result', tool_use_id: 'toolu_rm', is_error: true, content: [{ type: 'text', text: told }] }],
+      content: [
+        {
+          type: 'tool_result',
+          tool_use_id: 'toolu_rm',
+          is_error: true,
+          content: [{ type: 'text', text: told }],
+        },
+      ],
     })
     const end = r.session.events().find((e) => e.type === 'step/end')
     expect(end?.data).toEqual({ turn: 1, step: 1, stop: { reason: 'max_tokens', raw: 'max_tokens' } })
@@ -169,7 +195,10 @@ describe('T2–T4 in the loop', () => {
     r = await rig({ store: 'memory' })
     const seen: unknown[] = []
     tools(seen)
-    const server = await wireServer((n) => ({ sse: n === 1 ? callReply('c1', 'bash', '{"cmd":"ls"}') : textReply('ok') }), '/v1')
+    const server = await wireServer(
+      (n) => ({ sse: n === 1 ? callReply('c1', 'bash', '{"cmd":"ls"}') : textReply('ok') }),
+      '/v1',
+    )
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
     const states: unknown[] = []
     const agent = createAgent({
@@ -187,7 +216,12 @@ describe('T2–T4 in the loop', () => {
     })
     expect(await agent.send('go')).toMatchObject({ reason: 'completed' })
     expect(seen).toEqual([])
-    expect(states[0]).toEqual({ turn: 1, step: 1, messages: 1, tools: expect.arrayContaining(['bash', 'read', 'wait']) })
+    expect(states[0]).toEqual({
+      turn: 1,
+      step: 1,
+      messages: 1,
+      tools: expect.arrayContaining(['bash', 'read', 'wait']),
+    })
     const first = server.received[0]!.body
     expect(first.tools.map((t: { function: { name: string } }) => t.function.name)).toEqual(['read'])
     expect(first.tool_choice).toEqual({ type: 'function', function: { name: 'read' } })
@@ -251,8 +285,16 @@ describe('T2–T4 in the loop', () => {
     r = await rig({ store: 'memory' })
     const model = openaiCompatible({ apiKey: 'k', model: 'm' })
     const make = (context: unknown) => () =>
-      createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model, context: context as never })
-    expect(make({ maxTokens: 0, strategy: 'summarise' })).toThrow('context.maxTokens must be a positive integer, got 0')
+      createAgent({
+        runtime: r.runtime,
+        scope: r.scope,
+        session: r.session,
+        model,
+        context: context as never,
+      })
+    expect(make({ maxTokens: 0, strategy: 'summarise' })).toThrow(
+      'context.maxTokens must be a positive integer, got 0',
+    )
     expect(make({ maxTokens: 10, strategy: 'drop' })).toThrow(
       'context.strategy must be "clear-tool-results" or "summarise", got "drop"',
     )
@@ -261,7 +303,13 @@ describe('T2–T4 in the loop', () => {
     )
     expect(make('big')).toThrow('context must be { maxTokens, strategy, countTokens?, summaryModel? }')
     expect(() =>
-      createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model, onCutToolCalls: 'ignore' as never }),
+      createAgent({
+        runtime: r.runtime,
+        scope: r.scope,
+        session: r.session,
+        model,
+        onCutToolCalls: 'ignore' as never,
+      }),
     ).toThrow(`onCutToolCalls must be 'end-turn' or 'tell-model', got "ignore"`)
   })
 
@@ -323,20 +371,27 @@ describe('T2–T4 in the loop', () => {
       }
       expect(events.filter((e) => e.type === 'tool/result')).toHaveLength(STEPS)
       // Every request after a compaction fits: the requests stay small however long the session.
-      const steps = server.received.filter((x) => !String(x.body.messages[0]?.content).startsWith('You compress'))
+      const steps = server.received.filter(
+        (x) => !String(x.body.messages[0]?.content).startsWith('You compress'),
+      )
       expect(steps).toHaveLength(STEPS)
       const largest = Math.max(...steps.map((x) => estimateTokens(x.raw)))
       // The wire's JSON framing adds about a third to what the budget counts.
       expect(largest).toBeLessThan(maxTokens * 1.5)
       if (strategy === 'clear-tool-results') {
-        const stub = steps.at(-1)!.body.messages.find((m: { role: string; content: string }) =>
-          m.role === 'tool' && m.content.startsWith('[tool result cleared'),
-        )
+        const stub = steps
+          .at(-1)!
+          .body.messages.find(
+            (m: { role: string; content: string }) =>
+              m.role === 'tool' && m.content.startsWith('[tool result cleared'),
+          )
         expect(stub.content).toMatch(
           /^\[tool result cleared to fit the context budget: read — Read src\/file-\d+\.ts; the full result is in the session log at seq \d+\]$/,
         )
       } else {
-        expect(steps.at(-1)!.body.messages[0].content).toMatch(/^\[Summary of the earlier conversation; the full history is in the session log\]\n\nSummary \d+: read \d+ files so far\.$/)
+        expect(steps.at(-1)!.body.messages[0].content).toMatch(
+          /^\[Summary of the earlier conversation; the full history is in the session log\]\n\nSummary \d+: read \d+ files so far\.$/,
+        )
       }
       // Replay: from scratch, and from a reopened session, the messages the last request was built from.
       const live = JSON.stringify(session.messages())

@@ -7,13 +7,19 @@ import {
   type SessionEvent,
   sqliteStore,
 } from '@tooltx/session'
-import { afterEach, describe, expect, it } from 'vitest'
-import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
-
-let r: Rig
-afterEach(async () => {
-  await r.close()
-})
+import { describe, expect, it } from 'vitest'
+import {
+  answeredOnce,
+  call,
+  closingText,
+  eventually,
+  failingOnce,
+  go,
+  lines,
+  OPENING,
+  type Rig,
+  rig,
+} from './loop-harness.js'
 
 const calls = (session: Rig['session']) => lines(session).filter((l) => l.startsWith('tool/'))
 
@@ -22,7 +28,7 @@ const resultOf = (callId: string) => (e: SessionEvent) => e.type === 'tool/resul
 
 describe('L5 scheduler (SQLite session)', () => {
   it('L5.2, L5.3, L4.5, L4.6: an exclusive call in the middle of a batch is a barrier on both sides', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent } = go(r, [
       {
         toolCalls: [
@@ -73,7 +79,7 @@ describe('L5 scheduler (SQLite session)', () => {
   })
 
   it('L5.1: each call is classified right before it starts, so a re-registration while it waits is seen', async () => {
-    r = await rig()
+    const r = await rig()
     const flex = (safe: boolean) =>
       defineTool({
         name: 'flex',
@@ -111,7 +117,7 @@ describe('L5 scheduler (SQLite session)', () => {
   })
 
   it('L5.4: at most maxParallelToolCalls calls run at once; the pool rolls as calls finish', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent } = go(
       r,
       [{ toolCalls: ['1', '2', '3', '4'].map((id) => call('wait', id)) }, { text: 'ok' }],
@@ -136,7 +142,7 @@ describe('L5 scheduler (SQLite session)', () => {
   })
 
   it('L5.4: maxParallelToolCalls 1 makes the batch fully serial', async () => {
-    r = await rig()
+    const r = await rig()
     for (const id of ['1', '2', '3']) r.gates.open(id)
     const { agent } = go(r, [{ toolCalls: ['1', '2', '3'].map((id) => call('wait', id)) }, { text: 'ok' }], {
       maxParallelToolCalls: 1,
@@ -146,7 +152,7 @@ describe('L5 scheduler (SQLite session)', () => {
   })
 
   it('L5.4: a maxParallelToolCalls that is not a positive integer throws INVALID_DEFINITION', async () => {
-    r = await rig()
+    const r = await rig()
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '2']) {
       expect(() =>
         createAgent({
@@ -161,7 +167,7 @@ describe('L5 scheduler (SQLite session)', () => {
   })
 
   it('L4.6, P7.3: a call that times out is committed as TOOL_TIMEOUT in its place; the batch goes on', async () => {
-    r = await rig()
+    const r = await rig()
     r.gates.open('3')
     const { agent } = go(r, [
       { toolCalls: [call('echo', '1'), call('slow', '2'), call('wait', '3')] },
@@ -184,7 +190,7 @@ describe('L5 scheduler (SQLite session)', () => {
   })
 
   it('P3.5, L4.6: a denied call is committed as DENIED in model order and its body never runs', async () => {
-    r = await rig()
+    const r = await rig()
     r.gates.open('2')
     r.runtime.onPreExecute((exec, next) =>
       exec.callId === 'c1' ? { kind: 'deny', reason: 'not today' } : next(),
@@ -192,19 +198,13 @@ describe('L5 scheduler (SQLite session)', () => {
     const { agent } = go(r, [{ toolCalls: [call('wait', '1'), call('wait', '2')] }, { text: 'ok' }])
     await agent.whenIdle()
     expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
+      ...OPENING,
       'assistant/message c1 c2',
       'tool/call c1',
       'tool/call c2',
       'tool/result c1 DENIED',
       'tool/result c2 ok',
-      'step/end',
-      'step/start',
-      'assistant/message "ok"',
-      'step/end',
-      'turn/end completed',
+      ...closingText('ok'),
     ])
     const denied = r.session.events().find(resultOf('c1'))
     expect(denied?.data).toMatchObject({
@@ -217,7 +217,7 @@ describe('L5 scheduler (SQLite session)', () => {
 
 describe('L5.5, L5.6 scheduler failure and repair', () => {
   async function failedTurn() {
-    r = await rig({ store: (path) => failingOnce(path, resultOf('c2')) })
+    const r = await rig({ store: (path) => failingOnce(path, resultOf('c2')) })
     const { agent, model } = go(r, [
       { toolCalls: [call('wait', '1'), call('wait', '2'), call('wait', '3'), call('write', '4')] },
       { text: 'after repair' },
@@ -231,15 +231,13 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
     expect(lines(r.session).at(-1)).not.toMatch(/^turn\/end/)
     r.gates.open('3')
     await agent.whenIdle()
-    return { agent, model }
+    return { agent, model, r }
   }
 
   it('L5.5: a failed append starts nothing more, waits for started calls, fabricates nothing and ends the turn with error', async () => {
-    await failedTurn()
+    const { r } = await failedTurn()
     expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "go"',
+      ...OPENING,
       'assistant/message c1 c2 c3 c4',
       'tool/call c1',
       'tool/call c2',
@@ -253,7 +251,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
   })
 
   it('L5.6, L9.2, L9.3, L9.6: before the next turn the loop answers the closed turn exactly as resume repair would', async () => {
-    const { agent, model } = await failedTurn()
+    const { agent, model, r } = await failedTurn()
     const expected = planRepair(r.session.events())
     agent.send('next')
     await agent.whenIdle()
@@ -287,7 +285,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
   })
 
   it('L5.6, L6.1: an abort while the repair before the next turn runs aborts that turn, and is not lost', async () => {
-    const { agent } = await failedTurn()
+    const { agent, r } = await failedTurn()
     // Abort the moment the repair lands (listeners run synchronously after each durable append).
     const off = r.session.on((event) => {
       if (event.type === 'tool/result' && event.data.error?.code === 'TOOL_OUTCOME_UNKNOWN') agent.abort()
@@ -309,7 +307,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
   })
 
   it('L5.6, L9.5: a restart after the failed turn repairs the same way on open, and the loop then adds nothing', async () => {
-    await failedTurn()
+    const { r } = await failedTurn()
     const expected = planRepair(r.session.events())
     const before = r.session.events().length
     await r.session.close()
@@ -343,7 +341,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
   it('L5.5, L5.6: when even the repair cannot be appended, whenIdle rejects with the cause and the next send retries', async () => {
     let broken = false
     let refused = 0
-    r = await rig({
+    const r = await rig({
       store: (path) => {
         const store = failingOnce(path, resultOf('c1'))
         return {
@@ -394,7 +392,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
 describe('L5.7 policy phases in model order (SQLite session)', () => {
   it('L5.7: post-execute handlers of a parallel batch run in model order, not in completion order', async () => {
     const writes: string[][] = []
-    r = await rig({
+    const r = await rig({
       store: (path) => {
         const store = sqliteStore(path)
         return {
@@ -434,7 +432,7 @@ describe('L5.7 policy phases in model order (SQLite session)', () => {
   })
 
   it('L5.7: a slow pre-execute on one call delays the decision of the next call of the batch', async () => {
-    r = await rig()
+    const r = await rig()
     const decided: string[] = []
     let letGo!: () => void
     const person = new Promise<void>((resolve) => {

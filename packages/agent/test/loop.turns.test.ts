@@ -1,16 +1,11 @@
 import { type Agent, createAgent, scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
-import { afterEach, describe, expect, it } from 'vitest'
-import { args, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
-
-let r: Rig
-afterEach(async () => {
-  await r.close()
-})
+import { describe, expect, it } from 'vitest'
+import { args, call, closingText, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
 
 describe('L3 turns and steps (SQLite session)', () => {
   it('L3.1, L3.2, L3.3, L3.4, L3.6, L3.5, L3.7: one turn with a tool step and a text step, in this exact order', async () => {
-    r = await rig()
+    const r = await rig()
     const model = scripted([
       { text: 'Looking.', toolCalls: [{ id: 'c1', name: 'echo', arguments: args('a') }] },
       { text: 'All done.' },
@@ -25,11 +20,7 @@ describe('L3 turns and steps (SQLite session)', () => {
       'assistant/message "Looking." c1',
       'tool/call c1',
       'tool/result c1 ok',
-      'step/end',
-      'step/start',
-      'assistant/message "All done."',
-      'step/end',
-      'turn/end completed',
+      ...closingText('All done.'),
     ])
     // L3.4: the raw argument string is kept in the block.
     const assistant = r.session.events().find((e) => e.type === 'assistant/message')
@@ -58,7 +49,7 @@ describe('L3 turns and steps (SQLite session)', () => {
   })
 
   it('L3.3: the surface is read at request time, so a tool registered during step 1 is offered in step 2', async () => {
-    r = await rig()
+    const r = await rig()
     const scope = r.scope
     scope.register(
       defineTool({
@@ -89,7 +80,7 @@ describe('L3 turns and steps (SQLite session)', () => {
   })
 
   it('L3.5: a message queued while a text-only reply streams makes another step instead of ending the turn', async () => {
-    r = await rig()
+    const r = await rig()
     const model = scripted([{ text: 'first answer' }, { text: 'second answer' }])
     let injected = false
     const agent = createAgent({
@@ -120,7 +111,7 @@ describe('L3 turns and steps (SQLite session)', () => {
   })
 
   it('L3.2, L3.3, L3.7: messages sent back to back drain in FIFO order at the first step; a later send starts the next turn', async () => {
-    r = await rig()
+    const r = await rig()
     const model = scripted([{ text: 'one' }, { text: 'two' }])
     const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
     await agent.whenIdle()
@@ -154,7 +145,7 @@ describe('L3 turns and steps (SQLite session)', () => {
   })
 
   it('L3.1, L1.8: inject queues any user message, and turn numbers continue after reopening the session', async () => {
-    r = await rig()
+    const r = await rig()
     const first = createAgent({
       runtime: r.runtime,
       scope: r.scope,
@@ -188,7 +179,7 @@ describe('L3 turns and steps (SQLite session)', () => {
   })
 
   it('L3.5, L5.5: a model failure ends the turn with turn/end error and its message; the next send starts a new turn', async () => {
-    r = await rig()
+    const r = await rig()
     const model = scripted([])
     const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
     agent.send('hello')
@@ -220,7 +211,7 @@ function stepsClosed(session: Rig['session']): boolean {
 
 describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () => {
   it('L3.8: an abort mid-stream, an abort mid-batch and a model failure each close the step before turn/end', async () => {
-    r = await rig()
+    const r = await rig()
     let agent!: Agent
     let streamAbort = true
     const model = scripted([
@@ -256,7 +247,9 @@ describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () =>
   })
 
   it('L3.8: when the write between two steps fails, the step still open is the one closed', async () => {
-    r = await rig({ store: (path) => failingOnce(path, (e) => e.type === 'step/start' && e.data.step === 2) })
+    const r = await rig({
+      store: (path) => failingOnce(path, (e) => e.type === 'step/start' && e.data.step === 2),
+    })
     const { agent } = go(r, [{ toolCalls: [call('echo', '1')] }, { text: 'never asked' }])
     expect((await agent.whenIdle())?.error).toBe('disk full')
     expect(lines(r.session).slice(-4)).toEqual([
@@ -270,7 +263,7 @@ describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () =>
   })
 
   it('L3.9: inject snapshots the message at the call, so changing it afterwards changes nothing logged', async () => {
-    r = await rig()
+    const r = await rig()
     const agent = createAgent({
       runtime: r.runtime,
       scope: r.scope,
@@ -291,7 +284,7 @@ describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () =>
   })
 
   it('L3.9: a message that is not lossless JSON throws INVALID_DEFINITION at inject, and the running turn carries on', async () => {
-    r = await rig()
+    const r = await rig()
     const { agent } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'finished' }])
     await eventually(() => r.trace.includes('start 1'), 'the call started')
     const bad = [

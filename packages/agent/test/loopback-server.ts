@@ -21,8 +21,13 @@ export type Answer =
 export interface WireServer {
   baseURL: string
   received: Received[]
-  /** Resolves when the client closes (or the server ends) a response: proof a cancelled request was torn down. */
-  responseClosed: Promise<void>
+  /**
+   * Resolves when the first response closes: `'client'` when the client tore it down before
+   * the server ended it (proof a cancelled request was cancelled), `'server'` when it ended.
+   */
+  responseClosed: Promise<'client' | 'server'>
+  /** `responseClosed`, or `'still open'` when no response closed within `ms` (default 2 s). */
+  closedBy(ms?: number): Promise<'client' | 'server' | 'still open'>
 }
 
 /**
@@ -32,8 +37,8 @@ export interface WireServer {
  */
 export async function wireServer(answer: (n: number) => Answer, basePath = ''): Promise<WireServer> {
   const received: Received[] = []
-  let resolveClosed!: () => void
-  const responseClosed = new Promise<void>((resolve) => {
+  let resolveClosed!: (by: 'client' | 'server') => void
+  const responseClosed = new Promise<'client' | 'server'>((resolve) => {
     resolveClosed = resolve
   })
   const server = createServer((req, res) => {
@@ -44,7 +49,7 @@ export async function wireServer(answer: (n: number) => Answer, basePath = ''): 
     })
     req.on('end', async () => {
       received.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(raw), raw })
-      res.on('close', resolveClosed)
+      res.on('close', () => resolveClosed(res.writableEnded ? 'server' : 'client'))
       const a = answer(received.length)
       if ('status' in a) {
         res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers })
@@ -65,7 +70,14 @@ export async function wireServer(answer: (n: number) => Answer, basePath = ''): 
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
-  return { baseURL: `http://127.0.0.1:${port}${basePath}`, received, responseClosed }
+  const closedBy = (ms = 2_000) => {
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const open = new Promise<'still open'>((resolve) => {
+      timer = setTimeout(() => resolve('still open'), ms)
+    })
+    return Promise.race([responseClosed, open]).finally(() => clearTimeout(timer))
+  }
+  return { baseURL: `http://127.0.0.1:${port}${basePath}`, received, responseClosed, closedBy }
 }
 
 /** A base URL on 127.0.0.1 (plus `basePath`) where nothing listens: a port that was just free. */

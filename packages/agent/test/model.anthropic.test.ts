@@ -184,7 +184,7 @@ describe('anthropic against a loopback Messages API server', () => {
     expect(error).toBeInstanceOf(ModelAbortError)
     expect(reply.message).toBeUndefined()
     expect(reply.partial()).toEqual([{ type: 'text', text: 'Reading it now.' }])
-    await server.responseClosed
+    expect(await server.closedBy()).toBe('client')
   })
 
   it('L3.4: a tool_use whose whole input comes with content_block_start (no deltas) keeps it as the raw string', async () => {

@@ -8,8 +8,8 @@ import {
 } from '@tooltx/agent'
 import { parseToolArguments, type ToolDefinition } from '@tooltx/core'
 import fc from 'fast-check'
-import { afterEach, describe, expect, it } from 'vitest'
-import { lines, type Rig, rig } from './loop-harness.js'
+import { describe, expect, it } from 'vitest'
+import { lines, rig } from './loop-harness.js'
 import { type Answer, collect, request, sseFixture, wireServer } from './loopback-server.js'
 
 /** One Chat Completions chunk whose only choice is `choice` (index 0). */
@@ -119,11 +119,6 @@ describe('L12.1 a reply is complete only when the stream says so', () => {
 })
 
 describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
-  let r: Rig
-  afterEach(async () => {
-    await r.close()
-  })
-
   /** A raw tool `bash` (no validation) that records what it was run with. */
   function bash(seen: unknown[]): ToolDefinition {
     return {
@@ -139,7 +134,7 @@ describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
   }
 
   it('L12.1: a truncated OpenAI-compatible reply ends the turn with an error; the raw tool never runs and no tool/call is logged', async () => {
-    r = await rig()
+    const r = await rig()
     const seen: unknown[] = []
     r.scope.register(bash(seen))
     // Later requests get a plain answer, so a loop that ran the cut call still ends.
@@ -162,7 +157,7 @@ describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
   })
 
   it('L12.2: an Anthropic reply cut at max_tokens inside a tool_use ends the turn with an error; the raw tool never runs', async () => {
-    r = await rig()
+    const r = await rig()
     const seen: unknown[] = []
     r.scope.register(bash(seen))
     const model = await claude(

@@ -1,4 +1,11 @@
-import { isModelAbort, ModelAbortError, ModelError, openaiCompatible, readReply } from '@tooltx/agent'
+import {
+  isModelAbort,
+  ModelAbortError,
+  ModelError,
+  type ModelStreamEvent,
+  openaiCompatible,
+  readReply,
+} from '@tooltx/agent'
 import { describe, expect, it } from 'vitest'
 import {
   abortAtToolArguments,
@@ -191,7 +198,7 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
     expect(isModelAbort(error)).toBe(true)
     expect(reply.message).toBeUndefined()
     expect(reply.partial()).toEqual([{ type: 'text', text: "I'll read both files." }])
-    await server.responseClosed
+    expect(await server.closedBy()).toBe('client')
   })
 
   it('L6.6: readReply resolves an aborted stream as its partial text without the incomplete tool call', async () => {
@@ -207,10 +214,14 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
   it('leaving the iteration early cancels the HTTP request', async () => {
     const server = await wireServer(() => ({ sse: EVENTS.slice(0, 3), hang: true }), '/v1')
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
+    const seen: ModelStreamEvent[] = []
     for await (const event of model.stream(request(), new AbortController().signal)) {
+      seen.push(event)
       if (event.type === 'text-delta') break
     }
-    await server.responseClosed
+    expect(seen).toEqual([{ type: 'text-delta', text: "I'll read " }])
+    expect(server.received).toHaveLength(1)
+    expect(await server.closedBy()).toBe('client')
   })
 
   it('a signal aborted before the call throws ModelAbortError and sends nothing', async () => {

@@ -46,15 +46,7 @@ export class ModelError extends Error {
     options: { status?: number; cause?: unknown; reply?: CutReply } = {},
   ) {
     super(`${adapter}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause })
-    Object.defineProperty(this, 'name', {
-      value: 'ModelError',
-      enumerable: false,
-      writable: true,
-      configurable: true,
-    })
-    Object.defineProperty(this, 'adapter', { value: adapter, enumerable: true })
-    Object.defineProperty(this, 'kind', { value: kind, enumerable: true })
-    Object.defineProperty(this, 'status', { value: options.status, enumerable: true })
+    stamp(this, 'ModelError', { adapter, kind, status: options.status })
     if (options.reply !== undefined) Object.defineProperty(this, 'reply', { value: options.reply })
   }
 }
@@ -69,13 +61,18 @@ export class ModelAbortError extends Error {
 
   constructor(adapter: string, reason?: unknown) {
     super(`${adapter}: the model request was aborted`, reason === undefined ? undefined : { cause: reason })
-    Object.defineProperty(this, 'name', {
-      value: 'AbortError',
-      enumerable: false,
-      writable: true,
-      configurable: true,
-    })
-    Object.defineProperty(this, 'adapter', { value: adapter, enumerable: true })
+    stamp(this, 'AbortError', { adapter })
+  }
+}
+
+/**
+ * Gives an error its `name` (non-enumerable and writable, like the platform's) and read-only
+ * enumerable `fields`, so they show when the error is logged or serialised.
+ */
+function stamp(error: Error, name: string, fields: Record<string, unknown>): void {
+  Object.defineProperty(error, 'name', { value: name, enumerable: false, writable: true, configurable: true })
+  for (const [key, value] of Object.entries(fields)) {
+    Object.defineProperty(error, key, { value, enumerable: true })
   }
 }
 
