@@ -17,7 +17,8 @@ const text = (t: string) => [{ type: 'text' as const, text: t }]
 async function step(session: Session, step: number, calls: number): Promise<void> {
   const T = { turn: 1, step }
   const events: NewSessionEvent[] = [{ type: 'step/start', data: T }]
-  if (step === 1) events.push({ type: 'user/message', data: { ...T, message: { role: 'user', content: text('go') } } })
+  if (step === 1)
+    events.push({ type: 'user/message', data: { ...T, message: { role: 'user', content: text('go') } } })
   const content = [
     { type: 'text' as const, text: `step ${step}` },
     ...Array.from({ length: calls }, (_, i) => ({
@@ -40,7 +41,8 @@ async function step(session: Session, step: number, calls: number): Promise<void
 }
 
 /** The seqs of the tool/result events so far. */
-const resultSeqs = (session: Session) => session.events().flatMap((e) => (e.type === 'tool/result' ? [e.seq] : []))
+const resultSeqs = (session: Session) =>
+  session.events().flatMap((e) => (e.type === 'tool/result' ? [e.seq] : []))
 
 describe('T3.5 context/compacted in the log', () => {
   it('T3.5: clear-tool-results gives the listed results their stub; summarise replaces every message up to `through`; replay derives the same', async () => {
@@ -88,7 +90,14 @@ describe('T3.5 context/compacted in the log', () => {
     await session.append('turn/start', { turn: 1 })
     await step(session, 1, 1)
     await session.append('step/end', { turn: 1, step: 1 })
-    const base = { turn: 1, step: 1, tokensBefore: 1, tokensAfter: 1, strategy: 'clear-tool-results' as const, cleared: [] }
+    const base = {
+      turn: 1,
+      step: 1,
+      tokensBefore: 1,
+      tokensAfter: 1,
+      strategy: 'clear-tool-results' as const,
+      cleared: [],
+    }
     await expect(session.append('context/compacted', base)).rejects.toThrow(
       'invariant violated: context/compacted outside the open step',
     )
@@ -106,7 +115,9 @@ describe('T3.5 context/compacted in the log', () => {
     ).rejects.toThrow('invariant violated: context/compacted strategy "shrink" is unknown')
     await expect(
       session.append('context/compacted', { ...base, step: 2, cleared: [{ seq: 1 }] } as never),
-    ).rejects.toThrow('invariant violated: context/compacted cleared entries need { seq, callId, isError, content: [...] }')
+    ).rejects.toThrow(
+      'invariant violated: context/compacted cleared entries need { seq, callId, isError, content: [...] }',
+    )
   })
 
   it('T3.5: for any interleaving of steps and compactions, the live messages equal a from-scratch replay and a reopened session', async () => {
