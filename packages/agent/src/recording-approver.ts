@@ -1,12 +1,5 @@
-import type { ApprovalOutcome, ApprovalRequest, Approver } from '@tooltx/core'
+import { type ApprovalOutcome, type ApprovalRequest, type Approver, askApprover } from '@tooltx/core'
 import type { Session } from '@tooltx/session'
-
-const OUTCOMES: ReadonlySet<unknown> = new Set(['allowed-once', 'rejected', 'cancelled', 'unavailable'])
-
-/** Maps any answer outside the four outcomes to `'unavailable'` (P4.7). */
-function normalize(answer: unknown): ApprovalOutcome {
-  return OUTCOMES.has(answer) ? (answer as ApprovalOutcome) : 'unavailable'
-}
 
 /**
  * Wraps the user's approver so each consultation is recorded (L8): `approval/asked` before
@@ -53,10 +46,7 @@ export function recordingApprover(
         () => {
           // The turn may have been aborted while the request was being recorded.
           if (request.signal.aborted) return decide('cancelled')
-          return Promise.resolve()
-            .then(() => approver(request))
-            .then(normalize, () => 'unavailable' as const)
-            .then(decide)
+          return askApprover(approver, request).then(decide)
         },
         (error: unknown) => {
           decided = true

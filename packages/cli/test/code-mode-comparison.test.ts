@@ -18,7 +18,9 @@ describe('the Code Mode comparison of the demo', () => {
       onClosed: () => () => {},
     }
     const { nativeTokens, codeTokens } = await codeModeComparison(out, SAMPLE)
-    expect(codeTokens).toBeGreaterThan(0)
+    // The sample is fixed, so both counts are: the Code Mode result is the one-line-per-file summary.
+    expect({ nativeTokens, codeTokens }).toEqual({ nativeTokens: 413, codeTokens: 30 })
+    expect(lines).toContain(`  Code Mode: 1 tool result,  ${codeTokens} tokens entered the context`)
     expect(codeTokens).toBeLessThanOrEqual(nativeTokens * 0.4)
     // On a mismatch the whole printout is the message, so a failure shows what run_code said.
     expect(lines, lines.join('\n')).toContain('    │ src/inventory.ts: 22 lines, TODO at 9, 19')

@@ -1,3 +1,6 @@
+import type { ApprovalOutcome } from './approval-outcome.js'
+import type { CallSequence } from './call-sequence.js'
+import type { CodeDispatchSink, CodeRuntime } from './code-runtime.js'
 import type { UserMessage } from './content.js'
 import type { JsonValue } from './lossless-json.js'
 
@@ -39,8 +42,7 @@ export interface RunContext extends Execution {
   readonly progress: (update: JsonValue) => void
 }
 
-/** The four answers an approver may give (P4.2). */
-export type ApprovalOutcome = 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable'
+export type { ApprovalOutcome } from './approval-outcome.js'
 
 /** What an approver is asked (P4.2, P4.9). */
 export interface ApprovalRequest {
@@ -63,3 +65,29 @@ export interface ApprovalRequest {
 export type Approver = (
   request: ApprovalRequest,
 ) => ApprovalOutcome | Promise<ApprovalOutcome | (string & {})>
+
+/** What `runtime.execute` reads, once each, at entry (I1.1). */
+export interface ExecuteInput {
+  /** Non-empty; the model's tool-call id. */
+  callId: string
+  /** Defaults to `callId` (I1.5). */
+  rootCallId?: string
+  /** The tool name the model asked for. */
+  name: string
+  /** The parsed arguments; snapshotted and frozen at entry (P2.4). */
+  arguments: unknown
+  /** The caller's cancellation signal. */
+  signal: AbortSignal
+  /** The scope whose view the call resolves through; none means the global view. */
+  scope?: ToolScope
+  /** The token of the execution this call is nested in (Code Mode). */
+  parent?: symbol
+  /** Overrides the runtime's approver for this call (P4.1). */
+  approver?: Approver
+  /** Overrides the runtime's code runtime for a `run_code` call (X1.6). */
+  codeRuntime?: CodeRuntime
+  /** Receives Code Mode dispatch events of a `run_code` call (X5). */
+  onCodeDispatch?: CodeDispatchSink
+  /** Orders this call's policy phases after those of the calls that entered it before (P1.8). */
+  sequence?: CallSequence
+}

@@ -1,20 +1,14 @@
-export { callCard, isCallView, isResultView, parseToolArguments, resultCard } from './cards.js'
-export type { RunCodeHost, RunCodeRequest, RunCodeValue } from './code-mode/run-code.js'
+export { APPROVAL_OUTCOMES, askApprover, isApprovalOutcome } from './approval-outcome.js'
+export { type CallSequence, callSequence } from './call-sequence.js'
+export type { RunCodeHost, RunCodeRequest, RunCodeValue } from './code-mode/host.js'
 export { ToolCallError } from './code-mode/tool-call-error.js'
 export * from './code-runtime.js'
 export * from './content.js'
-export * from './define-tool.js'
+export { createToolRuntime, type ToolRuntime } from './create-runtime.js'
+export { allow, ask, deny } from './decisions.js'
 export * from './definition.js'
-export * from './definition-checks.js'
 export * from './errors.js'
 export * from './execution.js'
-export * from './lossless-json.js'
-export * from './messages.js'
-export * from './presentation.js'
-export * from './result.js'
-export { type CallSequence, callSequence } from './runtime/call-sequence.js'
-export type { ExecuteInput } from './runtime/core.js'
-export { allow, ask, deny } from './runtime/decisions.js'
 export type {
   AroundExecution,
   AroundHandler,
@@ -27,12 +21,12 @@ export type {
   PreExecuteHandler,
   ProgressListener,
   ResultObserver,
-} from './runtime/hooks.js'
-export type { Mode } from './runtime/modes.js'
-export type { ToolRuntimeOptions } from './runtime/options.js'
-export { createToolRuntime, type ToolRuntime } from './runtime/runtime.js'
-export type { RestrictRule, RuntimeScope } from './runtime/scope.js'
-export type { ExecutionMode, ToolSurface, ToolView } from './runtime/scope-view.js'
+} from './hooks.js'
+export * from './lossless-json.js'
+export * from './messages.js'
+export type { ToolRuntimeOptions } from './pipeline/options.js'
+export * from './presentation.js'
+export type { Mode } from './registry/modes.js'
 export type {
   BindableTool,
   ToolExecution,
@@ -40,7 +34,9 @@ export type {
   ToolPostExecuteHandler,
   ToolPreExecuteHandler,
   ToolResultOf,
-} from './runtime/tool-hooks.js'
+} from './registry/tool-hooks.js'
+export * from './result.js'
+export type { RestrictRule, RuntimeScope } from './runtime-scope.js'
 export * from './schema/dsl.js'
 export * from './schema/infer.js'
 export * from './schema/model-schema.js'
@@ -54,6 +50,15 @@ export type {
 } from './schema/standard.js'
 export { assertSupportedSchema } from './schema/subset.js'
 export * from './schema/typescript.js'
-export * from './schema/validate.js'
+export {
+  type CompiledValidator,
+  compileValidator,
+  type ValidationRoot,
+  validateValue,
+} from './schema/validate.js'
+export { callCard, isCallView, isResultView, parseToolArguments, resultCard } from './tool/cards.js'
+export * from './tool/define-tool.js'
+export { assertToolDefinition } from './tool/definition-checks.js'
+export type { ExecutionMode, ToolSurface, ToolView } from './view.js'
 export { type RetryOptions, retry } from './wrappers/retry.js'
 export { timeout } from './wrappers/timeout.js'

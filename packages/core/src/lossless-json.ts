@@ -1,4 +1,6 @@
 /** A JSON value that survives `JSON.stringify` → `JSON.parse` unchanged (SPEC J1.1). */
+import { isIntrinsicArrayPrototype, isIntrinsicObjectPrototype } from './intrinsics.js'
+import { TargetStamp } from './target-stamp.js'
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject
 
 /** A JSON object: string keys, lossless JSON values. */
@@ -15,60 +17,6 @@ export interface SnapshotOptions {
   freeze?: boolean
   /** Path name of the root used in `reason` strings; `value` when omitted. */
   root?: string
-}
-
-const OBJECT_PROTO = Object.prototype
-const ARRAY_PROTO = Array.prototype
-const fnToString = Function.prototype.toString
-const NATIVE_OBJECT_SOURCE = fnToString.call(Object)
-const NATIVE_ARRAY_SOURCE = fnToString.call(Array)
-
-/** Foreign-realm intrinsic prototypes already recognised (real intrinsics, so caching is safe). */
-const knownPrototypes = new WeakSet<object>()
-
-/**
- * True iff `proto` has an own data property `constructor` holding that realm's native
- * `constructorName` function whose own `prototype` is `proto`. An imitation fails: the intrinsic
- * `prototype` of a native constructor cannot be reassigned, and a user function does not print
- * as native code.
- */
-function isOwnNativeConstructorOf(proto: object, nativeSource: string): boolean {
-  const ctor = Reflect.getOwnPropertyDescriptor(proto, 'constructor')
-  if (ctor === undefined || !('value' in ctor) || typeof ctor.value !== 'function') return false
-  const fn = ctor.value as Function
-  const protoOfCtor = Reflect.getOwnPropertyDescriptor(fn, 'prototype')
-  if (protoOfCtor === undefined || protoOfCtor.value !== proto) return false
-  return fnToString.call(fn) === nativeSource
-}
-
-/**
- * True iff `proto` is the intrinsic `Object.prototype` of this or another realm (a `node:vm`
- * context, an iframe). An object that merely imitates it fails: the intrinsic has a null
- * prototype and a `constructor` that is that realm's native `Object` pointing back at it.
- */
-function isIntrinsicObjectPrototype(proto: object): boolean {
-  if (proto === OBJECT_PROTO || knownPrototypes.has(proto)) return true
-  if (Object.getPrototypeOf(proto) !== null || !isOwnNativeConstructorOf(proto, NATIVE_OBJECT_SOURCE)) {
-    return false
-  }
-  knownPrototypes.add(proto)
-  return true
-}
-
-/**
- * True iff `proto` is the intrinsic `Array.prototype` of some realm: an array exotic object whose
- * `constructor` is that realm's native `Array` and whose own prototype is that realm's
- * `Object.prototype`. Array subclasses and arrays posing as `Array.prototype` fail.
- */
-function isIntrinsicArrayPrototype(proto: object | null): boolean {
-  if (proto === ARRAY_PROTO) return true
-  if (proto === null) return false
-  if (knownPrototypes.has(proto)) return true
-  if (!Array.isArray(proto) || !isOwnNativeConstructorOf(proto, NATIVE_ARRAY_SOURCE)) return false
-  const parent = Object.getPrototypeOf(proto)
-  if (parent === null || !isIntrinsicObjectPrototype(parent)) return false
-  knownPrototypes.add(proto)
-  return true
 }
 
 /** One container being copied: its source, its copy and the position of the walk inside it. */
@@ -215,24 +163,13 @@ export function snapshotJson(value: unknown, options: SnapshotOptions = {}): Sna
   return { ok: true, value: first.copy }
 }
 
-/** A base class whose constructor returns its argument, so a subclass can stamp private fields on it. */
-class Returning {
-  constructor(target: object) {
-    // biome-ignore lint/correctness/noConstructorReturn: returning the target is the point (see SnapshotMark).
-    return target
-  }
-}
-
 /**
  * The mark on the roots `snapshotJson(v, { freeze: true })` builds: fresh, plain, lossless and
- * frozen. A private class field rather than a `WeakSet`, because adding a fresh object to a
- * `WeakSet` costs ~600 ns on V8 (ephemeron bookkeeping, paid again by the GC) against ~10 ns
- * for the field, and the runtime marks several values per call (bench/lossless.bench.ts,
- * bench/pipeline.bench.ts). The field is invisible to keys, descriptors, Proxies, JSON and
- * `structuredClone`, so the copy stays plain lossless JSON (J1.1, J1.8). It is stamped on the
- * copy before the copy is frozen.
+ * frozen. A private field stamped on the copy before it is frozen (see target-stamp.ts for why
+ * not a `WeakSet`); it is invisible to keys, descriptors, Proxies, JSON and `structuredClone`,
+ * so the copy stays plain lossless JSON (J1.1, J1.8).
  */
-class SnapshotMark extends Returning {
+class SnapshotMark extends TargetStamp {
   readonly #frozenSnapshot = true
 
   static has(value: object): boolean {

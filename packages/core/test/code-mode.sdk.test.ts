@@ -75,7 +75,11 @@ describe('X2 the SDK', () => {
     const sdk = sdkOf([readFile])
     const fences = sdk.match(/```/g) ?? []
     expect(fences).toHaveLength(2)
-    expect(sdk.indexOf('```ts')).toBeGreaterThan(0)
+    // Usage text first, then the one TypeScript block.
+    expect(sdk.indexOf('```ts')).toBe(sdk.indexOf('```'))
+    expect(sdk.slice(0, sdk.indexOf('```ts'))).toMatch(
+      /^Write `run_code` programs in TypeScript\. [\s\S]*`console`\.\n\n$/,
+    )
     const code = block(sdk)
     expect(code).toContain('type JsonValue =')
     expect(code).toContain(
@@ -98,8 +102,12 @@ describe('X2 the SDK', () => {
          try { await tools.read_file({ path: 'b' }) } catch (e) { if (e instanceof ToolCallError) { const c: string = e.code; const t: ToolName = e.toolName } }`,
       ),
     ).toEqual([])
-    expect(typecheck(sdk, `await tools.read_file({ limit: 1 })`).length).toBeGreaterThan(0)
-    expect(typecheck(sdk, `await tools.write_file({})`).length).toBeGreaterThan(0)
+    expect(typecheck(sdk, `await tools.read_file({ limit: 1 })`)).toEqual([
+      expect.stringContaining("Property 'path' is missing in type '{ limit: number; }'"),
+    ])
+    expect(typecheck(sdk, `await tools.write_file({})`)).toEqual([
+      expect.stringMatching(/^Property 'write_file' does not exist on type '\{ readonly read_file: /),
+    ])
   })
 
   it('X2.1: tool names that are not identifiers are quoted and still type-check', () => {

@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
 import { runInNewContext } from 'node:vm'
 import fc from 'fast-check'
 import { describe, expect, expectTypeOf, it } from 'vitest'
@@ -13,26 +15,17 @@ import {
 } from '../src/errors.js'
 import { anyValue, revoked, trapping } from './hostile-values.js'
 
-/** The SPEC §E error-code table, copied by hand so a drift in either place fails. */
-const TABLE = {
-  UNKNOWN_TOOL: 'ToolNotFoundError',
-  INVALID_ARGS: 'ToolArgsError',
-  INVALID_TOOL_OUTPUT: 'ToolOutputError',
-  TOOL_FAILED: 'ToolFailedError',
-  DENIED: 'ToolDeniedError',
-  BLOCKED: 'ToolBlockedError',
-  HOOK_FAILED: 'HookFailedError',
-  TOOL_TIMEOUT: 'ToolTimeoutError',
-  ABORTED: 'AbortError',
-  ABORTED_BEFORE_DISPATCH: 'AbortError',
-  CODE_RUN_FAILED: 'CodeRunFailedError',
-  RESULT_NOT_SERIALIZABLE: 'ResultNotSerializableError',
-  TOOL_NOT_STARTED: 'ToolNotStartedError',
-  TOOL_OUTCOME_UNKNOWN: 'ToolOutcomeUnknownError',
-  UNSUPPORTED_SCHEMA: 'SchemaError',
-  INVALID_DEFINITION: 'DefinitionError',
-  INVARIANT: 'InvariantError',
-} as const
+/**
+ * The error-code table of docs/SPEC.md, read from the contract itself (an independent oracle:
+ * a code or name that drifts in either place fails).
+ */
+const TABLE: Readonly<Record<string, string>> = Object.fromEntries(
+  [
+    ...readFileSync(fileURLToPath(new URL('../../../docs/SPEC.md', import.meta.url)), 'utf8').matchAll(
+      /^\| `([A-Z_]+)` \| `(\w+)` \|/gm,
+    ),
+  ].map((row) => [row[1]!, row[2]!]),
+)
 const CODES = Object.keys(TABLE) as ToolErrorCode[]
 const UNPRINTABLE = '<unprintable thrown value>'
 

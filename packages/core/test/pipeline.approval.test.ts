@@ -1,8 +1,15 @@
 import { createHash } from 'node:crypto'
-import { type ApprovalOutcome, type ApprovalRequest, createToolRuntime } from '@tooltx/core'
+import {
+  APPROVAL_OUTCOMES,
+  type ApprovalOutcome,
+  type ApprovalRequest,
+  askApprover,
+  createToolRuntime,
+  isApprovalOutcome,
+} from '@tooltx/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { canonicalJson } from '../src/runtime/stages/approval.js'
+import { canonicalJson } from '../src/pipeline/stages/approval.js'
 import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 function setup(options: { approver?: (r: ApprovalRequest) => unknown; guard?: string } = {}) {
@@ -102,6 +109,28 @@ describe('P4 approval', () => {
       'DENIED',
       'tool "t" requires approval, but the approval channel is unavailable',
     )
+  })
+
+  it('P4.7: askApprover is the one normaliser: the four outcomes pass, anything else is unavailable', async () => {
+    expect(APPROVAL_OUTCOMES).toEqual(['allowed-once', 'rejected', 'cancelled', 'unavailable'])
+    expect(Object.isFrozen(APPROVAL_OUTCOMES)).toBe(true)
+    for (const outcome of APPROVAL_OUTCOMES) {
+      expect(isApprovalOutcome(outcome)).toBe(true)
+      expect(await askApprover(() => outcome, {})).toBe(outcome)
+      expect(await askApprover(async () => outcome, {})).toBe(outcome)
+    }
+    await fc.assert(
+      fc.asyncProperty(fc.anything(), async (answer) => {
+        fc.pre(!(APPROVAL_OUTCOMES as readonly unknown[]).includes(answer))
+        expect(isApprovalOutcome(answer)).toBe(false)
+        expect(await askApprover(() => answer, {})).toBe('unavailable')
+      }),
+    )
+    const thrower = () => {
+      throw new Error('x')
+    }
+    expect(await askApprover(thrower, {})).toBe('unavailable')
+    expect(await askApprover(() => Promise.reject(new Error('y')), {})).toBe('unavailable')
   })
 
   it('P4.7: a throwing, rejecting or unknown answer counts as unavailable', async () => {

@@ -1,8 +1,8 @@
 import { createToolRuntime, type Execution, ToolError, type ToolResult } from '@tooltx/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { capContent, utf8Length } from '../src/runtime/content-policy.js'
-import { failure } from '../src/runtime/failures.js'
+import { capContent, utf8Length } from '../src/pipeline/content-policy.js'
+import { failure } from '../src/pipeline/failures.js'
 import { abortedSignal, expectFailure, isDeepFrozen, live, rawTool } from './pipeline.fixtures.js'
 
 function withFinalizer(finalizeContent: unknown, extra: Record<string, unknown> = {}, options = {}) {

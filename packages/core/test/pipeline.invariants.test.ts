@@ -1,6 +1,6 @@
 import { createToolRuntime, type Execution, ToolError, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { assertPublishable, StageLog } from '../src/runtime/invariants.js'
+import { assertPublishable, StageLog } from '../src/pipeline/invariants.js'
 import { after, live, rawTool } from './pipeline.fixtures.js'
 
 function invariant(fn: () => unknown): string {

@@ -1,5 +1,6 @@
 import { createToolRuntime, type RunContext, retry, type ToolFailure, timeout } from '@tooltx/core'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
+import { appliesToOf, declareAppliesTo } from '../src/pipeline/applies-to.js'
 import { deferred, expectFailure, flush, live, rawTool } from './pipeline.fixtures.js'
 
 beforeEach(() => {
@@ -288,5 +289,40 @@ describe('P7 built-in timeout and retry', () => {
     await vi.advanceTimersByTimeAsync(350)
     expectFailure(await p2, 'TOOL_TIMEOUT')
     expect(attemptsRun).toEqual([1, 2, 3])
+  })
+
+  it('P7.10: a wrapper declares the definitions it acts on; the built-in timeout acts on those with timeoutMs', async () => {
+    const acts = appliesToOf(timeout())
+    expect(acts?.(rawTool('a', { timeoutMs: 5 }))).toBe(true)
+    expect(acts?.(rawTool('b'))).toBe(false)
+    expect(acts?.(undefined)).toBe(false)
+
+    const seen: string[] = []
+    const onlyMarked = declareAppliesTo(
+      (exec, next) => {
+        seen.push(`declared:${exec.name}`)
+        return next()
+      },
+      (def) => def?.description === 'marked',
+    )
+    const rt = createToolRuntime({ timeout: false })
+    rt.register(rawTool('plain', { execute: async () => 'p' }))
+    rt.register(rawTool('marked', { description: 'marked', execute: async () => 'm' }))
+    rt.wrapExecute(onlyMarked)
+    // Alone, the declared wrapper is skipped for a definition it does not act on.
+    expect((await rt.execute({ callId: 'c1', name: 'plain', arguments: {}, signal: live() })).isError).toBe(
+      false,
+    )
+    expect((await rt.execute({ callId: 'c2', name: 'marked', arguments: {}, signal: live() })).isError).toBe(
+      false,
+    )
+    expect(seen).toEqual(['declared:marked'])
+    // Next to a wrapper that declares nothing, the whole chain runs, the declared one included.
+    rt.wrapExecute((exec, next) => {
+      seen.push(`open:${exec.name}`)
+      return next()
+    })
+    await rt.execute({ callId: 'c3', name: 'plain', arguments: {}, signal: live() })
+    expect(seen).toEqual(['declared:marked', 'declared:plain', 'open:plain'])
   })
 })

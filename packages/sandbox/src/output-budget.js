@@ -25,22 +25,9 @@ export function lineCost(line) {
  * @returns {string | undefined}
  */
 export function cutLine(line, budget) {
-  let room = budget - lineCost(CUT_MARK)
+  const room = budget - lineCost(CUT_MARK)
   if (room < 0) return undefined
-  let end = 0
-  while (end < line.length) {
-    const unit = line.charCodeAt(end)
-    let width = 1
-    let bytes = 3
-    if (unit < 0x80) bytes = 1
-    else if (unit < 0x800) bytes = 2
-    else if (unit <= 0xdbff && unit >= 0xd800 && (line.charCodeAt(end + 1) & 0xfc00) === 0xdc00) {
-      bytes = 4
-      width = 2
-    }
-    if (bytes > room) break
-    room -= bytes
-    end += width
-  }
-  return `${line.slice(0, end)}${CUT_MARK}`
+  // `encodeInto` stops before a character that would not fit whole.
+  const { read } = new TextEncoder().encodeInto(line, new Uint8Array(room))
+  return `${line.slice(0, read)}${CUT_MARK}`
 }

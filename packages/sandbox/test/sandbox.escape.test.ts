@@ -269,7 +269,9 @@ afterAll(async () => {
 
 describe('X8.5 / X8.6 escape suite', () => {
   it('X8.5: the suite holds at least 30 escape programs', () => {
-    expect(attempts.length).toBeGreaterThanOrEqual(30)
+    // The exact suite: every program named once, and the count pinned so a dropped one is noticed.
+    expect(new Set(attempts.map((a) => a.name)).size).toBe(attempts.length)
+    expect(attempts).toHaveLength(44)
   })
 
   for (const attempt of attempts) {

@@ -1,4 +1,4 @@
-import type { ToolCallBlock } from '@tooltx/core'
+import { isApprovalOutcome, type ToolCallBlock } from '@tooltx/core'
 import {
   type ApprovalAskedData,
   type NewSessionEvent,
@@ -9,7 +9,6 @@ import {
 const EVENT_TYPES = new Set<string>(SESSION_EVENT_TYPES)
 const TURN_END_REASONS = new Set(['completed', 'aborted', 'error', 'interrupted', 'limit'])
 const TURN_LIMITS = new Set(['maxSteps', 'maxToolCalls', 'maxTurnMs'])
-const APPROVAL_OUTCOMES = new Set(['allowed-once', 'rejected', 'cancelled', 'unavailable'])
 const STOP_REASONS = new Set([
   'stop',
   'tool_calls',
@@ -128,8 +127,7 @@ export class LogState {
         if (!isId(data.callId) || !this.pendingApprovals.has(data.callId)) {
           return `approval/decided for call ${q(data.callId)} does not follow an undecided approval/asked`
         }
-        if (!APPROVAL_OUTCOMES.has(data.outcome as string))
-          return `approval/decided outcome ${q(data.outcome)}`
+        if (!isApprovalOutcome(data.outcome)) return `approval/decided outcome ${q(data.outcome)}`
         return undefined
       case 'tool/code-dispatch-start':
       case 'tool/code-dispatch':

@@ -3,17 +3,18 @@
  * calls, nested dispatch of each call through the runtime, commit of nested results onto
  * the outer call, dispatch events, and settlement with its drain.
  */
+
+import { callSequence } from '../call-sequence.js'
 import { type CodeBinding, TOOL_ARGS_NOT_LOSSLESS } from '../code-runtime.js'
 import type { ContentBlock, ContextSource } from '../content.js'
 import { RUN_CODE } from '../definition.js'
+import type { ExecuteInput } from '../execution.js'
 import type { JsonValue } from '../lossless-json.js'
 import { snapshotJson } from '../lossless-json.js'
 import type { ToolResult } from '../result.js'
-import { callSequence } from '../runtime/call-sequence.js'
-import type { ExecuteInput } from '../runtime/core.js'
-import type { ToolView } from '../runtime/scope-view.js'
+import type { ToolView } from '../view.js'
 import { DispatchSink } from './dispatch-sink.js'
-import type { RunCodeRequest } from './run-code.js'
+import type { RunCodeRequest } from './host.js'
 import { type JobOutcome, SubCallScheduler } from './sub-call-scheduler.js'
 import { ToolCallError } from './tool-call-error.js'
 

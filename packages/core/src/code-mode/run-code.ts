@@ -4,67 +4,20 @@
  * `run_code` value or failure (X1.7–X1.9). Bindings and nested dispatch live in
  * `bindings.ts`, the sub-call scheduler in `sub-call-scheduler.ts`.
  */
-import type { CodeDispatchSink, CodeRunResult, CodeRuntime } from '../code-runtime.js'
+import type { CodeRunResult } from '../code-runtime.js'
 import type { ContentBlock } from '../content.js'
 import { type AnyToolDefinition, RUN_CODE } from '../definition.js'
 import { codedError, errorMessage } from '../errors.js'
-import type { Approver, RunContext, ToolScope } from '../execution.js'
+import type { RunContext } from '../execution.js'
 import type { JsonObject, JsonValue } from '../lossless-json.js'
 import type { CallView } from '../presentation.js'
-import type { ToolResult } from '../result.js'
-import type { ExecuteInput } from '../runtime/core.js'
-import { NO_CODE_RUNTIME } from '../runtime/failures.js'
-import type { ToolView } from '../runtime/scope-view.js'
 import { compileValidator } from '../schema/validate.js'
 import { CodeRun } from './bindings.js'
+import type { RunCodeHost, RunCodeRequest, RunCodeValue } from './host.js'
 import { renderJson } from './render-json.js'
 
-/** The value of a successful run (X1.3): the captured log lines and the program's result, if any. */
-export interface RunCodeValue extends JsonObject {
-  logs: string[]
-}
-
-/** What the runtime that owns a `run_code` definition provides to it. */
-export interface RunCodeHost {
-  /** The Code Mode inputs the execution with this token read at entry (I1.1), while it is in progress. */
-  callInputs(token: symbol): RunCodeCallInputs | undefined
-  /** `createToolRuntime({ codeRuntime })`. */
-  readonly defaultCodeRuntime: CodeRuntime | undefined
-  /** `createToolRuntime({ maxParallelSubCalls })` (X6.2). */
-  readonly maxParallelSubCalls: number
-  /** Where contained sink errors go (X5.5). */
-  readonly reportError: (error: unknown) => void
-  /** The runtime's `execute`, for nested dispatch (X4.1). */
-  execute(input: ExecuteInput): Promise<ToolResult>
-  /** The live view of a scope (R4.1), for bindings and the SDK. */
-  view(scope: ToolScope | undefined): ToolView
-}
-
-/** The per-call inputs of a `run_code` call. */
-export interface RunCodeCallInputs {
-  readonly codeRuntime: CodeRuntime | undefined
-  readonly onCodeDispatch: CodeDispatchSink | undefined
-  readonly approver: Approver | undefined
-  readonly scope: ToolScope | undefined
-}
-
-/** Everything one program run needs (the input of `runCodeBody`). */
-export interface RunCodeRequest {
-  /** The TypeScript program. */
-  readonly code: string
-  /** The model's one-line description of the program. */
-  readonly description: string
-  /** The run context of the `run_code` call (outer callId, token, fused signal). */
-  readonly run: RunContext
-  /** The code runtime chosen per X1.6. */
-  readonly codeRuntime: CodeRuntime
-  /** The dispatch-event sink of the call, if any (X5). */
-  readonly onCodeDispatch: CodeDispatchSink | undefined
-  /** The approver the call brought, forwarded to nested calls (X4.1). */
-  readonly approver: Approver | undefined
-  /** The runtime that owns the call. */
-  readonly host: RunCodeHost
-}
+/** `run_code` without any code runtime (X1.6). */
+const NO_CODE_RUNTIME = 'run_code requires a code runtime, but none is configured'
 
 /** The kind of a failed run and its message, built per X1.7 with the captured output. */
 function failureMessage(error: { kind: string; message: string }, logs: readonly string[]): string {

@@ -1,30 +1,13 @@
-import { snapshotJson } from '../lossless-json.js'
+/** The plain-container tests of the validator (S4.8), on the snapshot's test of an intrinsic prototype (J1.11). */
+import { isIntrinsicArrayPrototype, isIntrinsicObjectPrototype } from '../intrinsics.js'
 
-const OBJECT_PROTO = Object.prototype
-const ARRAY_PROTO = Array.prototype
-
-/** Prototypes already judged, so the probe below runs once per foreign realm. */
-const objectProtos = new WeakMap<object, boolean>()
-const arrayProtos = new WeakMap<object, boolean>()
-
-/**
- * Asks the snapshot (J1) whether an empty container with prototype `proto` is lossless JSON, so
- * "plain" means exactly what it means at every other boundary (J1.11): the intrinsic prototype
- * of any realm, never an imitation. A hostile prototype whose traps throw counts as not plain.
- */
-function probe(proto: object, cache: WeakMap<object, boolean>, make: () => object): boolean {
-  const known = cache.get(proto)
-  if (known !== undefined) return known
-  let plain = false
+/** `test(proto)`, with a hostile prototype whose traps throw counting as not plain. */
+function intrinsic(test: (proto: object) => boolean, proto: object): boolean {
   try {
-    const empty = make()
-    Object.setPrototypeOf(empty, proto)
-    plain = snapshotJson(empty).ok
+    return test(proto)
   } catch {
-    plain = false
+    return false
   }
-  cache.set(proto, plain)
-  return plain
 }
 
 /**
@@ -34,7 +17,7 @@ function probe(proto: object, cache: WeakMap<object, boolean>, make: () => objec
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
   const proto = Object.getPrototypeOf(value)
-  return proto === null || proto === OBJECT_PROTO || probe(proto, objectProtos, () => ({}))
+  return proto === null || intrinsic(isIntrinsicObjectPrototype, proto)
 }
 
 /**
@@ -45,7 +28,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function isPlainDenseArray(value: unknown): value is unknown[] {
   if (!Array.isArray(value)) return false
   const proto = Object.getPrototypeOf(value)
-  if (proto !== ARRAY_PROTO && (proto === null || !probe(proto, arrayProtos, () => []))) return false
+  if (proto === null || !intrinsic(isIntrinsicArrayPrototype, proto)) return false
   const length = value.length
   if (Reflect.ownKeys(value).length !== length + 1) return false
   for (let i = 0; i < length; i++) if (!Object.hasOwn(value, i)) return false

@@ -293,7 +293,7 @@ function objectNode(
   const index = new Map<string, number>()
   // Filled in the loop, not with `Array.prototype.fill`: V8's `fill` builtin checks the array
   // against the `Array.prototype` of every live realm, so each call costs time linear in the
-  // number of `node:vm` contexts the process holds (18 µs with 1,000 of them, against 0.1 µs).
+  // number of `node:vm` contexts the process holds (BENCHMARKS.md, "Hot-path figures").
   const isRequired: boolean[] = new Array(count)
   for (let i = 0; i < count; i++) {
     const { key, schema } = declared[i]!
@@ -505,9 +505,7 @@ function build(root: SchemaNode, nodes: readonly SchemaNode[]): Compiled {
  * as it was when compiled; treat schemas as immutable.
  */
 export function compileValidator(schema: unknown): CompiledValidator {
-  const parsed = parseSchema(schema, 'schema')
-  if (parsed.violations.length > 0) throw unsupportedSchemaError(parsed.violations)
-  const { test, check } = build(parsed.root, parsed.nodes)
+  const { test, check } = compileTrees(schema)
   return (value, root) => {
     const outer = trusted
     trusted = isFrozenSnapshot(value)
@@ -517,17 +515,54 @@ export function compileValidator(schema: unknown): CompiledValidator {
       try {
         if (test(value)) return []
       } catch {}
-      const out: string[] = []
-      try {
-        check(value, null, root, out)
-      } catch (error) {
-        // Only a stack overflow on an extremely deep schema gets here; stay total (S4.1).
-        out.push(`"${root}" could not be validated (${errorMessage(error)})`)
-      }
-      return out
+      return report(check, value, root)
     } finally {
       trusted = outer
     }
+  }
+}
+
+/** Both closure trees of a subset schema; throws the `SchemaError` of `assertSupportedSchema`. */
+function compileTrees(schema: unknown): Compiled {
+  const parsed = parseSchema(schema, 'schema')
+  if (parsed.violations.length > 0) throw unsupportedSchemaError(parsed.violations)
+  return build(parsed.root, parsed.nodes)
+}
+
+/** The violations the `Check` tree reports for `value`; total (S4.1). */
+function report(check: Check, value: unknown, root: ValidationRoot): string[] {
+  const out: string[] = []
+  try {
+    check(value, null, root, out)
+  } catch (error) {
+    // Only a stack overflow on an extremely deep schema gets here; stay total (S4.1).
+    out.push(`"${root}" could not be validated (${errorMessage(error)})`)
+  }
+  return out
+}
+
+/**
+ * Internal, for the S4.16 property test (not exported from the package): the fast test's
+ * verdict on `value` (`'threw'` when it threw) and the report, computed apart, each the way
+ * the validator computes it (trusted iff `value` is a frozen snapshot).
+ */
+export function fastAndReport(
+  schema: unknown,
+  value: unknown,
+): { fast: boolean | 'threw'; report: string[] } {
+  const { test, check } = compileTrees(schema)
+  const outer = trusted
+  trusted = isFrozenSnapshot(value)
+  try {
+    let fast: boolean | 'threw'
+    try {
+      fast = test(value)
+    } catch {
+      fast = 'threw'
+    }
+    return { fast, report: report(check, value, 'value') }
+  } finally {
+    trusted = outer
   }
 }
 

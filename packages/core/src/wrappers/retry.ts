@@ -1,8 +1,8 @@
 /** The built-in retry wrapper factory (P7.6–P7.8). */
 import { definitionError } from '../errors.js'
+import type { AroundHandler } from '../hooks.js'
+import { callerSignal } from '../pipeline/around-view.js'
 import type { ToolFailure } from '../result.js'
-import { callerSignal } from '../runtime/around-view.js'
-import type { AroundHandler } from '../runtime/hooks.js'
 
 /** Options of `retry`. */
 export interface RetryOptions {

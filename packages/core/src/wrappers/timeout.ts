@@ -1,11 +1,12 @@
 /** The built-in timeout wrapper (P7.1–P7.5). */
 import type { AdditionalContext } from '../content.js'
 import { codedError } from '../errors.js'
+import type { AroundExecution, AroundHandler } from '../hooks.js'
+import { declareAppliesTo } from '../pipeline/applies-to.js'
+import { visibleDefinition } from '../pipeline/around-view.js'
+import { timeoutMessage } from '../pipeline/failures.js'
+import { fuseSignals } from '../pipeline/signals.js'
 import type { ToolFailure, ToolResult } from '../result.js'
-import { visibleDefinition } from '../runtime/around-view.js'
-import { timeoutMessage } from '../runtime/failures.js'
-import type { AroundExecution, AroundHandler } from '../runtime/hooks.js'
-import { fuseSignals } from '../runtime/signals.js'
 
 /** The failure the wrapper returns when its own timer fired (P7.3), keeping the result's contexts. */
 function timedOut(ms: number, contexts: readonly AdditionalContext[] | undefined): ToolFailure {
@@ -43,8 +44,11 @@ async function enforce(exec: AroundExecution, next: () => Promise<ToolResult>): 
   return fired ? timedOut(ms, result.additionalContexts) : result
 }
 
-/** The one timeout wrapper; `createToolRuntime` installs it outermost unless `{ timeout: false }`. */
-export const TIMEOUT_WRAPPER: AroundHandler = enforce
+/**
+ * The one timeout wrapper; `createToolRuntime` installs it outermost unless `{ timeout: false }`.
+ * It acts only on definitions that declare `timeoutMs` (P7.10).
+ */
+export const TIMEOUT_WRAPPER: AroundHandler = declareAppliesTo(enforce, (def) => def?.timeoutMs !== undefined)
 
 /**
  * The built-in timeout wrapper for manual placement with `runtime.wrapExecute` (P7.1). For a

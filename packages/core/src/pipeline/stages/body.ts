@@ -1,0 +1,123 @@
+/**
+ * The base dispatch (P6.6–P6.8) and the body it runs (P8): resolve the definition live,
+ * fuse the signals, run the body with its run context, and turn whatever it does into a
+ * frozen result.
+ */
+
+import type { AdditionalContext } from '../../content.js'
+import { checkDeferred } from '../../content-checks.js'
+import { codedError } from '../../errors.js'
+import type { RunContext } from '../../execution.js'
+import { frozenSnapshotOrThrow, vouchFreeze } from '../../frozen.js'
+import { nextCovering } from '../../registry/hook-list.js'
+import type { ToolResult } from '../../result.js'
+import type { Call } from '../call.js'
+import { aborted, abortedBeforeDispatch, thrown, unknownTool } from '../failures.js'
+import { breach, isBreach } from '../invariants.js'
+import { fuseSignals } from '../signals.js'
+import { successFromValue } from './output.js'
+
+/** One attempt's run context and what it records (P6.4, P8.2–P8.8). */
+class Attempt {
+  private deferred: AdditionalContext[] | undefined
+  concluded = false
+  private settled = false
+  readonly context: RunContext
+
+  constructor(call: Call, signal: AbortSignal, attempt: number) {
+    const { exec } = call
+    // Closures, not methods: they keep working when detached from the run context (P8.3).
+    const deferContext: RunContext['deferContext'] = (message) => {
+      if (this.settled) breach('deferContext called after the tool call attempt settled')
+      const checked = checkDeferred(message, call.contextSource())
+      if (!checked.ok) {
+        throw codedError(
+          'RESULT_NOT_SERIALIZABLE',
+          `deferContext message must be lossless user content: ${checked.reason}`,
+        )
+      }
+      this.deferred ??= []
+      this.deferred.push(checked.value)
+    }
+    const concludeTurn = () => {
+      if (this.settled) breach('concludeTurn called after the tool call attempt settled')
+      this.concluded = true
+    }
+    const progress = (update: unknown) => {
+      const snap = frozenSnapshotOrThrow(update, {
+        root: 'update',
+        code: 'RESULT_NOT_SERIALIZABLE',
+        unreadable: (message) => `progress update could not be read: ${message}`,
+        notLossless: (reason) => `progress update is not lossless JSON: ${reason}`,
+      })
+      if (this.settled) return
+      const listeners = call.core.progress.entries
+      for (
+        let i = nextCovering(listeners, 0, call.record);
+        i >= 0;
+        i = nextCovering(listeners, i + 1, call.record)
+      ) {
+        try {
+          listeners[i]!.fn(exec, snap)
+        } catch (error) {
+          call.core.report(error)
+        }
+      }
+    }
+    const context: Record<string, unknown> = {
+      callId: exec.callId,
+      rootCallId: exec.rootCallId,
+      name: exec.name,
+    }
+    if ('arguments' in exec) context.arguments = exec.arguments
+    if (exec.scope !== undefined) context.scope = exec.scope
+    if (exec.parent !== undefined) context.parent = exec.parent
+    context.token = exec.token
+    context.signal = signal
+    context.attempt = attempt
+    context.deferContext = deferContext
+    context.concludeTurn = concludeTurn
+    context.progress = progress
+    this.context = Object.freeze(context) as unknown as RunContext
+  }
+
+  /** Ends the attempt (P8.8) and returns its deferred contexts in call order (P8.6). */
+  settle(): readonly AdditionalContext[] | undefined {
+    this.settled = true
+    return this.deferred === undefined ? undefined : vouchFreeze(this.deferred)
+  }
+}
+
+/**
+ * The innermost step of the around chain: one attempt. Resolves the definition from the
+ * live view (`UNKNOWN_TOOL` when gone, P6.6), fuses the caller's signal with the around
+ * view's current one (P6.7), skips the body when that is aborted (P6.8), and otherwise runs
+ * it, recording "body invoked" just before (P8.1). Never rejects for a body failure (P6.2).
+ */
+export async function baseDispatch(call: Call, wrapperSignal: AbortSignal): Promise<ToolResult> {
+  call.assertBody()
+  const attempt = ++call.attempts
+  const entry = call.resolve()
+  if (entry === undefined) return unknownTool(call.name)
+  const fused = fuseSignals(call.signal, wrapperSignal)
+  if (fused.signal.aborted) {
+    fused.dispose()
+    return abortedBeforeDispatch()
+  }
+  const run = new Attempt(call, fused.signal, attempt)
+  call.bodyInvoked = true
+  let value: unknown
+  try {
+    value = await entry.def.execute(call.exec.arguments, run.context)
+  } catch (error) {
+    fused.dispose()
+    const contexts = run.settle()
+    if (isBreach(error)) throw error
+    return thrown(error, 'TOOL_FAILED', '', contexts)
+  }
+  fused.dispose()
+  const contexts = run.settle()
+  // A success that finished under an aborted signal is superseded; a failure stands (P8.10).
+  if (fused.signal.aborted) return aborted(contexts)
+  return successFromValue(call, entry, value, contexts, run.concluded)
+}

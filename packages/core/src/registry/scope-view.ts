@@ -1,0 +1,67 @@
+/**
+ * The one live view of a scope (R4.1): what the model is shown is what executes. Every
+ * method reads the registry at the time it is called (R4.3).
+ */
+
+import { RUN_CODE } from '../definition.js'
+import { snapshotJson } from '../lossless-json.js'
+import type { ModelToolSchema } from '../messages.js'
+import { toModelSchema } from '../schema/model-schema.js'
+import { sdkText } from '../tool/sdk.js'
+import type { ToolView } from '../view.js'
+import { CODE_ONLY_RULE } from './modes.js'
+import type { Registry, ScopeRecord } from './registry.js'
+
+function byName(a: ModelToolSchema, b: ModelToolSchema): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0
+}
+
+/** Reads `input[key]` once; `undefined` when reading throws. */
+function field(input: unknown, key: string): unknown {
+  try {
+    return (input as Record<string, unknown>)[key]
+  } catch {
+    return undefined
+  }
+}
+
+/** The view of `record` (the global view when `undefined`, R2.4) over `registry`. */
+export function createView(registry: Registry, record: ScopeRecord | undefined): ToolView {
+  const list = () => registry.list(record).map((entry) => entry.def)
+  const view: ToolView = {
+    get: (name) => (typeof name === 'string' ? registry.resolve(record, name)?.def : undefined),
+    list,
+    schemas: () => list().map(toModelSchema),
+    executionMode(input) {
+      if (input === null || typeof input !== 'object') return 'exclusive'
+      const name = field(input, 'name')
+      if (typeof name !== 'string') return 'exclusive'
+      const def = registry.resolve(record, name)?.def
+      if (def?.isConcurrencySafe === undefined) return 'exclusive'
+      // A model-direct call to an ordinary tool under `code` mode is collapsed (M3.1).
+      if (field(input, 'parent') === undefined && name !== RUN_CODE && registry.mode(record) === 'code') {
+        return 'exclusive'
+      }
+      try {
+        // Classify a frozen snapshot, never the caller's live object (M3.8).
+        const snap = snapshotJson(field(input, 'arguments'), { freeze: true, root: 'arguments' })
+        return snap.ok && def.isConcurrencySafe(snap.value) === true ? 'parallel' : 'exclusive'
+      } catch {
+        return 'exclusive'
+      }
+    },
+    surface() {
+      const mode = registry.mode(record)
+      const defs = list()
+      if (mode === 'native')
+        return Object.freeze({ tools: defs.map(toModelSchema).sort(byName), instructions: '' })
+      const sdk = sdkText(defs)
+      if (mode === 'code') {
+        const runCode = defs.find((def) => def.name === RUN_CODE)!
+        return Object.freeze({ tools: [toModelSchema(runCode)], instructions: `${CODE_ONLY_RULE}\n\n${sdk}` })
+      }
+      return Object.freeze({ tools: defs.map(toModelSchema).sort(byName), instructions: sdk })
+    },
+  }
+  return Object.freeze(view)
+}
