@@ -1,7 +1,6 @@
 import {
   type AdditionalContext,
   type Approver,
-  type AssistantBlock,
   type CodeDispatchSink,
   type CodeRuntime,
   definitionError,
@@ -423,7 +422,7 @@ class AgentLoop implements Agent {
       journal.stage({ type: 'step/end', data: stepEnd(turn, step, cut.stop, prepared) })
       return { turn, reason: 'error', message: error.message }
     }
-    const content = cut.content as AssistantBlock[]
+    const { content } = cut
     state.text = replyText(content)
     journal.stage({ type: 'assistant/message', data: { ...where, content } })
     for (const block of content) {

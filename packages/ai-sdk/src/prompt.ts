@@ -55,7 +55,7 @@ function promptMessage(message: ModelMessage, toolNames: Map<string, string>): L
   if (message.role === 'assistant') {
     return {
       role: 'assistant',
-      content: (message.content as readonly ReplyBlock[]).flatMap((block): AssistantPart[] => {
+      content: message.content.flatMap((block): AssistantPart[] => {
         if (block.type === 'text') return [{ type: 'text', text: block.text }]
         if (block.type === 'reasoning') return reasoningPart(block)
         toolNames.set(block.id, block.name)

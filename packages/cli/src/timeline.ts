@@ -1,3 +1,4 @@
+import { isReasoning } from '@tooltx/agent'
 import { type AnyToolDefinition, type ContentBlock, callCard, resultCard } from '@tooltx/core'
 import type { ContextCompactedData, SessionEvent } from '@tooltx/session'
 import { callBody, callTitle, resultBody } from './card-text.js'
@@ -18,12 +19,6 @@ function textOf(content: readonly ContentBlock[]): string {
 function reasoningLine(block: { text: string; redacted?: boolean }): string {
   if (block.redacted === true) return '▸ thinking (redacted)'
   return `▸ thinking (${block.text.length.toLocaleString('en-US')} characters, collapsed)`
-}
-
-function isReasoning(block: {
-  type: string
-}): block is { type: 'reasoning'; text: string; redacted?: boolean } {
-  return block.type === 'reasoning' && typeof (block as { text?: unknown }).text === 'string'
 }
 
 /** Where a compaction happened and what it replaced (T3.7). */
@@ -77,8 +72,7 @@ export class TimelineRenderer {
           .map((block) => block.text)
           .join('')
           .trim()
-        const blocks: readonly { type: string }[] = event.data.content
-        const reasoning = blocks.filter(isReasoning).map((block) => `    ${reasoningLine(block)}`)
+        const reasoning = event.data.content.filter(isReasoning).map((block) => `    ${reasoningLine(block)}`)
         return text === '' ? reasoning : [...reasoning, ...indent('    ', [`assistant: ${text}`])]
       }
       case 'tool/call': {

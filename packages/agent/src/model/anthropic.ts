@@ -7,11 +7,11 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages'
-import type { ContentBlock, JsonValue, ModelMessage } from '@tooltx/core'
+import type { ContentBlock, JsonValue, ModelMessage, ReasoningBlock } from '@tooltx/core'
 import type { StopReason, ToolChoice } from '@tooltx/session'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
 import { cutReply, ModelAbortError, unfinishedStream } from './model-error.js'
-import { isReasoning, type ReasoningBlock, type ReplyBlock } from './reasoning.js'
+import { isReasoning, type ReplyBlock } from './reasoning.js'
 import { lazyClient } from './sdk-loader.js'
 import { type SdkEndpoint, sdkClientOptions, sdkErrors, sdkEvents } from './sdk-stream.js'
 import { replyStop } from './stop-reason.js'
@@ -233,7 +233,7 @@ function anthropicMessages(messages: readonly ModelMessage[]): MessageParam[] {
     let content: ContentBlockParam[]
     if (message.role === 'assistant') {
       role = 'assistant'
-      content = (message.content as readonly ReplyBlock[]).flatMap((block): ContentBlockParam[] => {
+      content = message.content.flatMap((block): ContentBlockParam[] => {
         if (isReasoning(block)) return ownThinking(block)
         if (block.type === 'text') return block.text === '' ? [] : [{ type: 'text', text: block.text }]
         return [{ type: 'tool_use', id: block.id, name: block.name, input: toolInput(block.arguments) }]

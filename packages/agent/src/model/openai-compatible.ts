@@ -4,6 +4,7 @@ import {
   type ModelMessage,
   type ModelToolSchema,
   parseToolArguments,
+  type ReasoningBlock,
   type ToolMessage,
   type UserMessage,
 } from '@tooltx/core'
@@ -17,7 +18,7 @@ import type {
 } from 'openai/resources/chat/completions'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
 import { cutReply, ModelAbortError, ModelError, unfinishedStream } from './model-error.js'
-import { type ReasoningBlock, type ReplyBlock, reasoningOf } from './reasoning.js'
+import { type ReplyBlock, reasoningOf } from './reasoning.js'
 import { lazyClient } from './sdk-loader.js'
 import { type SdkEndpoint, sdkClientOptions, sdkErrors, sdkEvents } from './sdk-stream.js'
 import { replyStop } from './stop-reason.js'
@@ -311,7 +312,7 @@ function chatMessage(message: ModelMessage): ChatCompletionMessageParam {
 function assistantMessage(message: AssistantMessage): ChatCompletionMessageParam {
   const texts: string[] = []
   const toolCalls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = []
-  for (const block of message.content as readonly ReplyBlock[]) {
+  for (const block of message.content) {
     if (block.type === 'text') texts.push(block.text)
     else if (block.type === 'tool-call')
       toolCalls.push({

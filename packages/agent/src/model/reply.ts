@@ -77,8 +77,7 @@ export async function readReply(
   }
   const message = reply.message
   if (message !== undefined) {
-    const { usage, stop } = message
-    const content = message.content as AssistantBlock[]
+    const { content, usage, stop } = message
     return stop === undefined
       ? { status: 'complete', content, usage }
       : { status: 'complete', content, usage, stop }
