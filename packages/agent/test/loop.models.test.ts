@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events'
 import { anthropic, createAgent, estimateTokens, openaiCompatible } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import { deriveMessages, memoryStore, openSession } from '@tooltx/session'
@@ -279,6 +280,27 @@ describe('T2–T4 in the loop', () => {
       'prepareStep toolChoice must be "auto", "none", "required" or { tool: <name> }, got "sometimes"',
     ])
     expect(server.received).toEqual([])
+  })
+
+  it('T3.8: requests on one turn signal leave no abort listener on it, with either SDK adapter', async () => {
+    const openai = await wireServer(() => ({ sse: textReply('ok') }), '/v1')
+    const claudeServer = await wireServer(() => ({ sse: DONE_TEXT }))
+    const models = [
+      openaiCompatible({ baseURL: openai.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 }),
+      anthropic({ baseURL: claudeServer.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 }),
+    ]
+    const signal = new AbortController().signal
+    const request = {
+      instructions: '',
+      tools: [],
+      messages: [{ role: 'user' as const, content: [{ type: 'text' as const, text: 'x' }] }],
+    }
+    for (const model of models) {
+      for (let i = 0; i < 12; i++) for await (const _ of model.stream(request, signal));
+    }
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0)
+    expect(openai.received).toHaveLength(12)
+    expect(claudeServer.received).toHaveLength(12)
   })
 
   it('T3.1: a context option that is not { maxTokens, strategy } throws INVALID_DEFINITION at createAgent', async () => {

@@ -128,7 +128,7 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
       let outputTokens = 0
       let stopped = false
       let stopReason: string | undefined
-      const open = () => client.messages.create(body, { signal })
+      const open = (linked: AbortSignal) => client.messages.create(body, { signal: linked })
       yield* sdkEvents(endpoint, signal, open, function* (event): Iterable<ModelStreamEvent> {
         if (event.type === 'message_start') {
           const usage = event.message.usage

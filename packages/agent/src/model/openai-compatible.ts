@@ -135,7 +135,7 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
       let reasoning: { field: string; text: string } | undefined
       let inputTokens = 0
       let outputTokens = 0
-      const open = () => client.chat.completions.create(body, { signal })
+      const open = (linked: AbortSignal) => client.chat.completions.create(body, { signal: linked })
       yield* sdkEvents(endpoint, signal, open, function* (chunk): Iterable<ModelStreamEvent> {
         if (chunk.usage) {
           inputTokens = chunk.usage.prompt_tokens ?? 0
