@@ -16,7 +16,8 @@ import {
 } from '@tooltx/session'
 import { type BenchSection, formatNs, type Measurement, measure, ratio, target } from './harness.js'
 
-const message = (i: number): NewSessionEvent => ({
+/** The event every session benchmark appends: a user/message of about 100 bytes. */
+export const message = (i: number): NewSessionEvent => ({
   type: 'user/message',
   data: {
     turn: 1,
@@ -29,7 +30,7 @@ const message = (i: number): NewSessionEvent => ({
 })
 
 /** A session inside turn 1, step 1, where user messages can be appended without end. */
-async function openStep(store: SessionStore, id: string): Promise<Session> {
+export async function openStep(store: SessionStore, id: string): Promise<Session> {
   const session = await openSession(store, { id })
   await session.appendBatch([
     { type: 'turn/start', data: { turn: 1 } },

@@ -256,8 +256,10 @@ export function failingOnce(path: string, fails: (event: SessionEvent) => boolea
   const store = sqliteStore(path)
   let failed = false
   return {
+    acquire: (id) => store.acquire(id),
     load: (id) => store.load(id),
     listSessions: () => store.listSessions(),
+    release: (id) => store.release!(id),
     close: () => store.close(),
     append(id, events) {
       if (!failed && events.some(fails)) {

@@ -211,6 +211,8 @@ describe('L10 ownership of durability', () => {
     })
     expect(result).toMatchObject({ isError: false, value: 'echo x' })
     expect(r.session.events().length).toBe(before)
+    // The session's lease is given back first, as a restart's would be when its process died.
+    await r.session.close()
     const reopened = await r.reopen()
     expect(reopened.events()).toEqual([])
     await reopened.close()

@@ -396,6 +396,7 @@ describe('L5.7 policy phases in model order (SQLite session)', () => {
       store: (path) => {
         const store = sqliteStore(path)
         return {
+          acquire: (id) => store.acquire(id),
           load: (id) => store.load(id),
           listSessions: () => store.listSessions(),
           close: () => store.close(),

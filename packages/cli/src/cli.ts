@@ -11,7 +11,8 @@ import { runCommand } from './commands/run.js'
 import { sessionsCommand } from './commands/sessions.js'
 import { type Output, UsageError } from './output.js'
 
-const DB_HELP = `  --db PATH        the session database (default ${DEFAULT_SQLITE_PATH})`
+const DB_HELP = `  --db PATH|URL    the session database: a SQLite file (default ${DEFAULT_SQLITE_PATH})
+                   or a PostgreSQL connection string (postgres://user@host:5432/db)`
 
 const HELP: Record<string, string> = {
   main: `tooltx — the tool runtime of an LLM agent
@@ -81,6 +82,8 @@ be \`latest\` (the session created last) or the start of exactly one session id.
 
 Options:
 ${DB_HELP}
+  --follow         keep printing the session's events as they are written, until
+                   Ctrl-C (a PostgreSQL database only: its appends notify readers)
   -h, --help       show this help`,
 }
 
@@ -219,14 +222,16 @@ export async function main(
           parseArgs({
             args: rest,
             allowPositionals: true,
-            options: { db: { type: 'string' }, help: HELP_FLAG },
+            options: { db: { type: 'string' }, follow: { type: 'boolean' }, help: HELP_FLAG },
           }),
         )
         if (values.help) return help(out, 'replay')
         if (positionals.length !== 1)
           throw new UsageError(`replay needs exactly one session id\n\n${HELP.replay}`, 2)
-        await replayCommand({ db: dbPath(values.db), id: positionals[0]! }, out)
-        return 0
+        return await replayCommand(
+          { db: dbPath(values.db), id: positionals[0]!, follow: values.follow === true },
+          out,
+        )
       }
       case 'mcp':
         if (rest[0] !== 'serve') throw new UsageError(`mcp needs a subcommand: serve\n\n${MCP_SERVE_HELP}`, 2)

@@ -1,17 +1,35 @@
-import { type SessionInfo, type SessionReader, sqliteReader } from '@tooltx/session'
+import {
+  type FollowingReader,
+  postgresReader,
+  postgresStore,
+  type SessionInfo,
+  type SessionReader,
+  type SessionStore,
+  sqliteReader,
+  sqliteStore,
+} from '@tooltx/session'
 import { UsageError } from './output.js'
 
+/** True iff `db` is a PostgreSQL connection string (`postgres://…` or `postgresql://…`) rather than a SQLite path. */
+export const isPostgres = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
+
 /**
- * The session database at `db`, opened read-only (also on a read-only mount or folder), or
- * `undefined` when there is no file there: listing or replaying never creates a database.
- * A file that cannot be read fails with a message naming it.
+ * The session database at `db` — a SQLite file, or a PostgreSQL database when `db` is a
+ * `postgres://` connection string — opened read-only (a SQLite file also on a read-only mount
+ * or folder), or `undefined` when there is no SQLite file there: listing or replaying never
+ * creates a database. A database that cannot be read fails with a message naming it.
  */
-export function openSessions(db: string): SessionReader | undefined {
+export function openSessions(db: string): SessionReader | FollowingReader | undefined {
   try {
-    return sqliteReader(db)
+    return isPostgres(db) ? postgresReader(db) : sqliteReader(db)
   } catch (error) {
     throw new UsageError(`cannot read the session database ${db}: ${(error as Error).message}`)
   }
+}
+
+/** The store `demo` and `run` write to: `postgresStore(db)` for a connection string, else `sqliteStore(db)`. */
+export function openStore(db: string): SessionStore {
+  return isPostgres(db) ? postgresStore(db) : sqliteStore(db)
 }
 
 /**

@@ -12,8 +12,9 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import type { SessionEvent } from './events.js'
-import { acquireLock, lockContent, releaseLock } from './file-lock.js'
+import { acquireLock, holdsLock, lockContent, releaseLock, renewLock } from './file-lock.js'
 import { formatBatch, scanLog } from './jsonl-log.js'
+import { Heartbeat, type LeaseOptions, leaseHeldError, leaseMsOf } from './lease.js'
 import { conflictError, type SessionInfo, type SessionStore } from './store.js'
 
 const SUFFIX = '.jsonl'
@@ -36,13 +37,19 @@ interface OpenLog {
  * Every append is one `write` followed by `fsync` before it resolves. A store takes the
  * session's lock file `<id>.jsonl.lock` (holding its pid and process start identity) when it
  * first loads the session and keeps it until the session is closed (`release(id)`) or the store
- * is; a lock left by a dead process is taken over atomically (L11.2). A store that cannot
- * get the lock can read the log but its appends reject with a conflict error, and it never
- * truncates the tail another writer may be writing.
+ * is, renewing it by touching the lock's modification time every third of `leaseMs` (L14.2); a
+ * lock left by a dead process, or not renewed for `leaseMs`, is taken over atomically (L11.2).
+ * A store that cannot get the lock can read the log but its appends reject with a conflict
+ * error, and it never truncates the tail another writer may be writing. Before each write it
+ * checks that the lock is still its own, so a writer whose lock was taken over is fenced.
  */
-export function fileStore(dir: string): SessionStore {
+export function fileStore(dir: string, options: LeaseOptions = {}): SessionStore {
+  const leaseMs = leaseMsOf(options)
   const token = lockContent()
   const logs = new Map<string, OpenLog>()
+  const heartbeat = new Heartbeat(leaseMs, () => {
+    for (const log of logs.values()) if (log.writer) renewLock(log.lock, token)
+  })
 
   /** The open log of `id`, creating the file (and making its name durable) on first use. */
   const logOf = (id: string): OpenLog => {
@@ -59,16 +66,22 @@ export function fileStore(dir: string): SessionStore {
     return log
   }
 
+  /** Takes the log's lock unless this store holds it; returns who holds it when that fails. */
+  const takeLock = (log: OpenLog): { holder: string; expires: number } | undefined => {
+    if (log.writer) return undefined
+    const held = acquireLock(log.lock, token, leaseMs)
+    log.writer = held === undefined
+    log.holder = held?.holder ?? ''
+    if (log.writer) heartbeat.start()
+    return held
+  }
+
   /**
    * Reads the log from disk, taking the lock if it is free. The lock holder cuts a torn tail
    * and learns where the log ends; a reader never truncates what a live writer may be writing.
    */
   const refresh = (id: string, log: OpenLog): SessionEvent[] => {
-    if (!log.writer) {
-      const holder = acquireLock(log.lock, token)
-      log.writer = holder === undefined
-      log.holder = holder ?? ''
-    }
+    takeLock(log)
     const bytes = readFileSync(log.file)
     const { events, committed } = scanLog(bytes, log.file, id)
     if (log.writer) {
@@ -90,12 +103,19 @@ export function fileStore(dir: string): SessionStore {
   }
 
   return {
+    async acquire(id) {
+      const held = takeLock(logOf(id))
+      if (held !== undefined) throw leaseHeldError(id, held.holder, held.expires)
+    },
     async load(id) {
       return refresh(id, logOf(id))
     },
     async append(id, events) {
       if (events.length === 0) return
       const log = logOf(id)
+      // Fencing: a writer whose lock was taken over (its lease ran out while it was paused)
+      // finds another writer's lock and is refused below.
+      if (log.writer && !holdsLock(log.lock, token)) log.writer = false
       if (!log.writer) {
         const stored = refresh(id, log)
         if (!log.writer) throw conflictError(id, stored.length, log.holder)
@@ -143,8 +163,10 @@ export function fileStore(dir: string): SessionStore {
       if (log === undefined) return
       logs.delete(id)
       closeLog(log)
+      if (logs.size === 0) heartbeat.stop()
     },
     async close() {
+      heartbeat.stop()
       for (const log of logs.values()) closeLog(log)
       logs.clear()
     },

@@ -217,14 +217,17 @@ function prepare(type: unknown, data: unknown): NewSessionEvent {
 }
 
 /**
- * Opens session `id` in `store`, creating it empty if absent (L1.1). The stored log is checked
- * event by event (a damaged log rejects with `INVARIANT`), and a log left mid-turn by a crash
- * is repaired before this resolves (L9.1–L9.5).
+ * Opens session `id` in `store`, creating it empty if absent (L1.1). It first takes the
+ * session's writer lease (`store.acquire`, L14.1): when another live writer holds it, this
+ * rejects with the holder and when its lease runs out, and nothing is loaded or repaired. The
+ * stored log is checked event by event (a damaged log rejects with `INVARIANT`), and a log left
+ * mid-turn by a crash is repaired before this resolves (L9.1–L9.5).
  */
 export async function openSession(store: SessionStore, options: OpenSessionOptions): Promise<Session> {
   if (typeof options !== 'object' || options === null) throw definitionError('openSession needs { id }')
   const id = options.id
   assertSessionId(id)
+  await store.acquire(id)
   const session = new SessionLog(store, id, await store.load(id), options)
   await repairSession(session)
   return session

@@ -19,9 +19,10 @@ export const checksumOf = (seq: number, type: string, data: string): number =>
  * the seqs, a checksum that does not match, a row without a checksum after one with, or data
  * that is not JSON throws `INVARIANT` naming the database, the session, the seq and the event
  * type, so the damage can be found; nothing is changed. Rows from before checksums are read as
- * they are, but only before the first checked one.
+ * they are, but only before the first checked one. `first` is the seq the rows start at (1 for a
+ * whole log).
  */
-export function decodeRows(path: string, id: string, rows: readonly EventRow[]): SessionEvent[] {
+export function decodeRows(path: string, id: string, rows: readonly EventRow[], first = 1): SessionEvent[] {
   const damaged = (row: EventRow, seq: number, why: string) =>
     invariantError(
       `session "${id}" in ${path} is damaged at seq ${seq} (${row.type}): ${why}; it was left unchanged — restore it from a backup`,
@@ -31,7 +32,7 @@ export function decodeRows(path: string, id: string, rows: readonly EventRow[]):
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!
     const { seq, type, data, crc } = row
-    if (seq !== i + 1) throw damaged(row, i + 1, `a gap before seq ${seq}`)
+    if (seq !== i + first) throw damaged(row, i + first, `a gap before seq ${seq}`)
     if (crc !== null) {
       if (crc !== checksumOf(seq, type, data)) {
         throw damaged(

@@ -2,6 +2,8 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { type JsonValue, stringifyJson } from '@tooltx/core'
 import type { SessionEvent } from './events.js'
+import { Heartbeat, type LeaseOptions, leaseHeldError, leaseLostError, leaseMsOf } from './lease.js'
+import { liveHolder, lockContent } from './process-identity.js'
 import { defaultSqliteDriver, loadSqliteDriver, type SqliteDriverName } from './sqlite-driver.js'
 import { checksumOf, decodeRows, type EventRow } from './sqlite-rows.js'
 import { conflictError, type SessionInfo, type SessionStore } from './store.js'
@@ -10,7 +12,7 @@ import { conflictError, type SessionInfo, type SessionStore } from './store.js'
 export const DEFAULT_SQLITE_PATH = '.tooltx/sessions.db'
 
 /** Options of `sqliteStore`. */
-export interface SqliteStoreOptions {
+export interface SqliteStoreOptions extends LeaseOptions {
   /**
    * The SQLite binding: `'node:sqlite'` (Node >= 22.5) or `'better-sqlite3'` (an optional peer
    * dependency). Default: `node:sqlite` where it exists, else better-sqlite3 (L11.6).
@@ -49,13 +51,17 @@ const WAL_AUTOCHECKPOINT_FRAMES = 256
  * WAL journal with `synchronous = FULL`, so every append is fsynced before it resolves; events
  * are keyed by (session, seq) with a unique constraint, so of two processes appending the same
  * seq exactly one succeeds and the other gets a conflict error. Every row carries a CRC-32 of
- * its seq, type and data, which `load` verifies. Throws `INVALID_DEFINITION` when the driver
- * cannot be loaded, naming what to install.
+ * its seq, type and data, which `load` verifies. A session's lease (L14) is its row's
+ * `lease` (`<pid> <start> <token>` of the holding store object) and `expires` (milliseconds),
+ * taken in a `BEGIN IMMEDIATE` transaction, renewed by a heartbeat and by every append, and
+ * checked by the append's own UPDATE, so a writer whose lease was taken over cannot append.
+ * Throws `INVALID_DEFINITION` when the driver cannot be loaded, naming what to install.
  */
 export function sqliteStore(
   path: string = DEFAULT_SQLITE_PATH,
   options: SqliteStoreOptions = {},
 ): SessionStore {
+  const leaseMs = leaseMsOf(options)
   const driver = loadSqliteDriver(options.driver ?? defaultSqliteDriver())
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const db = driver.open(path)
@@ -70,6 +76,13 @@ export function sqliteStore(
   // A database from before checksums gets the column; its old rows keep a NULL crc.
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('events') as { name: string }[]
   if (!columns.some((c) => c.name === 'crc')) db.exec('ALTER TABLE events ADD COLUMN crc INTEGER')
+  // A database from before leases gets their columns; its sessions start with no holder.
+  const sessionColumns = db.prepare('SELECT name FROM pragma_table_info(?)').all('sessions') as {
+    name: string
+  }[]
+  if (!sessionColumns.some((c) => c.name === 'lease')) {
+    db.exec('ALTER TABLE sessions ADD COLUMN lease TEXT; ALTER TABLE sessions ADD COLUMN expires INTEGER')
+  }
 
   const ensure = db.prepare(
     'INSERT OR IGNORE INTO sessions (id, created, updated, events) VALUES (?, ?, ?, 0)',
@@ -77,27 +90,90 @@ export function sqliteStore(
   const select = db.prepare('SELECT seq, type, data, crc FROM events WHERE session = ? ORDER BY seq')
   const count = db.prepare('SELECT events FROM sessions WHERE id = ?')
   const insert = db.prepare('INSERT INTO events (session, seq, type, data, crc) VALUES (?, ?, ?, ?, ?)')
-  // Moving the count only from the seq before the batch makes the stale-writer check part of
-  // the one UPDATE every append needs anyway: no SELECT per append.
-  const advance = db.prepare('UPDATE sessions SET updated = ?, events = ? WHERE id = ? AND events = ?')
+  // Moving the count only from the seq before the batch, and only while this store holds the
+  // lease, makes the stale-writer check and the fencing part of the one UPDATE every append
+  // needs anyway (which renews the lease too): no SELECT per append.
+  const advance = db.prepare(
+    'UPDATE sessions SET updated = ?, events = ?, expires = ? WHERE id = ? AND events = ? AND lease = ?',
+  )
+  const leaseOf = db.prepare('SELECT events, lease, expires FROM sessions WHERE id = ?')
+  const take = db.prepare('UPDATE sessions SET lease = ?, expires = ? WHERE id = ?')
+  const renew = db.prepare('UPDATE sessions SET expires = ? WHERE lease = ?')
+  const giveBack = db.prepare('UPDATE sessions SET lease = NULL, expires = NULL WHERE id = ? AND lease = ?')
+  const giveAllBack = db.prepare('UPDATE sessions SET lease = NULL, expires = NULL WHERE lease = ?')
   const list = db.prepare('SELECT id, created, updated, events FROM sessions ORDER BY created, id')
   // IMMEDIATE takes the write lock up front, so two processes queue on the busy timeout
   // instead of failing to upgrade a read transaction.
   const begin = db.prepare('BEGIN IMMEDIATE')
   const commit = db.prepare('COMMIT')
   const rollback = db.prepare('ROLLBACK')
+  const token = lockContent()
+  /** The sessions whose lease this store object took (it may since have been taken over). */
+  const held = new Set<string>()
   let open = true
+  const heartbeat = new Heartbeat(leaseMs, () => {
+    try {
+      renew.run(Date.now() + leaseMs, token)
+    } catch {}
+  })
 
   const stored = (id: string): number => (count.get(id) as { events: number }).events
 
+  /**
+   * Inside a write transaction: takes the lease of `id` if it is free, its holder's or this
+   * store's; returns who holds it otherwise.
+   */
+  const takeLease = (id: string): { holder: string; expires: number } | undefined => {
+    const now = Date.now()
+    ensure.run(id, new Date(now).toISOString(), new Date(now).toISOString())
+    const row = leaseOf.get(id) as { lease: string | null; expires: number | null }
+    if (row.lease !== null && row.lease !== token) {
+      const holder = liveHolder(row.lease, row.expires ?? 0)
+      if (holder !== undefined) return { holder, expires: row.expires! }
+    }
+    take.run(token, now + leaseMs, id)
+    held.add(id)
+    heartbeat.start()
+    return undefined
+  }
+
+  /** Runs `body` in one `BEGIN IMMEDIATE` transaction, rolled back when it throws. */
+  const transaction = <T>(body: () => T): T => {
+    begin.run()
+    try {
+      const result = body()
+      commit.run()
+      return result
+    } catch (error) {
+      try {
+        rollback.run()
+      } catch {}
+      throw error
+    }
+  }
+
   const write = (id: string, events: readonly SessionEvent[]): void => {
-    const now = new Date().toISOString()
+    const now = Date.now()
     const from = events[0]!.seq - 1
     const to = events[events.length - 1]!.seq
-    if (advance.run(now, to, id, from).changes !== 1) {
-      // `load` creates the row; a store used without it gets the row here, then one retry.
-      ensure.run(id, now, now)
-      if (advance.run(now, to, id, from).changes !== 1) throw conflictError(id, stored(id))
+    const advanced = () =>
+      advance.run(new Date(now).toISOString(), to, now + leaseMs, id, from, token).changes === 1
+    if (!advanced()) {
+      // Not this store's lease (or no row yet): take it if it is free, never from a live writer,
+      // and never back from the writer that took it over (fencing).
+      const lease = (leaseOf.get(id) as { lease: string | null } | undefined)?.lease ?? null
+      if (lease !== token) {
+        if (held.has(id) && lease !== null) {
+          held.delete(id)
+          throw leaseLostError(
+            id,
+            liveHolder(lease, Number.POSITIVE_INFINITY) ?? 'a writer that has since gone',
+          )
+        }
+        const other = takeLease(id)
+        if (other !== undefined) throw conflictError(id, stored(id), other.holder)
+      }
+      if (!advanced()) throw conflictError(id, stored(id))
     }
     for (const { seq, type, data } of events) {
       const text = stringifyJson(data as unknown as JsonValue)
@@ -106,6 +182,10 @@ export function sqliteStore(
   }
 
   return {
+    async acquire(id) {
+      const other = transaction(() => takeLease(id))
+      if (other !== undefined) throw leaseHeldError(id, other.holder, other.expires)
+    },
     async load(id) {
       const now = new Date().toISOString()
       ensure.run(id, now, now)
@@ -113,14 +193,9 @@ export function sqliteStore(
     },
     async append(id, events) {
       if (events.length === 0) return
-      begin.run()
       try {
-        write(id, events)
-        commit.run()
+        transaction(() => write(id, events))
       } catch (error) {
-        try {
-          rollback.run()
-        } catch {}
         if (driver.isPrimaryKeyConflict(error)) throw conflictError(id, stored(id))
         throw error
       }
@@ -129,8 +204,18 @@ export function sqliteStore(
       const rows = list.all() as SessionInfo[]
       return rows.map(({ id, created, updated, events }) => ({ id, created, updated, events }))
     },
+    async release(id) {
+      if (!open || !held.delete(id)) return
+      giveBack.run(id, token)
+      if (held.size === 0) heartbeat.stop()
+    },
     async close() {
-      if (open) db.close()
+      heartbeat.stop()
+      if (open) {
+        if (held.size > 0) giveAllBack.run(token)
+        db.close()
+      }
+      held.clear()
       open = false
     },
   }

@@ -17,6 +17,15 @@ export interface SessionInfo {
  */
 export interface SessionStore {
   /**
+   * Takes session `id`'s writer lease for this store object (L14): resolves once this store
+   * object holds it — at once when it already does, taking over a lease whose holder is gone
+   * (its process or connection dead, or its heartbeat run out) — and rejects with the
+   * `leaseHeldError` naming the holder and when its lease runs out while another live writer
+   * holds it. It changes no event. `openSession` calls it before it loads and repairs. The lease
+   * is held until `release(id)` or `close()`; while held a heartbeat renews it.
+   */
+  acquire(id: string): Promise<void>
+  /**
    * The durable events of session `id` in `seq` order, deep-frozen; creates the session empty
    * when it does not exist. Storage damage a crash can leave (a torn last line) is repaired
    * here; anything else that is malformed rejects.
@@ -25,13 +34,14 @@ export interface SessionStore {
   /**
    * Appends `events`, whose seqs continue the stored log, in one durable write: all land or
    * none does. Rejects with `conflictError` when the log already holds the first seq (another
-   * writer got there first); nothing already stored changes.
+   * writer got there first) or another live writer holds the lease, and with `leaseLostError`
+   * when this store object's lease was taken over (fencing); nothing already stored changes.
    */
   append(id: string, events: readonly SessionEvent[]): Promise<void>
   /** Every stored session, oldest first. */
   listSessions(): Promise<readonly SessionInfo[]>
   /**
-   * Releases what the store holds for session `id` alone (the file store's file and lock), so
+   * Releases what the store holds for session `id` alone (its lease, the file store's file), so
    * another store object — in this process or another — can open it for writing (L11.5).
    * `session.close()` calls it. Optional: a store that holds nothing per session omits it. A
    * later `load` or `append` of `id` takes what it needs again.

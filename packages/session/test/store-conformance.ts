@@ -5,7 +5,7 @@
  */
 import { ToolError } from '@tooltx/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { openSession, type SessionStore } from '../src/index.js'
+import { openSession, type SessionEvent, type SessionStore } from '../src/index.js'
 import { scriptTurns, seededRandom } from './log-script.js'
 
 export interface Backing {
@@ -105,21 +105,48 @@ export function storeConformance(name: string, backing: () => Backing): void {
 
     it('L1.1: a second writer gets a conflict error and nothing already written changes', async () => {
       const b = backing()
-      const first = await openSession(connect(b), { id: 'shared' })
-      const second = await openSession(connect(b), { id: 'shared' })
+      const firstStore = connect(b)
+      const first = await openSession(firstStore, { id: 'shared' })
       await first.append('turn/start', { turn: 1 })
       await first.append('step/start', { turn: 1, step: 1 })
       const before = asJson(first.events())
-      const error = await second.append('turn/start', { turn: 1 }).catch((e: unknown) => e)
+      // A stale writer: a store object whose view of the log is older than the log.
+      const secondStore = connect(b)
+      if (secondStore !== firstStore) {
+        await expect(openSession(secondStore, { id: 'shared' })).rejects.toThrow(
+          /is held by another live writer/,
+        )
+      }
+      const stale = [{ seq: 1, type: 'turn/start', data: { turn: 1 } }] as SessionEvent[]
+      const error = await secondStore.append('shared', stale).catch((e: unknown) => e)
       expect(error).toBeInstanceOf(ToolError)
       expect((error as ToolError).code).toBe('INVARIANT')
       expect((error as ToolError).message).toMatch(/another writer.*(seq|holds)|another writer/)
       expect((error as ToolError).message).toMatch(/reopen/)
-      expect(second.events()).toEqual([])
       expect(asJson(await connect(b).load('shared'))).toBe(before)
       // The first writer is unaffected.
       await first.append('step/end', { turn: 1, step: 1 })
       expect(first.events().length).toBe(3)
+    })
+
+    it('L14.1 L14.4: a session another store object holds is refused and not repaired; session.close() gives the lease back so a new store object opens it', async () => {
+      const b = backing()
+      const firstStore = connect(b)
+      const first = await openSession(firstStore, { id: 'lease' })
+      await first.append('turn/start', { turn: 1 })
+      const secondStore = connect(b)
+      if (secondStore !== firstStore) {
+        await expect(openSession(secondStore, { id: 'lease' })).rejects.toThrow(
+          /^invariant violated: session "lease" is held by another live writer \(.+\) whose lease runs until \S+Z unless it renews it; it was not opened and nothing in it was repaired/,
+        )
+      }
+      expect((await secondStore.load('lease')).map((e) => e.type)).toEqual(['turn/start'])
+      await first.close()
+      const second = await openSession(secondStore, { id: 'lease' })
+      // The turn the closed writer left open is repaired by the new holder.
+      expect(second.events().map((e) => e.type)).toEqual(['turn/start', 'turn/end'])
+      await second.append('turn/start', { turn: 2 })
+      expect((await connect(b).load('lease')).length).toBe(3)
     })
 
     it('L1.1: sessions are independent and all listed', async () => {

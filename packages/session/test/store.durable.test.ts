@@ -76,15 +76,18 @@ describe('fileStore', () => {
     await s.append('turn/end', { turn: 2, reason: 'completed' })
     expect(readFileSync(`${file}.lock`, 'utf8')).toMatch(new RegExp(`^${process.pid} `))
     const other = fileStore(dir)
-    const reader = await openSession(other, { id: 'log' })
-    expect(reader.events()).toHaveLength(4)
-    await expect(reader.append('turn/start', { turn: 3 })).rejects.toThrow(
+    await expect(openSession(other, { id: 'log' })).rejects.toThrow(
+      /is held by another live writer \(another store object in this process\)/,
+    )
+    expect(await other.load('log')).toHaveLength(4)
+    const next = [{ seq: 5, type: 'turn/start', data: { turn: 3 } }] as SessionEvent[]
+    await expect(other.append('log', next)).rejects.toThrow(
       /has another writer \(another store object in this process\) that already appended seq 4/,
     )
     await store.close()
     expect(existsSync(`${file}.lock`)).toBe(false)
     // Once the holder is gone, the reader can take over.
-    await reader.append('turn/start', { turn: 3 })
+    await other.append('log', next)
     await other.close()
   })
 })

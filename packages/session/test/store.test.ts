@@ -2,7 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, it } from 'vitest'
-import { fileStore, memoryStore, sqliteStore } from '../src/index.js'
+import { fileStore, memoryStore, postgresStore, sqliteStore } from '../src/index.js'
+import { describePostgres, freshPostgres, PG_URL } from './postgres.js'
 import { SQLITE_DRIVERS } from './sqlite-drivers.js'
 import { storeConformance } from './store-conformance.js'
 
@@ -32,3 +33,12 @@ for (const { driver, problem, isDefault } of SQLITE_DRIVERS) {
     return { connect: () => sqliteStore(path, { driver }) }
   })
 }
+
+// Connection strings of fresh schemas, made before the suite runs (a backing is made synchronously).
+const places = PG_URL === undefined ? [] : await Promise.all(Array.from({ length: 12 }, freshPostgres))
+describePostgres('N1.1: postgresStore', () => {
+  storeConformance('postgresStore', () => {
+    const place = places.shift()!
+    return { connect: () => postgresStore(place) }
+  })
+})

@@ -1,7 +1,7 @@
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Agent, createAgent, scripted } from '@tooltx/agent'
-import { openSession, sqliteStore } from '@tooltx/session'
+import { openSession } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { codeModeComparison } from '../code-mode-comparison.js'
 import { DEMO_SCRIPT, DEMO_TASK } from '../demo-script.js'
@@ -12,6 +12,7 @@ import { liveLookup } from '../presenters.js'
 import { replayHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { runtimeTour } from '../runtime-tour.js'
+import { isPostgres, openStore } from '../session-store.js'
 import { createToolset } from '../toolset.js'
 
 /** The sample workspace bundled with the CLI. */
@@ -40,10 +41,12 @@ export interface DemoOutcome {
  * a closed stdout stops it as `run` does (130 or 141).
  */
 export async function demoCommand(options: DemoOptions, out: Output): Promise<DemoOutcome> {
-  const root = path.join(path.dirname(path.resolve(options.db)), 'demo-workspace')
+  // Beside a SQLite file; for a Postgres database, in .tooltx of the working directory.
+  const near = isPostgres(options.db) ? path.resolve('.tooltx') : path.dirname(path.resolve(options.db))
+  const root = path.join(near, 'demo-workspace')
   freshDemoWorkspace(root, SAMPLE_WORKSPACE)
 
-  const store = sqliteStore(options.db)
+  const store = openStore(options.db)
   const id = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`
   const session = await openSession(store, { id })
   const { runtime, scope } = createToolset({ root, reportError: (e) => out.error(String(e)) })

@@ -1,14 +1,23 @@
+import type { SessionEvent } from '@tooltx/session'
 import type { Output } from '../output.js'
 import { UsageError } from '../output.js'
+import { recordedLookup } from '../presenters.js'
+import { STOPPED_EXIT_STATUS } from '../run-control.js'
 import { openSessions, resolveSession } from '../session-store.js'
-import { renderSession } from '../session-timeline.js'
+import { cliDefinitions, renderSession } from '../session-timeline.js'
+import { TimelineRenderer } from '../timeline.js'
 
 /**
  * Prints the timeline of a stored session from the log alone: turns, steps, every call with
  * its card, results and contexts (`renderSession`). `id` may be `latest` or the start of one
- * id. The database is read-only here and the tools are never run.
+ * id. The database is read-only here and the tools are never run. With `follow` (a Postgres
+ * database only) it then keeps printing the session's events as they are appended, until
+ * Ctrl-C or SIGTERM (exit status 130) or until stdout closes (141). Resolves with the exit status.
  */
-export async function replayCommand(options: { db: string; id: string }, out: Output): Promise<void> {
+export async function replayCommand(
+  options: { db: string; id: string; follow?: boolean },
+  out: Output,
+): Promise<number> {
   const reader = openSessions(options.db)
   if (reader === undefined) {
     throw new UsageError(
@@ -16,11 +25,53 @@ export async function replayCommand(options: { db: string; id: string }, out: Ou
     )
   }
   try {
+    if (options.follow === true && !('follow' in reader)) {
+      throw new UsageError(
+        `--follow needs a PostgreSQL session database (--db postgres://…), whose appends notify readers; ${options.db} is a SQLite file`,
+        2,
+      )
+    }
     const id = resolveSession(options.id, await reader.listSessions(), options.db)
     const events = (await reader.read(id)) ?? []
     out.line(`session ${id} (${events.length} events)`)
     out.line()
-    for (const line of renderSession(events)) out.line(line)
+    if (options.follow !== true || !('follow' in reader)) {
+      for (const line of renderSession(events)) out.line(line)
+      return 0
+    }
+    // Following: one renderer for the whole session, whose cards come from the CLI's presenters
+    // as the results seen so far record them (K3.7).
+    const seen: SessionEvent[] = []
+    const known = cliDefinitions()
+    let lookup = recordedLookup(seen, known)
+    const timeline = new TimelineRenderer((name) => lookup(name))
+    const print = (batch: readonly SessionEvent[]): void => {
+      seen.push(...batch)
+      lookup = recordedLookup(seen, known)
+      for (const event of batch) for (const line of timeline.render(event)) out.line(line)
+    }
+    print(events)
+    return await new Promise<number>((resolve, reject) => {
+      let stop: (() => Promise<void>) | undefined
+      const finish = (settle: () => void): void => {
+        process.off('SIGINT', onSignal)
+        process.off('SIGTERM', onSignal)
+        offClosed()
+        void (stop?.() ?? Promise.resolve()).then(settle, settle)
+      }
+      const onSignal = (): void => finish(() => resolve(STOPPED_EXIT_STATUS.interrupted))
+      const offClosed = out.onClosed(() => finish(() => resolve(STOPPED_EXIT_STATUS['output-closed'])))
+      process.on('SIGINT', onSignal)
+      process.on('SIGTERM', onSignal)
+      reader
+        .follow(id, events.length, print, (error) => finish(() => reject(error)))
+        .then(
+          (s) => {
+            stop = s
+          },
+          (error: unknown) => finish(() => reject(error)),
+        )
+    })
   } finally {
     await reader.close()
   }

@@ -8,13 +8,14 @@ import {
 } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
-import { openSession, sqliteStore } from '@tooltx/session'
+import { openSession } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { watchSession } from '../live-progress.js'
 import { type Output, UsageError } from '../output.js'
 import { liveLookup } from '../presenters.js'
 import { replayHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
+import { openStore } from '../session-store.js'
 import { createToolset } from '../toolset.js'
 
 /** Options of the `run` command, from flags and the environment. */
@@ -79,7 +80,7 @@ export interface RunOutcome {
  */
 export async function runCommand(options: RunOptions, out: Output): Promise<RunOutcome> {
   const model = chooseModel(options)
-  const store = sqliteStore(options.db)
+  const store = openStore(options.db)
   const id = `run-${new Date().toISOString().replace(/[:.]/g, '-')}`
   const session = await openSession(store, { id })
   const { runtime, scope } = createToolset({
