@@ -19,6 +19,7 @@ const run = promisify(execFile)
 /** What each program's output must contain, by file and heading. */
 const EXPECTED: Record<string, readonly string[]> = {
   'README.md › tooltx': ["type: 'text'", 'tooltx-workspace'],
+  'README.md › Long sessions, reasoning models': ['Read all five.', 'clear-tool-results'],
   'docs/getting-started.md › A first tool': ["text: '5'", 'true INVALID_ARGS'],
   'docs/getting-started.md › A policy': [
     'c1 allowed',

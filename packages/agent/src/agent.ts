@@ -12,15 +12,27 @@ import {
   type ToolView,
   type UserMessage,
 } from '@tooltx/core'
-import { planRepair, type Session, type TurnEndData } from '@tooltx/session'
+import {
+  type PreparedStep,
+  planRepair,
+  type ReplyStop,
+  type Session,
+  type StepEndData,
+  type TurnEndData,
+} from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
+import { ContextBudget } from './context/context-budget.js'
+import { type ContextOptions, resolveContext } from './context/context-options.js'
 import { Journal } from './journal.js'
 import type { ModelAdapter, ModelStreamEvent } from './model/model.js'
+import { type CutReply, ModelError } from './model/model-error.js'
 import { type ReplyOutcome, readReply } from './model/reply.js'
+import type { PrepareStep } from './prepare-step.js'
 import { recordingApprover } from './recording-approver.js'
 import { recoverSession } from './recovery.js'
 import { type ScheduleOptions, schedule } from './scheduler.js'
-import { effectSink } from './tool-events.js'
+import { stepRequest } from './step-request.js'
+import { effectSink, notStartedEvents } from './tool-events.js'
 import { limitEnd, resolveBounds, type TurnBounds } from './turn-bounds.js'
 import { replyText, type TurnOutcome, turnOutcome } from './turn-outcome.js'
 import { snapshotUserMessage, textMessage } from './user-input.js'
@@ -48,6 +60,12 @@ export interface AgentOptions {
   maxToolCalls?: number
   /** Wall-clock milliseconds per turn; default `Infinity` (none), since a turn may wait for a person (L13.1). */
   maxTurnMs?: number
+  /** A token budget for each model request and how to shrink the history past it (T3.1). */
+  context?: ContextOptions
+  /** Called before each model call; may change the system prompt, narrow the tools, force a tool (T4.1). */
+  prepareStep?: PrepareStep
+  /** What follows a reply the provider cut while it held tool calls (T2.3); default `'end-turn'`. */
+  onCutToolCalls?: 'end-turn' | 'tell-model'
 }
 
 /** Options of `agent.abort` (L6.8). */
@@ -97,6 +115,8 @@ interface ReplyStep {
   readonly reply: ReplyOutcome
   readonly tools: ToolSurface['tools']
   readonly view: ToolView
+  /** The step's scope: the agent's, or the child `prepareStep` narrowed (T4.2). */
+  readonly scope: RuntimeScope
 }
 
 type QueuedMessage = {
@@ -129,14 +149,26 @@ interface TurnState {
  * Builds an agent loop (L3): turns and steps, the tool scheduler, deferred contexts, approval
  * events, turn bounds. The loop owns durability: it appends every event; the runtime writes
  * nothing. Throws `INVALID_DEFINITION` for a `maxParallelToolCalls` that is not a positive
- * integer (L5.4) and for bounds that are neither positive integers nor `Infinity` (L13.2).
+ * integer (L5.4), for bounds that are neither positive integers nor `Infinity` (L13.2), for a
+ * malformed `context` (T3.1), a `prepareStep` that is not a function (T4.1) and an unknown
+ * `onCutToolCalls` (T2.3).
  */
 export function createAgent(options: AgentOptions): Agent {
   const maxParallel = options.maxParallelToolCalls ?? 10
   if (!Number.isInteger(maxParallel) || maxParallel < 1) {
     throw definitionError(`maxParallelToolCalls must be a positive integer, got ${String(maxParallel)}`)
   }
-  return new AgentLoop(options, maxParallel, resolveBounds(options))
+  if (options.prepareStep !== undefined && typeof options.prepareStep !== 'function') {
+    throw definitionError('prepareStep must be a function (state) => { system?, tools?, toolChoice? }')
+  }
+  const cut = options.onCutToolCalls
+  if (cut !== undefined && cut !== 'end-turn' && cut !== 'tell-model') {
+    throw definitionError(
+      `onCutToolCalls must be 'end-turn' or 'tell-model', got ${JSON.stringify(cut) ?? String(cut)}`,
+    )
+  }
+  const context = options.context === undefined ? undefined : resolveContext(options.context)
+  return new AgentLoop(options, maxParallel, resolveBounds(options), context)
 }
 
 class AgentLoop implements Agent {
@@ -159,12 +191,23 @@ class AgentLoop implements Agent {
   /** The session's latest turn number, kept current by a listener instead of a scan per turn. */
   #lastTurn = 0
   #lastOutcome: TurnOutcome | undefined
+  /** Follows the session's messages when `context` is set (T3). */
+  readonly #budget: ContextBudget | undefined
 
-  constructor(options: AgentOptions, maxParallel: number, bounds: TurnBounds) {
+  constructor(
+    options: AgentOptions,
+    maxParallel: number,
+    bounds: TurnBounds,
+    context: ReturnType<typeof resolveContext> | undefined,
+  ) {
     this.#options = options
     this.#maxParallel = maxParallel
     this.#bounds = bounds
-    const { session } = options
+    const { session, runtime, scope } = options
+    this.#budget =
+      context === undefined
+        ? undefined
+        : new ContextBudget(context, session, (name) => runtime.view(scope).get(name))
     session.on((event) => {
       if (event.type === 'turn/start') this.#lastTurn = event.data.turn
     })
@@ -231,7 +274,7 @@ class AgentLoop implements Agent {
           model.parseArguments === undefined
             ? parseToolArguments(block.arguments)
             : model.parseArguments(block, tools)
-        return this.#inputs(signal)(block, args, fail)
+        return this.#inputs(signal, scope)(block, args, fail)
       },
     })
     this.#needsRepair = false
@@ -368,22 +411,63 @@ class AgentLoop implements Agent {
     await journal.flush()
     state.started = true
     state.openStep = step
-    const view = runtime.view(scope)
-    const surface = view.surface()
-    const reply = await readReply(
+    const { request, view, tools, prepared, measured } = await stepRequest({
+      turn,
+      step,
+      runtime,
+      scope,
+      session,
       model,
-      {
-        ...(this.#options.system !== undefined ? { system: this.#options.system } : {}),
-        instructions: surface.instructions,
-        tools: [...surface.tools],
-        messages: session.messages(),
-      },
       signal,
-      this.#options.onModelEvent,
-    )
-    const end = await this.#reply(state, { step, signal, reply, tools: surface.tools, view })
-    journal.stage({ type: 'step/end', data: { turn, step } })
-    return end
+      system: this.#options.system,
+      prepareStep: this.#options.prepareStep,
+      budget: this.#budget,
+    })
+    try {
+      let reply: ReplyOutcome
+      try {
+        reply = await readReply(model, request, signal, this.#options.onModelEvent)
+      } catch (error) {
+        if (!(error instanceof ModelError) || error.kind !== 'truncated' || error.reply === undefined)
+          throw error
+        return this.#cut(state, step, error.reply, error, prepared.prepared)
+      }
+      if (reply.status === 'complete') this.#budget?.observe(measured, reply.usage)
+      const stop = reply.status === 'complete' ? reply.stop : undefined
+      const end = await this.#reply(state, { step, signal, reply, tools, view, scope: prepared.scope })
+      journal.stage({ type: 'step/end', data: stepEnd(turn, step, stop, prepared.prepared) })
+      return end
+    } finally {
+      prepared.dispose()
+    }
+  }
+
+  /**
+   * A reply the provider cut while it held tool calls (T2.3): none of them runs. `'end-turn'`
+   * ends the turn with the adapter's error (L12.2); `'tell-model'` stages the reply with a
+   * not-started pair for each call, so the model reads why, and goes on to the next step.
+   */
+  #cut(
+    state: TurnState,
+    step: number,
+    cut: CutReply,
+    error: ModelError,
+    prepared: PreparedStep | undefined,
+  ): TurnEndData | undefined {
+    const { turn, journal } = state
+    const where = { turn, step }
+    if (this.#options.onCutToolCalls !== 'tell-model') {
+      journal.stage({ type: 'step/end', data: stepEnd(turn, step, cut.stop, prepared) })
+      return { turn, reason: 'error', message: error.message }
+    }
+    const { content } = cut
+    state.text = replyText(content)
+    journal.stage({ type: 'assistant/message', data: { ...where, content } })
+    for (const block of content) {
+      if (block.type === 'tool-call') journal.stage(...notStartedEvents(where, block, 'cut'))
+    }
+    journal.stage({ type: 'step/end', data: stepEnd(turn, step, cut.stop, prepared) })
+    return undefined
   }
 
   /**
@@ -393,7 +477,7 @@ class AgentLoop implements Agent {
    */
   async #reply(
     state: TurnState,
-    { step, signal, reply, tools, view }: ReplyStep,
+    { step, signal, reply, tools, view, scope }: ReplyStep,
   ): Promise<TurnEndData | undefined> {
     const { turn, journal } = state
     const assistant = { type: 'assistant/message', data: { turn, step, content: reply.content } } as const
@@ -417,7 +501,7 @@ class AgentLoop implements Agent {
         signal,
         maxParallel: this.#maxParallel,
         maxCalls: this.#bounds.maxToolCalls - state.calls,
-        input: this.#inputs(signal),
+        input: this.#inputs(signal, scope),
         classify: (block, args) => view.executionMode({ name: block.name, arguments: args }),
         parse: model.parseArguments && ((block) => model.parseArguments!(block, tools)),
         onContexts: (contexts) => this.#defer(contexts),
@@ -453,8 +537,8 @@ class AgentLoop implements Agent {
    * and code-dispatch events) report a failure to the batch's `fail` (L5.5); the recording
    * approver and the dispatch sink are built once per batch, not per call.
    */
-  #inputs(signal: AbortSignal): ScheduleOptions['input'] {
-    const { approver, codeRuntime, scope, session } = this.#options
+  #inputs(signal: AbortSignal, scope: RuntimeScope): ScheduleOptions['input'] {
+    const { approver, codeRuntime, session } = this.#options
     let bound: { fail: (error: unknown) => void; approver?: Approver; sink: CodeDispatchSink } | undefined
     return (block, args, fail) => {
       if (bound?.fail !== fail) {
@@ -488,5 +572,20 @@ class AgentLoop implements Agent {
       const { type, ...settle } = event
       return session.append('tool/code-dispatch', { turn, step, ...settle }).then(() => undefined, fail)
     }
+  }
+}
+
+/** A step's `step/end`, with why its reply stopped (T2.2) and what `prepareStep` changed (T4.3). */
+function stepEnd(
+  turn: number,
+  step: number,
+  stop: ReplyStop | undefined,
+  prepared: PreparedStep | undefined,
+): StepEndData {
+  return {
+    turn,
+    step,
+    ...(stop === undefined ? {} : { stop }),
+    ...(prepared === undefined ? {} : { prepared }),
   }
 }

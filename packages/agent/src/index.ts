@@ -1,12 +1,22 @@
 export * from './agent.js'
 export * from './agent-runtime.js'
+export { ContextBudget } from './context/context-budget.js'
+export {
+  type BudgetRequest,
+  type ContextOptions,
+  type ContextStrategy,
+  resolveContext,
+} from './context/context-options.js'
+export { estimateTokens, type TokenCounter } from './context/token-estimate.js'
 export * from './model/anthropic.js'
 export * from './model/defaults.js'
 export * from './model/model.js'
 export * from './model/model-error.js'
 export * from './model/openai-compatible.js'
+export * from './model/reasoning.js'
 export * from './model/reply.js'
 export * from './model/scripted.js'
+export * from './model/stop-reason.js'
 export * from './session-audit.js'
 export { DEFAULT_TURN_BOUNDS, type TurnBounds } from './turn-bounds.js'
 export type { TurnOutcome } from './turn-outcome.js'

@@ -32,16 +32,19 @@ export function toolResultEvent(where: StepRef, block: ToolCallBlock, result: To
 }
 
 /** Why a call of the batch never started. */
-export type NotStartedReason = 'aborted' | 'limited'
+export type NotStartedReason = 'aborted' | 'limited' | 'cut'
 
 const NOT_STARTED: Readonly<Record<NotStartedReason, string>> = {
   aborted: 'tool call aborted before dispatch',
   limited: 'tool call not started: the turn reached its maxToolCalls limit',
+  cut:
+    'tool call not started: the provider cut the reply while this call was written, so its arguments ' +
+    'may be incomplete. Call it again with smaller arguments, or split the work.',
 }
 
 /**
  * The `tool/call` + `tool/result` of a call that never started: kept back by the abort (L6.3)
- * or by the turn's `maxToolCalls` (L13.1). The result is the runtime's own
+ * by the turn's `maxToolCalls` (L13.1), or by a cut reply (T2.3). The result is the runtime's own
  * `ABORTED_BEFORE_DISPATCH` failure, with the message saying which.
  */
 export function notStartedEvents(

@@ -4,11 +4,12 @@ import type { AddressInfo } from 'node:net'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, ReplyAccumulator } from '@tooltx/agent'
 import { onTestFinished } from 'vitest'
 
-/** One request the loopback server received: its path, headers and parsed JSON body. */
+/** One request the loopback server received: its path, headers, parsed JSON body and the body's exact text. */
 export interface Received {
   url: string
   headers: IncomingHttpHeaders
   body: any
+  raw: string
 }
 
 /** How the loopback server answers: SSE events one write each (`hang` keeps it open), or a status + JSON body. */
@@ -47,7 +48,7 @@ export async function wireServer(answer: (n: number) => Answer, basePath = ''): 
       raw += chunk
     })
     req.on('end', async () => {
-      received.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(raw) })
+      received.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(raw), raw })
       res.on('close', () => resolveClosed(res.writableEnded ? 'server' : 'client'))
       const a = answer(received.length)
       if ('status' in a) {

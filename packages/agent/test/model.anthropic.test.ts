@@ -39,6 +39,7 @@ describe('anthropic against a loopback Messages API server', () => {
       ],
       // Input counts cached tokens too: 40 + 5 + 3; output is the cumulative count of message_delta.
       usage: { inputTokens: 48, outputTokens: 29 },
+      stop: { reason: 'tool_calls', raw: 'tool_use' },
     })
   })
 

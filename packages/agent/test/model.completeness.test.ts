@@ -98,6 +98,7 @@ describe('L12.1 a reply is complete only when the stream says so', () => {
       type: 'message',
       content: [{ type: 'tool-call', id: 'call_rm', name: 'bash', arguments: '{"cmd":"ls"}' }],
       usage: { inputTokens: 0, outputTokens: 0 },
+      stop: { reason: 'tool_calls', raw: 'tool_calls' },
     })
   })
 
@@ -248,6 +249,7 @@ describe('L12.3 tool-call arguments streamed as a JSON value', () => {
           },
         ],
         usage: { inputTokens: 0, outputTokens: 0 },
+        stop: { reason: 'tool_calls', raw: 'tool_calls' },
       },
     ])
   })

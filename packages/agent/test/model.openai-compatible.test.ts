@@ -53,6 +53,7 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
         { type: 'tool-call', id: 'call_b', name: 'grep', arguments: ' {"pattern":"TODO" , "n": 1.50' },
       ],
       usage: { inputTokens: 57, outputTokens: 31 },
+      stop: { reason: 'tool_calls', raw: 'tool_calls' },
     })
   })
 

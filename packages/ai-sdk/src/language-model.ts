@@ -2,7 +2,12 @@
  * `aiSdkModel`: any AI SDK language model behind tooltx's `ModelAdapter` (Z2.1–Z2.5), so it drives
  * the tooltx agent loop with its scheduler, durability and approvals.
  */
-import { APICallError, type LanguageModelV4, type LanguageModelV4StreamPart } from '@ai-sdk/provider'
+import {
+  APICallError,
+  type LanguageModelV4,
+  type LanguageModelV4StreamPart,
+  type SharedV4ProviderMetadata,
+} from '@ai-sdk/provider'
 import {
   connectionFailure,
   cutReply,
@@ -12,10 +17,13 @@ import {
   ModelError,
   type ModelRequest,
   type ModelStreamEvent,
+  type ReplyBlock,
+  replyStop,
   rootCauseMessage,
+  type StopReason,
   unfinishedStream,
 } from '@tooltx/agent'
-import type { AssistantBlock } from '@tooltx/core'
+import type { JsonValue } from '@tooltx/core'
 import type { LanguageModel } from 'ai'
 import { resolveLanguageModel } from 'ai/internal'
 import { callOptions } from './prompt.js'
@@ -34,6 +42,15 @@ const CUT_HINTS: Readonly<Record<string, string>> = {
   'content-filter': "The provider's content filter stopped the reply; rephrase the request.",
   interrupted: 'The provider interrupted the reply; retry.',
 }
+/** Unified finish reasons in tooltx's words (T2.1). */
+const STOPS: Readonly<Record<string, StopReason>> = {
+  stop: 'stop',
+  'tool-calls': 'tool_calls',
+  length: 'max_tokens',
+  'content-filter': 'content_filter',
+}
+/** The wire name of this bridge's reasoning blocks (T1.4). */
+export const AI_SDK_WIRE = 'ai-sdk'
 
 /**
  * A tooltx `ModelAdapter` over an AI SDK language model: a `LanguageModelV4` object, an older
@@ -41,8 +58,10 @@ const CUT_HINTS: Readonly<Record<string, string>> = {
  * `generateText` resolves it. Each request is one `doStream` call (no retries: the loop's turn ends
  * with the error, as with the other adapters). Text deltas and tool-input deltas stream as tooltx
  * events; the reply's tool calls carry the provider's `input` string unchanged as their raw
- * arguments (Z2.3). The reply is complete only at the `finish` part (Z2.4); provider-executed
- * tool calls, reasoning, sources and files are not part of tooltx's message model and are skipped.
+ * arguments (Z2.3). Reasoning parts become reasoning blocks with their provider metadata, sent
+ * back as reasoning parts with it as provider options (T1.4). The reply is complete only at the
+ * `finish` part (Z2.4); provider-executed tool calls, sources and files are not part of
+ * tooltx's message model and are skipped.
  */
 export function aiSdkModel(model: LanguageModel, options: AiSdkModelOptions = {}): ModelAdapter {
   const resolved = resolveLanguageModel(model)
@@ -81,12 +100,19 @@ interface Call {
   input: string | undefined
 }
 
+/** A text or reasoning part seen so far, in order of first appearance. */
+interface Part {
+  kind: 'text' | 'reasoning'
+  text: string
+  metadata: SharedV4ProviderMetadata | undefined
+}
+
 /** Collects one reply's parts into tooltx events and the final message. */
 class Reply {
   readonly #adapter: string
-  readonly #texts = new Map<string, string>()
+  readonly #parts = new Map<string, Part>()
   readonly #calls = new Map<string, Call>()
-  #finish: { reason: string; inputTokens: number; outputTokens: number } | undefined
+  #finish: { reason: string; raw: string | undefined; inputTokens: number; outputTokens: number } | undefined
 
   constructor(adapter: string) {
     this.#adapter = adapter
@@ -96,9 +122,20 @@ class Reply {
   *add(part: LanguageModelV4StreamPart): Iterable<ModelStreamEvent> {
     switch (part.type) {
       case 'text-delta':
-        this.#texts.set(part.id, (this.#texts.get(part.id) ?? '') + part.delta)
+        this.#part('text', part.id).text += part.delta
         if (part.delta !== '') yield { type: 'text-delta', text: part.delta }
         return
+      case 'reasoning-start':
+      case 'reasoning-end':
+        this.#note(this.#part('reasoning', part.id), part.providerMetadata)
+        return
+      case 'reasoning-delta': {
+        const reasoning = this.#part('reasoning', part.id)
+        reasoning.text += part.delta
+        this.#note(reasoning, part.providerMetadata)
+        if (part.delta !== '') yield { type: 'reasoning-delta', text: part.delta }
+        return
+      }
       case 'tool-input-start':
         if (part.providerExecuted === true) return
         yield this.#open(part.id, part.toolName)
@@ -125,6 +162,7 @@ class Reply {
       case 'finish':
         this.#finish = {
           reason: part.finishReason.unified,
+          raw: part.finishReason.raw,
           inputTokens: part.usage.inputTokens.total ?? 0,
           outputTokens: part.usage.outputTokens.total ?? 0,
         }
@@ -154,13 +192,34 @@ class Reply {
         'the provider finished the reply with an error; none of its tool calls ran.',
       )
     }
-    const content: AssistantBlock[] = [...this.#texts.values()]
-      .filter((text) => text !== '')
-      .map((text) => ({ type: 'text', text }))
+    const content: ReplyBlock[] = []
+    for (const part of this.#parts.values()) {
+      if (part.kind === 'text') {
+        if (part.text !== '') content.push({ type: 'text', text: part.text })
+        continue
+      }
+      content.push({
+        type: 'reasoning',
+        wire: AI_SDK_WIRE,
+        text: part.text,
+        ...(part.text === '' ? { redacted: true } : {}),
+        // The metadata is JSON but may hold undefined values, which a lossless log cannot keep.
+        ...(part.metadata === undefined
+          ? {}
+          : { data: { providerMetadata: JSON.parse(JSON.stringify(part.metadata)) as JsonValue } }),
+      })
+    }
     const calls = [...this.#calls.entries()]
+    const usage = { inputTokens: finish.inputTokens, outputTokens: finish.outputTokens }
+    const stop = {
+      ...replyStop(finish.reason, STOPS),
+      ...(finish.raw === undefined ? {} : { raw: finish.raw }),
+    }
     const hint = CUT_HINTS[finish.reason]
-    if (calls.length > 0 && hint !== undefined)
-      throw cutReply(this.#adapter, `finish reason "${finish.reason}"`, hint)
+    if (calls.length > 0 && hint !== undefined) {
+      const cut = [...content, ...calls.map(([id, call]) => callBlock(id, call))]
+      throw cutReply(this.#adapter, `finish reason "${finish.reason}"`, hint, { content: cut, stop, usage })
+    }
     for (const [id, call] of calls) {
       if (call.input === undefined) {
         throw new ModelError(
@@ -169,13 +228,28 @@ class Reply {
           `tool call ${call.index} ("${call.name}") streamed input but never completed; none of the reply's tool calls ran.`,
         )
       }
-      content.push({ type: 'tool-call', id, name: call.name, arguments: call.input })
+      content.push(callBlock(id, call))
     }
-    return {
-      type: 'message',
-      content,
-      usage: { inputTokens: finish.inputTokens, outputTokens: finish.outputTokens },
+    return { type: 'message', content, usage, stop }
+  }
+
+  #part(kind: Part['kind'], id: string): Part {
+    const key = `${kind}:${id}`
+    let part = this.#parts.get(key)
+    if (part === undefined) {
+      part = { kind, text: '', metadata: undefined }
+      this.#parts.set(key, part)
     }
+    return part
+  }
+
+  /** Merges a part's provider metadata, provider by provider (a signature may come after the text). */
+  #note(part: Part, metadata: Part['metadata']): void {
+    if (metadata === undefined) return
+    const merged = { ...part.metadata }
+    for (const [provider, values] of Object.entries(metadata))
+      merged[provider] = { ...merged[provider], ...values }
+    part.metadata = merged
   }
 
   #open(id: string, name: string): ModelStreamEvent & { type: 'tool-call-delta' } {
@@ -183,6 +257,11 @@ class Reply {
     this.#calls.set(id, { index, name, input: undefined })
     return { type: 'tool-call-delta', index, id, name, argumentsDelta: '' }
   }
+}
+
+/** A tool call as a block, with its input as the raw arguments (`''` when it never completed). */
+function callBlock(id: string, call: Call): ReplyBlock {
+  return { type: 'tool-call', id, name: call.name, arguments: call.input ?? '' }
 }
 
 /** A failed `doStream` as a `ModelError`: `http` for a status, `connection` for an unreachable endpoint. */

@@ -8,8 +8,9 @@ import type {
   LanguageModelV4Message,
   LanguageModelV4Prompt,
   LanguageModelV4ToolResultOutput,
+  SharedV4ProviderOptions,
 } from '@ai-sdk/provider'
-import { type ModelRequest, systemPrompt } from '@tooltx/agent'
+import { type ModelRequest, type ReplyBlock, systemPrompt } from '@tooltx/agent'
 import {
   type ContentBlock,
   type ImageBlock,
@@ -23,6 +24,10 @@ import {
 export function callOptions(request: ModelRequest, signal: AbortSignal): LanguageModelV4CallOptions {
   const options: LanguageModelV4CallOptions = { prompt: prompt(request), abortSignal: signal }
   if (request.tools.length > 0) options.tools = request.tools.map(functionTool)
+  const choice = request.toolChoice
+  if (choice !== undefined)
+    options.toolChoice =
+      typeof choice === 'string' ? { type: choice } : { type: 'tool', toolName: choice.tool }
   return options
 }
 
@@ -50,16 +55,19 @@ function promptMessage(message: ModelMessage, toolNames: Map<string, string>): L
   if (message.role === 'assistant') {
     return {
       role: 'assistant',
-      content: message.content.map((block) => {
-        if (block.type === 'text') return { type: 'text', text: block.text }
+      content: message.content.flatMap((block): AssistantPart[] => {
+        if (block.type === 'text') return [{ type: 'text', text: block.text }]
+        if (block.type === 'reasoning') return reasoningPart(block)
         toolNames.set(block.id, block.name)
         // The part wants a value; the provider serializes it again. Parsed as the loop parses it (L4.1).
-        return {
-          type: 'tool-call',
-          toolCallId: block.id,
-          toolName: block.name,
-          input: parseToolArguments(block.arguments),
-        }
+        return [
+          {
+            type: 'tool-call',
+            toolCallId: block.id,
+            toolName: block.name,
+            input: parseToolArguments(block.arguments),
+          },
+        ]
       }),
     }
   }
@@ -74,6 +82,21 @@ function promptMessage(message: ModelMessage, toolNames: Map<string, string>): L
       },
     ],
   }
+}
+
+type AssistantPart = Extract<LanguageModelV4Message, { role: 'assistant' }>['content'][number]
+
+/**
+ * A reasoning block of this bridge as a reasoning part with its provider metadata as provider
+ * options, so the provider gets its signature back (T1.4); other wires' reasoning is left out.
+ */
+function reasoningPart(block: Extract<ReplyBlock, { type: 'reasoning' }>): AssistantPart[] {
+  if (block.wire !== 'ai-sdk') return []
+  const metadata = (block.data as { providerMetadata?: SharedV4ProviderOptions } | undefined)
+    ?.providerMetadata
+  return [
+    { type: 'reasoning', text: block.text, ...(metadata === undefined ? {} : { providerOptions: metadata }) },
+  ]
 }
 
 function userPart(block: ContentBlock) {

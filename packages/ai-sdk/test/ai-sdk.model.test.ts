@@ -64,6 +64,8 @@ describe('Z2: aiSdkModel', () => {
     expect(events).toEqual([
       { type: 'text-delta', text: 'Reading ' },
       { type: 'text-delta', text: 'it.' },
+      // Reasoning is recorded since T1.4.
+      { type: 'reasoning-delta', text: 'hidden' },
       { type: 'tool-call-delta', index: 0, id: 'call_1', name: 'read_file', argumentsDelta: '' },
       { type: 'tool-call-delta', index: 0, argumentsDelta: '{"path":' },
       { type: 'tool-call-delta', index: 0, argumentsDelta: ' "/etc/hostname"}' },
@@ -72,10 +74,12 @@ describe('Z2: aiSdkModel', () => {
         type: 'message',
         content: [
           { type: 'text', text: 'Reading it.' },
+          { type: 'reasoning', wire: 'ai-sdk', text: 'hidden' },
           { type: 'tool-call', id: 'call_1', name: 'read_file', arguments: '{"path": "/etc/hostname"}' },
           { type: 'tool-call', id: 'call_2', name: 'grep', arguments: '{"pattern": TODO' },
         ],
         usage: { inputTokens: 12, outputTokens: 7 },
+        stop: { reason: 'tool_calls', raw: 'tool_calls' },
       },
     ])
   })

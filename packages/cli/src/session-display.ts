@@ -1,3 +1,4 @@
+import { isReasoning } from '@tooltx/agent'
 import {
   type AnyToolDefinition,
   type CallView,
@@ -9,7 +10,7 @@ import {
   RUN_CODE,
   resultCard,
 } from '@tooltx/core'
-import type { SessionEvent, TurnEndReason } from '@tooltx/session'
+import type { ContextCompactedData, SessionEvent, TurnEndReason } from '@tooltx/session'
 import { callTitle } from './card-text.js'
 
 /** Looks up the definition a card is built from (U1.9: through the scope's view). */
@@ -22,6 +23,22 @@ interface At {
   readonly step: number
 }
 
+/** A reasoning block, collapsed to one line (T1.5): how much there is, never the text itself. */
+function reasoningLine(block: { text: string; redacted?: boolean }): string {
+  if (block.redacted === true) return '▸ thinking (redacted)'
+  return `▸ thinking (${block.text.length.toLocaleString('en-US')} characters, collapsed)`
+}
+
+/** Where a compaction happened and what it replaced (T3.7). */
+function compactionLine(data: ContextCompactedData): string {
+  const tokens = `${data.tokensBefore.toLocaleString('en-US')} → ${data.tokensAfter.toLocaleString('en-US')} tokens`
+  if (data.strategy === 'summarise') {
+    return `⇢ context compacted: the history through seq ${data.through} summarised (${tokens})`
+  }
+  const n = data.cleared.length
+  return `⇢ context compacted: ${n} old tool result${n === 1 ? '' : 's'} cleared (${tokens})`
+}
+
 /**
  * One displayed fact of a session, built from one event (G1.1). The CLI timeline prints these as
  * lines and `tooltx view` renders them as cards, so both show the same calls, titles and codes.
@@ -30,8 +47,11 @@ interface At {
 export type DisplayEntry =
   | (At & {
       readonly kind: 'note'
-      /** What the note is about: a fork's origin (A2.3), a tool's recorded effect (F1.3). */
-      readonly what: 'fork' | 'effect'
+      /**
+       * What the note is about: a fork's origin (A2.3), a tool's recorded effect (F1.3), a
+       * context compaction (T3.7), or a reply that stopped for a reason other than its end (T2.2).
+       */
+      readonly what: 'fork' | 'effect' | 'compacted' | 'stop'
       readonly text: string
     })
   | (At & { readonly kind: 'turn-start' })
@@ -42,6 +62,8 @@ export type DisplayEntry =
       readonly role: 'user' | 'context' | 'assistant'
       readonly source?: string
       readonly text: string
+      /** An assistant reply's reasoning blocks, each collapsed to one line (T1.5). */
+      readonly reasoning?: readonly string[]
     })
   | (At & {
       readonly kind: 'call'
@@ -171,7 +193,21 @@ export class SessionDisplay {
           .map((block) => block.text)
           .join('')
           .trim()
-        return text === '' ? undefined : { kind: 'message', seq, turn, step, role: 'assistant', text }
+        const reasoning = content.filter(isReasoning).map(reasoningLine)
+        if (text === '' && reasoning.length === 0) return undefined
+        return {
+          kind: 'message',
+          seq,
+          turn,
+          step,
+          role: 'assistant',
+          text,
+          ...(reasoning.length > 0 ? { reasoning } : {}),
+        }
+      }
+      case 'context/compacted': {
+        const { turn, step } = event.data
+        return { kind: 'note', seq, turn, step, what: 'compacted', text: compactionLine(event.data) }
       }
       case 'tool/call': {
         const { turn, step, callId, name, arguments: raw } = event.data
@@ -222,8 +258,19 @@ export class SessionDisplay {
         const code = isError ? { code: error?.code ?? 'error' } : {}
         return { kind: 'sub-result', ...at, isError, ...code, text: contentText(content) }
       }
-      case 'step/end':
-        return undefined
+      case 'step/end': {
+        const { turn, step, stop } = event.data
+        if (stop === undefined || stop.reason === 'stop' || stop.reason === 'tool_calls') return undefined
+        const raw = stop.raw === undefined ? '' : ` (${stop.raw})`
+        return {
+          kind: 'note',
+          seq,
+          turn,
+          step,
+          what: 'stop',
+          text: `■ the reply stopped: ${stop.reason}${raw}`,
+        }
+      }
       case 'turn/end': {
         const { turn, reason, message } = event.data
         return { kind: 'turn-end', seq, turn, step: 0, reason, ...(message ? { message } : {}) }

@@ -23,7 +23,8 @@ function entryLines(entry: DisplayEntry): string[] {
           : entry.role === 'user'
             ? 'user'
             : 'assistant'
-      return indent('    ', [`${label}: ${entry.text}`])
+      const reasoning = indent('    ', entry.reasoning ?? [])
+      return entry.text === '' ? reasoning : [...reasoning, ...indent('    ', [`${label}: ${entry.text}`])]
     }
     case 'call':
       return [`    ▶ ${entry.title}`, ...indent('        ', callBody(entry.view))]

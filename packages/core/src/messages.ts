@@ -10,8 +10,26 @@ export interface ToolCallBlock {
   arguments: string
 }
 
-/** One block of an assistant message. */
-export type AssistantBlock = TextBlock | ToolCallBlock
+/**
+ * Reasoning a model produced before or between its answer's blocks (T1.1). Opaque and
+ * lossless: `data` is what the wire needs to get it back exactly (Anthropic's own
+ * `{ type: 'thinking', thinking, signature }` block, a field name, provider metadata), and only
+ * an adapter of the same `wire` sends it back, unchanged; every other adapter leaves it out.
+ * `text` is what people may read (`''` when `redacted`). Tools never see it.
+ */
+export interface ReasoningBlock {
+  type: 'reasoning'
+  /** The wire that produced it: `anthropic`, `openai-compatible` or `ai-sdk`. */
+  wire: string
+  /** The readable reasoning; `''` when `redacted`. */
+  text: string
+  /** True when the provider sent the reasoning encrypted only. */
+  redacted?: boolean
+  data?: JsonValue
+}
+
+/** One block of an assistant message: text, a tool call or reasoning (T1.1). */
+export type AssistantBlock = TextBlock | ToolCallBlock | ReasoningBlock
 
 /** An assistant message as derived from `assistant/message` (L2.1). */
 export interface AssistantMessage {

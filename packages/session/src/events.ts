@@ -29,8 +29,70 @@ export interface TurnStartData {
   readonly turn: number
 }
 
-/** `step/start` and `step/end`: steps count up from 1 within a turn (L1.8). */
+/** `step/start`: steps count up from 1 within a turn (L1.8). */
 export type StepData = StepRef
+
+/**
+ * Why a model reply ended, in tooltx's words (T2.1): `stop` (the model finished), `tool_calls`,
+ * `max_tokens` (the reply's token limit), `context_window` (the model's window is full),
+ * `content_filter`, `refusal`, or `other` for anything else a provider says.
+ */
+export type StopReason =
+  | 'stop'
+  | 'tool_calls'
+  | 'max_tokens'
+  | 'context_window'
+  | 'content_filter'
+  | 'refusal'
+  | 'other'
+
+/** A reply's stop reason, with the provider's own word for it when it sent one (T2.1). */
+export interface ReplyStop {
+  readonly reason: StopReason
+  readonly raw?: string
+}
+
+/** Which tool the model may or must call in one request (T4.1). */
+export type ToolChoice = 'auto' | 'none' | 'required' | { readonly tool: string }
+
+/** What `prepareStep` changed for one step, as recorded on its `step/end` (T4.3). */
+export interface PreparedStep {
+  readonly system?: string
+  /** The names the step's scope restriction admitted. */
+  readonly tools?: readonly string[]
+  readonly toolChoice?: ToolChoice
+}
+
+/**
+ * `step/end` (L1.8): `stop` is why the step's model reply ended (T2.1), absent when no reply
+ * completed (an abort, a model failure); `prepared` is what `prepareStep` returned (T4.3).
+ */
+export interface StepEndData extends StepRef {
+  readonly stop?: ReplyStop
+  readonly prepared?: PreparedStep
+}
+
+/** One tool result that `clear-tool-results` replaced: the `tool/result` at `seq` now derives `content` (T3.3). */
+export interface ClearedResult {
+  readonly seq: Seq
+  readonly callId: string
+  readonly isError: boolean
+  readonly content: readonly ContentBlock[]
+}
+
+/**
+ * `context/compacted` (T3.5): what a context strategy replaced, so derivation applies it and
+ * replay derives the same messages. `clear-tool-results` replaces the content of the listed
+ * results; `summarise` replaces every message derived from an event up to seq `through` by
+ * `summary`. `tokensBefore` and `tokensAfter` are the budget's counts around it.
+ */
+export type ContextCompactedData = StepRef & {
+  readonly tokensBefore: number
+  readonly tokensAfter: number
+} & (
+    | { readonly strategy: 'clear-tool-results'; readonly cleared: readonly ClearedResult[] }
+    | { readonly strategy: 'summarise'; readonly through: Seq; readonly summary: UserMessage }
+  )
 
 /** `user/message`: a user message or a deferred context, with its `source` (L2.1, O1.3). */
 export interface UserMessageData extends StepRef {
@@ -128,7 +190,8 @@ export interface SessionEventMap {
   'approval/decided': ApprovalDecidedData
   'tool/code-dispatch-start': CodeDispatchStartData
   'tool/code-dispatch': CodeDispatchData
-  'step/end': StepData
+  'context/compacted': ContextCompactedData
+  'step/end': StepEndData
   'turn/end': TurnEndData
 }
 
@@ -159,6 +222,7 @@ export const SESSION_EVENT_TYPES: readonly SessionEventType[] = Object.freeze([
   'approval/decided',
   'tool/code-dispatch-start',
   'tool/code-dispatch',
+  'context/compacted',
   'step/end',
   'turn/end',
 ])

@@ -17,6 +17,7 @@ export {
   OUTCOME_UNKNOWN_TEXT,
   planRepair,
 } from './repair.js'
+export { SeqList } from './seq-list.js'
 export * from './session.js'
 export { defaultSqliteDriver, loadSqliteDriver, type SqliteDriverName } from './sqlite-driver.js'
 export * from './sqlite-reader.js'

@@ -9,6 +9,15 @@ import {
 const EVENT_TYPES = new Set<string>(SESSION_EVENT_TYPES)
 const TURN_END_REASONS = new Set(['completed', 'aborted', 'error', 'interrupted', 'limit'])
 const TURN_LIMITS = new Set(['maxSteps', 'maxToolCalls', 'maxTurnMs'])
+const STOP_REASONS = new Set([
+  'stop',
+  'tool_calls',
+  'max_tokens',
+  'context_window',
+  'content_filter',
+  'refusal',
+  'other',
+])
 
 /** Where a turn's latest `assistant/message` stands: its tool-call blocks and their progress. */
 interface AssistantTurn {
@@ -108,7 +117,11 @@ export class LogState {
       case 'step/end':
         if (!this.stepOpen || data.step !== this.step)
           return `step/end ${data.step} does not close the open step`
+        if (data.stop !== undefined && !(isObject(data.stop) && STOP_REASONS.has(data.stop.reason as string)))
+          return `step/end stop ${q(data.stop)} is not { reason: <a known stop reason>, raw? }`
         return undefined
+      case 'context/compacted':
+        return this.#checkCompacted(data)
       case 'user/message':
         return this.#checkUserMessage(data)
       case 'assistant/message':
@@ -176,6 +189,33 @@ export class LogState {
       ids.add(block.id)
     }
     return this.#pendingCalls('assistant/message')
+  }
+
+  /** T3.5: a compaction happens inside an open step, between batches, and says what it replaced. */
+  #checkCompacted(data: Data): string | undefined {
+    if (!this.stepOpen || data.step !== this.step) return 'context/compacted outside the open step'
+    if (!Number.isSafeInteger(data.tokensBefore) || !Number.isSafeInteger(data.tokensAfter))
+      return 'context/compacted needs integer tokensBefore and tokensAfter'
+    if (data.strategy === 'summarise') {
+      const summary = data.summary
+      if (!isCount(data.through)) return 'context/compacted summarise needs a positive integer "through"'
+      if (!isObject(summary) || summary.role !== 'user' || !Array.isArray(summary.content))
+        return 'context/compacted summarise needs a summary { role: "user", content: [...] }'
+    } else if (data.strategy === 'clear-tool-results') {
+      if (!Array.isArray(data.cleared)) return 'context/compacted clear-tool-results needs a cleared array'
+      for (const entry of data.cleared as unknown[]) {
+        const ok =
+          isObject(entry) &&
+          isCount(entry.seq) &&
+          isId(entry.callId) &&
+          typeof entry.isError === 'boolean' &&
+          Array.isArray(entry.content)
+        if (!ok) return 'context/compacted cleared entries need { seq, callId, isError, content: [...] }'
+      }
+    } else {
+      return `context/compacted strategy ${q(data.strategy)} is unknown`
+    }
+    return this.#pendingCalls('context/compacted')
   }
 
   #checkToolCall(data: Data): string | undefined {

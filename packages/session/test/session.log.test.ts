@@ -144,7 +144,7 @@ describe('L1 the session log', () => {
     expect(seen).toEqual([3, 3, 1])
   })
 
-  it('L1.7: the event map has exactly the thirteen event types and typed data', () => {
+  it('L1.7: the event map has exactly the fifteen event types and typed data', () => {
     expect([...SESSION_EVENT_TYPES].sort()).toEqual(
       [
         'session/fork',
@@ -159,6 +159,7 @@ describe('L1 the session log', () => {
         'approval/decided',
         'tool/code-dispatch-start',
         'tool/code-dispatch',
+        'context/compacted',
         'step/end',
         'turn/end',
       ].sort(),

@@ -7,11 +7,14 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages'
-import type { AssistantBlock, ContentBlock, ModelMessage } from '@tooltx/core'
+import type { ContentBlock, JsonValue, ModelMessage, ReasoningBlock } from '@tooltx/core'
+import type { StopReason, ToolChoice } from '@tooltx/session'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
 import { cutReply, ModelAbortError, unfinishedStream } from './model-error.js'
+import { isReasoning, type ReplyBlock } from './reasoning.js'
 import { lazyClient } from './sdk-loader.js'
 import { type SdkEndpoint, sdkClientOptions, sdkErrors, sdkEvents } from './sdk-stream.js'
+import { replyStop } from './stop-reason.js'
 import { bodyMessage, isImage, isText, omittedBlockNote } from './wire-content.js'
 
 /** Options of `anthropic`. */
@@ -30,6 +33,11 @@ export interface AnthropicOptions {
   timeoutMs?: number
   /** Extra HTTP headers sent with every request (for example `anthropic-beta`). */
   headers?: Record<string, string>
+  /**
+   * Extended thinking: sent as `thinking: { type: 'enabled', budget_tokens }` (T1.2). The
+   * replies' thinking blocks are recorded and sent back unchanged; absent, no thinking is asked for.
+   */
+  thinking?: { budgetTokens: number }
 }
 
 const DEFAULT_BASE_URL = 'https://api.anthropic.com'
@@ -44,6 +52,16 @@ const CUT_HINTS: Readonly<Record<string, string>> = {
   model_context_window_exceeded: "The conversation fills the model's context window; shorten it.",
   refusal: 'The model stopped the reply as a refusal; rephrase the request.',
 }
+/** `stop_reason` in tooltx's words (T2.1). */
+const STOPS: Readonly<Record<string, StopReason>> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  tool_use: 'tool_calls',
+  max_tokens: 'max_tokens',
+  model_context_window_exceeded: 'context_window',
+  refusal: 'refusal',
+}
+const WIRE = 'anthropic'
 
 // The Messages API nests its message: `{ type: 'error', error: { type, message } }`.
 function errorDetail(error: APIError): string | undefined {
@@ -56,7 +74,8 @@ function errorDetail(error: APIError): string | undefined {
  * Mapping (see the README for the why):
  * - system + instructions → `system` (joined by a blank line);
  * - user blocks → text and base64 image blocks (other image types and block types → a text note);
- * - assistant → text blocks (empty ones left out) and `tool_use` blocks; the API needs an
+ * - assistant → its own thinking and redacted_thinking blocks exactly as received (T1.2; other
+ *   wires' reasoning left out), text blocks (empty ones left out) and `tool_use` blocks; the API needs an
  *   object `input`, so a raw argument string that is empty becomes `{}`, one that parses to a
  *   JSON object is sent as that object, and anything else is sent as `{ "_raw": "<string>" }`;
  * - tool messages → `tool_result` blocks with `is_error`, images included; consecutive
@@ -93,17 +112,23 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
       const system = systemPrompt(request)
       if (system !== '') body.system = system
       if (request.tools.length > 0) body.tools = request.tools.map(anthropicTool)
+      if (request.toolChoice !== undefined) body.tool_choice = anthropicToolChoice(request.toolChoice)
+      if (options.thinking !== undefined) {
+        body.thinking = { type: 'enabled', budget_tokens: options.thinking.budgetTokens }
+      }
 
       // Blocks in content-block order; `toolIndex` maps a content-block index to the call's ordinal.
-      const blocks: AssistantBlock[] = []
-      const blockAt = new Map<number, AssistantBlock>()
+      const blocks: ReplyBlock[] = []
+      const blockAt = new Map<number, ReplyBlock>()
+      // The provider's own thinking blocks, filled in as their deltas arrive (T1.2).
+      const thinkingAt = new Map<number, { type: 'thinking'; thinking: string; signature: string }>()
       const toolIndex = new Map<number, number>()
       const startInputs = new Map<number, unknown>()
       let inputTokens = 0
       let outputTokens = 0
       let stopped = false
       let stopReason: string | undefined
-      const open = () => client.messages.create(body, { signal })
+      const open = (linked: AbortSignal) => client.messages.create(body, { signal: linked })
       yield* sdkEvents(endpoint, signal, open, function* (event): Iterable<ModelStreamEvent> {
         if (event.type === 'message_start') {
           const usage = event.message.usage
@@ -115,12 +140,12 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
         } else if (event.type === 'content_block_start') {
           const block = event.content_block
           if (block.type === 'text') {
-            const text: AssistantBlock = { type: 'text', text: block.text }
+            const text: ReplyBlock = { type: 'text', text: block.text }
             blocks.push(text)
             blockAt.set(event.index, text)
             if (block.text !== '') yield { type: 'text-delta', text: block.text }
           } else if (block.type === 'tool_use') {
-            const call: AssistantBlock = {
+            const call: ReplyBlock = {
               type: 'tool-call',
               id: block.id,
               name: block.name,
@@ -132,12 +157,34 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
             if (isNonEmptyObject(block.input)) startInputs.set(event.index, block.input)
             const index = toolIndex.get(event.index)!
             yield { type: 'tool-call-delta', index, id: block.id, name: block.name, argumentsDelta: '' }
+          } else if (block.type === 'thinking') {
+            const own = { type: 'thinking' as const, thinking: block.thinking, signature: block.signature }
+            const reasoning: ReasoningBlock = {
+              type: 'reasoning',
+              wire: WIRE,
+              text: block.thinking,
+              data: own,
+            }
+            blocks.push(reasoning)
+            blockAt.set(event.index, reasoning)
+            thinkingAt.set(event.index, own)
+            if (block.thinking !== '') yield { type: 'reasoning-delta', text: block.thinking }
+          } else if (block.type === 'redacted_thinking') {
+            const data = { type: 'redacted_thinking', data: block.data }
+            blocks.push({ type: 'reasoning', wire: WIRE, text: '', redacted: true, data })
           }
-          // Thinking and server-tool blocks are not part of tooltx's message model; they are skipped.
+          // Server-tool blocks are not part of tooltx's message model; they are skipped.
         } else if (event.type === 'content_block_delta') {
           const target = blockAt.get(event.index)
           const delta = event.delta
-          if (delta.type === 'text_delta' && target?.type === 'text') {
+          const thinking = thinkingAt.get(event.index)
+          if (delta.type === 'thinking_delta' && thinking !== undefined && target?.type === 'reasoning') {
+            thinking.thinking += delta.thinking
+            target.text += delta.thinking
+            yield { type: 'reasoning-delta', text: delta.thinking }
+          } else if (delta.type === 'signature_delta' && thinking !== undefined) {
+            thinking.signature += delta.signature
+          } else if (delta.type === 'text_delta' && target?.type === 'text') {
             target.text += delta.text
             yield { type: 'text-delta', text: delta.text }
           } else if (delta.type === 'input_json_delta' && target?.type === 'tool-call') {
@@ -162,10 +209,14 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
         }
       })
       if (!stopped) throw unfinishedStream(name, 'message_stop')
-      const hint = stopReason === undefined ? undefined : CUT_HINTS[stopReason]
-      if (hint !== undefined && toolIndex.size > 0) throw cutReply(name, `stop_reason "${stopReason}"`, hint)
       const content = blocks.filter((block) => block.type !== 'text' || block.text !== '')
-      yield { type: 'message', content, usage: { inputTokens, outputTokens } }
+      const usage = { inputTokens, outputTokens }
+      const stop = replyStop(stopReason, STOPS)
+      const hint = stopReason === undefined ? undefined : CUT_HINTS[stopReason]
+      if (hint !== undefined && toolIndex.size > 0) {
+        throw cutReply(name, `stop_reason "${stopReason}"`, hint, { content, stop, usage })
+      }
+      yield { type: 'message', content, usage, stop }
     },
   }
 }
@@ -183,6 +234,7 @@ function anthropicMessages(messages: readonly ModelMessage[]): MessageParam[] {
     if (message.role === 'assistant') {
       role = 'assistant'
       content = message.content.flatMap((block): ContentBlockParam[] => {
+        if (isReasoning(block)) return ownThinking(block)
         if (block.type === 'text') return block.text === '' ? [] : [{ type: 'text', text: block.text }]
         return [{ type: 'tool_use', id: block.id, name: block.name, input: toolInput(block.arguments) }]
       })
@@ -243,6 +295,23 @@ function toolInput(raw: string): Record<string, unknown> {
     // Not JSON: sent wrapped below.
   }
   return { _raw: raw }
+}
+
+/**
+ * A reasoning block as the API takes it back (T1.2): the recorded thinking or redacted_thinking
+ * block itself, unchanged, when this wire produced it; nothing for another wire's reasoning.
+ */
+function ownThinking(block: ReasoningBlock): ContentBlockParam[] {
+  const own = block.data as { [key: string]: JsonValue } | undefined
+  const kind = own?.type
+  if (block.wire !== WIRE || (kind !== 'thinking' && kind !== 'redacted_thinking')) return []
+  return [own as unknown as ContentBlockParam]
+}
+
+function anthropicToolChoice(choice: ToolChoice): NonNullable<MessageCreateParamsStreaming['tool_choice']> {
+  if (choice === 'auto' || choice === 'none') return { type: choice }
+  if (choice === 'required') return { type: 'any' }
+  return { type: 'tool', name: choice.tool }
 }
 
 function anthropicTool(tool: ModelRequest['tools'][number]): Tool {

@@ -1,3 +1,7 @@
+import type { ReplyStop } from '@tooltx/session'
+import type { ModelUsage } from './model.js'
+import type { ReplyBlock } from './reasoning.js'
+
 /**
  * What went wrong with a model request:
  * - `http`: the server answered with a non-2xx status (`status` is set);
@@ -12,8 +16,19 @@
 export type ModelErrorKind = 'http' | 'connection' | 'stream' | 'truncated' | 'setup' | 'script'
 
 /**
+ * What the provider sent of a reply it cut while it held tool calls (T2.3): every block in
+ * order (the calls with their possibly incomplete raw arguments), why it stopped, and usage.
+ */
+export interface CutReply {
+  readonly content: readonly ReplyBlock[]
+  readonly stop: ReplyStop
+  readonly usage: ModelUsage
+}
+
+/**
  * A model request failed for a reason other than abort. The message names the adapter,
- * what happened and what to check; `kind` and `status` are for programs.
+ * what happened and what to check; `kind` and `status` are for programs, and a `truncated`
+ * error from a built-in adapter carries the cut `reply` (T2.3).
  */
 export class ModelError extends Error {
   /** The adapter's `name`. */
@@ -21,15 +36,18 @@ export class ModelError extends Error {
   declare readonly kind: ModelErrorKind
   /** The HTTP status for `kind: 'http'`. */
   declare readonly status: number | undefined
+  /** For `kind: 'truncated'`: what the provider sent before it cut the reply. */
+  declare readonly reply: CutReply | undefined
 
   constructor(
     adapter: string,
     kind: ModelErrorKind,
     message: string,
-    options: { status?: number; cause?: unknown } = {},
+    options: { status?: number; cause?: unknown; reply?: CutReply } = {},
   ) {
     super(`${adapter}: ${message}`, options.cause === undefined ? undefined : { cause: options.cause })
     stamp(this, 'ModelError', { adapter, kind, status: options.status })
+    if (options.reply !== undefined) Object.defineProperty(this, 'reply', { value: options.reply })
   }
 }
 
@@ -113,14 +131,16 @@ export function unfinishedStream(adapter: string, marker: string): ModelError {
 
 /**
  * The `ModelError` (kind `truncated`) for a reply with tool calls that the provider stopped with
- * `stop` (such as `finish_reason "length"`, L12.2); `hint` says what to change.
+ * `stop` (such as `finish_reason "length"`, L12.2); `hint` says what to change, and `reply` is
+ * what the provider sent (T2.3).
  */
-export function cutReply(adapter: string, stop: string, hint: string): ModelError {
+export function cutReply(adapter: string, stop: string, hint: string, reply?: CutReply): ModelError {
   return new ModelError(
     adapter,
     'truncated',
     `the provider cut the reply (${stop}) while it held tool calls, so their arguments may be incomplete; ` +
       `none of them ran. ${hint}`,
+    reply === undefined ? {} : { reply },
   )
 }
 

@@ -1,4 +1,6 @@
-import type { AssistantBlock, JsonValue, ModelMessage, ModelToolSchema, ToolCallBlock } from '@tooltx/core'
+import type { JsonValue, ModelMessage, ModelToolSchema, ToolCallBlock } from '@tooltx/core'
+import type { ReplyStop, ToolChoice } from '@tooltx/session'
+import type { ReplyBlock } from './reasoning.js'
 
 /** One request to a model: everything an adapter needs, nothing provider-specific. */
 export interface ModelRequest {
@@ -10,6 +12,8 @@ export interface ModelRequest {
   tools: ModelToolSchema[]
   /** The conversation so far (`session.messages()`); tool messages carry only content and isError (O2.4). */
   messages: readonly ModelMessage[]
+  /** Which tool the model may or must call (T4.1); absent: the provider's default (`auto`). */
+  toolChoice?: ToolChoice
 }
 
 /** Token counts of one reply as the provider reported them (0 when it reported none). */
@@ -21,6 +25,12 @@ export interface ModelUsage {
 /** A piece of reply text, in stream order. */
 export interface TextDeltaEvent {
   type: 'text-delta'
+  text: string
+}
+
+/** A piece of reasoning text, in stream order (T1.1); for live display only. */
+export interface ReasoningDeltaEvent {
+  type: 'reasoning-delta'
   text: string
 }
 
@@ -40,16 +50,18 @@ export interface ToolCallDeltaEvent {
 
 /**
  * The complete reply, sent exactly once as the last event of a stream that was not
- * aborted and did not fail. Tool-call blocks carry the raw argument string (L3.4).
+ * aborted and did not fail. Tool-call blocks carry the raw argument string (L3.4); reasoning
+ * blocks keep the provider's own block (T1.1); `stop` is why the reply ended (T2.1).
  */
 export interface ReplyMessageEvent {
   type: 'message'
-  content: AssistantBlock[]
+  content: ReplyBlock[]
   usage: ModelUsage
+  stop?: ReplyStop
 }
 
 /** An event of a model stream. */
-export type ModelStreamEvent = TextDeltaEvent | ToolCallDeltaEvent | ReplyMessageEvent
+export type ModelStreamEvent = TextDeltaEvent | ReasoningDeltaEvent | ToolCallDeltaEvent | ReplyMessageEvent
 
 /**
  * A model behind one streaming interface.

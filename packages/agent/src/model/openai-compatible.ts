@@ -1,12 +1,14 @@
 import { randomUUID } from 'node:crypto'
 import {
-  type AssistantBlock,
+  type AssistantMessage,
   type ModelMessage,
   type ModelToolSchema,
   parseToolArguments,
+  type ReasoningBlock,
   type ToolMessage,
   type UserMessage,
 } from '@tooltx/core'
+import type { StopReason, ToolChoice } from '@tooltx/session'
 import type { APIError } from 'openai'
 import type {
   ChatCompletionContentPart,
@@ -16,8 +18,10 @@ import type {
 } from 'openai/resources/chat/completions'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
 import { cutReply, ModelAbortError, ModelError, unfinishedStream } from './model-error.js'
+import { type ReplyBlock, reasoningOf } from './reasoning.js'
 import { lazyClient } from './sdk-loader.js'
 import { type SdkEndpoint, sdkClientOptions, sdkErrors, sdkEvents } from './sdk-stream.js'
+import { replyStop } from './stop-reason.js'
 import { restoreOptional, strictParameters } from './strict-schema.js'
 import { bodyMessage, isImage, isText, joinTexts, omittedBlockNote } from './wire-content.js'
 
@@ -56,6 +60,17 @@ const CUT_HINTS: Readonly<Record<string, string>> = {
   length: 'Raise maxTokens, or ask for smaller tool inputs.',
   content_filter: "The provider's content filter stopped the reply; rephrase the request.",
 }
+/** `finish_reason` in tooltx's words (T2.1). */
+const STOPS: Readonly<Record<string, StopReason>> = {
+  stop: 'stop',
+  tool_calls: 'tool_calls',
+  function_call: 'tool_calls',
+  length: 'max_tokens',
+  content_filter: 'content_filter',
+}
+const WIRE = 'openai-compatible'
+/** The delta fields compatible servers stream reasoning in (DeepSeek, vLLM, SGLang; OpenRouter, Ollama). */
+const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const
 
 /**
  * A model behind the OpenAI Chat Completions API (`stream: true`), so it works with
@@ -66,7 +81,8 @@ const CUT_HINTS: Readonly<Record<string, string>> = {
  * - user blocks → a plain string for a single text block, otherwise parts: text → text
  *   part, image → `image_url` data-URL part, other block types → a text note;
  * - assistant → text blocks joined by a blank line, tool calls → `tool_calls` with the raw
- *   argument string;
+ *   argument string, and on a message with tool calls its own reasoning in the field it came in
+ *   (`reasoning_content`), as DeepSeek requires during tool use (T1.3);
  * - tool messages → `role: 'tool'` with `tool_call_id` and one string; the wire has no error
  *   flag, so an `isError` result whose text does not already start with `Error:` is sent with
  *   an `Error: ` prefix; image and other blocks become a text note, never dropped silently.
@@ -111,13 +127,15 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
       if (request.tools.length > 0) body.tools = request.tools.map((tool) => chatTool(tool, strict))
       if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens
       if (options.temperature !== undefined) body.temperature = options.temperature
+      if (request.toolChoice !== undefined) body.tool_choice = chatToolChoice(request.toolChoice)
 
       const calls = new ToolCallCollector(name)
       let finish: string | undefined
       let text = ''
+      let reasoning: { field: string; text: string } | undefined
       let inputTokens = 0
       let outputTokens = 0
-      const open = () => client.chat.completions.create(body, { signal })
+      const open = (linked: AbortSignal) => client.chat.completions.create(body, { signal: linked })
       yield* sdkEvents(endpoint, signal, open, function* (chunk): Iterable<ModelStreamEvent> {
         if (chunk.usage) {
           inputTokens = chunk.usage.prompt_tokens ?? 0
@@ -130,6 +148,12 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
         if (typeof reason === 'string' && reason !== '') finish = reason
         const delta = choice?.delta
         if (delta === undefined || delta === null) return
+        const piece = reasoningPiece(delta as Record<string, unknown>)
+        if (piece !== undefined) {
+          reasoning ??= { field: piece.field, text: '' }
+          reasoning.text += piece.text
+          yield { type: 'reasoning-delta', text: piece.text }
+        }
         if (typeof delta.content === 'string' && delta.content !== '') {
           text += delta.content
           yield { type: 'text-delta', text: delta.content }
@@ -139,11 +163,19 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
       // `[DONE]` is not visible through the SDK; `finish_reason` is the wire's end marker (L12.1).
       if (finish === undefined) throw unfinishedStream(name, 'a finish_reason')
       const toolCalls = calls.blocks()
-      const hint = CUT_HINTS[finish]
-      if (toolCalls.length > 0 && hint !== undefined) throw cutReply(name, `finish_reason "${finish}"`, hint)
-      const content: AssistantBlock[] = text === '' ? [] : [{ type: 'text', text }]
+      const content: ReplyBlock[] = []
+      if (reasoning !== undefined) {
+        content.push({ type: 'reasoning', wire: WIRE, text: reasoning.text, data: reasoning.field })
+      }
+      if (text !== '') content.push({ type: 'text', text })
       content.push(...toolCalls)
-      yield { type: 'message', content, usage: { inputTokens, outputTokens } }
+      const usage = { inputTokens, outputTokens }
+      const stop = replyStop(finish, STOPS)
+      const hint = CUT_HINTS[finish]
+      if (toolCalls.length > 0 && hint !== undefined) {
+        throw cutReply(name, `finish_reason "${finish}"`, hint, { content, stop, usage })
+      }
+      yield { type: 'message', content, usage, stop }
     },
     ...(options.strictTools === true ? { parseArguments: strictArguments } : {}),
   }
@@ -241,7 +273,7 @@ class ToolCallCollector {
   }
 
   /** The collected calls as blocks; a call the server sent without an id gets a fresh one. */
-  blocks(): AssistantBlock[] {
+  blocks(): ReplyBlock[] {
     return [...this.#byKey.values()].map((call) => ({
       type: 'tool-call',
       id: call.id === '' ? `call_${randomUUID()}` : call.id,
@@ -274,11 +306,15 @@ function chatMessages(request: ModelRequest): ChatCompletionMessageParam[] {
 function chatMessage(message: ModelMessage): ChatCompletionMessageParam {
   if (message.role === 'user') return userMessage(message)
   if (message.role === 'tool') return toolMessage(message)
+  return assistantMessage(message)
+}
+
+function assistantMessage(message: AssistantMessage): ChatCompletionMessageParam {
   const texts: string[] = []
   const toolCalls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = []
   for (const block of message.content) {
     if (block.type === 'text') texts.push(block.text)
-    else
+    else if (block.type === 'tool-call')
       toolCalls.push({
         id: block.id,
         type: 'function',
@@ -287,7 +323,37 @@ function chatMessage(message: ModelMessage): ChatCompletionMessageParam {
   }
   const text = joinTexts(texts)
   if (toolCalls.length === 0) return { role: 'assistant', content: text }
-  return { role: 'assistant', content: text === '' ? null : text, tool_calls: toolCalls }
+  const wire: ChatCompletionMessageParam = {
+    role: 'assistant',
+    content: text === '' ? null : text,
+    tool_calls: toolCalls,
+  }
+  return withReasoning(wire, reasoningOf(message.content, WIRE))
+}
+
+/**
+ * The message with this wire's reasoning put back in the delta field it arrived in (T1.3), so
+ * a server that checks it during tool use (DeepSeek) gets exactly what it sent.
+ */
+function withReasoning(wire: ChatCompletionMessageParam, reasoning: readonly ReasoningBlock[]) {
+  const [first] = reasoning
+  if (first === undefined) return wire
+  const field = typeof first.data === 'string' ? first.data : REASONING_FIELDS[0]
+  return { ...wire, [field]: joinTexts(reasoning.map((block) => block.text)) } as ChatCompletionMessageParam
+}
+
+/** The reasoning piece of one delta, if it has a non-empty one in a known field. */
+function reasoningPiece(delta: Record<string, unknown>): { field: string; text: string } | undefined {
+  for (const field of REASONING_FIELDS) {
+    const text = delta[field]
+    if (typeof text === 'string' && text !== '') return { field, text }
+  }
+  return undefined
+}
+
+function chatToolChoice(choice: ToolChoice): NonNullable<ChatCompletionCreateParamsStreaming['tool_choice']> {
+  if (typeof choice === 'string') return choice
+  return { type: 'function', function: { name: choice.tool } }
 }
 
 function userMessage(message: UserMessage): ChatCompletionMessageParam {

@@ -1,4 +1,5 @@
 import type { AssistantBlock, TextBlock } from '@tooltx/core'
+import type { ReplyStop } from '@tooltx/session'
 import type { ModelAdapter, ModelRequest, ModelStreamEvent, ModelUsage, ReplyMessageEvent } from './model.js'
 import { ModelError } from './model-error.js'
 
@@ -7,7 +8,8 @@ import { ModelError } from './model-error.js'
  * (L6.6); `message` is the final event once it has arrived.
  *
  * A tool call counts as complete only when the final `message` event arrives, because the
- * OpenAI wire has no per-call end marker; so `partial()` drops every tool call.
+ * OpenAI wire has no per-call end marker; so `partial()` drops every tool call. Partial
+ * reasoning is dropped too: without the provider's closing signature it could not be sent back.
  */
 export class ReplyAccumulator {
   #texts: string[] = []
@@ -22,8 +24,8 @@ export class ReplyAccumulator {
         this.#textOpen = true
       }
       this.#texts[this.#texts.length - 1] += event.text
-    } else if (event.type === 'tool-call-delta') {
-      // Text after a tool call is a new block, as the provider would send it.
+    } else if (event.type === 'tool-call-delta' || event.type === 'reasoning-delta') {
+      // Text after a tool call or reasoning is a new block, as the provider would send it.
       this.#textOpen = false
     } else {
       this.#message = event
@@ -46,7 +48,7 @@ export class ReplyAccumulator {
 
 /** How `readReply` ended: the complete reply, or the partial text of an aborted one. */
 export type ReplyOutcome =
-  | { status: 'complete'; content: AssistantBlock[]; usage: ModelUsage }
+  | { status: 'complete'; content: AssistantBlock[]; usage: ModelUsage; stop?: ReplyStop }
   | { status: 'aborted'; content: TextBlock[] }
 
 /**
@@ -74,7 +76,12 @@ export async function readReply(
     throw error
   }
   const message = reply.message
-  if (message !== undefined) return { status: 'complete', content: message.content, usage: message.usage }
+  if (message !== undefined) {
+    const { content, usage, stop } = message
+    return stop === undefined
+      ? { status: 'complete', content, usage }
+      : { status: 'complete', content, usage, stop }
+  }
   if (signal.aborted) return { status: 'aborted', content: reply.partial() }
   throw new ModelError(
     model.name,

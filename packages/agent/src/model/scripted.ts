@@ -152,7 +152,7 @@ function estimateUsage(request: ModelRequest, content: AssistantBlock[]): ModelU
   const input =
     (request.system ?? '').length + request.instructions.length + JSON.stringify(request.messages).length
   const output = content.reduce(
-    (sum, block) => sum + (block.type === 'text' ? block.text : block.arguments).length,
+    (sum, block) => sum + (block.type === 'tool-call' ? block.arguments : block.text).length,
     0,
   )
   return { inputTokens: tokens(input), outputTokens: tokens(output) }

@@ -78,18 +78,27 @@ export interface SdkEndpoint<E extends SdkApiError> {
  * `read`) becomes a `ModelAbortError` when `signal` has aborted, else a `ModelError` that names
  * the endpoint; a stream that ends because `signal` aborted throws `ModelAbortError` too. Leaving
  * the iteration early returns the SDK stream, which cancels the HTTP request.
+ *
+ * `open` gets a signal of the request's own, linked to `signal` and unlinked when the stream
+ * ends: the SDKs never remove the listener they add, so a turn's signal handed to them directly
+ * would keep one listener (and what it holds) per request for the whole turn (T3.8).
  */
 export async function* sdkEvents<T, E extends SdkApiError>(
   endpoint: SdkEndpoint<E>,
   signal: AbortSignal,
-  open: () => PromiseLike<AsyncIterable<T>>,
+  open: (linked: AbortSignal) => PromiseLike<AsyncIterable<T>>,
   read: (chunk: T) => Iterable<ModelStreamEvent>,
 ): AsyncGenerator<ModelStreamEvent, void, undefined> {
+  const request = new AbortController()
+  const forward = (): void => request.abort(signal.reason)
+  signal.addEventListener('abort', forward, { once: true })
   try {
-    const stream = await open()
+    const stream = await open(request.signal)
     for await (const chunk of stream) yield* read(chunk)
   } catch (error) {
     throw sdkFailure(endpoint, error, signal)
+  } finally {
+    signal.removeEventListener('abort', forward)
   }
   // The SDK ends the iteration quietly when the signal aborts mid-stream.
   if (signal.aborted) throw new ModelAbortError(endpoint.name, signal.reason)

@@ -54,7 +54,10 @@ function PlainRow({ row }: { row: Exclude<Row, { type: 'card' }> }) {
       return (
         <div id={`e${seq}`} class={`message ${role}`}>
           <span class="who">{label}</span>
-          <p>{text}</p>
+          {row.entry.reasoning?.map((line) => (
+            <p class="reasoning">{line}</p>
+          ))}
+          {text === '' ? null : <p>{text}</p>}
           <a class="anchor" href={`#e${seq}`} aria-label={`link to message ${seq}`}>
             #{seq}
           </a>
