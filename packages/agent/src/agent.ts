@@ -337,7 +337,7 @@ class AgentLoop implements Agent {
         ...(this.#options.system !== undefined ? { system: this.#options.system } : {}),
         instructions: surface.instructions,
         tools: [...surface.tools],
-        messages: session.messages(),
+        messages: session.history(),
       },
       signal,
       this.#options.onModelEvent,

@@ -1,5 +1,6 @@
 import type { AssistantBlock, ContentBlock, ModelMessage } from '@tooltx/core'
 import type { SessionEvent } from './events.js'
+import { AppendOnlyList, type History } from './history.js'
 
 /**
  * The model message one event derives (L2.1): `user/message` its `message`,
@@ -33,11 +34,12 @@ export function deriveMessages(events: readonly SessionEvent[]): readonly ModelM
 }
 
 /**
- * Incrementally maintained messages (L2.3): `add` costs O(1) per event; `messages()` hands out
- * a frozen list, copied only when events were added since the previous call.
+ * Incrementally maintained messages (L2.3): `add` costs O(1) per event and never copies the
+ * history; `history()` is an O(1) persistent snapshot (Q1.1); `messages()` hands out a frozen
+ * array, copied only when events were added since the previous call.
  */
 export class MessageLog {
-  readonly #messages: ModelMessage[] = []
+  readonly #messages = new AppendOnlyList<ModelMessage>()
   #frozen: readonly ModelMessage[] = Object.freeze([])
 
   /** Derives and records the message of one durable event. */
@@ -46,9 +48,14 @@ export class MessageLog {
     if (message !== undefined) this.#messages.push(message)
   }
 
-  /** The frozen list of derived messages so far. */
+  /** The persistent snapshot of the derived messages so far: O(1), shares every earlier snapshot's items. */
+  history(): History<ModelMessage> {
+    return this.#messages.snapshot()
+  }
+
+  /** The frozen array of derived messages so far (a copy of `history()` when it grew). */
   messages(): readonly ModelMessage[] {
-    if (this.#frozen.length !== this.#messages.length) this.#frozen = Object.freeze(this.#messages.slice())
+    if (this.#frozen.length !== this.#messages.length) this.#frozen = this.#messages.snapshot().slice()
     return this.#frozen
   }
 }

@@ -1,6 +1,7 @@
 export * from './derivation.js'
 export * from './events.js'
 export * from './file-store.js'
+export { AppendOnlyList, type History } from './history.js'
 export * from './memory-store.js'
 export { NOT_STARTED_TEXT, OUTCOME_UNKNOWN_TEXT, planRepair } from './repair.js'
 export * from './session.js'

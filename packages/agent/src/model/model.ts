@@ -1,4 +1,5 @@
 import type { AssistantBlock, JsonValue, ModelMessage, ModelToolSchema, ToolCallBlock } from '@tooltx/core'
+import type { History } from '@tooltx/session'
 
 /** One request to a model: everything an adapter needs, nothing provider-specific. */
 export interface ModelRequest {
@@ -8,8 +9,12 @@ export interface ModelRequest {
   instructions: string
   /** The model-facing tool schemas, in the order the model should see them. */
   tools: ModelToolSchema[]
-  /** The conversation so far (`session.messages()`); tool messages carry only content and isError (O2.4). */
-  messages: readonly ModelMessage[]
+  /**
+   * The conversation so far (`session.history()`, Q1.2): a persistent snapshot to iterate, index
+   * with `at` or copy with `slice`; a plain array also fits. Tool messages carry only content
+   * and isError (O2.4).
+   */
+  messages: History<ModelMessage>
 }
 
 /** Token counts of one reply as the provider reported them (0 when it reported none). */
