@@ -19,7 +19,7 @@ describe('Q1 the loop hands the model the persistent history', () => {
         }
       },
     }
-    const agent = createAgent({ runtime, session, model })
+    const agent = createAgent({ runtime, scope: runtime.scope(), session, model })
     agent.send('one')
     await agent.whenIdle()
     agent.send('two')
