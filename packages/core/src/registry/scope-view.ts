@@ -4,7 +4,7 @@
  */
 
 import { type AnyToolDefinition, RUN_CODE } from '../definition.js'
-import { deepFreeze, snapshotJson } from '../lossless-json.js'
+import { deepFreeze, isFrozenSnapshot, snapshotJson } from '../lossless-json.js'
 import type { ModelToolSchema } from '../messages.js'
 import { toModelSchema } from '../schema/model-schema.js'
 import { sdkText } from '../tool/sdk.js'
@@ -65,8 +65,11 @@ export function createView(registry: Registry, record: ScopeRecord | undefined):
         return 'exclusive'
       }
       try {
-        // Classify a frozen snapshot, never the caller's live object (M3.8).
-        const snap = snapshotJson(field(input, 'arguments'), { freeze: true, root: 'arguments' })
+        // Classify a frozen snapshot, never the caller's live object (M3.8); one that already
+        // is a frozen snapshot can never change, so it is used as is (Q3.1).
+        const args = field(input, 'arguments')
+        if (isFrozenSnapshot(args)) return def.isConcurrencySafe(args) === true ? 'parallel' : 'exclusive'
+        const snap = snapshotJson(args, { freeze: true, root: 'arguments' })
         return snap.ok && def.isConcurrencySafe(snap.value) === true ? 'parallel' : 'exclusive'
       } catch {
         return 'exclusive'
