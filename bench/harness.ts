@@ -13,6 +13,9 @@ export interface Measurement {
   p90Ns: number
   rounds: number
   opsPerRound: number
+  /** The fastest and slowest round, when measured by `measureInterleaved`. */
+  minNs?: number
+  maxNs?: number
 }
 
 /** A titled group of measurements with free-form notes, rendered as one Markdown section. */
@@ -119,6 +122,53 @@ async function runRound(fn: () => unknown, ops: number): Promise<number> {
   return (performance.now() - start) * 1e6
 }
 
+/** One case of `measureInterleaved`. */
+export interface InterleavedCase {
+  name: string
+  fn: () => unknown
+  /** Calls of `fn` per round (default 1). */
+  ops?: number
+  /** Items one call of `fn` handles; the reported time is per item (default 1). */
+  items?: number
+}
+
+/**
+ * Times `cases` interleaved: every round runs each case once in turn (A B C A B C …), so a
+ * load spike on the shared machine hits every case alike. Reports the median, p10, p90 and
+ * min–max per item over `rounds` rounds.
+ */
+export async function measureInterleaved(
+  cases: InterleavedCase[],
+  options: { rounds?: number; warmup?: number } = {},
+): Promise<Measurement[]> {
+  const rounds = options.rounds ?? 15
+  const warmup = options.warmup ?? 2
+  const times: number[][] = cases.map(() => [])
+  for (let r = 0; r < warmup + rounds; r++) {
+    for (let c = 0; c < cases.length; c++) {
+      const { fn, ops = 1, items = 1 } = cases[c]!
+      const t = await runRound(fn, ops)
+      if (r >= warmup) times[c]!.push(t / ops / items)
+    }
+  }
+  return cases.map(({ name, ops = 1 }, c) => summarize(name, times[c]!, ops))
+}
+
+/** The median, p10, p90 and min–max of per-operation samples (nanoseconds), one per round. */
+export function summarize(name: string, samples: number[], opsPerRound = 1): Measurement {
+  const sorted = [...samples].sort((a, b) => a - b)
+  return {
+    name,
+    medianNs: quantile(sorted, 0.5),
+    p10Ns: quantile(sorted, 0.1),
+    p90Ns: quantile(sorted, 0.9),
+    minNs: sorted[0]!,
+    maxNs: sorted[sorted.length - 1]!,
+    rounds: sorted.length,
+    opsPerRound,
+  }
+}
+
 /** Formats nanoseconds with a unit that keeps three significant digits. */
 export function formatNs(ns: number): string {
   if (ns < 1_000) return `${ns.toPrecision(3)} ns`
@@ -136,10 +186,16 @@ export function ratio(a: Measurement, b: Measurement): string {
 export function renderSection(section: BenchSection): string {
   const lines = [`## ${section.title}`, '', section.method, '']
   if (section.rows.length > 0) {
-    lines.push('| case | median | p10 | p90 | rounds × ops |', '|---|---:|---:|---:|---:|')
+    const spread = section.rows.some((row) => row.minNs !== undefined)
+    lines.push(
+      `| case | median | p10 | p90 |${spread ? ' min–max |' : ''} rounds × ops |`,
+      `|---|---:|---:|---:|${spread ? '---:|' : ''}---:|`,
+    )
     for (const row of section.rows) {
+      const range =
+        row.minNs === undefined ? (spread ? ' — |' : '') : ` ${formatNs(row.minNs)}–${formatNs(row.maxNs!)} |`
       lines.push(
-        `| ${row.name} | ${formatNs(row.medianNs)} | ${formatNs(row.p10Ns)} | ${formatNs(row.p90Ns)} | ${row.rounds} × ${row.opsPerRound} |`,
+        `| ${row.name} | ${formatNs(row.medianNs)} | ${formatNs(row.p10Ns)} | ${formatNs(row.p90Ns)} |${range} ${row.rounds} × ${row.opsPerRound} |`,
       )
     }
     lines.push('')

@@ -29,6 +29,7 @@ import {
   callSequence,
   errorMessage,
   parseToolArguments,
+  snapshotJson,
   type ToolCallBlock,
   type ToolResult,
 } from '@tooltx/core'
@@ -102,6 +103,20 @@ export async function schedule(
     return { kind: 'failed', message: errorMessage(error), started }
   }
   return { kind: reason, started }
+}
+
+/**
+ * The parsed arguments as one frozen snapshot, which classification and execution then share
+ * instead of copying each (Q3.1); the value itself when it cannot be snapshotted, so entry
+ * fails the call as it would have (P2.4, P2.5).
+ */
+function frozenOnce(args: unknown): unknown {
+  try {
+    const snap = snapshotJson(args, { freeze: true, root: 'arguments' })
+    return snap.ok ? snap.value : args
+  } catch {
+    return args
+  }
 }
 
 /** A call about to start: its block, parsed arguments and position in the batch. */
@@ -216,7 +231,7 @@ class Batch {
       const { classify, maxParallel, parse } = this.#options
       while (this.#next < this.#calls.length && this.#running + starting.length < maxParallel) {
         const block = this.#calls[this.#next]!
-        const args = parse === undefined ? parseToolArguments(block.arguments) : parse(block)
+        const args = frozenOnce(parse === undefined ? parseToolArguments(block.arguments) : parse(block))
         const planned = { block, args, index: this.#next++ }
         if (classify(block, args) === 'exclusive') {
           this.#barrier = planned

@@ -51,7 +51,7 @@ export async function stepRequest(ctx: StepRequestContext): Promise<StepRequest>
       ...(prepared.system !== undefined ? { system: prepared.system } : {}),
       instructions: surface.instructions,
       tools: [...surface.tools],
-      messages: session.messages(),
+      messages: session.history(),
       ...(prepared.toolChoice !== undefined ? { toolChoice: prepared.toolChoice } : {}),
     }
     const measured = ctx.budget === undefined ? 0 : await fit(ctx, ctx.budget, request, surface.tools)
@@ -83,7 +83,7 @@ async function fit(
   })
   if (compacted !== undefined) {
     await session.append('context/compacted', compacted)
-    request.messages = session.messages()
+    request.messages = session.history()
   }
   return budget.measure(system, tools)
 }

@@ -86,7 +86,7 @@ describe('scripted model', () => {
     const model = scripted([{ text: 'ok' }])
     const r = request('original')
     await collect(model.stream(r, new AbortController().signal))
-    ;(r.messages[0]!.content[0] as { text: string }).text = 'changed'
+    ;(r.messages.at(0)!.content[0] as { text: string }).text = 'changed'
     expect(model.requests[0]).toEqual(request('original'))
   })
 

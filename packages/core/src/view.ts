@@ -7,8 +7,8 @@ export type ExecutionMode = 'parallel' | 'exclusive'
 
 /** What the model is offered by a view (M2.1). */
 export interface ToolSurface {
-  /** Model-facing schemas sorted by name. */
-  readonly tools: ModelToolSchema[]
+  /** Model-facing schemas sorted by name, deep-frozen (Q2.1). */
+  readonly tools: readonly ModelToolSchema[]
   /** Empty in `native` mode; the code-only rule and/or the SDK otherwise. */
   readonly instructions: string
 }
@@ -23,6 +23,9 @@ export interface ToolView {
   schemas(): ModelToolSchema[]
   /** `'parallel'` only when the visible definition's `isConcurrencySafe` returns exactly `true` (M3.7, M3.8). */
   executionMode(input: { name: string; arguments: unknown; parent?: symbol }): ExecutionMode
-  /** The tools and instructions a model request carries (M2). */
+  /**
+   * The tools and instructions a model request carries (M2): the same frozen object until the
+   * registry changes, then rebuilt on the next read (Q2.1, Q2.2).
+   */
   surface(): ToolSurface
 }

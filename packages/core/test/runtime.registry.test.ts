@@ -2,7 +2,7 @@ import { createToolRuntime, type Execution, ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
-const names = (list: { name: string }[]) => list.map((d) => d.name)
+const names = (list: readonly { name: string }[]) => list.map((d) => d.name)
 
 function definitionMessage(fn: () => unknown): string {
   try {

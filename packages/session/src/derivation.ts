@@ -1,5 +1,6 @@
 import type { AssistantBlock, ContentBlock, ModelMessage } from '@tooltx/core'
 import type { ContextCompactedData, Seq, SessionEvent } from './events.js'
+import { AppendOnlyList, type History } from './history.js'
 import { SeqList } from './seq-list.js'
 
 /**
@@ -89,12 +90,15 @@ export function deriveMessages(events: readonly SessionEvent[]): readonly ModelM
 }
 
 /**
- * Incrementally maintained messages (L2.3): `add` costs O(1) per event (a compaction costs what
- * it replaces); `messages()` hands out a frozen list, copied only when it changed since the
- * previous call.
+ * Incrementally maintained messages (L2.3): `add` costs O(1) per event and never copies the
+ * history; `history()` is an O(1) persistent snapshot (Q1.1); `messages()` hands out a frozen
+ * array, copied only when it changed since the previous call. A compaction (T3.5) edits the
+ * seq-indexed list and then rebuilds the persistent one once: it costs what the history holds,
+ * once per compaction, never per step.
  */
 export class MessageLog {
   readonly #list = new SeqList<ModelMessage>()
+  #messages = new AppendOnlyList<ModelMessage>()
   #frozen: readonly ModelMessage[] = Object.freeze([])
   #changed = false
 
@@ -102,16 +106,24 @@ export class MessageLog {
   add(event: SessionEvent): void {
     if (event.type === 'context/compacted') {
       applyEdits(this.#list, compactionEdits(event.data), (message) => message)
+      this.#messages = new AppendOnlyList<ModelMessage>()
+      for (const message of this.#list.values()) this.#messages.push(message)
       this.#changed = true
       return
     }
     const message = deriveMessage(event)
     if (message === undefined) return
     this.#list.push(event.seq, message)
+    this.#messages.push(message)
     this.#changed = true
   }
 
-  /** The frozen list of derived messages so far. */
+  /** The persistent snapshot of the derived messages so far: O(1), shares every earlier snapshot's items. */
+  history(): History<ModelMessage> {
+    return this.#messages.snapshot()
+  }
+
+  /** The frozen array of derived messages so far (a copy of `history()` when it grew). */
   messages(): readonly ModelMessage[] {
     if (this.#changed) {
       this.#frozen = Object.freeze(this.#list.values())

@@ -8,6 +8,7 @@ import {
 } from '@tooltx/core'
 import { deriveMessages, MessageLog } from './derivation.js'
 import type { NewSessionEvent, Seq, SessionEvent, SessionEventMap, SessionEventType } from './events.js'
+import type { History } from './history.js'
 import { LogState } from './log-state.js'
 import { repairPlan } from './repair.js'
 import { assertSessionId, type SessionStore } from './store.js'
@@ -49,8 +50,14 @@ export interface Session {
   on(listener: SessionListener): () => void
   /** The frozen list of durable events in `seq` order. */
   events(): readonly SessionEvent[]
-  /** The frozen list of derived model messages in `seq` order (L2.2). */
+  /** The frozen list of derived model messages in `seq` order (L2.2); copies the list when it grew. */
   messages(): readonly ModelMessage[]
+  /**
+   * The derived model messages as a persistent snapshot (Q1.1): O(1) at any session size, never
+   * changes once returned, the same object until the next append, and item for item equal to
+   * `messages()`. What the agent loop hands the model each step.
+   */
+  history(): History<ModelMessage>
   /**
    * Waits for pending appends, then refuses new ones, drops listeners and releases what the
    * store holds for this session (`store.release`, L11.5), so the session can be reopened
@@ -135,6 +142,10 @@ class SessionLog implements Session {
 
   messages(): readonly ModelMessage[] {
     return this.#messages.messages()
+  }
+
+  history(): History<ModelMessage> {
+    return this.#messages.history()
   }
 
   async close(): Promise<void> {

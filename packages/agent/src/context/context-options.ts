@@ -1,5 +1,5 @@
 import { definitionError, type ModelMessage, type ModelToolSchema } from '@tooltx/core'
-import type { StepRef } from '@tooltx/session'
+import type { History, StepRef } from '@tooltx/session'
 import type { ModelAdapter } from '../model/model.js'
 import { estimateTokens, type TokenCounter } from './token-estimate.js'
 
@@ -64,8 +64,8 @@ export function resolveContext(options: unknown): ResolvedContext {
 export interface BudgetRequest extends StepRef {
   readonly system: string
   readonly tools: readonly ModelToolSchema[]
-  /** The session's messages now (`session.messages()`), which the budget's counts follow. */
-  readonly messages: readonly ModelMessage[]
+  /** The session's messages now (`session.history()`), which the budget's counts follow. */
+  readonly messages: History<ModelMessage>
   readonly model: ModelAdapter
   readonly signal: AbortSignal
 }

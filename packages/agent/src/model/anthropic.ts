@@ -226,7 +226,7 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
  * consecutive messages of the same role merge, as the API requires strict alternation
  * with tool results first in their user message.
  */
-function anthropicMessages(messages: readonly ModelMessage[]): MessageParam[] {
+function anthropicMessages(messages: Iterable<ModelMessage>): MessageParam[] {
   const out: { role: 'user' | 'assistant'; content: ContentBlockParam[] }[] = []
   for (const message of messages) {
     let role: 'user' | 'assistant'

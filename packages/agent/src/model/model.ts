@@ -1,5 +1,5 @@
 import type { JsonValue, ModelMessage, ModelToolSchema, ToolCallBlock } from '@tooltx/core'
-import type { ReplyStop, ToolChoice } from '@tooltx/session'
+import type { History, ReplyStop, ToolChoice } from '@tooltx/session'
 import type { ReplyBlock } from './reasoning.js'
 
 /** One request to a model: everything an adapter needs, nothing provider-specific. */
@@ -10,8 +10,12 @@ export interface ModelRequest {
   instructions: string
   /** The model-facing tool schemas, in the order the model should see them. */
   tools: ModelToolSchema[]
-  /** The conversation so far (`session.messages()`); tool messages carry only content and isError (O2.4). */
-  messages: readonly ModelMessage[]
+  /**
+   * The conversation so far (`session.history()`, Q1.2): a persistent snapshot to iterate, index
+   * with `at` or copy with `slice`; a plain array also fits. Tool messages carry only content
+   * and isError (O2.4).
+   */
+  messages: History<ModelMessage>
   /** Which tool the model may or must call (T4.1); absent: the provider's default (`auto`). */
   toolChoice?: ToolChoice
 }

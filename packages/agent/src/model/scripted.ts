@@ -1,4 +1,4 @@
-import { type AssistantBlock, definitionError } from '@tooltx/core'
+import { type AssistantBlock, definitionError, type ModelMessage } from '@tooltx/core'
 import type { ModelAdapter, ModelRequest, ModelStreamEvent, ModelUsage } from './model.js'
 import { ModelAbortError, ModelError } from './model-error.js'
 
@@ -33,10 +33,15 @@ export interface ScriptedOptions {
   chunkSize?: number
 }
 
+/** A request as `scripted` records it: a deep copy, its messages as a plain array. */
+export interface RecordedRequest extends Omit<ModelRequest, 'messages'> {
+  messages: ModelMessage[]
+}
+
 /** A deterministic model that answers from a script and records what it was asked. */
 export interface ScriptedModel extends ModelAdapter {
   /** Every request received, in order, as a deep copy taken when the request arrived. */
-  readonly requests: readonly ModelRequest[]
+  readonly requests: readonly RecordedRequest[]
   /** How many steps have not been requested yet. */
   readonly remaining: number
   /** Throws the first error an `expect` threw, or a `ModelError` if steps are left unrequested. */
@@ -55,12 +60,12 @@ export function scripted(steps: readonly ScriptedStep[], options: ScriptedOption
   checkScript(steps, options)
   const name = options.name ?? 'scripted'
   const chunkSize = options.chunkSize ?? 8
-  const requests: ModelRequest[] = []
+  const requests: RecordedRequest[] = []
   const expectFailures: unknown[] = []
 
   async function* stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
     const number = requests.length + 1
-    requests.push(structuredClone(request))
+    requests.push(structuredClone({ ...request, messages: [...request.messages] }))
     if (signal.aborted) throw new ModelAbortError(name, signal.reason)
     const step = steps[number - 1]
     if (step === undefined) {

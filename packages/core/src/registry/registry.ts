@@ -106,6 +106,9 @@ export class Registry {
   /** Called after every change that can alter a view (Y1.9); copy-on-write, each one contained. */
   changeListeners: readonly (() => void)[] = []
 
+  /** Moves on every change that can alter a view, so a view's cached surface knows it is stale (Q2.2). */
+  version = 0
+
   constructor(
     /** The runtime's default mode (M1.1). */
     readonly defaultMode: Mode,
@@ -115,6 +118,7 @@ export class Registry {
 
   /** Tells every change listener that views may have changed; listeners must not throw. */
   private changed(): void {
+    this.version++
     for (const listener of this.changeListeners) listener()
   }
 

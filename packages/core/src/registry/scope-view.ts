@@ -3,12 +3,12 @@
  * method reads the registry at the time it is called (R4.3).
  */
 
-import { RUN_CODE } from '../definition.js'
-import { snapshotJson } from '../lossless-json.js'
+import { type AnyToolDefinition, RUN_CODE } from '../definition.js'
+import { deepFreeze, isFrozenSnapshot, snapshotJson } from '../lossless-json.js'
 import type { ModelToolSchema } from '../messages.js'
 import { toModelSchema } from '../schema/model-schema.js'
 import { sdkText } from '../tool/sdk.js'
-import type { ToolView } from '../view.js'
+import type { ToolSurface, ToolView } from '../view.js'
 import { CODE_ONLY_RULE } from './modes.js'
 import type { Registry, ScopeRecord } from './registry.js'
 
@@ -25,9 +25,31 @@ function field(input: unknown, key: string): unknown {
   }
 }
 
+/** The deep-frozen surface of `defs`, the definitions `record`'s view lists (M2). */
+function buildSurface(
+  registry: Registry,
+  record: ScopeRecord | undefined,
+  defs: AnyToolDefinition[],
+): ToolSurface {
+  const mode = registry.mode(record)
+  if (mode === 'native') return surfaceOf(defs.map(toModelSchema).sort(byName), '')
+  const sdk = sdkText(defs)
+  if (mode === 'code') {
+    const runCode = defs.find((def) => def.name === RUN_CODE)!
+    return surfaceOf([toModelSchema(runCode)], `${CODE_ONLY_RULE}\n\n${sdk}`)
+  }
+  return surfaceOf(defs.map(toModelSchema).sort(byName), sdk)
+}
+
+/** Freezes a surface and its fresh schemas, so one object can be handed out until the next change. */
+function surfaceOf(tools: ModelToolSchema[], instructions: string): ToolSurface {
+  return Object.freeze({ tools: deepFreeze(tools), instructions })
+}
+
 /** The view of `record` (the global view when `undefined`, R2.4) over `registry`. */
 export function createView(registry: Registry, record: ScopeRecord | undefined): ToolView {
   const list = () => registry.list(record).map((entry) => entry.def)
+  let cached: { readonly version: number; readonly surface: ToolSurface } | undefined
   const view: ToolView = {
     get: (name) => (typeof name === 'string' ? registry.resolve(record, name)?.def : undefined),
     list,
@@ -43,24 +65,23 @@ export function createView(registry: Registry, record: ScopeRecord | undefined):
         return 'exclusive'
       }
       try {
-        // Classify a frozen snapshot, never the caller's live object (M3.8).
-        const snap = snapshotJson(field(input, 'arguments'), { freeze: true, root: 'arguments' })
+        // Classify a frozen snapshot, never the caller's live object (M3.8); one that already
+        // is a frozen snapshot can never change, so it is used as is (Q3.1).
+        const args = field(input, 'arguments')
+        if (isFrozenSnapshot(args)) return def.isConcurrencySafe(args) === true ? 'parallel' : 'exclusive'
+        const snap = snapshotJson(args, { freeze: true, root: 'arguments' })
         return snap.ok && def.isConcurrencySafe(snap.value) === true ? 'parallel' : 'exclusive'
       } catch {
         return 'exclusive'
       }
     },
     surface() {
-      const mode = registry.mode(record)
-      const defs = list()
-      if (mode === 'native')
-        return Object.freeze({ tools: defs.map(toModelSchema).sort(byName), instructions: '' })
-      const sdk = sdkText(defs)
-      if (mode === 'code') {
-        const runCode = defs.find((def) => def.name === RUN_CODE)!
-        return Object.freeze({ tools: [toModelSchema(runCode)], instructions: `${CODE_ONLY_RULE}\n\n${sdk}` })
+      // Rebuilt only after a change anywhere in the registry (Q2.1, Q2.2): a change to an
+      // ancestor scope or the global layer moves the same version, so the view stays live.
+      if (cached === undefined || cached.version !== registry.version) {
+        cached = { version: registry.version, surface: buildSurface(registry, record, list()) }
       }
-      return Object.freeze({ tools: defs.map(toModelSchema).sort(byName), instructions: sdk })
+      return cached.surface
     },
   }
   return Object.freeze(view)

@@ -9,7 +9,7 @@ import type { CodeDispatchSink, CodeRuntime } from '../../code-runtime.js'
 import { RUN_CODE } from '../../definition.js'
 import { errorMessage } from '../../errors.js'
 import type { Approver, EffectSink, ExecuteInput, Execution, ToolScope } from '../../execution.js'
-import { type JsonValue, snapshotJson } from '../../lossless-json.js'
+import { isFrozenSnapshot, type JsonValue, snapshotJson } from '../../lossless-json.js'
 import type { ScopeRecord } from '../../registry/registry.js'
 import type { ToolResult } from '../../result.js'
 import { Call } from '../call.js'
@@ -19,8 +19,12 @@ import type { RuntimeCore } from '../runtime-core.js'
 
 const FROZEN_ARGUMENTS = { freeze: true, root: 'arguments' } as const
 
-/** Snapshots the arguments (P2.4, P2.5); returns the frozen copy or the entry failure. */
+/**
+ * Snapshots the arguments (P2.4, P2.5); returns the frozen copy or the entry failure. A frozen
+ * snapshot can never change, so it is taken as is rather than copied again (Q3.1).
+ */
 function snapshotArguments(raw: unknown): { value: JsonValue } | { failure: ToolResult } {
+  if (isFrozenSnapshot(raw)) return { value: raw as JsonValue }
   try {
     const snap = snapshotJson(raw, FROZEN_ARGUMENTS)
     return snap.ok ? { value: snap.value } : { failure: argumentsNotLossless() }

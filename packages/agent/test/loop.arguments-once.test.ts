@@ -1,0 +1,62 @@
+import { createAgent, scripted } from '@tooltx/agent'
+import { createToolRuntime, snapshotJson } from '@tooltx/core'
+import { memoryStore, openSession } from '@tooltx/session'
+import { describe, expect, it } from 'vitest'
+
+const live = new AbortController().signal
+
+function probeTool(seen: unknown[]) {
+  return {
+    name: 'probe',
+    description: 'Records what it sees.',
+    parameters: { type: 'object' },
+    output: { schema: {}, render: () => [{ type: 'text' as const, text: 'ok' }] },
+    isConcurrencySafe: (args: unknown) => {
+      seen.push(args)
+      return true
+    },
+    execute: (args: unknown) => {
+      seen.push(args)
+      return 1
+    },
+  }
+}
+
+describe('Q3 a value the runtime froze is copied once at most', () => {
+  it('Q3.1: execute and executionMode take a frozen snapshot as is; any other value is copied', async () => {
+    const seen: unknown[] = []
+    const runtime = createToolRuntime()
+    runtime.register(probeTool(seen))
+    const frozen = snapshotJson({ a: { b: [1] } }, { freeze: true })
+    if (!frozen.ok) throw new Error('unreachable')
+    const plain = Object.freeze({ a: 1 })
+    expect(runtime.view().executionMode({ name: 'probe', arguments: frozen.value })).toBe('parallel')
+    expect(runtime.view().executionMode({ name: 'probe', arguments: plain })).toBe('parallel')
+    await runtime.execute({ callId: 'c1', name: 'probe', arguments: frozen.value, signal: live })
+    await runtime.execute({ callId: 'c2', name: 'probe', arguments: plain, signal: live })
+    expect(seen[0]).toBe(frozen.value)
+    expect(seen[1]).not.toBe(plain)
+    expect(seen[1]).toEqual(plain)
+    expect(seen[2]).toBe(frozen.value)
+    expect(seen[3]).not.toBe(plain)
+  })
+
+  it('Q3.1: the loop classifies and executes a call with one frozen copy of its parsed arguments', async () => {
+    const seen: unknown[] = []
+    const runtime = createToolRuntime()
+    const scope = runtime.scope()
+    scope.register(probeTool(seen))
+    const session = await openSession(memoryStore(), { id: 'q31' })
+    const model = scripted([
+      { toolCalls: [{ name: 'probe', arguments: '{"x":[1,{"y":2}]}' }] },
+      { text: 'done' },
+    ])
+    const agent = createAgent({ runtime, scope, session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(seen).toHaveLength(2)
+    expect(seen[0]).toEqual({ x: [1, { y: 2 }] })
+    expect(seen[1]).toBe(seen[0])
+    expect(Object.isFrozen((seen[0] as { x: object[] }).x[1])).toBe(true)
+  })
+})
