@@ -115,6 +115,8 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.8: the soak', () => {
       console.log(
         `soak: ${pendingAfterKills} submissions pending after the kill phase, drained in ${Date.now() - drainStarted} ms`,
       )
+      // A worker restarted late may still be loading: SIGTERM is handled once it is up (N2.7).
+      await Promise.all(workers.map((w) => w.waitFor((line) => line.startsWith('tooltx worker '))))
       for (const w of workers) w.proc.kill('SIGTERM')
       expect(await Promise.all(workers.map((w) => w.exited))).toEqual(workers.map(() => 0))
       const handedBack = everyWorker.flatMap((w) => w.lines).filter((l) => l.includes(': handed-back'))
