@@ -84,35 +84,6 @@ export async function measure(
   }
 }
 
-/**
- * Times several async cases round-robin: each round runs `opsPerRound` calls of every case in
- * turn, so a machine whose load drifts (other processes, a server child's GC) weighs on all
- * cases alike and their ratio stays fair. Returns one measurement per case, in order.
- */
-export async function measureInterleaved(
-  cases: readonly { name: string; fn: () => unknown }[],
-  options: { rounds?: number; opsPerRound: number; warmup?: number },
-): Promise<Measurement[]> {
-  const rounds = options.rounds ?? 30
-  const ops = options.opsPerRound
-  for (let i = 0; i < (options.warmup ?? 3); i++) for (const c of cases) await runRound(c.fn, ops)
-  const perOp = cases.map((): number[] => [])
-  for (let i = 0; i < rounds; i++) {
-    for (const [k, c] of cases.entries()) perOp[k]!.push((await runRound(c.fn, ops)) / ops)
-  }
-  return cases.map((c, k) => {
-    const sorted = perOp[k]!.sort((a, b) => a - b)
-    return {
-      name: c.name,
-      medianNs: quantile(sorted, 0.5),
-      p10Ns: quantile(sorted, 0.1),
-      p90Ns: quantile(sorted, 0.9),
-      rounds,
-      opsPerRound: ops,
-    }
-  })
-}
-
 async function runRound(fn: () => unknown, ops: number): Promise<number> {
   const start = performance.now()
   for (let i = 0; i < ops; i++) {

@@ -87,14 +87,22 @@ export default async function mcpBench(): Promise<BenchSection[]> {
       for (let i = 0; i < 500; i++) await warm()
     const [sdkStdio, tooltxStdio, sdkHttp, tooltxHttp, sdkClient, tooltxClient] = (await measureInterleaved(
       [
-        { name: 'plain SDK server, stdio', fn: call(clients.sdkStdio) },
-        { name: 'tooltx mcpServer, stdio', fn: call(clients.tooltxStdio) },
-        { name: 'plain SDK server, HTTP', fn: call(clients.sdkHttp) },
-        { name: 'tooltx mcpServer, HTTP', fn: call(clients.tooltxHttp) },
-        { name: 'SDK client.callTool → plain SDK server (stdio)', fn: call(clients.sdkStdio) },
-        { name: 'tooltx mcpTools + runtime.execute → plain SDK server (stdio)', fn: importedCall },
+        { name: 'plain SDK server, stdio', fn: call(clients.sdkStdio), ops: perOp.opsPerRound },
+        { name: 'tooltx mcpServer, stdio', fn: call(clients.tooltxStdio), ops: perOp.opsPerRound },
+        { name: 'plain SDK server, HTTP', fn: call(clients.sdkHttp), ops: perOp.opsPerRound },
+        { name: 'tooltx mcpServer, HTTP', fn: call(clients.tooltxHttp), ops: perOp.opsPerRound },
+        {
+          name: 'SDK client.callTool → plain SDK server (stdio)',
+          fn: call(clients.sdkStdio),
+          ops: perOp.opsPerRound,
+        },
+        {
+          name: 'tooltx mcpTools + runtime.execute → plain SDK server (stdio)',
+          fn: importedCall,
+          ops: perOp.opsPerRound,
+        },
       ],
-      perOp,
+      { rounds: perOp.rounds, warmup: perOp.warmup },
     )) as [Measurement, Measurement, Measurement, Measurement, Measurement, Measurement]
     const us = (ns: number) => `${(ns / 1000).toFixed(1)} µs`
     return [
