@@ -1,13 +1,10 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import { createAgent } from '@tooltx/agent'
+import * as lib from '@tooltx/ai-sdk'
 import { createToolRuntime, defineTool } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
+import * as mock from 'ai/test'
 import { describe, expect, it } from 'vitest'
-import { MODERN, SKIP_REASON } from './node-gate.js'
-
-// Loaded only where AI SDK 7 runs: on an older Node.js the package refuses to load (Z2.8).
-const lib = MODERN ? await import('@tooltx/ai-sdk') : undefined
-const mock = MODERN ? await import('ai/test') : undefined
 
 const usage = {
   inputTokens: { total: 5, noCache: 5, cacheRead: 0, cacheWrite: 0 },
@@ -32,13 +29,13 @@ const ANSWER: LanguageModelV4StreamPart[] = [
   { type: 'finish', usage, finishReason: { unified: 'stop', raw: 'end_turn' } },
 ]
 
-describe.skipIf(!MODERN)(`T1.4: the AI SDK bridge's reasoning${MODERN ? '' : ` (${SKIP_REASON})`}`, () => {
+describe("T1.4: the AI SDK bridge's reasoning", () => {
   it('T1.4: reasoning parts become reasoning blocks with their merged provider metadata, sent back as reasoning parts with it as provider options', async () => {
-    const inner = new mock!.MockLanguageModelV4({
+    const inner = new mock.MockLanguageModelV4({
       provider: 'mock',
       modelId: 'm1',
       doStream: [THINK_THEN_CALL, ANSWER].map((parts) => ({
-        stream: mock!.convertArrayToReadableStream(parts),
+        stream: mock.convertArrayToReadableStream(parts),
       })),
     })
     const runtime = createToolRuntime()
@@ -53,7 +50,7 @@ describe.skipIf(!MODERN)(`T1.4: the AI SDK bridge's reasoning${MODERN ? '' : ` (
       }),
     )
     const session = await openSession(memoryStore(), { id: 'ai-sdk-reasoning', verify: true })
-    const agent = createAgent({ runtime, scope, session, model: lib!.aiSdkModel(inner) })
+    const agent = createAgent({ runtime, scope, session, model: lib.aiSdkModel(inner) })
     expect(await agent.send('capital of France?')).toMatchObject({ reason: 'completed', text: 'Paris.' })
 
     const reply = session.events().find((event) => event.type === 'assistant/message')
