@@ -192,7 +192,7 @@ describe('T2–T4 in the loop', () => {
     expect(end?.data).toEqual({ turn: 1, step: 1, stop: { reason: 'max_tokens', raw: 'max_tokens' } })
   })
 
-  it('T4.1–T4.3: prepareStep narrows the tools through a restriction, so the hidden tool is absent from the request and its call fails UNKNOWN_TOOL; it is recorded on step/end', async () => {
+  it('T4.1, T4.2, T4.3: prepareStep narrows the tools through a restriction, so the hidden tool is absent from the request and its call fails UNKNOWN_TOOL; it is recorded on step/end', async () => {
     r = await rig({ store: 'memory' })
     const seen: unknown[] = []
     tools(seen)
@@ -362,7 +362,7 @@ describe('T2–T4 in the loop', () => {
     ['clear-tool-results', 60],
     ['summarise', 2_000],
   ] as const)(
-    'T3.3–T3.6: a session on a small budget (%s, %i steps) compacts and keeps working; replay derives the messages of the last request',
+    'T3.2, T3.3, T3.4, T3.5, T3.6: a session on a small budget (%s, %i steps) compacts and keeps working; replay derives the messages of the last request',
     async (strategy, STEPS) => {
       r = await rig({ store: 'memory' })
       tools()

@@ -161,7 +161,7 @@ describe('Y1.14 the 2026-07-28 revision over HTTP', () => {
     }
   })
 
-  it('Y1.14, Y2.10: mcpTools over HTTP speaks 2026-07-28 to a server that offers it, with the same results', async () => {
+  it('Y1.14, Y2.10, Y2.11: mcpTools over HTTP speaks 2026-07-28 to a server that offers it, with the same results', async () => {
     const url = await endpoint(served())
     const set = await mcpTools({ url }, { name: 'modern' })
     cleanups.push(() => set.close())

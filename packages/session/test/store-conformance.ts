@@ -129,7 +129,7 @@ export function storeConformance(name: string, backing: () => Backing): void {
       expect(first.events().length).toBe(3)
     })
 
-    it('L14.1 L14.4: a session another store object holds is refused and not repaired; session.close() gives the lease back so a new store object opens it', async () => {
+    it('L14.1, L14.4: a session another store object holds is refused and not repaired; session.close() gives the lease back so a new store object opens it', async () => {
       const b = backing()
       const firstStore = connect(b)
       const first = await openSession(firstStore, { id: 'lease' })
