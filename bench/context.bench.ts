@@ -6,7 +6,14 @@
 import { ContextBudget, resolveContext, scripted } from '@tooltx/agent'
 import type { ModelToolSchema } from '@tooltx/core'
 import { memoryStore, type NewSessionEvent, openSession, type Session } from '@tooltx/session'
-import { type BenchSection, formatNs, type Measurement, measureInterleaved, ratio, target } from './harness.js'
+import {
+  type BenchSection,
+  formatNs,
+  type Measurement,
+  measureInterleaved,
+  ratio,
+  target,
+} from './harness.js'
 
 const TOOLS: ModelToolSchema[] = [
   {
