@@ -6,14 +6,7 @@
 import { ContextBudget, resolveContext, scripted } from '@tooltx/agent'
 import type { ModelToolSchema } from '@tooltx/core'
 import { memoryStore, type NewSessionEvent, openSession, type Session } from '@tooltx/session'
-import {
-  type BenchSection,
-  formatNs,
-  type Measurement,
-  measureInterleaved,
-  ratio,
-  target,
-} from './harness.js'
+import { type BenchSection, formatNs, measureInterleaved, ratio, target } from './harness.js'
 
 const TOOLS: ModelToolSchema[] = [
   {
@@ -74,15 +67,6 @@ interface Case {
   ops: number
 }
 
-/** Times `cases` round by round, interleaved, after two warm-up rounds; one measurement per case. */
-async function interleaved<T extends readonly Case[]>(
-  cases: T,
-  rounds: number,
-): Promise<{ [K in keyof T]: Measurement }> {
-  const measured = await measureInterleaved([...cases], { rounds, warmup: 2 })
-  return measured as { [K in keyof T]: Measurement }
-}
-
 const budgetOf = (session: Session) =>
   new ContextBudget(
     resolveContext({ maxTokens: 1e12, strategy: 'clear-tool-results' }),
@@ -116,19 +100,19 @@ function append(session: Session, name: string, withBudget: boolean): Case {
 export default async function contextBench(): Promise<BenchSection[]> {
   const small = await sessionOf(1_000)
   const large = await sessionOf(100_000)
-  const [checkSmall, checkLarge] = await interleaved(
-    [check(small, 'budget check, 1k events'), check(large, 'budget check, 100k events')] as const,
-    31,
+  const [checkSmall, checkLarge] = await measureInterleaved(
+    [check(small, 'budget check, 1k events'), check(large, 'budget check, 100k events')],
+    { rounds: 31 },
   )
   // Four sessions, so the appends of one case never grow another's.
-  const [plainSmall, countedSmall, plainLarge, countedLarge] = await interleaved(
+  const [plainSmall, countedSmall, plainLarge, countedLarge] = await measureInterleaved(
     [
       append(await sessionOf(1_000), 'append a step (3 events), no budget, 1k events', false),
       append(await sessionOf(1_000), 'append a step (3 events), budget counting, 1k events', true),
       append(await sessionOf(100_000), 'append a step (3 events), no budget, 100k events', false),
       append(await sessionOf(100_000), 'append a step (3 events), budget counting, 100k events', true),
-    ] as const,
-    31,
+    ],
+    { rounds: 31 },
   )
   const grows = checkLarge.medianNs / checkSmall.medianNs
   const countSmall = countedSmall.medianNs - plainSmall.medianNs

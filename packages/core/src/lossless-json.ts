@@ -186,6 +186,57 @@ export function isFrozenSnapshot(value: unknown): boolean {
   return typeof value === 'object' && value !== null && SnapshotMark.has(value)
 }
 
+/**
+ * Parses JSON `text` straight into a frozen snapshot (Q3.2): the tree `JSON.parse` builds is
+ * checked and frozen in place and its root marked as `snapshotJson(v, { freeze: true })` marks
+ * its copies, so `execute` and the validator take it as is (Q3.1) and the text is copied into a
+ * tree once. `JSON.parse` only builds plain, dense, acyclic trees of its own realm's intrinsics
+ * whose keys are enumerable strings (a `__proto__` key an own data property, J1.8), so the walk
+ * checks only what JSON text can hold and J1 rejects: a number that overflows to ±Infinity, and
+ * `-0`. Text that is not JSON, or not lossless, gives `{ ok: false, reason }` (J1.2's reason).
+ */
+export function parseFrozenJson(text: string, root = 'value'): SnapshotResult {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    return { ok: false, reason: `${root} is not valid JSON: ${(error as Error).message}` }
+  }
+  if (parsed === null || typeof parsed !== 'object') {
+    const problem = primitiveProblem(parsed)
+    return problem === undefined
+      ? { ok: true, value: parsed as JsonValue }
+      : { ok: false, reason: `${root} ${problem}` }
+  }
+  if (!freezeParsed(parsed)) {
+    // Only the reason is wanted: the snapshot walk names the first offending path.
+    const snap = snapshotJson(parsed, { root })
+    return snap.ok ? { ok: false, reason: `${root} is not lossless JSON` } : snap
+  }
+  return { ok: true, value: parsed as JsonValue }
+}
+
+/**
+ * Marks the root of a tree `JSON.parse` just built and freezes every container of it; false
+ * when a number is not finite or is `-0` (the tree is then dropped). Iterative (J1.9).
+ */
+function freezeParsed(root: object): boolean {
+  new SnapshotMark(root)
+  const work: any[] = [root]
+  while (work.length > 0) {
+    const current = Object.freeze(work.pop())
+    const keys = Array.isArray(current) ? null : Object.keys(current)
+    const length: number = keys === null ? current.length : keys.length
+    for (let i = 0; i < length; i++) {
+      const child = keys === null ? current[i] : current[keys[i]!]
+      if (typeof child === 'object') {
+        if (child !== null) work.push(child)
+      } else if (typeof child === 'number' && (!Number.isFinite(child) || Object.is(child, -0))) return false
+    }
+  }
+  return true
+}
+
 function isAncestor(
   stack: Frame[],
   depth: number,
