@@ -318,6 +318,8 @@ export default async function loopBench(): Promise<BenchSection[]> {
     // Calls per reply: 1, 10 and 100 for our loop and each peer, per call, interleaved.
     const perReplyCases: (InterleavedCase | undefined)[] = []
     for (const count of [1, 10, 100]) {
+      // Several cycles per round for the small batches, so each sample spans about the same time.
+      const ops = Math.max(1, 20 / count)
       perReplyCases.push(
         await probe(
           `tooltx loop, memory, ${count} per reply`,
@@ -326,7 +328,7 @@ export default async function loopBench(): Promise<BenchSection[]> {
           1,
           count,
         ),
-        await probe(`AI SDK 7 generateText, ${count} per reply`, () => aiSdk(count), failures, 1, count),
+        await probe(`AI SDK 7 generateText, ${count} per reply`, () => aiSdk(count), failures, ops, count),
         await probe(
           `OpenAI Agents SDK Runner, ${count} per reply`,
           () => openaiAgents(count),
@@ -334,7 +336,7 @@ export default async function loopBench(): Promise<BenchSection[]> {
           1,
           count,
         ),
-        await probe(`LangGraph StateGraph, ${count} per reply`, () => langGraph(count), failures, 1, count),
+        await probe(`LangGraph StateGraph, ${count} per reply`, () => langGraph(count), failures, ops, count),
       )
     }
     const perReply = present(perReplyCases)

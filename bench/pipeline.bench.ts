@@ -8,7 +8,7 @@
 
 import { executeTool, safeParseJSON } from '@ai-sdk/provider-utils'
 import { tool as openaiTool, RunContext } from '@openai/agents-core'
-import { createToolRuntime, defineTool, parseFrozenJson, validateValue } from '@tooltx/core'
+import { createToolRuntime, defineTool, parseFrozenJson, snapshotJson, validateValue } from '@tooltx/core'
 import { tool as aiTool, asSchema } from 'ai'
 import { z } from 'zod'
 import { type BenchSection, formatNs, measure, measureInterleaved, ratio, target } from './harness.js'
@@ -227,53 +227,82 @@ export default async (): Promise<BenchSection[]> => {
   const rawCheck = await fromRaw()
   if (rawCheck.isError || !Object.isFrozen(rawCheck)) throw new Error('benchmark call (raw) failed')
 
-  const [floor, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath] = await measureInterleaved(
-    [
-      {
-        name: 'floor: validateValue + body',
-        ops: 20_000,
-        fn: () => {
-          if (validateValue(parameters, args, 'arguments').length > 0) throw new Error('invalid')
-          return body(args)
+  // The work the contract itself requires of one raw-string call, done directly with core's
+  // exports and nothing else: parse into a frozen snapshot, validate, the body, snapshot and
+  // validate the value, render and snapshot the content, freeze the result.
+  const outputSchema = def.output.schema
+  const contractFloor = async () => {
+    const parsedArgs = parseFrozenJson(raw, 'arguments')
+    if (!parsedArgs.ok || validateValue(parameters, parsedArgs.value, 'arguments').length > 0)
+      throw new Error('invalid')
+    const value = snapshotJson(await body(parsedArgs.value as unknown as Args), { freeze: true })
+    if (!value.ok || validateValue(outputSchema, value.value, 'value').length > 0)
+      throw new Error('invalid value')
+    const content = snapshotJson(def.output.render(parsedArgs.value as never, value.value as never), {
+      freeze: true,
+    })
+    if (!content.ok) throw new Error('invalid content')
+    return Object.freeze({ isError: false, value: value.value, content: content.value })
+  }
+
+  const [floor, contract, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath] =
+    await measureInterleaved(
+      [
+        {
+          name: 'floor: validateValue + body',
+          ops: 20_000,
+          fn: () => {
+            if (validateValue(parameters, args, 'arguments').length > 0) throw new Error('invalid')
+            return body(args)
+          },
         },
-      },
-      { name: 'tooltx execute, no hooks', ops: 4_000, fn: () => bare.execute(input) },
-      { name: 'tooltx execute, one handler per hook kind', ops: 2_000, fn: () => hooked.execute(input) },
-      {
-        name: 'tooltx execute(JSON.parse(raw)), no hooks',
-        ops: 4_000,
-        fn: () => bare.execute({ callId: 'call_1', name: 'find_files', arguments: JSON.parse(raw), signal }),
-      },
-      { name: 'tooltx execute(parseFrozenJson(raw)), no hooks (raw string in)', ops: 4_000, fn: fromRaw },
-      {
-        // The AI SDK 7 per-call path of generateText: safeParseJSON against the tool's schema
-        // (doParseToolCall), executeTool's generator, the tool-result part (executeToolCall).
-        name: 'AI SDK 7: safeParseJSON(raw, schema) + executeTool + tool-result part',
-        ops: 4_000,
-        fn: async () => {
-          const parsedInput = await safeParseJSON({ text: raw, schema: aiSchema })
-          if (!parsedInput.success) throw parsedInput.error
-          let output: unknown
-          for await (const part of executeTool({ tool: ai, input: parsedInput.value, options: aiOptions })) {
-            if (part.type === 'final') output = part.output
-          }
-          return {
-            type: 'tool-result',
-            toolCallId: 'call_1',
-            toolName: 'find_files',
-            input: parsedInput.value,
-            output,
-          }
+        {
+          name: 'contract floor: parseFrozenJson + validate + body + value/content snapshots',
+          ops: 10_000,
+          fn: contractFloor,
         },
-      },
-      {
-        name: 'OpenAI Agents SDK: tool.invoke(runContext, json)',
-        ops: 2_000,
-        fn: () => agentsTool.invoke(runContext, raw),
-      },
-    ],
-    { rounds: 21, warmup: 3 },
-  )
+        { name: 'tooltx execute, no hooks', ops: 4_000, fn: () => bare.execute(input) },
+        { name: 'tooltx execute, one handler per hook kind', ops: 2_000, fn: () => hooked.execute(input) },
+        {
+          name: 'tooltx execute(JSON.parse(raw)), no hooks',
+          ops: 4_000,
+          fn: () =>
+            bare.execute({ callId: 'call_1', name: 'find_files', arguments: JSON.parse(raw), signal }),
+        },
+        { name: 'tooltx execute(parseFrozenJson(raw)), no hooks (raw string in)', ops: 4_000, fn: fromRaw },
+        {
+          // The AI SDK 7 per-call path of generateText: safeParseJSON against the tool's schema
+          // (doParseToolCall), executeTool's generator, the tool-result part (executeToolCall).
+          name: 'AI SDK 7: safeParseJSON(raw, schema) + executeTool + tool-result part',
+          ops: 4_000,
+          fn: async () => {
+            const parsedInput = await safeParseJSON({ text: raw, schema: aiSchema })
+            if (!parsedInput.success) throw parsedInput.error
+            let output: unknown
+            for await (const part of executeTool({
+              tool: ai,
+              input: parsedInput.value,
+              options: aiOptions,
+            })) {
+              if (part.type === 'final') output = part.output
+            }
+            return {
+              type: 'tool-result',
+              toolCallId: 'call_1',
+              toolName: 'find_files',
+              input: parsedInput.value,
+              output,
+            }
+          },
+        },
+        {
+          name: 'OpenAI Agents SDK: tool.invoke(runContext, json)',
+          ops: 2_000,
+          fn: () => agentsTool.invoke(runContext, raw),
+        },
+      ],
+      { rounds: 21, warmup: 3 },
+    )
 
   const noHooksOverFloor = noHooks.medianNs / floor.medianNs
   const mechanismSection = await mechanisms(signal)
@@ -287,13 +316,15 @@ export default async (): Promise<BenchSection[]> => {
         '**Floor**: `validateValue` on the arguments, then the body, nothing else. ' +
         '**execute(parseFrozenJson(raw))** is the raw-string entry: `parseFrozenJson` parses the argument string and freezes the parsed tree in place as a frozen snapshot (Q3.2), which `execute` takes as is (Q3.1); every check of the no-hook row still runs (output validation, freezing, lossless JSON). ' +
         '**AI SDK 7 row** (`ai` 7): what `generateText` does per tool call, through its public exports: `safeParseJSON({ text, schema })` (secure JSON parse plus the zod Standard Schema validation of `doParseToolCall`), `executeTool` (the generator `executeToolCall` drains) with the options object it passes, and the `tool-result` part it builds; it leaves out tool lookup, tool-call repair, the telemetry and tracing-channel wrappers and the start/end callbacks, so it is a lower bound of the SDK per-call path. ' +
+        "**Contract floor**: only the work the contract requires of a raw-string call, with core's exports and no pipeline: `parseFrozenJson`, `validateValue` of the arguments, the body, `snapshotJson(value, { freeze: true })` and its output-schema validation, `render` and the frozen snapshot of its content, the frozen result object. " +
         "**OpenAI Agents SDK row**: the public `tool.invoke(runContext, jsonString)`: `JSON.parse` plus zod validation, `execute`, its (disabled) debug logging with a string conversion of the result, and its error-to-result handling; the Runner's span, approval check and output-item building are outside it, so compare it with the raw-string tooltx row. " +
         'Neither peer snapshots or freezes arguments or results, validates outputs, or checks invariants. All rows are timed interleaved (each round runs every case once in turn), 21 rounds after 3 warm-ups.',
-      rows: [floor, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath],
+      rows: [floor, contract, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath],
       ratios: [
         `tooltx no hooks / floor = ${ratio(noHooks, floor)}`,
         `tooltx all hook kinds / no hooks = ${ratio(allHooks, noHooks)}`,
         `tooltx raw string in / AI SDK 7 full path = ${ratio(frozenRaw, aiPath)}`,
+        `contract floor / AI SDK 7 full path = ${ratio(contract, aiPath)}; tooltx raw string in / contract floor = ${ratio(frozenRaw, contract)}`,
         `tooltx execute(JSON.parse(raw)) / AI SDK 7 full path = ${ratio(parsed, aiPath)}`,
         `Agents SDK / tooltx raw string in = ${ratio(agentsPath, frozenRaw)}`,
       ],
