@@ -419,9 +419,9 @@ export default async function loopBench(): Promise<BenchSection[]> {
           'the agent loop of its docs: a `StateGraph` over `MessagesAnnotation` with a model node (a scripted ' +
           'function returning the AIMessage with the tool_calls, then text once the ToolMessages are in), a ' +
           '`ToolNode` (zod tool) and `toolsCondition`, `invoke` from a HumanMessage to the final AIMessage, with ' +
-          'no checkpointer, and again with `SqliteSaver` (`@langchain/langgraph-checkpoint-sqlite`, WAL, ' +
-          'better-sqlite3 default synchronous=FULL): a checkpoint of the whole state after every super-step, the ' +
-          'durable log next to our SQLite loop; each cycle a fresh thread, so its checkpoints never grow with ' +
+          'no checkpointer, and again with `SqliteSaver` (`@langchain/langgraph-checkpoint-sqlite`: WAL with ' +
+          'synchronous=NORMAL, so its commits are not fsynced; 5 checkpoints and 7 pending-write rows per ' +
+          '100-call cycle), its log next to our SQLite loop; each cycle a fresh thread, so its checkpoints never grow with ' +
           'earlier cycles (ours stay on one session). All cases are timed interleaved (each round runs every ' +
           'case once in turn), 15 rounds after 2 warm-ups.',
         rows: [ours, oursSqlite, ...peers, fsync],
