@@ -30,7 +30,15 @@ function generatedWorkspace(files: number, lines: number): string {
   return root
 }
 
-const silent: Output = { line() {}, error() {}, status() {}, interactive: false }
+const silent: Output = {
+  line() {},
+  error() {},
+  status() {},
+  interactive: false,
+  columns: undefined,
+  prompt: undefined,
+  onClosed: () => () => {},
+}
 
 export default async function codeModeBench(): Promise<BenchSection[]> {
   const generated = generatedWorkspace(8, 150)

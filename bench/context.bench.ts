@@ -6,7 +6,7 @@
 import { ContextBudget, resolveContext, scripted } from '@tooltx/agent'
 import type { ModelToolSchema } from '@tooltx/core'
 import { memoryStore, type NewSessionEvent, openSession, type Session } from '@tooltx/session'
-import { type BenchSection, formatNs, type Measurement, measure, ratio, target } from './harness.js'
+import { type BenchSection, formatNs, measureInterleaved, ratio, target } from './harness.js'
 
 const TOOLS: ModelToolSchema[] = [
   {
@@ -67,23 +67,6 @@ interface Case {
   ops: number
 }
 
-/** Times `cases` round by round, interleaved, and reports each one's median and spread per operation. */
-async function interleaved(cases: readonly Case[], rounds: number): Promise<Measurement[]> {
-  const perOp = cases.map(() => [] as number[])
-  for (let r = 0; r < rounds + 2; r++) {
-    for (const [i, c] of cases.entries()) {
-      const m = await measure(c.name, c.fn, { rounds: 1, warmup: 0, opsPerRound: c.ops })
-      // The first two rounds warm up.
-      if (r >= 2) perOp[i]!.push(m.medianNs)
-    }
-  }
-  return cases.map((c, i) => {
-    const sorted = perOp[i]!.sort((a, b) => a - b)
-    const at = (q: number) => sorted[Math.round(q * (sorted.length - 1))]!
-    return { name: c.name, medianNs: at(0.5), p10Ns: at(0.1), p90Ns: at(0.9), rounds, opsPerRound: c.ops }
-  })
-}
-
 const budgetOf = (session: Session) =>
   new ContextBudget(
     resolveContext({ maxTokens: 1e12, strategy: 'clear-tool-results' }),
@@ -117,19 +100,19 @@ function append(session: Session, name: string, withBudget: boolean): Case {
 export default async function contextBench(): Promise<BenchSection[]> {
   const small = await sessionOf(1_000)
   const large = await sessionOf(100_000)
-  const [checkSmall, checkLarge] = await interleaved(
+  const [checkSmall, checkLarge] = await measureInterleaved(
     [check(small, 'budget check, 1k events'), check(large, 'budget check, 100k events')],
-    31,
+    { rounds: 31 },
   )
   // Four sessions, so the appends of one case never grow another's.
-  const [plainSmall, countedSmall, plainLarge, countedLarge] = await interleaved(
+  const [plainSmall, countedSmall, plainLarge, countedLarge] = await measureInterleaved(
     [
       append(await sessionOf(1_000), 'append a step (3 events), no budget, 1k events', false),
       append(await sessionOf(1_000), 'append a step (3 events), budget counting, 1k events', true),
       append(await sessionOf(100_000), 'append a step (3 events), no budget, 100k events', false),
       append(await sessionOf(100_000), 'append a step (3 events), budget counting, 100k events', true),
     ],
-    31,
+    { rounds: 31 },
   )
   const grows = checkLarge.medianNs / checkSmall.medianNs
   const countSmall = countedSmall.medianNs - plainSmall.medianNs

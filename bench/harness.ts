@@ -108,10 +108,10 @@ export interface InterleavedCase {
  * load spike on the shared machine hits every case alike. Reports the median, p10, p90 and
  * min–max per item over `rounds` rounds.
  */
-export async function measureInterleaved(
-  cases: InterleavedCase[],
+export async function measureInterleaved<const T extends readonly InterleavedCase[]>(
+  cases: T,
   options: { rounds?: number; warmup?: number } = {},
-): Promise<Measurement[]> {
+): Promise<{ -readonly [K in keyof T]: Measurement }> {
   const rounds = options.rounds ?? 15
   const warmup = options.warmup ?? 2
   const times: number[][] = cases.map(() => [])
@@ -122,7 +122,9 @@ export async function measureInterleaved(
       if (r >= warmup) times[c]!.push(t / ops / items)
     }
   }
-  return cases.map(({ name, ops = 1 }, c) => summarize(name, times[c]!, ops))
+  return cases.map(({ name, ops = 1 }, c) => summarize(name, times[c]!, ops)) as {
+    -readonly [K in keyof T]: Measurement
+  }
 }
 
 /** The median, p10, p90 and min–max of per-operation samples (nanoseconds), one per round. */

@@ -7,9 +7,11 @@
 import { closeSync, fsyncSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { AIMessage } from '@langchain/core/messages'
+import { AIMessage, HumanMessage } from '@langchain/core/messages'
 import { tool as langchainTool } from '@langchain/core/tools'
-import { ToolNode } from '@langchain/langgraph/prebuilt'
+import { END, MessagesAnnotation, START, StateGraph } from '@langchain/langgraph'
+import { ToolNode, toolsCondition } from '@langchain/langgraph/prebuilt'
+import { SqliteSaver } from '@langchain/langgraph-checkpoint-sqlite'
 import {
   Agent as OpenAIAgent,
   type Model as OpenAIModel,
@@ -22,10 +24,19 @@ import {
 import { createAgent, type ModelAdapter } from '@tooltx/agent'
 import { type AssistantBlock, createToolRuntime, defineTool } from '@tooltx/core'
 import { memoryStore, openSession, type Session, type SessionStore, sqliteStore } from '@tooltx/session'
-import { tool as aiTool, generateText, stepCountIs } from 'ai'
-import { MockLanguageModelV3 } from 'ai/test'
+import { tool as aiTool, generateText, isStepCount } from 'ai'
+import { MockLanguageModelV4 } from 'ai/test'
 import { z } from 'zod'
-import { type BenchSection, formatNs, type Measurement, measure, ratio, target } from './harness.js'
+import {
+  type BenchSection,
+  formatNs,
+  type InterleavedCase,
+  type Measurement,
+  measure,
+  measureInterleaved,
+  ratio,
+  target,
+} from './harness.js'
 
 const CALLS = 100
 const argsOf = (i: number) => JSON.stringify({ a: i, b: 1 })
@@ -101,29 +112,35 @@ async function ourLoop(store: SessionStore, tool: typeof add | typeof sleep, cou
 
 // ---- peers ----------------------------------------------------------------------------------
 
-/** AI SDK 6: generateText with a mock model; the second step returns text (two model calls). */
-function aiSdk() {
-  const usage = {
-    inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
-    outputTokens: { total: 0, text: 0, reasoning: 0 },
-  }
-  const calls = Array.from({ length: CALLS }, (_, i) => ({
+const usageV4 = {
+  inputTokens: { total: 0, noCache: 0, cacheRead: 0, cacheWrite: 0 },
+  outputTokens: { total: 0, text: 0, reasoning: 0 },
+}
+
+/** AI SDK 7: generateText with a mock model; the second step returns text (two model calls). */
+function aiSdk(count: number) {
+  const calls = Array.from({ length: count }, (_, i) => ({
     type: 'tool-call' as const,
     toolCallId: `call_${i}`,
     toolName: 'add',
     input: argsOf(i),
   }))
-  const model = new MockLanguageModelV3({
+  const model = new MockLanguageModelV4({
     doGenerate: async (options) => {
       const answered = options.prompt.at(-1)?.role === 'tool'
       return answered
         ? {
             content: [{ type: 'text', text: 'done' }],
             finishReason: { unified: 'stop', raw: 'stop' },
-            usage,
+            usage: usageV4,
             warnings: [],
           }
-        : { content: calls, finishReason: { unified: 'tool-calls', raw: 'tool_calls' }, usage, warnings: [] }
+        : {
+            content: calls,
+            finishReason: { unified: 'tool-calls', raw: 'tool_calls' },
+            usage: usageV4,
+            warnings: [],
+          }
     },
   })
   const tools = {
@@ -134,15 +151,15 @@ function aiSdk() {
     }),
   }
   return async () => {
-    const result = await generateText({ model, tools, prompt: 'go', stopWhen: stepCountIs(3) })
-    if (result.steps[0]?.toolResults.length !== CALLS) throw new Error('AI SDK: not every call has a result')
+    const result = await generateText({ model, tools, prompt: 'go', stopWhen: isStepCount(3) })
+    if (result.steps[0]?.toolResults.length !== count) throw new Error('AI SDK: not every call has a result')
   }
 }
 
 /** OpenAI Agents SDK: Runner with a scripted Model; the second model call returns a message. */
-function openaiAgents() {
+function openaiAgents(count: number) {
   setTracingDisabled(true)
-  const calls = Array.from({ length: CALLS }, (_, i) => ({
+  const calls = Array.from({ length: count }, (_, i) => ({
     type: 'function_call' as const,
     callId: `call_${i}`,
     name: 'add',
@@ -191,36 +208,66 @@ function openaiAgents() {
   }
 }
 
-/** LangGraph's ToolNode on an AIMessage with 100 tool_calls (no model involved, one step). */
-function langGraphToolNode() {
-  const node = new ToolNode([
+/**
+ * LangGraph: the agent loop of its docs, a `StateGraph` over `MessagesAnnotation` with a model
+ * node (scripted: the tool calls, then text once the tool messages are in), a `ToolNode` and
+ * `toolsCondition`, compiled with `checkpointer` when given (a fresh thread per cycle).
+ */
+function langGraph(count: number, checkpointer?: SqliteSaver) {
+  const tools = new ToolNode([
     langchainTool(async ({ a, b }: { a: number; b: number }) => String(a + b), {
       name: 'add',
       description: 'Adds two integers.',
       schema: z.object({ a: z.number().int(), b: z.number().int() }),
     }),
   ])
-  const message = new AIMessage({
-    content: '',
-    tool_calls: Array.from({ length: CALLS }, (_, i) => ({
-      id: `call_${i}`,
-      name: 'add',
-      args: { a: i, b: 1 },
-    })),
+  const toolCalls = Array.from({ length: count }, (_, i) => ({
+    id: `call_${i}`,
+    name: 'add',
+    args: { a: i, b: 1 },
+  }))
+  const model = (state: typeof MessagesAnnotation.State) => ({
+    messages: [
+      state.messages.at(-1)?.getType() === 'tool'
+        ? new AIMessage('done')
+        : new AIMessage({ content: '', tool_calls: toolCalls }),
+    ],
   })
+  const graph = new StateGraph(MessagesAnnotation)
+    .addNode('model', model)
+    .addNode('tools', tools)
+    .addEdge(START, 'model')
+    .addConditionalEdges('model', toolsCondition, ['tools', END])
+    .addEdge('tools', 'model')
+    .compile(checkpointer === undefined ? {} : { checkpointer })
+  let thread = 0
   return async () => {
-    const out = (await node.invoke({ messages: [message] })) as { messages: unknown[] }
-    if (out.messages.length !== CALLS) throw new Error('ToolNode: not every call has a result')
+    const config = { configurable: { thread_id: `t${thread++}` }, recursionLimit: 10 }
+    const out = await graph.invoke({ messages: [new HumanMessage('go')] }, config)
+    if (out.messages.length !== count + 3) throw new Error('LangGraph: not every call has a result')
   }
 }
 
+/** Our loop with the `add` tool, `count` calls per reply, on session `bench-<id>` of `store`. */
+const loopOf = (store: SessionStore, count: number, id: string) => ourLoop(store, add, count, id)
+
 // ---- run --------------------------------------------------------------------------------------
 
-const cycle = { rounds: 25, opsPerRound: 4, warmup: 3 }
-
-async function tryMeasure(name: string, make: () => () => Promise<void>, failures: string[]) {
+/**
+ * The case `name` timed by `make`'s function, or `undefined` (with the reason in `failures`)
+ * when a first run throws, so a peer that cannot run on this Node leaves only its row out.
+ */
+async function probe(
+  name: string,
+  make: () => (() => Promise<void>) | Promise<() => Promise<void>>,
+  failures: string[],
+  ops = 1,
+  items = 1,
+): Promise<InterleavedCase | undefined> {
   try {
-    return await measure(name, make(), cycle)
+    const fn = await make()
+    await fn()
+    return { name, fn, ops, items }
   } catch (error) {
     failures.push(
       `${name}: could not run on Node ${process.version}: ${error instanceof Error ? error.message : String(error)}`,
@@ -229,6 +276,8 @@ async function tryMeasure(name: string, make: () => () => Promise<void>, failure
   }
 }
 
+const present = <T>(values: (T | undefined)[]): T[] => values.filter((v): v is T => v !== undefined)
+
 export default async function loopBench(): Promise<BenchSection[]> {
   const dir = mkdtempSync(join(tmpdir(), 'tooltx-bench-loop-'))
   const stores: SessionStore[] = []
@@ -236,12 +285,79 @@ export default async function loopBench(): Promise<BenchSection[]> {
     const memory = memoryStore()
     const sqlite = sqliteStore(join(dir, 'sessions.db'))
     stores.push(memory, sqlite)
-    const ours = await measure('tooltx loop, memory session', await ourLoop(memory, add, CALLS), cycle)
-    const oursSqlite = await measure(
-      'tooltx loop, SQLite session (fsync per commit)',
-      await ourLoop(sqlite, add, CALLS),
-      cycle,
-    )
+    const failures: string[] = []
+    const checkpoints = SqliteSaver.fromConnString(join(dir, 'langgraph.db'))
+    const cases = present([
+      await probe('tooltx loop, memory session', () => loopOf(memory, CALLS, 'main'), failures, 4),
+      await probe(
+        'tooltx loop, SQLite session (fsync per commit)',
+        () => loopOf(sqlite, CALLS, 'main'),
+        failures,
+        2,
+      ),
+      await probe('AI SDK 7 generateText (MockLanguageModelV4)', () => aiSdk(CALLS), failures, 4),
+      await probe('OpenAI Agents SDK Runner (scripted Model)', () => openaiAgents(CALLS), failures),
+      await probe(
+        'LangGraph StateGraph: model node + ToolNode, no checkpointer',
+        () => langGraph(CALLS),
+        failures,
+        2,
+      ),
+      await probe(
+        'LangGraph StateGraph + SqliteSaver (fresh thread per cycle)',
+        () => langGraph(CALLS, checkpoints),
+        failures,
+      ),
+    ])
+    const measured = await measureInterleaved(cases, { rounds: 15, warmup: 2 })
+    const ours = measured[0]!
+    const oursSqlite = measured[1]!
+    const peers = measured.slice(2)
+    const graphSqlite = peers.find((p) => p.name.includes('SqliteSaver'))
+
+    // Calls per reply: 1, 10 and 100 for our loop and each peer, per call, interleaved.
+    const perReplyCases: (InterleavedCase | undefined)[] = []
+    for (const count of [1, 10, 100]) {
+      // Several cycles per round for the small batches, so each sample spans about the same time.
+      const ops = Math.max(1, 20 / count)
+      perReplyCases.push(
+        await probe(
+          `tooltx loop, memory, ${count} per reply`,
+          () => loopOf(memory, count, `n${count}`),
+          failures,
+          ops,
+          count,
+        ),
+        await probe(`AI SDK 7 generateText, ${count} per reply`, () => aiSdk(count), failures, ops, count),
+        await probe(
+          `OpenAI Agents SDK Runner, ${count} per reply`,
+          () => openaiAgents(count),
+          failures,
+          ops,
+          count,
+        ),
+        await probe(`LangGraph StateGraph, ${count} per reply`, () => langGraph(count), failures, ops, count),
+      )
+    }
+    const perReply = present(perReplyCases)
+    const scaling = await measureInterleaved(perReply, { rounds: 11, warmup: 2 })
+    const byName = (name: string) => scaling.find((m) => m.name === name)
+    const perCallRow = (label: string, prefix: string) => {
+      const cells = [1, 10, 100].map((count) => byName(`${prefix}, ${count} per reply`))
+      return `| ${label} | ${cells.map((m) => (m === undefined ? '—' : formatNs(m.medianNs))).join(' | ')} | ${
+        cells[0] !== undefined && cells[2] !== undefined
+          ? `${(cells[2].medianNs / cells[0].medianNs).toFixed(2)}x`
+          : '—'
+      } |`
+    }
+    const scalingTable = [
+      '| per call, calls per reply → | 1 | 10 | 100 | 100 / 1 |',
+      '|---|---:|---:|---:|---:|',
+      perCallRow('tooltx loop, memory session', 'tooltx loop, memory'),
+      perCallRow('AI SDK 7 generateText', 'AI SDK 7 generateText'),
+      perCallRow('OpenAI Agents SDK Runner', 'OpenAI Agents SDK Runner'),
+      perCallRow('LangGraph StateGraph (no checkpointer)', 'LangGraph StateGraph'),
+    ].join('\n')
     // How many durable writes one cycle costs, counted on a separate session.
     const counted = counting(memoryStore())
     const once = await ourLoop(counted.store, add, CALLS, 'counted')
@@ -273,13 +389,6 @@ export default async function loopBench(): Promise<BenchSection[]> {
       await ourLoop(sqlite, add, 1, 'one'),
       { rounds: 25, opsPerRound: 20, warmup: 3 },
     )
-    const failures: string[] = []
-    const peers = [
-      await tryMeasure('AI SDK 6 generateText (MockLanguageModelV3)', aiSdk, failures),
-      await tryMeasure('OpenAI Agents SDK Runner (scripted Model)', openaiAgents, failures),
-      await tryMeasure('LangGraph ToolNode.invoke (no model)', langGraphToolNode, failures),
-    ].filter((m): m is Measurement => m !== undefined)
-
     const sleepy = await measure(
       'tooltx loop, 10 × sleep(100 ms), memory session',
       await ourLoop(memoryStore(), sleep, 10),
@@ -302,10 +411,19 @@ export default async function loopBench(): Promise<BenchSection[]> {
           'durable writes: bookkeeping that lands together shares a write, the reply rides on the first round of ' +
           'tool/call events, and each later round of the pool (default 10 slots) is one write carrying the ' +
           "previous round's results and the next round's tool/call events. The SQLite store fsyncs (WAL, " +
-          'synchronous=FULL) every write. The AI SDK and the Agents SDK run the ' +
-          'same two model turns with an in-process mock model and a zod tool; LangGraph ToolNode has no model ' +
-          'loop, so it runs only the tool step on an AIMessage carrying the 100 tool_calls (one step, no second ' +
-          'model turn). No peer writes a durable log.',
+          'synchronous=FULL) every write. Peers, each through its public API and full path with the same batch: ' +
+          '**AI SDK 7** `generateText` with `MockLanguageModelV4` and a zod `tool` (`stopWhen: isStepCount(3)`): ' +
+          'two model calls, per call the JSON parse and zod validation, `execute` and the tool-result part, the ' +
+          'step results; no log. **OpenAI Agents SDK** `Runner.run` (tracing disabled) with a scripted `Model` and ' +
+          'a zod `tool`: two model calls, the run loop, the function-call items and results; no log. **LangGraph** ' +
+          'the agent loop of its docs: a `StateGraph` over `MessagesAnnotation` with a model node (a scripted ' +
+          'function returning the AIMessage with the tool_calls, then text once the ToolMessages are in), a ' +
+          '`ToolNode` (zod tool) and `toolsCondition`, `invoke` from a HumanMessage to the final AIMessage, with ' +
+          'no checkpointer, and again with `SqliteSaver` (`@langchain/langgraph-checkpoint-sqlite`: WAL with ' +
+          'synchronous=NORMAL, so its commits are not fsynced; 5 checkpoints and 7 pending-write rows per ' +
+          '100-call cycle), its log next to our SQLite loop; each cycle a fresh thread, so its checkpoints never grow with ' +
+          'earlier cycles (ours stay on one session). All cases are timed interleaved (each round runs every ' +
+          'case once in turn), 15 rounds after 2 warm-ups.',
         rows: [ours, oursSqlite, ...peers, fsync],
         ratios: [
           ...peers.map((p) => `${p.name} / tooltx memory = ${ratio(p, ours)}`),
@@ -321,6 +439,15 @@ export default async function loopBench(): Promise<BenchSection[]> {
             peers.map((p) => `${ratio(p, ours)} (${p.name})`).join(', '),
             peers.every((p) => p.medianNs > ours.medianNs),
           ),
+          ...(graphSqlite === undefined
+            ? []
+            : [
+                target(
+                  'tooltx SQLite faster than LangGraph + SqliteSaver',
+                  ratio(graphSqlite, oursSqlite),
+                  graphSqlite.medianNs > oursSqlite.medianNs,
+                ),
+              ]),
           target(
             'tooltx SQLite within 2x of tooltx memory',
             ratio(oursSqlite, ours),
@@ -334,6 +461,19 @@ export default async function loopBench(): Promise<BenchSection[]> {
             'bounded below by memory + that many fsyncs; the ratio line above shows how close it gets.',
           ...failures.map((f) => `- ${f}`),
         ].join('\n'),
+      },
+      {
+        title: 'Agent loop: 1, 10 and 100 calls per reply, per call',
+        method:
+          'The same cycle with 1, 10 and 100 `add` calls in the reply, for our loop (memory session) and the three ' +
+          'peers as above (LangGraph without a checkpointer), all twelve cases interleaved, 11 rounds after 2 ' +
+          'warm-ups; each figure is the cycle time divided by the calls, so a flat row means a per-call cost that ' +
+          "does not grow with the batch. The OpenAI Agents SDK's 100-call figure is dominated by a quadratic in its " +
+          'own `findToolInvocationCompletionEvidence` (for each call it scans the run items and throws and catches ' +
+          'an error per candidate that does not match), so its 100-call row measures that, not its per-call path; ' +
+          'its 1- and 10-call figures are the fair comparison.',
+        rows: scaling,
+        extra: scalingTable,
       },
       {
         title: 'Agent loop: one call per reply',

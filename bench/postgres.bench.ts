@@ -13,7 +13,7 @@ import { type JsonValue, stringifyJson } from '@tooltx/core'
 import { postgresStore, sqliteStore } from '@tooltx/session'
 import pg from 'pg'
 import { type BenchSection, type Measurement, ratio } from './harness.js'
-import { message, openStep } from './session.bench.js'
+import { message, openStep } from './session-events.js'
 
 const ROUNDS = 25
 const OPS = 20

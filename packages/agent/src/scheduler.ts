@@ -28,6 +28,7 @@ import {
   type CallSequence,
   callSequence,
   errorMessage,
+  isFrozenSnapshot,
   parseToolArguments,
   snapshotJson,
   type ToolCallBlock,
@@ -107,10 +108,11 @@ export async function schedule(
 
 /**
  * The parsed arguments as one frozen snapshot, which classification and execution then share
- * instead of copying each (Q3.1); the value itself when it cannot be snapshotted, so entry
- * fails the call as it would have (P2.4, P2.5).
+ * instead of copying each (Q3.1): as they are when parsed straight into one (Q3.2); the value
+ * itself when it cannot be snapshotted, so entry fails the call as it would have (P2.4, P2.5).
  */
 function frozenOnce(args: unknown): unknown {
+  if (isFrozenSnapshot(args)) return args
   try {
     const snap = snapshotJson(args, { freeze: true, root: 'arguments' })
     return snap.ok ? snap.value : args
@@ -118,6 +120,9 @@ function frozenOnce(args: unknown): unknown {
     return args
   }
 }
+
+/** L4.1 parsing straight into a frozen snapshot (Q3.2). */
+const FROZEN = { freeze: true } as const
 
 /** A call about to start: its block, parsed arguments and position in the batch. */
 interface Planned {
@@ -231,7 +236,9 @@ class Batch {
       const { classify, maxParallel, parse } = this.#options
       while (this.#next < this.#calls.length && this.#running + starting.length < maxParallel) {
         const block = this.#calls[this.#next]!
-        const args = frozenOnce(parse === undefined ? parseToolArguments(block.arguments) : parse(block))
+        const args = frozenOnce(
+          parse === undefined ? parseToolArguments(block.arguments, FROZEN) : parse(block),
+        )
         const planned = { block, args, index: this.#next++ }
         if (classify(block, args) === 'exclusive') {
           this.#barrier = planned

@@ -1,5 +1,5 @@
 import { createAgent, scripted } from '@tooltx/agent'
-import { createToolRuntime, snapshotJson } from '@tooltx/core'
+import { createToolRuntime, isFrozenSnapshot, snapshotJson, type ToolResult } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
 
@@ -58,5 +58,30 @@ describe('Q3 a value the runtime froze is copied once at most', () => {
     expect(seen[0]).toEqual({ x: [1, { y: 2 }] })
     expect(seen[1]).toBe(seen[0])
     expect(Object.isFrozen((seen[0] as { x: object[] }).x[1])).toBe(true)
+  })
+
+  it('Q3.2, Q3.3: the loop parses the raw arguments into a frozen snapshot and logs the very content execute returned', async () => {
+    const seen: unknown[] = []
+    const results: ToolResult[] = []
+    const runtime = createToolRuntime()
+    runtime.onResult((_exec, result) => {
+      results.push(result)
+    })
+    const scope = runtime.scope()
+    scope.register(probeTool(seen))
+    const session = await openSession(memoryStore(), { id: 'q32' })
+    const model = scripted([
+      { toolCalls: [{ name: 'probe', arguments: '{"x":[1,{"y":2}]}' }] },
+      { text: 'done' },
+    ])
+    const agent = createAgent({ runtime, scope, session, model })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(isFrozenSnapshot(seen[0])).toBe(true)
+    expect(seen[1]).toBe(seen[0])
+    const logged = session.events().find((event) => event.type === 'tool/result')
+    if (logged === undefined) throw new Error('no tool/result event')
+    expect(results).toHaveLength(1)
+    expect((logged.data as { content: unknown }).content).toBe(results[0]!.content)
   })
 })

@@ -4,19 +4,7 @@
  */
 import { codedError, errorMessage, type ToolErrorCode } from './errors.js'
 import { isFrozenSnapshot, type JsonValue, snapshotJson } from './lossless-json.js'
-import { TargetStamp } from './target-stamp.js'
-
-/**
- * The mark on containers the pipeline built and froze from checked parts (see `vouchFreeze`);
- * a private field rather than a `WeakSet` (see target-stamp.ts).
- */
-class Vouched extends TargetStamp {
-  readonly #vouched = true
-
-  static has(value: object): boolean {
-    return #vouched in value
-  }
-}
+import { SnapshotMark } from './snapshot-mark.js'
 
 /**
  * Freezes `value`, a container the pipeline just built from deep-frozen lossless parts (frozen
@@ -25,14 +13,12 @@ class Vouched extends TargetStamp {
  * `value` must not be frozen yet: the mark is stamped first.
  */
 export function vouchFreeze<T extends object>(value: T): Readonly<T> {
-  new Vouched(value)
+  new SnapshotMark(value)
   return Object.freeze(value)
 }
 
 /** True iff the V1.3 walk may skip `value`: a frozen snapshot root or a vouched container. */
-function trusted(value: object): boolean {
-  return isFrozenSnapshot(value) || Vouched.has(value)
-}
+const trusted = isFrozenSnapshot
 
 const OBJECT_PROTO = Object.prototype
 const ARRAY_PROTO = Array.prototype

@@ -1,6 +1,6 @@
 /** A JSON value that survives `JSON.stringify` → `JSON.parse` unchanged (SPEC J1.1). */
 import { isIntrinsicArrayPrototype, isIntrinsicObjectPrototype } from './intrinsics.js'
-import { TargetStamp } from './target-stamp.js'
+import { SnapshotMark } from './snapshot-mark.js'
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject
 
 /** A JSON object: string keys, lossless JSON values. */
@@ -17,6 +17,11 @@ export interface SnapshotOptions {
   freeze?: boolean
   /** Path name of the root used in `reason` strings; `value` when omitted. */
   root?: string
+  /**
+   * With `freeze`: keep every frozen snapshot met in the value (`isFrozenSnapshot`) as it is,
+   * shared by the copy instead of copied again (Q3.3); such a tree can never change.
+   */
+  share?: boolean
 }
 
 /** One container being copied: its source, its copy and the position of the walk inside it. */
@@ -115,6 +120,8 @@ export function snapshotJson(value: unknown, options: SnapshotOptions = {}): Sna
       ? { ok: true, value: value as JsonValue }
       : { ok: false, reason: `${root} ${problem}` }
   }
+  const share = freeze && options.share === true
+  if (share && SnapshotMark.has(value)) return { ok: true, value: value as JsonValue }
   const first = openContainer(value)
   if (typeof first === 'string') return { ok: false, reason: `${root} ${first}` }
   const stack: Frame[] = [first]
@@ -146,6 +153,11 @@ export function snapshotJson(value: unknown, options: SnapshotOptions = {}): Sna
       else assign(frame.copy, key as string, child)
       continue
     }
+    if (share && SnapshotMark.has(child)) {
+      if (keys === null) frame.copy[at] = child
+      else assign(frame.copy, key as string, child)
+      continue
+    }
     if (isAncestor(stack, depth, ancestors, child)) {
       return { ok: false, reason: `${pathOf(stack, depth, root)} is circular` }
     }
@@ -164,26 +176,64 @@ export function snapshotJson(value: unknown, options: SnapshotOptions = {}): Sna
 }
 
 /**
- * The mark on the roots `snapshotJson(v, { freeze: true })` builds: fresh, plain, lossless and
- * frozen. A private field stamped on the copy before it is frozen (see target-stamp.ts for why
- * not a `WeakSet`); it is invisible to keys, descriptors, Proxies, JSON and `structuredClone`,
- * so the copy stays plain lossless JSON (J1.1, J1.8).
- */
-class SnapshotMark extends TargetStamp {
-  readonly #frozenSnapshot = true
-
-  static has(value: object): boolean {
-    return #frozenSnapshot in value
-  }
-}
-
-/**
- * True iff `value` is the root of a frozen snapshot made by `snapshotJson(v, { freeze: true })`.
+ * True iff `value` is the root of a frozen snapshot made by `snapshotJson(v, { freeze: true })`
+ * or `parseFrozenJson`, or a container the pipeline froze around checked parts (a result, say).
  * Such a tree can never change (every container is frozen, so neither keys nor prototypes can),
  * which lets a validator skip re-proving that it is lossless JSON.
  */
 export function isFrozenSnapshot(value: unknown): boolean {
   return typeof value === 'object' && value !== null && SnapshotMark.has(value)
+}
+
+/**
+ * Parses JSON `text` straight into a frozen snapshot (Q3.2): the tree `JSON.parse` builds is
+ * checked and frozen in place and its root marked as `snapshotJson(v, { freeze: true })` marks
+ * its copies, so `execute` and the validator take it as is (Q3.1) and the text is copied into a
+ * tree once. `JSON.parse` only builds plain, dense, acyclic trees of its own realm's intrinsics
+ * whose keys are enumerable strings (a `__proto__` key an own data property, J1.8), so the walk
+ * checks only what JSON text can hold and J1 rejects: a number that overflows to ±Infinity, and
+ * `-0`. Text that is not JSON, or not lossless, gives `{ ok: false, reason }` (J1.2's reason).
+ */
+export function parseFrozenJson(text: string, root = 'value'): SnapshotResult {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(text)
+  } catch (error) {
+    return { ok: false, reason: `${root} is not valid JSON: ${(error as Error).message}` }
+  }
+  if (parsed === null || typeof parsed !== 'object') {
+    const problem = primitiveProblem(parsed)
+    return problem === undefined
+      ? { ok: true, value: parsed as JsonValue }
+      : { ok: false, reason: `${root} ${problem}` }
+  }
+  if (!freezeParsed(parsed)) {
+    // Only the reason is wanted: the snapshot walk names the first offending path.
+    const snap = snapshotJson(parsed, { root })
+    return snap.ok ? { ok: false, reason: `${root} is not lossless JSON` } : snap
+  }
+  return { ok: true, value: parsed as JsonValue }
+}
+
+/**
+ * Marks the root of a tree `JSON.parse` just built and freezes every container of it; false
+ * when a number is not finite or is `-0` (the tree is then dropped). Iterative (J1.9).
+ */
+function freezeParsed(root: object): boolean {
+  new SnapshotMark(root)
+  const work: any[] = [root]
+  while (work.length > 0) {
+    const current = Object.freeze(work.pop())
+    const keys = Array.isArray(current) ? null : Object.keys(current)
+    const length: number = keys === null ? current.length : keys.length
+    for (let i = 0; i < length; i++) {
+      const child = keys === null ? current[i] : current[keys[i]!]
+      if (typeof child === 'object') {
+        if (child !== null) work.push(child)
+      } else if (typeof child === 'number' && (!Number.isFinite(child) || Object.is(child, -0))) return false
+    }
+  }
+  return true
 }
 
 function isAncestor(

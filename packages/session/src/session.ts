@@ -219,11 +219,11 @@ class SessionLog implements Session {
   }
 }
 
-/** Snapshots and deep-freezes one event's data (L1.3); the type is checked later, in order. */
+/** Snapshots and deep-freezes one event's data (L1.3), sharing the frozen snapshots in it (Q3.3); the type is checked later, in order. */
 function prepare(type: unknown, data: unknown): NewSessionEvent {
   let problem: string
   try {
-    const snapshot = snapshotJson(data, { freeze: true, root: 'data' })
+    const snapshot = snapshotJson(data, { freeze: true, root: 'data', share: true })
     if (snapshot.ok) return { type, data: snapshot.value } as unknown as NewSessionEvent
     problem = snapshot.reason
   } catch (error) {

@@ -7,16 +7,23 @@
 
 import { contentProblem } from '../content-checks.js'
 import type { AnyToolDefinition } from '../definition.js'
-import { deepFreeze, type JsonValue, snapshotJson } from '../lossless-json.js'
+import { deepFreeze, type JsonValue, parseFrozenJson, snapshotJson } from '../lossless-json.js'
 import type { CallView, DurableResultView, ResultView } from '../presentation.js'
 
 /**
  * Parses a model's raw argument string as the agent loop does (L4.1): empty or whitespace-only
  * → `{}`, valid JSON → the parsed value, anything else → the raw string itself. Never throws;
- * a value that is not a string (a JavaScript caller's mistake) parses as `{}`.
+ * a value that is not a string (a JavaScript caller's mistake) parses as `{}`. With `freeze`,
+ * lossless JSON text comes back as a frozen snapshot parsed in place (Q3.2), which `execute`
+ * takes without copying (Q3.1); JSON that is not lossless still comes back unfrozen, so entry
+ * fails it as P2.4 says.
  */
-export function parseToolArguments(raw: string): JsonValue {
+export function parseToolArguments(raw: string, options: { freeze?: boolean } = {}): JsonValue {
   if (typeof raw !== 'string' || raw.trim() === '') return {}
+  if (options.freeze === true) {
+    const parsed = parseFrozenJson(raw, 'arguments')
+    if (parsed.ok) return parsed.value
+  }
   try {
     return JSON.parse(raw) as JsonValue
   } catch {

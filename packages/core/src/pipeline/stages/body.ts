@@ -12,11 +12,46 @@ import type { RunContext } from '../../execution.js'
 import { frozenSnapshotOrThrow, vouchFreeze } from '../../frozen.js'
 import { nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
+import { TargetStamp } from '../../target-stamp.js'
 import type { Call } from '../call.js'
 import { aborted, abortedBeforeDispatch, thrown, unknownTool } from '../failures.js'
 import { breach, isBreach } from '../invariants.js'
 import { fuseSignals } from '../signals.js'
 import { successFromValue } from './output.js'
+
+/** The call a run context belongs to, stamped on the context (see target-stamp.ts). */
+class ContextCall extends TargetStamp {
+  readonly #call: Call
+
+  constructor(context: object, call: Call) {
+    super(context)
+    this.#call = call
+  }
+
+  static of(context: object): Call {
+    return (context as ContextCall).#call
+  }
+}
+
+/**
+ * The run context's `idempotencyKey`: derived on first read and once per call, so every attempt
+ * passes its backend the same key and a body that never reads it costs nothing (F1.2). One
+ * getter shared by every context: a getter made per context gives each its own V8 map, which
+ * cost several times the rest of the context (bench/pipeline.bench.ts, mechanisms).
+ */
+const IDEMPOTENCY_KEY: PropertyDescriptor = {
+  enumerable: true,
+  get(this: object): string {
+    const call = ContextCall.of(this)
+    const { exec } = call
+    call.idempotencyKey ??= idempotencyKey({
+      scope: call.effects.scope,
+      callId: exec.callId,
+      arguments: exec.arguments ?? null,
+    })
+    return call.idempotencyKey
+  },
+}
 
 /** One attempt's run context and what it records (P6.4, P8.2–P8.8). */
 class Attempt {
@@ -80,30 +115,19 @@ class Attempt {
       callId: exec.callId,
       rootCallId: exec.rootCallId,
       name: exec.name,
+      arguments: exec.arguments,
+      token: exec.token,
+      signal,
+      attempt,
+      deferContext,
+      concludeTurn,
+      progress,
     }
-    if ('arguments' in exec) context.arguments = exec.arguments
+    Object.defineProperty(context, 'idempotencyKey', IDEMPOTENCY_KEY)
+    context.recordEffect = recordEffect
     if (exec.scope !== undefined) context.scope = exec.scope
     if (exec.parent !== undefined) context.parent = exec.parent
-    context.token = exec.token
-    context.signal = signal
-    context.attempt = attempt
-    context.deferContext = deferContext
-    context.concludeTurn = concludeTurn
-    context.progress = progress
-    // Derived on first read and once per call, so every attempt passes its backend the same
-    // key and a body that never reads it costs nothing (F1.2).
-    Object.defineProperty(context, 'idempotencyKey', {
-      enumerable: true,
-      get: () => {
-        call.idempotencyKey ??= idempotencyKey({
-          scope: effects.scope,
-          callId: exec.callId,
-          arguments: exec.arguments ?? null,
-        })
-        return call.idempotencyKey
-      },
-    })
-    context.recordEffect = recordEffect
+    new ContextCall(context, call)
     this.context = Object.freeze(context) as unknown as RunContext
   }
 
