@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto'
 import { ProtocolError, ProtocolErrorCode, Server, type Transport } from '@modelcontextprotocol/server'
-import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
+import type { ExecuteInput, RuntimeScope, ToolResult, ToolRuntime } from '@tooltx/core'
 import { ToolError } from '@tooltx/core'
 import { toCallToolResult } from './call-result.js'
 import { elicitApprover, failClosed } from './elicit-approver.js'
@@ -34,7 +34,18 @@ export interface McpServerOptions {
   annotations?: AnnotationRule
   /** How long an approval elicitation may wait for the person (Y1.7); default 10 minutes. */
   approvalTimeoutMs?: number
+  /**
+   * Runs each served call (Y1.15) given its input and the runtime's `execute`; default: the
+   * call as is. `servedCallRecorder(session).run` (`@tooltx/agent`) records every call.
+   */
+  wrapCall?: CallWrapper
 }
+
+/** Runs one served call through `execute`, e.g. recording it around the call (Y1.15). */
+export type CallWrapper = (
+  input: ExecuteInput,
+  execute: (input: ExecuteInput) => Promise<ToolResult>,
+) => Promise<ToolResult>
 
 /** A tooltx MCP server: any number of connections, each its own MCP session over one view. */
 export interface TooltxMcpServer {
@@ -63,6 +74,7 @@ function readOptions(options: McpServerOptions) {
     pageSize = 100,
     approvalTimeoutMs = 600_000,
     annotations = defaultAnnotations,
+    wrapCall = (input, execute) => execute(input),
   } = options
   if (typeof name !== 'string' || name === '') throw optionError('name must be a non-empty string')
   if (typeof version !== 'string' || version === '') throw optionError('version must be a non-empty string')
@@ -70,7 +82,8 @@ function readOptions(options: McpServerOptions) {
   if (!(approvalTimeoutMs > 0))
     throw optionError('approvalTimeoutMs must be a positive number of milliseconds')
   if (typeof annotations !== 'function') throw optionError('annotations must be a function')
-  return { name, version, pageSize, approvalTimeoutMs, annotations, scope: options.scope }
+  if (typeof wrapCall !== 'function') throw optionError('wrapCall must be a function')
+  return { name, version, pageSize, approvalTimeoutMs, annotations, wrapCall, scope: options.scope }
 }
 
 /**
@@ -133,14 +146,15 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
           ctx.mcpReq.envelope !== undefined || server.getClientCapabilities()?.elicitation === undefined
             ? failClosed
             : elicitApprover((params, o) => ctx.mcpReq.elicitInput(params, o), opts.approvalTimeoutMs)
-        const result = await runtime.execute({
+        const input: ExecuteInput = {
           callId,
           name,
           arguments: args ?? {},
           signal: ctx.mcpReq.signal,
           ...(opts.scope === undefined ? {} : { scope: opts.scope }),
           approver,
-        })
+        }
+        const result = await opts.wrapCall(input, (i) => runtime.execute(i))
         const def = view.get(name)
         return toCallToolResult(callId, result, def !== undefined && isObjectSchema(def.output.schema))
       } finally {
