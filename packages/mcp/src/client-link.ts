@@ -46,17 +46,18 @@ export class LinkDown extends Error {
 
 /**
  * What a failed request says about the connection: `undelivered` when the server provably never
- * read the request (the connection was refused, or the server no longer knows the session: it
- * restarted), `dropped` when the connection broke with the request possibly read, `undefined`
+ * read the request (the connection was refused, or an HTTP 404 or 400: a restarted server
+ * does not know the session), `dropped` when the connection broke with the request possibly read, `undefined`
  * for an answer that is an error (the connection is fine).
  */
 export function connectionFailure(error: unknown): 'undelivered' | 'dropped' | undefined {
   if (SdkError.isInstance(error)) {
     if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.SendFailed)
       return 'dropped'
+    // The spec answers a session the server does not know with 404; servers built on the SDK's
+    // examples answer 400. Either way the server refused the request before reading the call.
     const status = (error as { status?: unknown }).status
-    if (status === 404) return 'undelivered'
-    return undefined
+    return status === 404 || status === 400 ? 'undelivered' : undefined
   }
   if (error instanceof TypeError && error.message === 'fetch failed') {
     const cause = (error.cause as { code?: unknown } | undefined)?.code

@@ -4,6 +4,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
@@ -64,6 +65,12 @@ async function importInto(
     runtime.execute({ callId: `c${++n}`, name: `mcp__r__${name}`, arguments: {}, signal })
   return { set, runtime, call }
 }
+
+const require = createRequire(import.meta.url)
+const everything = path.join(
+  path.dirname(require.resolve('@modelcontextprotocol/server-everything/package.json')),
+  'dist/index.js',
+)
 
 const fast = { attempts: 3, initialDelayMs: 50, factor: 2, maxDelayMs: 200 }
 
@@ -193,6 +200,44 @@ describe('Y2.14 reconnecting to a server that died', () => {
     expect(second).toMatch(/^generation 2 pid \d+$/)
     expect(second).not.toBe(first)
     expect(set.tools.map((t) => t.name)).toEqual(['mcp__r__added', 'mcp__r__hang', 'mcp__r__whoami'])
+  })
+
+  it('Y2.14: a restarted 2025 session server (server-everything over Streamable HTTP) gets a new session', async () => {
+    const port = await freePort()
+    const start = async () => {
+      const child = spawn(process.execPath, [everything, 'streamableHttp'], {
+        env: { ...process.env, PORT: String(port) },
+        stdio: ['ignore', 'ignore', 'pipe'],
+      })
+      cleanups.push(() => child.kill('SIGKILL'))
+      await new Promise<void>((resolve, reject) => {
+        let said = ''
+        child.stderr!.on('data', (chunk: Buffer) => {
+          said += chunk.toString('utf8')
+          if (said.includes('listening on port')) resolve()
+        })
+        child.once('exit', (code) => reject(new Error(`server-everything exited with ${code}: ${said}`)))
+      })
+      return child
+    }
+    const first = await start()
+    const set = await mcpTools({ url: `http://127.0.0.1:${port}/mcp` }, { name: 'ev', reconnect: fast })
+    cleanups.push(() => set.close())
+    const runtime = createToolRuntime()
+    set.register(runtime)
+    const echo = (message: string) =>
+      runtime.execute({
+        callId: message,
+        name: 'mcp__ev__echo',
+        arguments: { message },
+        signal: new AbortController().signal,
+      })
+    expect((await echo('one')).content).toEqual([{ type: 'text', text: 'Echo: one' }])
+    expect(set.client.getProtocolEra()).toBe('legacy')
+    first.kill('SIGKILL')
+    await died(first)
+    await start()
+    expect((await echo('two')).content).toEqual([{ type: 'text', text: 'Echo: two' }])
   })
 
   it('Y2.14: bad reconnect options throw INVALID_DEFINITION naming mcpTools', async () => {
