@@ -145,7 +145,9 @@ async function recordedSession(values: ServeFlags, out: Output) {
       await session.close()
       await store.close()
       const calls = session.events().filter((event) => event.type === 'tool/call').length
-      out.error(`tooltx: session ${id} now holds ${calls} tool calls. Replay it with: ${replayHint(id, db)}`)
+      out.error(
+        `tooltx: session ${id} now holds ${calls} tool call${calls === 1 ? '' : 's'}. Replay it with: ${replayHint(id, db)}`,
+      )
     },
   }
 }
