@@ -4,11 +4,19 @@
  * the frozen result apply to MCP clients exactly as to a model.
  */
 import { randomUUID } from 'node:crypto'
-import { ProtocolError, ProtocolErrorCode, Server, type Transport } from '@modelcontextprotocol/server'
-import type { ExecuteInput, RuntimeScope, ToolResult, ToolRuntime } from '@tooltx/core'
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type Transport,
+} from '@modelcontextprotocol/server'
+import type { ApprovalRequest, ExecuteInput, RuntimeScope, ToolResult, ToolRuntime } from '@tooltx/core'
 import { ToolError } from '@tooltx/core'
+import { APPROVAL_INPUT, ApprovalRounds } from './approval-rounds.js'
 import { toCallToolResult } from './call-result.js'
-import { elicitApprover, failClosed } from './elicit-approver.js'
+import { approvalForm, elicitApprover, failClosed } from './elicit-approver.js'
 import { ProgressRoutes } from './progress-route.js'
 import {
   type AnnotationRule,
@@ -96,6 +104,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
   const view = runtime.view(opts.scope)
   const sessions = new Set<Server>()
   const progress = new ProgressRoutes()
+  const rounds = new ApprovalRounds(opts.approvalTimeoutMs)
   const listing = () => JSON.stringify(listPage(view, undefined, Number.MAX_SAFE_INTEGER, opts.annotations))
   let lastListing = listing()
   const listeners = new Set<() => void>()
@@ -140,12 +149,22 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
                 .catch(() => undefined)
             })
       try {
-        // The 2026-07-28 revision (a request with its own `_meta` envelope) has no
-        // server-to-client requests, so no elicitation: its asks fail closed (Y1.14).
+        // A 2026-07-28 request (with its own `_meta` envelope) has no server-to-client
+        // requests: its ask is a round of input_required (Y1.16).
+        const envelope = ctx.mcpReq.envelope as
+          | Record<string, { elicitation?: unknown } | undefined>
+          | undefined
+        let asked: ApprovalRequest | undefined
         const approver =
-          ctx.mcpReq.envelope !== undefined || server.getClientCapabilities()?.elicitation === undefined
-            ? failClosed
-            : elicitApprover((params, o) => ctx.mcpReq.elicitInput(params, o), opts.approvalTimeoutMs)
+          envelope !== undefined
+            ? envelope[CLIENT_CAPABILITIES_META_KEY]?.elicitation === undefined
+              ? failClosed
+              : rounds.approver(ctx.mcpReq.inputResponses, ctx.mcpReq.requestState<string>(), (request) => {
+                  asked = request
+                })
+            : server.getClientCapabilities()?.elicitation === undefined
+              ? failClosed
+              : elicitApprover((params, o) => ctx.mcpReq.elicitInput(params, o), opts.approvalTimeoutMs)
         const input: ExecuteInput = {
           callId,
           name,
@@ -155,6 +174,11 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
           approver,
         }
         const result = await opts.wrapCall(input, (i) => runtime.execute(i))
+        if (asked !== undefined)
+          return inputRequired({
+            inputRequests: { [APPROVAL_INPUT]: inputRequired.elicit(approvalForm(asked)) },
+            requestState: rounds.issue(asked),
+          })
         const def = view.get(name)
         return toCallToolResult(callId, result, def !== undefined && isObjectSchema(def.output.schema))
       } finally {
