@@ -38,7 +38,7 @@ Commands:
   view [id]        browse saved sessions in a web page, following live ones
   audit <id…>      decide the recorded calls again under a new policy and list the changes
   fork <id>        copy a session up to a seq or turn into a new session to continue
-  mcp serve        serve the workspace tools to an MCP client (stdio, or --http)
+  mcp serve        serve the workspace tools, or your --tools module, to an MCP client
   worker           run turns from the PostgreSQL queue (any worker, any session)
   submit <s> "<m>" queue a message for session <s>; a worker answers it
 

@@ -51,16 +51,17 @@ export function transportFor(connection: McpConnection): Transport {
 }
 
 /**
- * A client connected over `connection` (Y2.1), announcing `clientName` and the package version.
- * Over HTTP it probes for the 2026-07-28 revision first and falls back to the 2025 handshake
- * (Y2.11); over stdio it speaks the 2025 handshake, which every stdio server answers.
- * `onToolsChanged` receives the server's new listing after each change it announces (Y2.12).
+ * A client for `connection` (Y2.1), announcing `clientName` and the package version, and the
+ * function that connects it over a fresh transport, again after each drop (Y2.14). Over HTTP it
+ * probes for the 2026-07-28 revision first and falls back to the 2025 handshake (Y2.11); over
+ * stdio it speaks the 2025 handshake, which every stdio server answers. `onToolsChanged`
+ * receives the server's new listing after each change it announces (Y2.12).
  */
-export async function connectClient(
+export function createClient(
   connection: McpConnection,
   clientName: string,
   onToolsChanged: (tools: Tool[]) => void,
-): Promise<Client> {
+): { client: Client; connect: () => Promise<void> } {
   // The SDK re-lists the tools on `list_changed` (2025) or its listen stream (2026); a failed
   // re-listing keeps what was imported.
   const listChanged = {
@@ -73,6 +74,5 @@ export async function connectClient(
     { name: clientName, version: '0.1.0' },
     'url' in connection ? { versionNegotiation: { mode: 'auto' }, listChanged } : { listChanged },
   )
-  await client.connect(transportFor(connection))
-  return client
+  return { client, connect: () => client.connect(transportFor(connection)) }
 }

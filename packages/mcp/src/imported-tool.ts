@@ -4,7 +4,7 @@
  * arguments are checked against the server's schema before they leave, and the answer is
  * checked against the server's output schema before the model sees it.
  */
-import type { Client, Tool } from '@modelcontextprotocol/client'
+import type { Tool } from '@modelcontextprotocol/client'
 import { type CallToolResult, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client'
 import {
   type AnyToolDefinition,
@@ -18,6 +18,7 @@ import {
   ToolError,
 } from '@tooltx/core'
 import { RESULT_META_KEY } from './call-result.js'
+import { type ClientLink, connectionClosed, connectionFailure, LinkDown } from './client-link.js'
 import { fromMcpContent } from './content-blocks.js'
 import { compileSchemaCheck, type SchemaCheck } from './schema-check.js'
 
@@ -39,7 +40,7 @@ const IMPORTED_OUTPUT = compileValueSchema({
 
 /** How one remote tool is imported. */
 export interface ImportPlan {
-  client: Client
+  link: ClientLink
   server: string
   tool: Tool
   name: string
@@ -50,28 +51,27 @@ export interface ImportPlan {
   effect?: ToolEffect
 }
 
-/** The failure code of a call the server never answered because the connection ended (Y2.8). */
-export const CONNECTION_CLOSED = 'MCP_CONNECTION_CLOSED'
-
 const toolWhere = (plan: ImportPlan) => `MCP server "${plan.server}" tool "${plan.tool.name}"`
 
-const connectionClosed = (message: string) =>
-  new ToolError(CONNECTION_CLOSED, message, { name: 'McpConnectionError' })
-
-/** Turns whatever `client.request` rejected with into a coded error (Y2.8). */
-function callFailure(error: unknown, plan: ImportPlan, signal: AbortSignal): ToolError {
+/** Turns whatever `client.request` rejected with into a coded error (Y2.8, Y2.14). */
+function callFailure(
+  error: unknown,
+  plan: ImportPlan,
+  signal: AbortSignal,
+  broken: 'undelivered' | 'dropped' | undefined,
+): ToolError {
   // The SDK has sent notifications/cancelled; a tool failure would outlive cancellation (C1.5, C1.8).
   if (signal.aborted) return codedError('ABORTED', 'tool call aborted')
   const where = toolWhere(plan)
   if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout)
     return codedError('TOOL_TIMEOUT', `${where} did not answer within ${plan.timeoutMs} ms`)
-  const closed =
-    plan.client.transport === undefined ||
-    (SdkError.isInstance(error) &&
-      (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.SendFailed))
-  if (closed)
+  if (broken === 'dropped')
     return connectionClosed(
       `${where}: the connection closed before it answered; the call's outcome is unknown`,
+    )
+  if (broken === 'undelivered')
+    return connectionClosed(
+      `${where}: the server did not take the call (${errorMessage(error)}); the call was not sent`,
     )
   if (ProtocolError.isInstance(error))
     return codedError('TOOL_FAILED', `${where} answered with error ${error.code}: ${error.message}`)
@@ -101,6 +101,44 @@ function progressUpdate(p: { progress: number; total?: number; message?: string 
 }
 
 /**
+ * Sends the call over the plan's connection (Y2.8, Y2.14): waits for a reconnection when the
+ * connection is down, and sends a request the server provably never read once more on the new
+ * connection; any other failure is coded.
+ */
+async function send(
+  plan: ImportPlan,
+  args: JsonObject,
+  run: { signal: AbortSignal; progress(update: JsonValue): void },
+): Promise<CallToolResult> {
+  for (let attempt = 1; ; attempt++) {
+    let lease: Awaited<ReturnType<ClientLink['ready']>>
+    try {
+      lease = await plan.link.ready(run.signal)
+    } catch (error) {
+      if (run.signal.aborted) throw codedError('ABORTED', 'tool call aborted')
+      throw error instanceof LinkDown ? connectionClosed(`${toolWhere(plan)}: ${error.message}`) : error
+    }
+    try {
+      // A plain request, not `callTool`: the SDK's own output checks would throw before ours.
+      return await lease.client.request(
+        { method: 'tools/call', params: { name: plan.tool.name, arguments: args } },
+        {
+          signal: run.signal,
+          // The runtime's timeout wrapper aborts first; this only bounds a runtime without it.
+          timeout: plan.timeoutMs + 1_000,
+          onprogress: (p) => run.progress(progressUpdate(p)),
+        },
+      )
+    } catch (error) {
+      const broken = connectionFailure(error)
+      if (broken !== undefined) plan.link.lost(lease.generation)
+      if (broken === 'undelivered' && attempt === 1 && !run.signal.aborted) continue
+      throw callFailure(error, plan, run.signal, broken)
+    }
+  }
+}
+
+/**
  * The raw definition for `plan` (Y2.3). Throws when the tool's input or output schema cannot
  * be compiled; the importer reports that tool instead.
  */
@@ -122,23 +160,7 @@ export function importedTool(plan: ImportPlan): AnyToolDefinition {
       const violations = checkInput(args, 'arguments')
       if (violations.length > 0)
         throw codedError('INVALID_ARGS', `invalid arguments: ${violations.join('; ')}`)
-      if (plan.client.transport === undefined)
-        throw connectionClosed(`${toolWhere(plan)}: the connection is closed; the call was not sent`)
-      let result: CallToolResult
-      try {
-        // A plain request, not `callTool`: the SDK's own output checks would throw before ours.
-        result = await plan.client.request(
-          { method: 'tools/call', params: { name: plan.tool.name, arguments: args } },
-          {
-            signal: run.signal,
-            // The runtime's timeout wrapper aborts first; this only bounds a runtime without it.
-            timeout: plan.timeoutMs + 1_000,
-            onprogress: (p) => run.progress(progressUpdate(p)),
-          },
-        )
-      } catch (error) {
-        throw callFailure(error, plan, run.signal)
-      }
+      const result = await send(plan, args, run)
       if (result.isError === true) throw remoteFailure(result)
       const content = result.content.map(fromMcpContent)
       if (checkOutput === undefined) return { content }

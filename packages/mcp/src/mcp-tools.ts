@@ -4,7 +4,8 @@
  */
 import type { Client, Tool } from '@modelcontextprotocol/client'
 import { type AnyToolDefinition, errorMessage, type ToolEffect, ToolError } from '@tooltx/core'
-import { connectClient, type McpConnection } from './client-connection.js'
+import { createClient, type McpConnection } from './client-connection.js'
+import { type Backoff, ClientLink, DEFAULT_BACKOFF, type ReconnectOptions } from './client-link.js'
 import { type ImportPlan, importedTool } from './imported-tool.js'
 import { importedName, sanitize } from './tool-names.js'
 
@@ -23,6 +24,12 @@ export interface McpToolsOptions {
   timeoutMs?: number
   /** Per remote tool name, a timeout overriding `timeoutMs`. */
   toolTimeouts?: Record<string, number>
+  /**
+   * How a dropped connection is reconnected (Y2.14): `attempts` (5) tries, the first at once,
+   * then waits from `initialDelayMs` (250) growing by `factor` (2) up to `maxDelayMs` (5 000).
+   * `false` never reconnects: after a drop every call fails `MCP_CONNECTION_CLOSED`.
+   */
+  reconnect?: ReconnectOptions | false
 }
 
 /** A remote tool that was not imported, and why (Y2.2, Y2.4). */
@@ -47,7 +54,7 @@ export interface McpToolSet {
    * server's listing (Y2.12); the disposer unregisters them and stops following.
    */
   register(target: { register(def: AnyToolDefinition): () => void }): () => void
-  /** Closes the connection (a spawned server is stopped). Later calls fail `MCP_CONNECTION_CLOSED`. */
+  /** Closes the connection for good (a spawned server is stopped). Later calls fail `MCP_CONNECTION_CLOSED`. */
   close(): Promise<void>
 }
 
@@ -59,6 +66,21 @@ function positive(value: unknown, what: string): number {
   if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0)
     throw optionError(`${what} must be a positive number of milliseconds`)
   return value
+}
+
+/** The checked reconnection settings, or `undefined` for `reconnect: false`. */
+function backoffOf(reconnect: ReconnectOptions | false | undefined): Backoff | undefined {
+  if (reconnect === false) return undefined
+  if (reconnect !== undefined && (reconnect === null || typeof reconnect !== 'object'))
+    throw optionError('reconnect must be false or { attempts?, initialDelayMs?, factor?, maxDelayMs? }')
+  const backoff = { ...DEFAULT_BACKOFF, ...reconnect }
+  if (!Number.isInteger(backoff.attempts) || backoff.attempts < 1)
+    throw optionError('reconnect.attempts must be a positive integer')
+  positive(backoff.initialDelayMs, 'reconnect.initialDelayMs')
+  positive(backoff.maxDelayMs, 'reconnect.maxDelayMs')
+  if (typeof backoff.factor !== 'number' || !Number.isFinite(backoff.factor) || backoff.factor < 1)
+    throw optionError('reconnect.factor must be a number of at least 1')
+  return Object.freeze(backoff)
 }
 
 /** One listing of the server, imported. */
@@ -133,10 +155,11 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   const timeoutMs = positive(options.timeoutMs ?? 60_000, 'timeoutMs')
   const toolTimeouts = options.toolTimeouts ?? {}
   for (const [tool, ms] of Object.entries(toolTimeouts)) positive(ms, `toolTimeouts["${tool}"]`)
+  const backoff = backoffOf(options.reconnect)
   let listing: Listing = { tools: Object.freeze([]), skipped: Object.freeze([]) }
   const targets = new Set<Registration>()
-  const plan = (client: Client, tool: Tool, name: string): ImportPlan => ({
-    client,
+  const plan = (link: ClientLink, tool: Tool, name: string): ImportPlan => ({
+    link,
     server: options.name,
     tool,
     name,
@@ -144,15 +167,19 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     concurrencySafe: options.trusted === true && tool.annotations?.readOnlyHint === true,
     ...(options.trusted === true ? { effect: annotatedEffect(tool) } : {}),
   })
-  const load = (remote: readonly Tool[]) =>
-    importListing(remote, options.name, (tool, name) => importedTool(plan(client, tool, name)))
-  const client: Client = await connectClient(connection, `tooltx-${sanitize(options.name)}`, (remote) => {
-    // Re-import (Y2.12): every target trades the old definitions for the new listing.
-    listing = load(remote)
+  const reimport = (remote: readonly Tool[]) => {
+    // Every target trades the old definitions for the new listing (Y2.12).
+    listing = importListing(remote, options.name, (tool, name) => importedTool(plan(link, tool, name)))
     for (const registration of targets) registration.replace(listing.tools)
-  })
+  }
+  const { client, connect } = createClient(connection, `tooltx-${sanitize(options.name)}`, reimport)
+  // After a reconnection the server may list other tools: it is asked again (Y2.14).
+  const link = new ClientLink(client, connect, backoff, async () =>
+    reimport((await client.listTools()).tools),
+  )
+  await connect()
   try {
-    listing = load((await client.listTools()).tools)
+    reimport((await client.listTools()).tools)
     const set: McpToolSet = {
       get tools() {
         return listing.tools
@@ -170,11 +197,11 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
           registration.replace([])
         }
       },
-      close: () => client.close(),
+      close: () => link.close(),
     }
     return Object.freeze(set)
   } catch (error) {
-    await client.close()
+    await link.close()
     throw error
   }
 }

@@ -4,11 +4,19 @@
  * the frozen result apply to MCP clients exactly as to a model.
  */
 import { randomUUID } from 'node:crypto'
-import { ProtocolError, ProtocolErrorCode, Server, type Transport } from '@modelcontextprotocol/server'
-import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
+import {
+  CLIENT_CAPABILITIES_META_KEY,
+  inputRequired,
+  ProtocolError,
+  ProtocolErrorCode,
+  Server,
+  type Transport,
+} from '@modelcontextprotocol/server'
+import type { ApprovalRequest, ExecuteInput, RuntimeScope, ToolResult, ToolRuntime } from '@tooltx/core'
 import { ToolError } from '@tooltx/core'
+import { APPROVAL_INPUT, ApprovalRounds } from './approval-rounds.js'
 import { toCallToolResult } from './call-result.js'
-import { elicitApprover, failClosed } from './elicit-approver.js'
+import { approvalForm, elicitApprover, failClosed } from './elicit-approver.js'
 import { ProgressRoutes } from './progress-route.js'
 import {
   type AnnotationRule,
@@ -34,7 +42,18 @@ export interface McpServerOptions {
   annotations?: AnnotationRule
   /** How long an approval elicitation may wait for the person (Y1.7); default 10 minutes. */
   approvalTimeoutMs?: number
+  /**
+   * Runs each served call (Y1.15) given its input and the runtime's `execute`; default: the
+   * call as is. `servedCallRecorder(session).run` (`@tooltx/agent`) records every call.
+   */
+  wrapCall?: CallWrapper
 }
+
+/** Runs one served call through `execute`, e.g. recording it around the call (Y1.15). */
+export type CallWrapper = (
+  input: ExecuteInput,
+  execute: (input: ExecuteInput) => Promise<ToolResult>,
+) => Promise<ToolResult>
 
 /** A tooltx MCP server: any number of connections, each its own MCP session over one view. */
 export interface TooltxMcpServer {
@@ -63,6 +82,7 @@ function readOptions(options: McpServerOptions) {
     pageSize = 100,
     approvalTimeoutMs = 600_000,
     annotations = defaultAnnotations,
+    wrapCall = (input, execute) => execute(input),
   } = options
   if (typeof name !== 'string' || name === '') throw optionError('name must be a non-empty string')
   if (typeof version !== 'string' || version === '') throw optionError('version must be a non-empty string')
@@ -70,7 +90,8 @@ function readOptions(options: McpServerOptions) {
   if (!(approvalTimeoutMs > 0))
     throw optionError('approvalTimeoutMs must be a positive number of milliseconds')
   if (typeof annotations !== 'function') throw optionError('annotations must be a function')
-  return { name, version, pageSize, approvalTimeoutMs, annotations, scope: options.scope }
+  if (typeof wrapCall !== 'function') throw optionError('wrapCall must be a function')
+  return { name, version, pageSize, approvalTimeoutMs, annotations, wrapCall, scope: options.scope }
 }
 
 /**
@@ -83,6 +104,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
   const view = runtime.view(opts.scope)
   const sessions = new Set<Server>()
   const progress = new ProgressRoutes()
+  const rounds = new ApprovalRounds(opts.approvalTimeoutMs)
   const listing = () => JSON.stringify(listPage(view, undefined, Number.MAX_SAFE_INTEGER, opts.annotations))
   let lastListing = listing()
   const listeners = new Set<() => void>()
@@ -127,20 +149,36 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
                 .catch(() => undefined)
             })
       try {
-        // The 2026-07-28 revision (a request with its own `_meta` envelope) has no
-        // server-to-client requests, so no elicitation: its asks fail closed (Y1.14).
+        // A 2026-07-28 request (with its own `_meta` envelope) has no server-to-client
+        // requests: its ask is a round of input_required (Y1.16).
+        const envelope = ctx.mcpReq.envelope as
+          | Record<string, { elicitation?: unknown } | undefined>
+          | undefined
+        let asked: ApprovalRequest | undefined
         const approver =
-          ctx.mcpReq.envelope !== undefined || server.getClientCapabilities()?.elicitation === undefined
-            ? failClosed
-            : elicitApprover((params, o) => ctx.mcpReq.elicitInput(params, o), opts.approvalTimeoutMs)
-        const result = await runtime.execute({
+          envelope !== undefined
+            ? envelope[CLIENT_CAPABILITIES_META_KEY]?.elicitation === undefined
+              ? failClosed
+              : rounds.approver(ctx.mcpReq.inputResponses, ctx.mcpReq.requestState<string>(), (request) => {
+                  asked = request
+                })
+            : server.getClientCapabilities()?.elicitation === undefined
+              ? failClosed
+              : elicitApprover((params, o) => ctx.mcpReq.elicitInput(params, o), opts.approvalTimeoutMs)
+        const input: ExecuteInput = {
           callId,
           name,
           arguments: args ?? {},
           signal: ctx.mcpReq.signal,
           ...(opts.scope === undefined ? {} : { scope: opts.scope }),
           approver,
-        })
+        }
+        const result = await opts.wrapCall(input, (i) => runtime.execute(i))
+        if (asked !== undefined)
+          return inputRequired({
+            inputRequests: { [APPROVAL_INPUT]: inputRequired.elicit(approvalForm(asked)) },
+            requestState: rounds.issue(asked),
+          })
         const def = view.get(name)
         return toCallToolResult(callId, result, def !== undefined && isObjectSchema(def.output.schema))
       } finally {

@@ -218,7 +218,7 @@ describe('Y2 importing a misbehaving server', () => {
   })
 
   it('Y2.13: a 10 MB answer over the default limit fails MCP_CONNECTION_CLOSED, never hanging; a raised limit takes it whole', async () => {
-    const small = await imported(odd, { name: 'odd' })
+    const small = await imported(odd, { name: 'odd', reconnect: false })
     const refused = await small.call('mcp__odd__huge')
     expect(codeOf(refused)).toBe('MCP_CONNECTION_CLOSED')
     expect(codeOf(await small.call('mcp__odd__good_output'))).toBe('MCP_CONNECTION_CLOSED')
@@ -236,7 +236,7 @@ describe('Y2 importing a misbehaving server', () => {
   })
 
   it('Y2.8: a server that dies mid-call gives MCP_CONNECTION_CLOSED, and so does every later call', async () => {
-    const { call } = await imported(odd, { name: 'odd' })
+    const { call } = await imported(odd, { name: 'odd', reconnect: false })
     const died = await call('mcp__odd__die')
     expect(codeOf(died)).toBe('MCP_CONNECTION_CLOSED')
     expect(messageOf(died)).toBe(

@@ -1,11 +1,10 @@
-import path from 'node:path'
-import { pathToFileURL } from 'node:url'
 import { auditSession } from '@tooltx/agent'
-import { type AnyToolDefinition, createToolRuntime, type ToolRuntime } from '@tooltx/core'
+import { createToolRuntime, type ToolRuntime } from '@tooltx/core'
 import { type AuditedSession, auditJson, auditTable } from '../audit-report.js'
 import { type Output, UsageError } from '../output.js'
 import { existingSessions, resolveSession } from '../session-store.js'
 import { openWorkspace } from '../tools/workspace.js'
+import { callModule, importModule, registerToolsModule } from '../tools-module.js'
 import { workspaceTools } from '../toolset.js'
 
 /** Options of the `audit` command. */
@@ -16,59 +15,15 @@ export interface AuditCommandOptions {
   all: boolean
   /** The policy module: its default export registers the policy on a runtime. */
   policy: string
-  /** The tools module: its default export is an array of definitions or registers them. */
+  /** The tools module (Y3.4): an array of definitions, or a function that registers or returns them. */
   tools?: string
   json: boolean
 }
 
-/** The default export of the module at `file`, or a usage error naming the module and the cause. */
-async function defaultExport(file: string, what: string): Promise<unknown> {
-  let loaded: { default?: unknown }
-  try {
-    loaded = (await import(pathToFileURL(path.resolve(file)).href)) as { default?: unknown }
-  } catch (error) {
-    throw new UsageError(`cannot load the ${what} module ${file}: ${(error as Error).message}`, 2)
-  }
-  return loaded.default
-}
-
-/** Calls a module's registration function, turning a throw into a usage error naming the module. */
-async function register(
-  fn: (runtime: ToolRuntime) => unknown,
-  runtime: ToolRuntime,
-  what: string,
-  file: string,
-) {
-  try {
-    await fn(runtime)
-  } catch (error) {
-    throw new UsageError(`the ${what} module ${file} threw while registering: ${(error as Error).message}`, 2)
-  }
-}
-
 /** Registers the tools module's tools, or the CLI's workspace tools without one (schemas only; no body runs). */
 async function registerTools(runtime: ToolRuntime, file: string | undefined): Promise<void> {
-  if (file === undefined) {
-    for (const def of workspaceTools(openWorkspace(process.cwd()))) runtime.register(def)
-    return
-  }
-  const tools = await defaultExport(file, 'tools')
-  if (typeof tools === 'function')
-    return register(tools as (runtime: ToolRuntime) => unknown, runtime, 'tools', file)
-  if (!Array.isArray(tools)) {
-    throw new UsageError(
-      `the tools module ${file} must \`export default\` an array of tool definitions or a function (runtime) => { runtime.register(…) }`,
-      2,
-    )
-  }
-  try {
-    for (const def of tools as AnyToolDefinition[]) runtime.register(def)
-  } catch (error) {
-    throw new UsageError(
-      `the tools module ${file} holds a tool the runtime refuses: ${(error as Error).message}`,
-      2,
-    )
-  }
+  if (file !== undefined) return registerToolsModule(runtime, file)
+  for (const def of workspaceTools(openWorkspace(process.cwd()))) runtime.register(def)
 }
 
 /**
@@ -78,7 +33,7 @@ async function registerTools(runtime: ToolRuntime, file: string | undefined): Pr
  * `--json` document. Resolves with the exit status: 1 when any decision would change, else 0.
  */
 export async function auditCommand(options: AuditCommandOptions, out: Output): Promise<number> {
-  const policy = await defaultExport(options.policy, 'policy')
+  const policy = (await importModule(options.policy, 'policy')).default
   if (typeof policy !== 'function') {
     throw new UsageError(
       `the policy module ${options.policy} must \`export default\` a function (runtime) => { runtime.guard(…); runtime.onPreExecute(…) }`,
@@ -91,7 +46,7 @@ export async function auditCommand(options: AuditCommandOptions, out: Output): P
     reportError: (error) => out.error(`tooltx: ${String(error)}`),
   })
   await registerTools(runtime, options.tools)
-  await register(policy as (runtime: ToolRuntime) => unknown, runtime, 'policy', options.policy)
+  await callModule(policy as (runtime: ToolRuntime) => unknown, runtime, 'policy', options.policy)
   const reader = existingSessions(options.db, 'nothing to audit')
   const audited: AuditedSession[] = []
   try {

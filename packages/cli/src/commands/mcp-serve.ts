@@ -5,9 +5,18 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import { mcpServer, serveHttp, serveStdio } from '@tooltx/mcp'
+import { servedCallRecorder } from '@tooltx/agent'
+import { createToolRuntime, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
+import { type HttpEndpoint, mcpServer, serveHttp, serveStdio } from '@tooltx/mcp'
+import { assertSessionId, DEFAULT_SQLITE_PATH, openSession } from '@tooltx/session'
 import { type Output, UsageError } from '../output.js'
+import { replayHint } from '../replay-hint.js'
+import { openStore } from '../session-store.js'
+import { registerToolsModule } from '../tools-module.js'
 import { createToolset } from '../toolset.js'
+
+const DB_HELP = `  --db PATH|URL    with --session, the session database: a SQLite file (default
+                   ${DEFAULT_SQLITE_PATH}) or a postgres:// connection string`
 
 /** The help of `tooltx mcp serve`. */
 export const MCP_SERVE_HELP = `Usage: tooltx mcp serve [options]
@@ -15,11 +24,18 @@ export const MCP_SERVE_HELP = `Usage: tooltx mcp serve [options]
 Serves the workspace tools (list, read, grep, run checks, write a note) to an MCP client, with
 the CLI's policy: secrets (.env files) are never read, and every write asks the client's user
 first (denied when the client cannot ask). Over stdio by default: stdout is the MCP channel.
+Runs until Ctrl-C, SIGTERM or (over stdio) the end of stdin.
 
 Options:
   --workspace DIR  the directory the tools may touch (default: the current directory)
+  --tools FILE     serve the tools of your module instead: its default export (or its
+                   \`tools\` export) is an array of tool definitions, or a function
+                   (runtime) => … that registers them (and any policy) or returns the array
   --http [HOST]:PORT  serve Streamable HTTP instead, on HOST (default 127.0.0.1) and PORT
   --token T        with --http, require Authorization: Bearer T (also TOOLTX_MCP_TOKEN)
+  --session ID     record every served call in this session (created if new): one turn
+                   per call, replayable with \`tooltx replay ID\`; calls then run one at a time
+${DB_HELP}
   -h, --help       show this help`
 
 /** `[HOST]:PORT` → host and port; a usage error names what is wrong. */
@@ -35,24 +51,129 @@ function listenAddress(value: string): { host: string; port: number } {
   return { host: host === '' ? '127.0.0.1' : host, port }
 }
 
-/** Runs `tooltx mcp serve` with the arguments after `serve`; resolves once the server is up. */
-export async function mcpServeCommand(args: string[], out: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  let values: { workspace?: string; http?: string; token?: string; help?: boolean }
-  let positionals: string[]
+/** The flags of `tooltx mcp serve`. */
+interface ServeFlags {
+  workspace?: string
+  http?: string
+  token?: string
+  tools?: string
+  db?: string
+  session?: string
+  help?: boolean
+}
+
+function readFlags(args: string[]): { values: ServeFlags; positionals: string[] } {
   try {
-    ;({ values, positionals } = parseArgs({
+    return parseArgs({
       args,
       allowPositionals: true,
       options: {
         workspace: { type: 'string' },
         http: { type: 'string' },
         token: { type: 'string' },
+        tools: { type: 'string' },
+        db: { type: 'string' },
+        session: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
-    }))
+    })
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${MCP_SERVE_HELP}`, 2)
   }
+}
+
+/** The runtime and scope to serve: the user's tools module (Y3.4), else the workspace tools (Y3.1). */
+async function servedTools(
+  values: ServeFlags,
+  reportError: (error: unknown) => void,
+): Promise<{ runtime: ToolRuntime; scope?: RuntimeScope; what: string }> {
+  if (values.tools !== undefined) {
+    if (values.workspace !== undefined)
+      throw new UsageError(
+        '--tools serves the tools of your module and --workspace the workspace tools; pass one of them',
+        2,
+      )
+    const runtime = createToolRuntime({ reportError })
+    await registerToolsModule(runtime, values.tools)
+    if (runtime.view().surface().tools.length === 0)
+      throw new UsageError(
+        `the tools module ${values.tools} registered no tools, so there is nothing to serve`,
+        2,
+      )
+    return { runtime, what: `the tools of ${path.resolve(values.tools)}` }
+  }
+  const workspace = path.resolve(values.workspace ?? '.')
+  if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory())
+    throw new UsageError(
+      `--workspace ${workspace} is not a directory; pass the folder the tools may touch`,
+      2,
+    )
+  return { ...createToolset({ root: workspace, reportError }), what: workspace }
+}
+
+/** The session `--session` names, opened for writing in `db` (Y3.5), or nothing without one. */
+async function recordedSession(values: ServeFlags, out: Output) {
+  if (values.session === undefined) {
+    if (values.db !== undefined)
+      throw new UsageError(
+        '--db needs --session ID: it names the database the served calls are recorded in',
+        2,
+      )
+    return undefined
+  }
+  const id = values.session
+  try {
+    assertSessionId(id)
+  } catch (error) {
+    throw new UsageError(`--session: ${(error as Error).message}`, 2)
+  }
+  const db = values.db === undefined || values.db === '' ? DEFAULT_SQLITE_PATH : values.db
+  const store = openStore(db)
+  const session = await openSession(store, { id }).catch(async (error: unknown) => {
+    await store.close()
+    throw new UsageError(`cannot record in session "${id}" of ${db}: ${(error as Error).message}`)
+  })
+  const recorder = servedCallRecorder(session, {
+    reportError: (e) => out.error(`tooltx: could not record a served call in session "${id}": ${String(e)}`),
+  })
+  return {
+    id,
+    db,
+    recorder,
+    async close() {
+      await recorder.close()
+      await session.close()
+      await store.close()
+      const calls = session.events().filter((event) => event.type === 'tool/call').length
+      out.error(
+        `tooltx: session ${id} now holds ${calls} tool call${calls === 1 ? '' : 's'}. Replay it with: ${replayHint(id, db)}`,
+      )
+    },
+  }
+}
+
+/** Resolves on the first Ctrl-C or SIGTERM, or, when `stdin` is given, when it ends. */
+function stopped(stdin?: NodeJS.ReadableStream): Promise<void> {
+  return new Promise((resolve) => {
+    const stop = () => {
+      process.off('SIGINT', stop)
+      process.off('SIGTERM', stop)
+      stdin?.off('end', stop)
+      resolve()
+    }
+    process.on('SIGINT', stop)
+    process.on('SIGTERM', stop)
+    stdin?.on('end', stop)
+  })
+}
+
+/**
+ * Runs `tooltx mcp serve` with the arguments after `serve`: serves until Ctrl-C, SIGTERM or
+ * (over stdio) the end of stdin, then closes every MCP session and, with `--session`, the
+ * recorded session once the running call is recorded.
+ */
+export async function mcpServeCommand(args: string[], out: Output, env: NodeJS.ProcessEnv): Promise<number> {
+  const { values, positionals } = readFlags(args)
   if (values.help) {
     out.line(MCP_SERVE_HELP)
     return 0
@@ -62,35 +183,46 @@ export async function mcpServeCommand(args: string[], out: Output, env: NodeJS.P
       `mcp serve takes no arguments, got "${positionals.join(' ')}"\n\n${MCP_SERVE_HELP}`,
       2,
     )
-  const workspace = path.resolve(values.workspace ?? '.')
-  if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory())
-    throw new UsageError(
-      `--workspace ${workspace} is not a directory; pass the folder the tools may touch`,
-      2,
-    )
   const token = values.token ?? env.TOOLTX_MCP_TOKEN
   if (token !== undefined && values.http === undefined)
     throw new UsageError(
       '--token needs --http: over stdio the client that spawned the server is the only peer',
       2,
     )
+  const address = values.http === undefined ? undefined : listenAddress(values.http)
   // Over stdio, stdout carries MCP: contained errors go to stderr.
-  const { runtime, scope } = createToolset({
-    root: workspace,
-    reportError: (e) => out.error(`tooltx: ${String(e)}`),
+  const { runtime, scope, what } = await servedTools(values, (e) => out.error(`tooltx: ${String(e)}`))
+  const recording = await recordedSession(values, out)
+  const server = mcpServer(runtime, {
+    ...(scope === undefined ? {} : { scope }),
+    name: 'tooltx-workspace',
+    version: '0.1.0',
+    ...(recording === undefined ? {} : { wrapCall: recording.recorder.run }),
   })
-  const server = mcpServer(runtime, { scope, name: 'tooltx-workspace', version: '0.1.0' })
-  if (values.http === undefined) {
-    await serveStdio(server)
-    out.error(`tooltx: serving ${workspace} over MCP stdio`)
-    return 0
+  const recorded = recording && `Recording every call in session ${recording.id} of ${recording.db}`
+  let endpoint: HttpEndpoint | undefined
+  try {
+    if (address === undefined) {
+      await serveStdio(server)
+      out.error(`tooltx: serving ${what} over MCP stdio`)
+      if (recorded !== undefined) out.error(`tooltx: ${recorded}`)
+    } else {
+      endpoint = await serveHttp(server, {
+        ...address,
+        ...(token === undefined ? {} : { bearerToken: token }),
+      })
+      out.line(
+        `MCP server for ${what} at ${endpoint.url.href}${token === undefined ? '' : ' (bearer token required)'}`,
+      )
+      if (recorded !== undefined) out.line(recorded)
+    }
+    await stopped(address === undefined ? process.stdin : undefined)
+  } finally {
+    await endpoint?.close()
+    await server.close()
+    await recording?.close()
   }
-  const endpoint = await serveHttp(server, {
-    ...listenAddress(values.http),
-    ...(token === undefined ? {} : { bearerToken: token }),
-  })
-  out.line(
-    `MCP server for ${workspace} at ${endpoint.url.href}${token === undefined ? '' : ' (bearer token required)'}`,
-  )
+  // The stdio transport leaves stdin open after a signal; nothing is read from it any more.
+  if (address === undefined) process.stdin.destroy()
   return 0
 }

@@ -1,0 +1,203 @@
+/**
+ * The client's connection to one server, reconnected with bounded exponential backoff when it
+ * drops (Y2.14): a stdio server is spawned again, a Streamable HTTP server connected again with
+ * a fresh handshake. The SDK client object stays the same across reconnections.
+ */
+import { type Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client'
+import { errorMessage, ToolError } from '@tooltx/core'
+
+/** How `mcpTools` reconnects (Y2.14); every field optional. */
+export interface ReconnectOptions {
+  /** Connection attempts per reconnection, the first at once; default 5. */
+  attempts?: number
+  /** The wait before the second attempt, in ms; default 250. */
+  initialDelayMs?: number
+  /** Each later wait is the previous one times `factor`; default 2. */
+  factor?: number
+  /** No wait is longer than this, in ms; default 5 000. */
+  maxDelayMs?: number
+}
+
+/** The reconnection settings with every default filled in. */
+export type Backoff = Required<ReconnectOptions>
+
+export const DEFAULT_BACKOFF: Backoff = Object.freeze({
+  attempts: 5,
+  initialDelayMs: 250,
+  factor: 2,
+  maxDelayMs: 5_000,
+})
+
+/** The wait before attempt `attempt` (1-based) of a reconnection: none before the first. */
+export function backoffDelay(backoff: Backoff, attempt: number): number {
+  if (attempt <= 1) return 0
+  return Math.min(backoff.maxDelayMs, backoff.initialDelayMs * backoff.factor ** (attempt - 2))
+}
+
+/** Why a call could not be sent: the set was closed, or reconnecting gave up. */
+export class LinkDown extends Error {
+  constructor(
+    readonly reason: 'closed' | 'unreachable',
+    message: string,
+  ) {
+    super(message)
+  }
+}
+
+/**
+ * What a failed request says about the connection: `undelivered` when the server provably never
+ * read the request (the connection was refused, or an HTTP 404 or 400: a restarted server
+ * does not know the session), `dropped` when the connection broke with the request possibly read, `undefined`
+ * for an answer that is an error (the connection is fine).
+ */
+export function connectionFailure(error: unknown): 'undelivered' | 'dropped' | undefined {
+  if (SdkError.isInstance(error)) {
+    if (error.code === SdkErrorCode.ConnectionClosed || error.code === SdkErrorCode.SendFailed)
+      return 'dropped'
+    // The spec answers a session the server does not know with 404; servers built on the SDK's
+    // examples answer 400. Either way the server refused the request before reading the call.
+    const status = (error as { status?: unknown }).status
+    return status === 404 || status === 400 ? 'undelivered' : undefined
+  }
+  if (error instanceof TypeError && error.message === 'fetch failed') {
+    const cause = (error.cause as { code?: unknown } | undefined)?.code
+    return cause === 'ECONNREFUSED' ? 'undelivered' : 'dropped'
+  }
+  return undefined
+}
+
+/** A connection's current client, as of one connection generation. */
+export interface Lease {
+  readonly client: Client
+  readonly generation: number
+}
+
+/**
+ * The connection of one `mcpTools` set. `ready` hands a call the connected client, first
+ * reconnecting when the connection is down; `lost` marks it down after a call saw it break.
+ */
+export class ClientLink {
+  readonly client: Client
+  readonly #connect: () => Promise<void>
+  readonly #backoff: Backoff | undefined
+  readonly #onReconnected: () => Promise<void>
+  #state: 'up' | 'down' | 'closed' = 'up'
+  #generation = 0
+  #reconnecting: Promise<void> | undefined
+  #wake: (() => void) | undefined
+
+  /**
+   * `connect` opens a fresh transport on `client`; `backoff` undefined never reconnects;
+   * `onReconnected` runs after each reconnection (the set re-lists the tools, Y2.14).
+   */
+  constructor(
+    client: Client,
+    connect: () => Promise<void>,
+    backoff: Backoff | undefined,
+    onReconnected: () => Promise<void>,
+  ) {
+    this.client = client
+    this.#connect = connect
+    this.#backoff = backoff
+    this.#onReconnected = onReconnected
+    // A stdio server that exits closes the transport; an HTTP stream that breaks reports an error.
+    client.onclose = () => this.lost(this.#generation)
+    client.onerror = (error) => {
+      if (connectionFailure(error) !== undefined) this.lost(this.#generation)
+    }
+  }
+
+  /**
+   * The client for a call (Y2.14). Up: at once. Down: waits for the reconnection (one shared by
+   * every waiting call) and rejects with `LinkDown('unreachable')` when it gives up, or with
+   * the signal's reason when the call is aborted first. Closed, or down without reconnection:
+   * `LinkDown('closed')`.
+   */
+  async ready(signal: AbortSignal): Promise<Lease> {
+    if (this.#state === 'up') return { client: this.client, generation: this.#generation }
+    if (this.#state === 'closed' || this.#backoff === undefined)
+      throw new LinkDown('closed', 'the connection is closed; the call was not sent')
+    this.#reconnecting ??= this.#reconnect(this.#backoff).finally(() => {
+      this.#reconnecting = undefined
+    })
+    await abortable(this.#reconnecting, signal)
+    return this.ready(signal)
+  }
+
+  /** Marks the connection of `generation` down; a later generation, or a closed link, is kept. */
+  lost(generation: number): void {
+    if (this.#state === 'up' && generation === this.#generation) this.#state = 'down'
+  }
+
+  /** Closes the connection for good; a running reconnection stops at its next wait. */
+  async close(): Promise<void> {
+    this.#state = 'closed'
+    this.#wake?.()
+    await this.client.close()
+  }
+
+  async #reconnect(backoff: Backoff): Promise<void> {
+    let last: unknown
+    for (let attempt = 1; attempt <= backoff.attempts; attempt++) {
+      await this.#sleep(backoffDelay(backoff, attempt))
+      if (this.#closed()) break
+      try {
+        // The old transport is spent: closing it ends what is left of it (a stdio child, a session).
+        await this.client.close().catch(() => undefined)
+        if (this.#closed()) break
+        await this.#connect()
+      } catch (error) {
+        last = error
+        continue
+      }
+      if (this.#closed()) {
+        await this.client.close()
+        break
+      }
+      this.#generation++
+      this.#state = 'up'
+      await this.#onReconnected().catch(() => undefined)
+      return
+    }
+    if (this.#closed()) throw new LinkDown('closed', 'the connection is closed; the call was not sent')
+    throw new LinkDown(
+      'unreachable',
+      `the server could not be reached again (${backoff.attempts} attempts: ${errorMessage(last)}); the call was not sent`,
+    )
+  }
+
+  /** Read afresh after each await: `close()` may have run meanwhile. */
+  #closed(): boolean {
+    return this.#state === 'closed'
+  }
+
+  #sleep(ms: number): Promise<void> {
+    if (ms === 0) return Promise.resolve()
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, ms)
+      function done() {
+        clearTimeout(timer)
+        resolve()
+      }
+      this.#wake = done
+    })
+  }
+}
+
+/** `promise`, or a rejection with the signal's reason once `signal` aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason)
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason)
+    signal.addEventListener('abort', onAbort, { once: true })
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort))
+  })
+}
+
+/** The failure code of a call the connection could not carry (Y2.8, Y2.14). */
+export const CONNECTION_CLOSED = 'MCP_CONNECTION_CLOSED'
+
+/** The `MCP_CONNECTION_CLOSED` failure of a call (Y2.8, Y2.14). */
+export function connectionClosed(message: string): ToolError {
+  return new ToolError(CONNECTION_CLOSED, message, { name: 'McpConnectionError' })
+}
