@@ -1,5 +1,11 @@
 import { effectOf, isRepeatable, type RuntimeScope, type ToolCallBlock } from '@tooltx/core'
-import { interruptedCalls, repairSession, type Session } from '@tooltx/session'
+import {
+  type InterruptedCall,
+  interruptedCalls,
+  repairCall,
+  repairSession,
+  type Session,
+} from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
 import { toolResultEvent } from './tool-events.js'
 
@@ -32,4 +38,25 @@ export async function recoverSession(options: RecoveryOptions): Promise<void> {
     await session.appendBatch([toolResultEvent({ turn, step }, block, result)])
   }
   await repairSession(session)
+}
+
+/**
+ * Answers the given interrupted calls one by one in model order by F1.4's rule, leaving the
+ * turn open (F2.7): a call with receipts gets `TOOL_EFFECT_RECORDED`, a `'read'` or
+ * `'idempotent'` one is run again and its result appended, any other `TOOL_OUTCOME_UNKNOWN`.
+ */
+export async function recoverCalls(
+  options: RecoveryOptions & { readonly calls: readonly InterruptedCall[] },
+): Promise<void> {
+  const { runtime, scope, session, turn, input } = options
+  const view = runtime.view(scope)
+  for (const { step, block, receipts } of options.calls) {
+    const where = { turn, step }
+    if (receipts.length === 0 && isRepeatable(effectOf(view.get(block.name)))) {
+      const result = await runtime.execute(input(block, step))
+      await session.appendBatch([toolResultEvent(where, block, result)])
+    } else {
+      await session.appendBatch(repairCall(where, block, true, receipts))
+    }
+  }
 }
