@@ -21,7 +21,9 @@
  * - at most `maxParallel` pipelines run; an exclusive call runs alone, starting only once every
  *   earlier result is durable, and nothing starts before its own result is durable (L5.2);
  * - after a failure (a pipeline that rejected, a failed write, a failed append on a call's
- *   behalf) nothing starts, and once a result cannot be committed nothing more is (L5.5).
+ *   behalf) nothing starts, and once a result cannot be committed nothing more is (L5.5);
+ * - after a suspension (a durable ask, F2.3) nothing starts, and nothing from the waiting call
+ *   on is committed: those calls end without passing their policy phase.
  */
 import {
   type AdditionalContext,
@@ -241,6 +243,8 @@ class Batch {
         continue
       }
       this.#commit(results)
+      // A call parked while its tool/call was being written never starts: it runs on resume (F2.3).
+      if (this.suspended !== undefined) continue
       for (const planned of starting) this.#start(planned)
     }
   }
