@@ -1,8 +1,21 @@
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
+import { sqliteReader } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
 import { POSTGRES_URL, requirePostgresInCi } from '../../worker/test/postgres.js'
+import { overviewOf } from '../src/view/session-overview.js'
 import { scratch, tooltx } from './cli-harness.js'
+
+/** How the viewer's session list shows session `id` of the SQLite database in `cwd` (G3.1, K5.5). */
+async function viewerStatus(cwd: string, id: string): Promise<string> {
+  const reader = sqliteReader(path.join(cwd, '.tooltx/sessions.db'))
+  try {
+    const info = (await reader.listSessions()).find((row) => row.id === id)!
+    return overviewOf(info, (await reader.read(id)) ?? [], { now: Date.now(), idleMs: 0 }).status
+  } finally {
+    await reader.close()
+  }
+}
 
 /** Runs `tooltx demo --durable` in `cwd` (with `db` when given) and returns its output and session id. */
 async function suspendedDemo(cwd: string, db: string[]) {
@@ -119,15 +132,18 @@ describe('tooltx demo --durable, approvals, approve and demo --resume', () => {
     const { id } = await suspendedDemo(cwd, [])
     const sessions = await tooltx(cwd, 'sessions')
     expect(sessions.stdout).toMatch(new RegExp(`${id} +\\d+ +\\S+ +suspended `))
+    expect(await viewerStatus(cwd, id)).toBe('waiting for approval')
     const denied = await tooltx(cwd, 'approve', id.slice(0, 20), 'call_note', '--deny', '--by', 'bob')
     expect(denied.stderr).toBe('')
     expect(denied.stdout).toContain(`denied write_note (call call_note) in ${id}, by bob`)
     expect((await tooltx(cwd, 'sessions')).stdout).toMatch(new RegExp(`${id} +\\d+ +\\S+ +suspended `))
+    expect(await viewerStatus(cwd, id)).toBe('suspended')
     const resumed = await tooltx(cwd, 'demo', '--resume', 'latest', '--fast')
     expect(resumed.code).toBe(0)
     expect(resumed.stdout).toContain('✗ write_note failed (DENIED)')
     expect(resumed.stdout).toContain('Error: the user rejected tool "write_note"')
     expect(existsSync(path.join(cwd, '.tooltx/demo-workspace/notes/todo-summary.md'))).toBe(false)
+    expect(await viewerStatus(cwd, id)).toBe('completed')
     expect(await writeNoteLines(cwd, id, [])).toEqual([
       expect.stringMatching(/^\? approval asked for write_note/),
       '? approval for write_note: rejected by bob',
