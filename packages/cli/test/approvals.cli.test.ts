@@ -8,7 +8,7 @@ import { scratch, tooltx } from './cli-harness.js'
 
 /** How the viewer's session list shows session `id` of the SQLite database in `cwd` (G3.1, K5.5). */
 async function viewerStatus(cwd: string, id: string): Promise<string> {
-  const reader = sqliteReader(path.join(cwd, '.tooltx/sessions.db'))
+  const reader = sqliteReader(path.join(cwd, '.tooltx/sessions.db'))!
   try {
     const info = (await reader.listSessions()).find((row) => row.id === id)!
     return overviewOf(info, (await reader.read(id)) ?? [], { now: Date.now(), idleMs: 0 }).status
