@@ -29,6 +29,7 @@ import { type ContextOptions, resolveContext } from './context/context-options.j
 import {
   type ApprovalsOption,
   type DurableApprovals,
+  decidedApprover,
   durableApprover,
   resolveApprovals,
 } from './durable-approvals.js'
@@ -310,7 +311,7 @@ class AgentLoop implements Agent {
       this.#controller = undefined
       this.#running = undefined
       // Input sent while it ran and not drained into the resumed turn starts the next one.
-      this.#kick()
+      this.#kickQueued()
     }
   }
 
@@ -407,7 +408,18 @@ class AgentLoop implements Agent {
       })
       .finally(() => {
         this.#running = undefined
+        this.#kickQueued()
       })
+  }
+
+  /**
+   * Starts the loop for user input queued while it was winding down (after its last look at
+   * the FIFO); not after a stall (L13.3), a halting abort (L6.8) or a suspension that nobody
+   * decided (F2.8), which keep their input for the next send.
+   */
+  #kickQueued(): void {
+    if (this.#stalled !== undefined || this.#halted || this.#suspended) return
+    if (this.#fifo.some((entry) => entry.fromUser)) this.#kick()
   }
 
   async #drain(): Promise<void> {
@@ -709,6 +721,7 @@ class AgentLoop implements Agent {
     const called = new Set(resumed.parked.filter((p) => p.called).map((p) => p.block.id))
     const calls = resumed.parked.map((p) => p.block)
     const end = await this.#batch(state, { step, signal, tools, view, scope }, calls, called)
+    this.#decisions.clear()
     if (!isSuspension(end)) journal.stage({ type: 'step/end', data: { turn, step } })
     return end
   }
@@ -746,17 +759,10 @@ class AgentLoop implements Agent {
         const settings = this.#durable
         if (settings !== undefined) {
           const { suspend, has } = hooks
-          const decisions = this.#decisions
-          bound.approver = durableApprover({
-            session,
-            settings,
-            where,
-            isBatchCall: has,
-            decisions,
-            suspend,
-            fail,
-          })
+          bound.approver = durableApprover({ session, settings, where, isBatchCall: has, suspend, fail })
         }
+        // A resumed batch answers its waiting call from the decision in the log (F2.7).
+        if (this.#decisions.size > 0) bound.approver = decidedApprover(this.#decisions, bound.approver)
       }
       const input: ToolCallInput = { callId: block.id, name: block.name, arguments: args, signal, scope }
       // The key derives from the session, the call id and the arguments: the same on resume (F1.2).
