@@ -49,9 +49,10 @@ export type DisplayEntry =
       readonly kind: 'note'
       /**
        * What the note is about: a fork's origin (A2.3), a tool's recorded effect (F1.3), a
-       * context compaction (T3.7), or a reply that stopped for a reason other than its end (T2.2).
+       * context compaction (T3.7), a reply that stopped for a reason other than its end (T2.2),
+       * or a suspended turn that resumed after its approval was decided (F2.7).
        */
-      readonly what: 'fork' | 'effect' | 'compacted' | 'stop'
+      readonly what: 'fork' | 'effect' | 'compacted' | 'stop' | 'resumed'
       readonly text: string
     })
   | (At & { readonly kind: 'turn-start' })
@@ -269,6 +270,17 @@ export class SessionDisplay {
           step,
           what: 'stop',
           text: `■ the reply stopped: ${stop.reason}${raw}`,
+        }
+      }
+      case 'turn/resumed': {
+        const { turn, step } = event.data
+        return {
+          kind: 'note',
+          seq,
+          turn,
+          step,
+          what: 'resumed',
+          text: '⏵ the turn resumed after its approval was decided',
         }
       }
       case 'turn/end': {
