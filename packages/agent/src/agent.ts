@@ -42,15 +42,10 @@ import { recordingApprover } from './recording-approver.js'
 import { recoverCalls, recoverSession } from './recovery.js'
 import { type BatchHooks, type ScheduleOptions, type ScheduleOutcome, schedule } from './scheduler.js'
 import { stepRequest } from './step-request.js'
+import { callsBefore, isSuspension, lastReplyText, pendingDecision, type Suspension } from './suspension.js'
 import { effectSink, notStartedEvents } from './tool-events.js'
 import { limitEnd, resolveBounds, type TurnBounds } from './turn-bounds.js'
-import {
-  type PendingDecision,
-  replyText,
-  suspendedOutcome,
-  type TurnOutcome,
-  turnOutcome,
-} from './turn-outcome.js'
+import { replyText, suspendedOutcome, type TurnOutcome, turnOutcome } from './turn-outcome.js'
 import { snapshotUserMessage, textMessage } from './user-input.js'
 
 /** Options of `createAgent` (L3.1). */
@@ -131,14 +126,6 @@ export interface Agent {
    */
   resume(): Promise<TurnOutcome | undefined>
 }
-
-/** The end of a step that suspended its turn on durable approvals (F2.3). */
-interface Suspension {
-  readonly pending: readonly PendingDecision[]
-}
-
-const isSuspension = (x: TurnEndData | Suspension | undefined): x is Suspension =>
-  x !== undefined && 'pending' in x
 
 /** What `#reply` gets from its step: the reply read and the view it was read against. */
 interface ReplyStep {
@@ -322,17 +309,15 @@ class AgentLoop implements Agent {
    * earlier calls a dead process left without a result are recovered by F1.4's rule, and the
    * waiting call and every later one run through the scheduler in model order (with their
    * `tool/call`s as logged), the waiting call's ask answered by its recorded decision; then
-   * the turn goes on as any other.
+   * the turn goes on as any other. `undefined` when the session holds no suspended turn.
    */
-  async #continue(controller: AbortController): Promise<TurnOutcome> {
+  async #continue(controller: AbortController): Promise<TurnOutcome | undefined> {
     const { session } = this.#options
     const events = session.events()
     const suspended = suspendedTurn(events)
     if (suspended === undefined) {
       this.#suspended = false
-      return (
-        this.#lastOutcome ?? Object.freeze({ reason: 'error' as const, text: '', error: 'no suspended turn' })
-      )
+      return undefined
     }
     const { turn, step, asked } = suspended
     const text = lastReplyText(events)
@@ -435,7 +420,7 @@ class AgentLoop implements Agent {
           // Input sent to a suspended turn waits for it: it is drained at the resumed turn's
           // next step; while nobody decided, its callers learn the turn is suspended (F2.8).
           const outcome = await this.#continue(controller)
-          if (outcome.reason === 'suspended') {
+          if (outcome?.reason === 'suspended') {
             for (const entry of this.#fifo) {
               entry.settle?.(outcome)
               delete entry.settle
@@ -800,38 +785,6 @@ const NO_BATCH: BatchHooks = {
   },
   suspend: () => {},
   has: () => false,
-}
-
-/** The text of the latest `assistant/message` in `events` (L13.3). */
-function lastReplyText(events: ReturnType<Session['events']>): string {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]!
-    if (event.type === 'assistant/message') return replyText(event.data.content)
-  }
-  return ''
-}
-
-/** The pending decision of a durable ask, as a suspended outcome lists it (F2.3). */
-function pendingDecision(asked: SuspendedTurn['asked']): PendingDecision {
-  const { callId, name, argumentsDigest = '', expiresAt = '', reason } = asked
-  return Object.freeze({
-    callId,
-    name,
-    argumentsDigest,
-    expiresAt,
-    ...(reason === undefined ? {} : { reason }),
-  })
-}
-
-/** Tool calls the resumed turn started before its parked ones (L13.1's `maxToolCalls` count). */
-function callsBefore(session: Session, resumed: SuspendedTurn): number {
-  const parked = new Set(resumed.parked.map((p) => p.block.id))
-  let calls = 0
-  for (const event of session.events()) {
-    if (event.type === 'tool/call' && event.data.turn === resumed.turn && !parked.has(event.data.callId))
-      calls++
-  }
-  return calls
 }
 
 /** A step's `step/end`, with why its reply stopped (T2.2) and what `prepareStep` changed (T4.3). */

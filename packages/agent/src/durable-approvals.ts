@@ -1,6 +1,7 @@
 import { type ApprovalOutcome, type ApprovalRequest, type Approver, definitionError } from '@tooltx/core'
 import type { ApprovalDecidedData, Session, StepRef } from '@tooltx/session'
 import { recordingApprover } from './recording-approver.js'
+import { pendingDecision } from './suspension.js'
 import type { PendingDecision } from './turn-outcome.js'
 
 /** How long a durable approval waits for a decision by default: 24 hours (F2.1). */
@@ -132,26 +133,18 @@ export function durableApprover(options: DurableApproverOptions): Approver {
         fail(error)
         resolve('unavailable')
       }
-      session
-        .append('approval/asked', {
-          ...base,
-          ...reason,
-          argumentsDigest,
-          durable: true,
-          expiresAt,
-          ...deciders,
-        })
-        .then(() => {
-          // The turn was aborted while the ask was recorded: it is answered, not left waiting.
-          if (request.signal.aborted) {
-            session
-              .append('approval/decided', { ...base, outcome: 'cancelled', argumentsDigest })
-              .then(() => resolve('cancelled'), lost)
-            return
-          }
-          request.signal.addEventListener('abort', () => resolve('cancelled'), { once: true })
-          options.suspend({ callId, name, argumentsDigest, expiresAt, ...reason })
-        }, lost)
+      const asked = { ...base, ...reason, argumentsDigest, durable: true as const, expiresAt, ...deciders }
+      session.append('approval/asked', asked).then(() => {
+        // The turn was aborted while the ask was recorded: it is answered, not left waiting.
+        if (request.signal.aborted) {
+          session
+            .append('approval/decided', { ...base, outcome: 'cancelled', argumentsDigest })
+            .then(() => resolve('cancelled'), lost)
+          return
+        }
+        request.signal.addEventListener('abort', () => resolve('cancelled'), { once: true })
+        options.suspend(pendingDecision(asked))
+      }, lost)
     })
   }
 }
