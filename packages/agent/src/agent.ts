@@ -29,6 +29,7 @@ import { type ContextOptions, resolveContext } from './context/context-options.j
 import {
   type ApprovalsOption,
   type DurableApprovals,
+  decidedApprover,
   durableApprover,
   resolveApprovals,
 } from './durable-approvals.js'
@@ -41,15 +42,10 @@ import { recordingApprover } from './recording-approver.js'
 import { recoverCalls, recoverSession } from './recovery.js'
 import { type BatchHooks, type ScheduleOptions, type ScheduleOutcome, schedule } from './scheduler.js'
 import { stepRequest } from './step-request.js'
+import { callsBefore, isSuspension, lastReplyText, pendingDecision, type Suspension } from './suspension.js'
 import { effectSink, notStartedEvents } from './tool-events.js'
 import { limitEnd, resolveBounds, type TurnBounds } from './turn-bounds.js'
-import {
-  type PendingDecision,
-  replyText,
-  suspendedOutcome,
-  type TurnOutcome,
-  turnOutcome,
-} from './turn-outcome.js'
+import { replyText, suspendedOutcome, type TurnOutcome, turnOutcome } from './turn-outcome.js'
 import { snapshotUserMessage, textMessage } from './user-input.js'
 
 /** Options of `createAgent` (L3.1). */
@@ -130,14 +126,6 @@ export interface Agent {
    */
   resume(): Promise<TurnOutcome | undefined>
 }
-
-/** The end of a step that suspended its turn on durable approvals (F2.3). */
-interface Suspension {
-  readonly pending: readonly PendingDecision[]
-}
-
-const isSuspension = (x: TurnEndData | Suspension | undefined): x is Suspension =>
-  x !== undefined && 'pending' in x
 
 /** What `#reply` gets from its step: the reply read and the view it was read against. */
 interface ReplyStep {
@@ -310,7 +298,7 @@ class AgentLoop implements Agent {
       this.#controller = undefined
       this.#running = undefined
       // Input sent while it ran and not drained into the resumed turn starts the next one.
-      this.#kick()
+      this.#kickQueued()
     }
   }
 
@@ -321,17 +309,15 @@ class AgentLoop implements Agent {
    * earlier calls a dead process left without a result are recovered by F1.4's rule, and the
    * waiting call and every later one run through the scheduler in model order (with their
    * `tool/call`s as logged), the waiting call's ask answered by its recorded decision; then
-   * the turn goes on as any other.
+   * the turn goes on as any other. `undefined` when the session holds no suspended turn.
    */
-  async #continue(controller: AbortController): Promise<TurnOutcome> {
+  async #continue(controller: AbortController): Promise<TurnOutcome | undefined> {
     const { session } = this.#options
     const events = session.events()
     const suspended = suspendedTurn(events)
     if (suspended === undefined) {
       this.#suspended = false
-      return (
-        this.#lastOutcome ?? Object.freeze({ reason: 'error' as const, text: '', error: 'no suspended turn' })
-      )
+      return undefined
     }
     const { turn, step, asked } = suspended
     const text = lastReplyText(events)
@@ -407,7 +393,18 @@ class AgentLoop implements Agent {
       })
       .finally(() => {
         this.#running = undefined
+        this.#kickQueued()
       })
+  }
+
+  /**
+   * Starts the loop for user input queued while it was winding down (after its last look at
+   * the FIFO); not after a stall (L13.3), a halting abort (L6.8) or a suspension that nobody
+   * decided (F2.8), which keep their input for the next send.
+   */
+  #kickQueued(): void {
+    if (this.#stalled !== undefined || this.#halted || this.#suspended) return
+    if (this.#fifo.some((entry) => entry.fromUser)) this.#kick()
   }
 
   async #drain(): Promise<void> {
@@ -423,7 +420,7 @@ class AgentLoop implements Agent {
           // Input sent to a suspended turn waits for it: it is drained at the resumed turn's
           // next step; while nobody decided, its callers learn the turn is suspended (F2.8).
           const outcome = await this.#continue(controller)
-          if (outcome.reason === 'suspended') {
+          if (outcome?.reason === 'suspended') {
             for (const entry of this.#fifo) {
               entry.settle?.(outcome)
               delete entry.settle
@@ -709,6 +706,7 @@ class AgentLoop implements Agent {
     const called = new Set(resumed.parked.filter((p) => p.called).map((p) => p.block.id))
     const calls = resumed.parked.map((p) => p.block)
     const end = await this.#batch(state, { step, signal, tools, view, scope }, calls, called)
+    this.#decisions.clear()
     if (!isSuspension(end)) journal.stage({ type: 'step/end', data: { turn, step } })
     return end
   }
@@ -746,17 +744,10 @@ class AgentLoop implements Agent {
         const settings = this.#durable
         if (settings !== undefined) {
           const { suspend, has } = hooks
-          const decisions = this.#decisions
-          bound.approver = durableApprover({
-            session,
-            settings,
-            where,
-            isBatchCall: has,
-            decisions,
-            suspend,
-            fail,
-          })
+          bound.approver = durableApprover({ session, settings, where, isBatchCall: has, suspend, fail })
         }
+        // A resumed batch answers its waiting call from the decision in the log (F2.7).
+        if (this.#decisions.size > 0) bound.approver = decidedApprover(this.#decisions, bound.approver)
       }
       const input: ToolCallInput = { callId: block.id, name: block.name, arguments: args, signal, scope }
       // The key derives from the session, the call id and the arguments: the same on resume (F1.2).
@@ -794,38 +785,6 @@ const NO_BATCH: BatchHooks = {
   },
   suspend: () => {},
   has: () => false,
-}
-
-/** The text of the latest `assistant/message` in `events` (L13.3). */
-function lastReplyText(events: ReturnType<Session['events']>): string {
-  for (let i = events.length - 1; i >= 0; i--) {
-    const event = events[i]!
-    if (event.type === 'assistant/message') return replyText(event.data.content)
-  }
-  return ''
-}
-
-/** The pending decision of a durable ask, as a suspended outcome lists it (F2.3). */
-function pendingDecision(asked: SuspendedTurn['asked']): PendingDecision {
-  const { callId, name, argumentsDigest = '', expiresAt = '', reason } = asked
-  return Object.freeze({
-    callId,
-    name,
-    argumentsDigest,
-    expiresAt,
-    ...(reason === undefined ? {} : { reason }),
-  })
-}
-
-/** Tool calls the resumed turn started before its parked ones (L13.1's `maxToolCalls` count). */
-function callsBefore(session: Session, resumed: SuspendedTurn): number {
-  const parked = new Set(resumed.parked.map((p) => p.block.id))
-  let calls = 0
-  for (const event of session.events()) {
-    if (event.type === 'tool/call' && event.data.turn === resumed.turn && !parked.has(event.data.callId))
-      calls++
-  }
-  return calls
 }
 
 /** A step's `step/end`, with why its reply stopped (T2.2) and what `prepareStep` changed (T4.3). */

@@ -1,6 +1,7 @@
 import { type ApprovalOutcome, type ApprovalRequest, type Approver, definitionError } from '@tooltx/core'
 import type { ApprovalDecidedData, Session, StepRef } from '@tooltx/session'
 import { recordingApprover } from './recording-approver.js'
+import { pendingDecision } from './suspension.js'
 import type { PendingDecision } from './turn-outcome.js'
 
 /** How long a durable approval waits for a decision by default: 24 hours (F2.1). */
@@ -84,20 +85,31 @@ export interface DurableApproverOptions {
   readonly where: () => StepRef
   /** True for a call of the batch; any other request comes from a nested Code Mode call (F2.9). */
   readonly isBatchCall: (callId: string) => boolean
-  /**
-   * Decisions recorded before a resume, by call id (F2.7): each answers its call's ask once,
-   * without another `approval/asked` or `approval/decided`.
-   */
-  readonly decisions: Map<string, ApprovalDecidedData>
   /** Parks the batch at this call once its durable ask is recorded (F2.3). */
   readonly suspend: (pending: PendingDecision) => void
   readonly fail: (error: unknown) => void
 }
 
 /**
- * The approver of one batch in durable mode. A call with a recorded decision gets it (an
- * `'unavailable'` when its arguments' digest no longer matches, so it fails closed). Any other
- * call of the batch appends a durable `approval/asked` (`durable: true`, `expiresAt`,
+ * Answers the ask of a call with a decision recorded before a resume from that decision, once,
+ * without another `approval/asked` or `approval/decided` (F2.7), and `'unavailable'` when the
+ * arguments' digest no longer matches (it fails closed); every other ask goes to `next` (none:
+ * `'unavailable'`). `decisions` maps call ids to decisions; each is taken out when used.
+ */
+export function decidedApprover(
+  decisions: Map<string, ApprovalDecidedData>,
+  next: Approver | undefined,
+): Approver {
+  return (request) => {
+    const recorded = decisions.get(request.callId)
+    if (recorded === undefined) return next === undefined ? 'unavailable' : next(request)
+    decisions.delete(request.callId)
+    return recorded.argumentsDigest === request.argumentsDigest ? recorded.outcome : 'unavailable'
+  }
+}
+
+/**
+ * The approver of one batch in durable mode. A call of the batch appends a durable `approval/asked` (`durable: true`, `expiresAt`,
  * `deciders`) and suspends the batch at itself: its answer waits until the call's signal
  * aborts, which the suspension does, so the call ends without running (F2.2, F2.3). A call
  * whose signal aborted before the ask was durable records `'cancelled'` instead (L8.2). A
@@ -105,16 +117,11 @@ export interface DurableApproverOptions {
  * A failed append goes to `fail` (L5.5) and answers `'unavailable'`.
  */
 export function durableApprover(options: DurableApproverOptions): Approver {
-  const { session, settings, where, decisions, fail } = options
+  const { session, settings, where, fail } = options
   const nested = recordingApprover(() => 'unavailable', session, where, fail)
   return (request: ApprovalRequest) => {
     const { callId, name, argumentsDigest } = request
     if (!options.isBatchCall(callId)) return nested(request)
-    const recorded = decisions.get(callId)
-    if (recorded !== undefined) {
-      decisions.delete(callId)
-      return recorded.argumentsDigest === argumentsDigest ? recorded.outcome : 'unavailable'
-    }
     if (request.signal.aborted) return 'cancelled'
     const { turn, step } = where()
     const expiresAt = new Date(Date.now() + settings.expiresAfterMs).toISOString()
@@ -126,26 +133,18 @@ export function durableApprover(options: DurableApproverOptions): Approver {
         fail(error)
         resolve('unavailable')
       }
-      session
-        .append('approval/asked', {
-          ...base,
-          ...reason,
-          argumentsDigest,
-          durable: true,
-          expiresAt,
-          ...deciders,
-        })
-        .then(() => {
-          // The turn was aborted while the ask was recorded: it is answered, not left waiting.
-          if (request.signal.aborted) {
-            session
-              .append('approval/decided', { ...base, outcome: 'cancelled', argumentsDigest })
-              .then(() => resolve('cancelled'), lost)
-            return
-          }
-          request.signal.addEventListener('abort', () => resolve('cancelled'), { once: true })
-          options.suspend({ callId, name, argumentsDigest, expiresAt, ...reason })
-        }, lost)
+      const asked = { ...base, ...reason, argumentsDigest, durable: true as const, expiresAt, ...deciders }
+      session.append('approval/asked', asked).then(() => {
+        // The turn was aborted while the ask was recorded: it is answered, not left waiting.
+        if (request.signal.aborted) {
+          session
+            .append('approval/decided', { ...base, outcome: 'cancelled', argumentsDigest })
+            .then(() => resolve('cancelled'), lost)
+          return
+        }
+        request.signal.addEventListener('abort', () => resolve('cancelled'), { once: true })
+        options.suspend(pendingDecision(asked))
+      }, lost)
     })
   }
 }

@@ -2,7 +2,7 @@
  * F2.11: a durable approval across three real `node` processes on the file, SQLite and
  * PostgreSQL stores: A runs the turn and exits at the ask, B decides, C resumes and finishes.
  */
-import { execFile } from 'node:child_process'
+import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -104,6 +104,51 @@ describe('F2.11 a durable approval across three processes', () => {
       await threeProcesses(kind, kind === 'file' ? join(dir, 'sessions') : dir, dir)
     }, 60_000)
   }
+})
+
+describe('F2.10 a process killed while the resumed call runs', () => {
+  it('F2.10: SIGKILL after turn/resumed, mid-body: recovery answers the approved write TOOL_OUTCOME_UNKNOWN and never runs it again', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tooltx-approval-'))
+    try {
+      const ledger = join(dir, 'ledger')
+      await processRun('ask', 'sqlite', dir, ledger)
+      await processRun('decide', 'sqlite', dir, ledger)
+      const child = spawn(process.execPath, [script, 'hang', 'sqlite', dir, ledger], { stdio: 'ignore' })
+      const exited = new Promise((resolve) => child.on('exit', resolve))
+      const deadline = Date.now() + 20_000
+      while (!(existsSync(ledger) && readFileSync(ledger, 'utf8') !== '') && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 10))
+      child.kill('SIGKILL')
+      await exited
+      expect(readFileSync(ledger, 'utf8')).toBe('pay pay-1\n')
+      expect(await processRun('recover', 'sqlite', dir, ledger)).toBeNull()
+      expect(readFileSync(ledger, 'utf8')).toBe('pay pay-1\n')
+      const store = sqliteStore(join(dir, 'sessions.db'))
+      const session = await openSession(store, { id: 'approval' })
+      const tail = session
+        .events()
+        .slice(5)
+        .map((e) =>
+          e.type === 'tool/result'
+            ? `tool/result ${e.data.error?.code}`
+            : e.type === 'turn/end'
+              ? `turn/end ${e.data.reason}`
+              : e.type,
+        )
+      expect(tail).toEqual([
+        'approval/asked',
+        'approval/decided',
+        'turn/resumed',
+        'tool/result TOOL_OUTCOME_UNKNOWN',
+        'step/end',
+        'turn/end interrupted',
+      ])
+      await session.close()
+      await store.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
 })
 
 describePostgres('F2.11 a durable approval across three processes (PostgreSQL)', () => {

@@ -49,7 +49,8 @@ export type DisplayEntry =
       readonly kind: 'note'
       /**
        * What the note is about: a fork's origin (A2.3), a tool's recorded effect (F1.3), a
-       * context compaction (T3.7), or a reply that stopped for a reason other than its end (T2.2).
+       * context compaction (T3.7), a reply that stopped for a reason other than its end (T2.2),
+       * or a suspended turn that resumed after its approval was decided (F2.7).
        */
       readonly what: 'fork' | 'effect' | 'compacted' | 'stop' | 'resumed'
       readonly text: string
