@@ -67,6 +67,12 @@ const EXPECTED: Record<string, readonly string[]> = {
     'c2 TOOL_EFFECT_RECORDED',
     'c3 TOOL_OUTCOME_UNKNOWN',
   ],
+  'docs/approvals-and-effects.md › Durable approvals': [
+    "suspended [ 'r1 refund' ]",
+    'APPROVAL_CONFLICT',
+    'completed Refunded.',
+    'approval/asked → approval/decided → turn/resumed → tool/result',
+  ],
   'docs/interop.md › OpenAI strict mode': ['{"query":"todo","cursor":null}'],
   'docs/interop.md › OpenTelemetry': [
     'execute_tool add child c1 ok',

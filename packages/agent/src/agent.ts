@@ -13,28 +13,39 @@ import {
   type UserMessage,
 } from '@tooltx/core'
 import {
+  type ApprovalDecidedData,
   type PreparedStep,
   planRepair,
   type ReplyStop,
   type Session,
   type StepEndData,
+  type SuspendedTurn,
+  suspendedTurn,
   type TurnEndData,
 } from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
 import { ContextBudget } from './context/context-budget.js'
 import { type ContextOptions, resolveContext } from './context/context-options.js'
+import {
+  type ApprovalsOption,
+  type DurableApprovals,
+  decidedApprover,
+  durableApprover,
+  resolveApprovals,
+} from './durable-approvals.js'
 import { Journal } from './journal.js'
 import type { ModelAdapter, ModelStreamEvent } from './model/model.js'
 import { type CutReply, ModelError } from './model/model-error.js'
 import { type ReplyOutcome, readReply } from './model/reply.js'
 import type { PrepareStep } from './prepare-step.js'
 import { recordingApprover } from './recording-approver.js'
-import { recoverSession } from './recovery.js'
-import { type ScheduleOptions, schedule } from './scheduler.js'
+import { recoverCalls, recoverSession } from './recovery.js'
+import { type BatchHooks, type ScheduleOptions, type ScheduleOutcome, schedule } from './scheduler.js'
 import { stepRequest } from './step-request.js'
+import { callsBefore, isSuspension, lastReplyText, pendingDecision, type Suspension } from './suspension.js'
 import { effectSink, notStartedEvents } from './tool-events.js'
 import { limitEnd, resolveBounds, type TurnBounds } from './turn-bounds.js'
-import { replyText, type TurnOutcome, turnOutcome } from './turn-outcome.js'
+import { replyText, suspendedOutcome, type TurnOutcome, turnOutcome } from './turn-outcome.js'
 import { snapshotUserMessage, textMessage } from './user-input.js'
 
 /** Options of `createAgent` (L3.1). */
@@ -50,6 +61,11 @@ export interface AgentOptions {
   maxParallelToolCalls?: number
   /** Decides `ask` decisions; every consultation is recorded in the session (L8). */
   approver?: Approver
+  /**
+   * `'durable'`: an `ask` is recorded in the session and its turn suspends until someone
+   * calls `decide` and an agent resumes it, in any process (F2.1); not with `approver`.
+   */
+  approvals?: ApprovalsOption
   /** The agent's own system prompt, sent before the surface instructions. */
   system?: string
   /** Sees every model stream event as it arrives (for live display); must not throw. */
@@ -104,8 +120,11 @@ export interface Agent {
    * interrupted `'read'` and `'idempotent'` calls, then repairs the rest (`TOOL_EFFECT_RECORDED`
    * from receipts, `TOOL_OUTCOME_UNKNOWN` otherwise). The first `send` or `inject` does it
    * too. Resolves once the log is valid (at once when it already is); waits for a running turn.
+   * On a suspended turn (F2.7) it continues the turn once its waiting call is decided (or
+   * expired) and resolves with the turn's outcome, `'suspended'` again while nobody decided;
+   * otherwise it resolves with `undefined`.
    */
-  resume(): Promise<void>
+  resume(): Promise<TurnOutcome | undefined>
 }
 
 /** What `#reply` gets from its step: the reply read and the view it was read against. */
@@ -150,8 +169,8 @@ interface TurnState {
  * events, turn bounds. The loop owns durability: it appends every event; the runtime writes
  * nothing. Throws `INVALID_DEFINITION` for a `maxParallelToolCalls` that is not a positive
  * integer (L5.4), for bounds that are neither positive integers nor `Infinity` (L13.2), for a
- * malformed `context` (T3.1), a `prepareStep` that is not a function (T4.1) and an unknown
- * `onCutToolCalls` (T2.3).
+ * malformed `context` (T3.1), a `prepareStep` that is not a function (T4.1), an unknown
+ * `onCutToolCalls` (T2.3), and malformed `approvals` or `approvals` with an `approver` (F2.1).
  */
 export function createAgent(options: AgentOptions): Agent {
   const maxParallel = options.maxParallelToolCalls ?? 10
@@ -168,7 +187,8 @@ export function createAgent(options: AgentOptions): Agent {
     )
   }
   const context = options.context === undefined ? undefined : resolveContext(options.context)
-  return new AgentLoop(options, maxParallel, resolveBounds(options), context)
+  const durable = resolveApprovals(options.approvals, options.approver)
+  return new AgentLoop(options, maxParallel, resolveBounds(options), context, durable)
 }
 
 class AgentLoop implements Agent {
@@ -193,16 +213,24 @@ class AgentLoop implements Agent {
   #lastOutcome: TurnOutcome | undefined
   /** Follows the session's messages when `context` is set (T3). */
   readonly #budget: ContextBudget | undefined
+  /** The durable-approval settings (F2.1); `undefined` for in-process approvals. */
+  readonly #durable: DurableApprovals | undefined
+  /** The latest turn is suspended on a durable approval (F2.3): it continues, no new turn starts. */
+  #suspended: boolean
+  /** Decisions a resumed batch answers its asks with, by call id (F2.7). */
+  readonly #decisions = new Map<string, ApprovalDecidedData>()
 
   constructor(
     options: AgentOptions,
     maxParallel: number,
     bounds: TurnBounds,
     context: ReturnType<typeof resolveContext> | undefined,
+    durable: DurableApprovals | undefined,
   ) {
     this.#options = options
     this.#maxParallel = maxParallel
     this.#bounds = bounds
+    this.#durable = durable
     const { session, runtime, scope } = options
     this.#budget =
       context === undefined
@@ -212,8 +240,10 @@ class AgentLoop implements Agent {
       if (event.type === 'turn/start') this.#lastTurn = event.data.turn
     })
     const events = session.events()
-    // A session opened without repair (F1.6) is recovered before the next turn.
+    // A session opened without repair (F1.6) is recovered before the next turn; a suspended
+    // turn is continued instead (F2.7).
     this.#needsRepair = planRepair(events).length > 0
+    this.#suspended = suspendedTurn(events) !== undefined
     for (let i = events.length - 1; i >= 0; i--) {
       const event = events[i]!
       if (event.type === 'turn/start') {
@@ -250,19 +280,77 @@ class AgentLoop implements Agent {
     return this.#lastOutcome
   }
 
-  async resume(): Promise<void> {
-    await this.whenIdle().catch(() => {})
-    if (!this.#needsRepair) return
-    await this.#recover(new AbortController().signal)
+  async resume(): Promise<TurnOutcome | undefined> {
+    while (this.#running !== undefined) await this.whenIdle().catch(() => {})
+    if (!this.#suspended && !this.#needsRepair) return undefined
+    const controller = new AbortController()
+    this.#controller = controller
+    const run = this.#suspended
+      ? this.#continue(controller)
+      : this.#recover(controller.signal).then(() => undefined)
+    this.#running = run.then(
+      () => {},
+      () => {},
+    )
+    try {
+      return await run
+    } finally {
+      this.#controller = undefined
+      this.#running = undefined
+      // Input sent while it ran and not drained into the resumed turn starts the next one.
+      this.#kickQueued()
+    }
+  }
+
+  /**
+   * Continues the suspended turn (F2.7), resolving with its outcome: `'suspended'` again,
+   * appending nothing, while its waiting call is undecided and not expired; otherwise an
+   * expired ask is recorded `'expired'`, `turn/resumed` is appended before anything runs, the
+   * earlier calls a dead process left without a result are recovered by F1.4's rule, and the
+   * waiting call and every later one run through the scheduler in model order (with their
+   * `tool/call`s as logged), the waiting call's ask answered by its recorded decision; then
+   * the turn goes on as any other. `undefined` when the session holds no suspended turn.
+   */
+  async #continue(controller: AbortController): Promise<TurnOutcome | undefined> {
+    const { session } = this.#options
+    const events = session.events()
+    const suspended = suspendedTurn(events)
+    if (suspended === undefined) {
+      this.#suspended = false
+      return undefined
+    }
+    const { turn, step, asked } = suspended
+    const text = lastReplyText(events)
+    let decided = suspended.decided
+    if (decided === undefined) {
+      const expiresAt = asked.expiresAt ?? ''
+      if (Date.parse(expiresAt) > Date.now()) {
+        const pending = pendingDecision(asked)
+        const outcome = suspendedOutcome(turn, text, [pending])
+        this.#lastOutcome = outcome
+        return outcome
+      }
+      const { callId, name, argumentsDigest } = asked
+      const expired = { turn, step, callId, name, outcome: 'expired' as const }
+      decided = (
+        await session.append('approval/decided', {
+          ...expired,
+          ...(argumentsDigest === undefined ? {} : { argumentsDigest }),
+          reason: `nobody decided before ${expiresAt}`,
+        })
+      ).data
+    }
+    this.#suspended = false
+    this.#decisions.clear()
+    this.#decisions.set(asked.callId, decided)
+    return this.#turn(controller, suspended, text)
   }
 
   /** Re-runs what may run again, then repairs the rest (F1.4); clears the repair flag. */
   async #recover(signal: AbortSignal): Promise<void> {
-    const { runtime, scope, session, model } = this.#options
+    const { runtime, scope, session } = this.#options
     const tools = runtime.view(scope).surface().tools
-    const fail = (error: unknown): void => {
-      throw error
-    }
+    const input = this.#inputs(signal, scope)
     await recoverSession({
       runtime,
       scope,
@@ -270,11 +358,7 @@ class AgentLoop implements Agent {
       turn: this.#lastTurn,
       input: (block, step) => {
         this.#position = { turn: this.#lastTurn, step }
-        const args =
-          model.parseArguments === undefined
-            ? parseToolArguments(block.arguments)
-            : model.parseArguments(block, tools)
-        return this.#inputs(signal, scope)(block, args, fail)
+        return input(block, this.#parse(block, tools), NO_BATCH)
       },
     })
     this.#needsRepair = false
@@ -309,7 +393,18 @@ class AgentLoop implements Agent {
       })
       .finally(() => {
         this.#running = undefined
+        this.#kickQueued()
       })
+  }
+
+  /**
+   * Starts the loop for user input queued while it was winding down (after its last look at
+   * the FIFO); not after a stall (L13.3), a halting abort (L6.8) or a suspension that nobody
+   * decided (F2.8), which keep their input for the next send.
+   */
+  #kickQueued(): void {
+    if (this.#stalled !== undefined || this.#halted || this.#suspended) return
+    if (this.#fifo.some((entry) => entry.fromUser)) this.#kick()
   }
 
   async #drain(): Promise<void> {
@@ -321,6 +416,19 @@ class AgentLoop implements Agent {
       const controller = new AbortController()
       this.#controller = controller
       try {
+        if (this.#suspended) {
+          // Input sent to a suspended turn waits for it: it is drained at the resumed turn's
+          // next step; while nobody decided, its callers learn the turn is suspended (F2.8).
+          const outcome = await this.#continue(controller)
+          if (outcome?.reason === 'suspended') {
+            for (const entry of this.#fifo) {
+              entry.settle?.(outcome)
+              delete entry.settle
+            }
+            return
+          }
+          continue
+        }
         if (this.#needsRepair) await this.#recover(controller.signal)
         await this.#turn(controller)
       } finally {
@@ -329,14 +437,18 @@ class AgentLoop implements Agent {
     }
   }
 
-  async #turn(controller: AbortController): Promise<void> {
+  /**
+   * Runs a new turn, or continues the suspended one (F2.7) from its open step, and settles its
+   * waiters with the outcome it resolves with.
+   */
+  async #turn(controller: AbortController, resumed?: SuspendedTurn, text = ''): Promise<TurnOutcome> {
     const state: TurnState = {
-      turn: this.#lastTurn + 1,
+      turn: resumed?.turn ?? this.#lastTurn + 1,
       waiters: [],
-      calls: 0,
-      text: '',
-      openStep: undefined,
-      started: false,
+      calls: resumed === undefined ? 0 : callsBefore(this.#options.session, resumed),
+      text,
+      openStep: resumed?.step,
+      started: resumed !== undefined,
       timedOut: false,
       journal: new Journal(this.#options.session),
     }
@@ -348,28 +460,45 @@ class AgentLoop implements Agent {
             state.timedOut = true
             controller.abort(new Error(`the turn reached maxTurnMs (${maxTurnMs} ms)`))
           }, maxTurnMs)
-    let end: TurnEndData
+    let end: TurnEndData | Suspension
     try {
-      end = await this.#steps(state, controller.signal)
+      end = await this.#steps(state, controller.signal, resumed)
     } finally {
       clearTimeout(timer)
     }
-    const outcome = turnOutcome(end, state.text)
+    if (isSuspension(end)) this.#suspended = true
+    const outcome = isSuspension(end)
+      ? suspendedOutcome(state.turn, state.text, end.pending)
+      : turnOutcome(end, state.text)
     this.#lastOutcome = outcome
     for (const settle of state.waiters) settle(outcome)
+    return outcome
   }
 
   /**
-   * Runs the steps of a turn and records its end; resolves with the `turn/end` written. What
-   * the last step staged becomes durable with `turn/end`, in the turn's last write (L3.6).
+   * Runs the steps of a turn and records its end; resolves with the `turn/end` written, or with
+   * the suspension of a step whose batch waits on a durable approval (F2.3: no `step/end`, no
+   * `turn/end`). What the last step staged becomes durable with `turn/end`, in the turn's last
+   * write (L3.6). A resumed turn starts in its open step (F2.7).
    */
-  async #steps(state: TurnState, signal: AbortSignal): Promise<TurnEndData> {
+  async #steps(
+    state: TurnState,
+    signal: AbortSignal,
+    resumed: SuspendedTurn | undefined,
+  ): Promise<TurnEndData | Suspension> {
     const { turn, journal } = state
     try {
-      journal.stage({ type: 'turn/start', data: { turn } })
-      for (let step = 1; ; step++) {
+      if (resumed === undefined) journal.stage({ type: 'turn/start', data: { turn } })
+      for (let step = resumed?.step ?? 1; ; step++) {
         this.#position = { turn, step }
-        let end = await this.#step(state, step, signal)
+        let end =
+          resumed !== undefined && step === resumed.step
+            ? await this.#resumeStep(state, resumed, signal)
+            : await this.#step(state, step, signal)
+        if (isSuspension(end)) {
+          await journal.flush()
+          return end
+        }
         // A bound ends the turn once the step is closed, instead of asking the model again (L13.1).
         if (end === undefined && step >= this.#bounds.maxSteps) end = limitEnd(turn, 'maxSteps', this.#bounds)
         if (end === undefined) continue
@@ -400,7 +529,11 @@ class AgentLoop implements Agent {
    * on the next flush when no call starts. Every way out of the step stages its `step/end`
    * (L3.8). Resolves with the turn's end when the turn is over.
    */
-  async #step(state: TurnState, step: number, signal: AbortSignal): Promise<TurnEndData | undefined> {
+  async #step(
+    state: TurnState,
+    step: number,
+    signal: AbortSignal,
+  ): Promise<TurnEndData | Suspension | undefined> {
     const { session, runtime, scope, model } = this.#options
     const { turn, journal } = state
     journal.stage({ type: 'step/start', data: { turn, step } })
@@ -435,7 +568,9 @@ class AgentLoop implements Agent {
       if (reply.status === 'complete') this.#budget?.observe(measured, reply.usage)
       const stop = reply.status === 'complete' ? reply.stop : undefined
       const end = await this.#reply(state, { step, signal, reply, tools, view, scope: prepared.scope })
-      journal.stage({ type: 'step/end', data: stepEnd(turn, step, stop, prepared.prepared) })
+      // A suspended step stays open until its turn resumes (F2.3).
+      if (!isSuspension(end))
+        journal.stage({ type: 'step/end', data: stepEnd(turn, step, stop, prepared.prepared) })
       return end
     } finally {
       prepared.dispose()
@@ -478,7 +613,7 @@ class AgentLoop implements Agent {
   async #reply(
     state: TurnState,
     { step, signal, reply, tools, view, scope }: ReplyStep,
-  ): Promise<TurnEndData | undefined> {
+  ): Promise<TurnEndData | Suspension | undefined> {
     const { turn, journal } = state
     const assistant = { type: 'assistant/message', data: { turn, step, content: reply.content } } as const
     if (reply.status === 'aborted') {
@@ -492,22 +627,37 @@ class AgentLoop implements Agent {
     journal.stage(assistant)
     const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
     if (calls.length === 0) return this.#hasQueued() ? undefined : { turn, reason: 'completed' }
+    return this.#batch(state, { step, signal, tools, view, scope }, calls)
+  }
+
+  /**
+   * Runs one batch of calls through the scheduler and resolves with what it means for the
+   * turn: its end, a suspension (F2.3), or `undefined` when another step follows. `called`
+   * names the calls of a resumed batch whose `tool/call` is already durable (F2.7).
+   */
+  async #batch(
+    state: TurnState,
+    { step, signal, tools, view, scope }: Omit<ReplyStep, 'reply'>,
+    calls: readonly ToolCallBlock[],
+    called?: ReadonlySet<string>,
+  ): Promise<TurnEndData | Suspension | undefined> {
+    const { turn, journal } = state
     const { model, runtime } = this.#options
-    const outcome = await schedule(
-      {
-        runtime,
-        journal,
-        where: { turn, step },
-        signal,
-        maxParallel: this.#maxParallel,
-        maxCalls: this.#bounds.maxToolCalls - state.calls,
-        input: this.#inputs(signal, scope),
-        classify: (block, args) => view.executionMode({ name: block.name, arguments: args }),
-        parse: model.parseArguments && ((block) => model.parseArguments!(block, tools)),
-        onContexts: (contexts) => this.#defer(contexts),
-      },
-      calls,
-    )
+    const options: { -readonly [K in keyof ScheduleOptions]: ScheduleOptions[K] } = {
+      runtime,
+      journal,
+      where: { turn, step },
+      signal,
+      maxParallel: this.#maxParallel,
+      maxCalls: this.#bounds.maxToolCalls - state.calls,
+      input: this.#inputs(signal, scope),
+      classify: (block, args) => view.executionMode({ name: block.name, arguments: args }),
+      parse: model.parseArguments && ((block) => model.parseArguments!(block, tools)),
+      onContexts: (contexts) => this.#defer(contexts),
+    }
+    if (this.#durable !== undefined) options.parkable = true
+    if (called !== undefined) options.called = called
+    const outcome: ScheduleOutcome = await schedule(options, calls)
     state.calls += outcome.started
     switch (outcome.kind) {
       case 'failed':
@@ -517,11 +667,56 @@ class AgentLoop implements Agent {
         return { turn, reason: 'aborted' }
       case 'limited':
         return limitEnd(turn, 'maxToolCalls', this.#bounds)
+      case 'suspended':
+        return { pending: outcome.pending }
     }
     if (outcome.concludesTurn && !this.#hasQueued()) return { turn, reason: 'completed' }
     // Every call the turn may make has run: another request could only ask for more (L13.1).
     if (state.calls >= this.#bounds.maxToolCalls) return limitEnd(turn, 'maxToolCalls', this.#bounds)
     return undefined
+  }
+
+  /**
+   * The open step of a resumed turn (F2.7): `turn/resumed` is durable before anything runs;
+   * then the calls before the waiting one that have no result are recovered by F1.4's rule,
+   * and the waiting call and the later ones run as one batch of the agent's scope (a
+   * `prepareStep` narrowing of the step is not replayed), without a second `tool/call`.
+   */
+  async #resumeStep(
+    state: TurnState,
+    resumed: SuspendedTurn,
+    signal: AbortSignal,
+  ): Promise<TurnEndData | Suspension | undefined> {
+    const { runtime, scope, session } = this.#options
+    const { turn, step } = resumed
+    const { journal } = state
+    journal.stage({ type: 'turn/resumed', data: { turn, step } })
+    await journal.flush()
+    const view = runtime.view(scope)
+    const tools = view.surface().tools
+    const input = this.#inputs(signal, scope)
+    await recoverCalls({
+      runtime,
+      scope,
+      session,
+      turn,
+      input: (block) => input(block, this.#parse(block, tools), NO_BATCH),
+      calls: resumed.interrupted,
+    })
+    const called = new Set(resumed.parked.filter((p) => p.called).map((p) => p.block.id))
+    const calls = resumed.parked.map((p) => p.block)
+    const end = await this.#batch(state, { step, signal, tools, view, scope }, calls, called)
+    this.#decisions.clear()
+    if (!isSuspension(end)) journal.stage({ type: 'step/end', data: { turn, step } })
+    return end
+  }
+
+  /** A call's arguments as the model adapter parses them (Z1.4), else L4.1. */
+  #parse(block: ToolCallBlock, tools: ToolSurface['tools']): unknown {
+    const { model } = this.#options
+    return model.parseArguments === undefined
+      ? parseToolArguments(block.arguments)
+      : model.parseArguments(block, tools)
   }
 
   #hasQueued(): boolean {
@@ -539,12 +734,20 @@ class AgentLoop implements Agent {
    */
   #inputs(signal: AbortSignal, scope: RuntimeScope): ScheduleOptions['input'] {
     const { approver, codeRuntime, session } = this.#options
-    let bound: { fail: (error: unknown) => void; approver?: Approver; sink: CodeDispatchSink } | undefined
-    return (block, args, fail) => {
-      if (bound?.fail !== fail) {
-        bound = { fail, sink: this.#codeDispatchSink(fail) }
-        if (approver !== undefined)
-          bound.approver = recordingApprover(approver, session, () => this.#position, fail)
+    let bound: { hooks: BatchHooks; approver?: Approver; sink: CodeDispatchSink } | undefined
+    return (block, args, hooks) => {
+      const { fail } = hooks
+      if (bound?.hooks !== hooks) {
+        bound = { hooks, sink: this.#codeDispatchSink(fail) }
+        const where = () => this.#position
+        if (approver !== undefined) bound.approver = recordingApprover(approver, session, where, fail)
+        const settings = this.#durable
+        if (settings !== undefined) {
+          const { suspend, has } = hooks
+          bound.approver = durableApprover({ session, settings, where, isBatchCall: has, suspend, fail })
+        }
+        // A resumed batch answers its waiting call from the decision in the log (F2.7).
+        if (this.#decisions.size > 0) bound.approver = decidedApprover(this.#decisions, bound.approver)
       }
       const input: ToolCallInput = { callId: block.id, name: block.name, arguments: args, signal, scope }
       // The key derives from the session, the call id and the arguments: the same on resume (F1.2).
@@ -573,6 +776,15 @@ class AgentLoop implements Agent {
       return session.append('tool/code-dispatch', { turn, step, ...settle }).then(() => undefined, fail)
     }
   }
+}
+
+/** The hooks of a call run outside any batch (crash recovery): a failed append fails the run at once. */
+const NO_BATCH: BatchHooks = {
+  fail: (error) => {
+    throw error
+  },
+  suspend: () => {},
+  has: () => false,
 }
 
 /** A step's `step/end`, with why its reply stopped (T2.2) and what `prepareStep` changed (T4.3). */

@@ -1,5 +1,11 @@
 import { effectOf, isRepeatable, type RuntimeScope, type ToolCallBlock } from '@tooltx/core'
-import { interruptedCalls, repairSession, type Session } from '@tooltx/session'
+import {
+  type InterruptedCall,
+  interruptedCalls,
+  repairCall,
+  repairSession,
+  type Session,
+} from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
 import { toolResultEvent } from './tool-events.js'
 
@@ -19,17 +25,33 @@ export interface RecoveryOptions {
  * turn whose `tool/call` is durable, whose result is not and whose body recorded no receipt is
  * run again, in model order, when the tool now visible is `'read'` or `'idempotent'` (with the
  * same idempotency key, since the key derives from the session, the call id and the
- * arguments); then the crash repair (L9) answers the rest: `TOOL_EFFECT_RECORDED` from the
- * receipts, `TOOL_OUTCOME_UNKNOWN` for a `'write'`. Resolves once the log is valid; rejects
+ * arguments), and the others get `TOOL_EFFECT_RECORDED` from their receipts or
+ * `TOOL_OUTCOME_UNKNOWN`, one by one in model order (`recoverCalls`); then the crash repair
+ * (L9) closes the rest: calls never started, the step, the turn. Resolves once the log is valid; rejects
  * with the first failed append (nothing is fabricated then, L5.5).
  */
 export async function recoverSession(options: RecoveryOptions): Promise<void> {
+  await recoverCalls({ ...options, calls: interruptedCalls(options.session.events()) })
+  await repairSession(options.session)
+}
+
+/**
+ * Answers the given interrupted calls one by one in model order by F1.4's rule, leaving the
+ * turn open (F2.7): a call with receipts gets `TOOL_EFFECT_RECORDED`, a `'read'` or
+ * `'idempotent'` one is run again and its result appended, any other `TOOL_OUTCOME_UNKNOWN`.
+ */
+export async function recoverCalls(
+  options: RecoveryOptions & { readonly calls: readonly InterruptedCall[] },
+): Promise<void> {
   const { runtime, scope, session, turn, input } = options
   const view = runtime.view(scope)
-  for (const { step, block, receipts } of interruptedCalls(session.events())) {
-    if (receipts.length > 0 || !isRepeatable(effectOf(view.get(block.name)))) continue
-    const result = await runtime.execute(input(block, step))
-    await session.appendBatch([toolResultEvent({ turn, step }, block, result)])
+  for (const { step, block, receipts } of options.calls) {
+    const where = { turn, step }
+    if (receipts.length === 0 && isRepeatable(effectOf(view.get(block.name)))) {
+      const result = await runtime.execute(input(block, step))
+      await session.appendBatch([toolResultEvent(where, block, result)])
+    } else {
+      await session.appendBatch(repairCall(where, block, true, receipts))
+    }
   }
-  await repairSession(session)
 }

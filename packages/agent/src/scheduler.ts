@@ -21,7 +21,9 @@
  * - at most `maxParallel` pipelines run; an exclusive call runs alone, starting only once every
  *   earlier result is durable, and nothing starts before its own result is durable (L5.2);
  * - after a failure (a pipeline that rejected, a failed write, a failed append on a call's
- *   behalf) nothing starts, and once a result cannot be committed nothing more is (L5.5).
+ *   behalf) nothing starts, and once a result cannot be committed nothing more is (L5.5);
+ * - after a suspension (a durable ask, F2.3) nothing starts, and nothing from the waiting call
+ *   on is committed: those calls end without passing their policy phase.
  */
 import {
   type AdditionalContext,
@@ -38,6 +40,20 @@ import type { StepRef } from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
 import type { Journal } from './journal.js'
 import { notStartedEvents, toolCallEvent, toolResultEvent } from './tool-events.js'
+import type { PendingDecision } from './turn-outcome.js'
+
+/**
+ * What a call's input builder gets from its batch, the same object for every call of it:
+ * `fail` takes the error of an append made on a call's behalf (approval, code dispatch), which
+ * fails the batch like any other (L5.5); `suspend` parks the batch at a call whose durable ask
+ * is recorded (F2.3).
+ */
+export interface BatchHooks {
+  readonly fail: (error: unknown) => void
+  readonly suspend: (pending: PendingDecision) => void
+  /** True for a call id of this batch. */
+  readonly has: (callId: string) => boolean
+}
 
 /** What `schedule` needs from the loop for one step's batch. */
 export interface ScheduleOptions {
@@ -53,11 +69,15 @@ export interface ScheduleOptions {
    * the calls after them get synthesized pairs without running.
    */
   readonly maxCalls: number
+  /** Builds the pipeline input of one call (L4.3). */
+  readonly input: (block: ToolCallBlock, args: unknown, hooks: BatchHooks) => ToolCallInput
   /**
-   * Builds the pipeline input of one call (L4.3); `fail` takes the error of an append made on
-   * the call's behalf (approval, code dispatch), which fails the batch like any other (L5.5).
+   * Durable approvals (F2.3): each call gets a signal of its own, linked to the input's, so a
+   * suspension can park the waiting call and every later one without aborting the turn.
    */
-  readonly input: (block: ToolCallBlock, args: unknown, fail: (error: unknown) => void) => ToolCallInput
+  readonly parkable?: boolean
+  /** Calls of a resumed batch whose `tool/call` is already durable: none is written again (F2.7). */
+  readonly called?: ReadonlySet<string>
   /** Receives each committed result's contexts, in commit order (L7.1). */
   readonly onContexts: (contexts: readonly AdditionalContext[]) => void
   /** Turns a call's raw argument string into its arguments; default L4.1 (Z1.4). */
@@ -73,6 +93,8 @@ export type ScheduleOutcome = { readonly started: number } & (
   /** Every started call committed, but `maxCalls` kept the rest from starting (L13.1). */
   | { readonly kind: 'limited' }
   | { readonly kind: 'failed'; readonly message: string }
+  /** A call's durable ask parked the batch (F2.3): nothing from that call on was committed. */
+  | { readonly kind: 'suspended'; readonly pending: readonly PendingDecision[] }
 )
 
 /**
@@ -89,15 +111,19 @@ export async function schedule(
   const runnable = calls.length > options.maxCalls ? calls.slice(0, options.maxCalls) : calls
   const batch = new Batch(options, runnable)
   await batch.run()
-  const { started, failure } = batch
+  const { started, failure, suspended } = batch
   if (failure !== undefined) return { kind: 'failed', message: failure, started }
+  if (suspended !== undefined) return { kind: 'suspended', pending: [suspended.pending], started }
   const aborted = options.signal.aborted
   if (!aborted && runnable.length === calls.length) {
     return { kind: 'completed', concludesTurn: batch.concludesTurn, started }
   }
   const { journal, where } = options
   const reason = aborted ? 'aborted' : 'limited'
-  for (const block of calls.slice(started)) journal.stage(...notStartedEvents(where, block, reason))
+  for (const block of calls.slice(started)) {
+    const pair = notStartedEvents(where, block, reason)
+    journal.stage(...(options.called?.has(block.id) === true ? pair.slice(1) : pair))
+  }
   try {
     await journal.flush()
   } catch (error) {
@@ -145,9 +171,18 @@ class Batch {
   readonly #sequence: CallSequence = callSequence()
   /** Results by call index, from the call's settling until its commit. */
   readonly #ready: (ToolResult | undefined)[] = []
-  readonly #fail = (error: unknown): void => {
-    this.failure ??= errorMessage(error)
+  readonly #hooks: BatchHooks = {
+    fail: (error) => {
+      this.failure ??= errorMessage(error)
+    },
+    suspend: (pending) => this.#suspend(pending),
+    has: (callId) => this.#index.has(callId),
   }
+  readonly #fail = this.#hooks.fail
+  /** Call positions by id. */
+  readonly #index: ReadonlyMap<string, number>
+  /** Each started call's own abort, when the batch is parkable (F2.3). */
+  readonly #parking: (AbortController | undefined)[] = []
   /** The first call not yet classified. */
   #next = 0
   #running = 0
@@ -166,10 +201,27 @@ class Batch {
   /** The first failure's message; nothing starts after it (L5.5). */
   failure: string | undefined
   concludesTurn = false
+  /** Where a durable ask parked the batch; nothing from `index` on is committed (F2.3). */
+  suspended: { readonly index: number; readonly pending: PendingDecision } | undefined
 
   constructor(options: ScheduleOptions, calls: readonly ToolCallBlock[]) {
     this.#options = options
     this.#calls = calls
+    this.#index = new Map(calls.map((block, i) => [block.id, i]))
+  }
+
+  /**
+   * Parks the batch at the call with a recorded durable ask (F2.3): no further call starts,
+   * the earlier ones run on and commit, and the waiting call and every later started one are
+   * aborted through their own signals; their results are never committed. Policy phases run
+   * in model order (L5.7), so none of those later calls passed its policy phase.
+   */
+  #suspend(pending: PendingDecision): void {
+    const index = this.#index.get(pending.callId)
+    if (index === undefined || (this.suspended !== undefined && this.suspended.index <= index)) return
+    this.suspended = { index, pending }
+    for (let i = index; i < this.#parking.length; i++) this.#parking[i]?.abort()
+    this.#settled()
   }
 
   /** Runs rounds until every started call is committed, or nothing more can be. */
@@ -183,7 +235,9 @@ class Batch {
       for (let k = 0; k < results.length; k++) {
         journal.stage(toolResultEvent(where, this.#calls[this.#committed + k]!, results[k]!))
       }
-      for (const { block } of starting) journal.stage(toolCallEvent(where, block))
+      for (const { block } of starting) {
+        if (this.#options.called?.has(block.id) !== true) journal.stage(toolCallEvent(where, block))
+      }
       try {
         await journal.flush()
       } catch (error) {
@@ -194,6 +248,8 @@ class Batch {
         continue
       }
       this.#commit(results)
+      // A call parked while its tool/call was being written never starts: it runs on resume (F2.3).
+      if (this.suspended !== undefined) continue
       for (const planned of starting) this.#start(planned)
     }
   }
@@ -213,14 +269,15 @@ class Batch {
   }
 
   #stopped(): boolean {
-    return this.#options.signal.aborted || this.failure !== undefined
+    return this.#options.signal.aborted || this.failure !== undefined || this.suspended !== undefined
   }
 
-  /** The results ready in model order after the last committed one. */
+  /** The results ready in model order after the last committed one, short of a parked call. */
   #takeReady(): ToolResult[] {
     const results: ToolResult[] = []
     if (this.#blocked) return results
-    for (let i = this.#committed; this.#ready[i] !== undefined; i++) results.push(this.#ready[i]!)
+    const end = this.suspended?.index ?? this.#calls.length
+    for (let i = this.#committed; i < end && this.#ready[i] !== undefined; i++) results.push(this.#ready[i]!)
     return results
   }
 
@@ -270,8 +327,13 @@ class Batch {
   #start({ block, args, index }: Planned): void {
     this.started = index + 1
     this.#running++
-    const input = this.#options.input(block, args, this.#fail)
+    const input = this.#options.input(block, args, this.#hooks)
     input.sequence = this.#sequence
+    if (this.#options.parkable === true) {
+      const parking = new AbortController()
+      this.#parking[index] = parking
+      input.signal = AbortSignal.any([input.signal, parking.signal])
+    }
     this.#options.runtime.execute(input).then(
       (result) => {
         this.#running--

@@ -1,20 +1,35 @@
 import type { AssistantBlock } from '@tooltx/core'
 import type { TurnEndData, TurnLimit } from '@tooltx/session'
 
+/** A tool call a suspended turn waits on (F2.3): what a person decides with `decide`. */
+export interface PendingDecision {
+  readonly callId: string
+  readonly name: string
+  /** The recorded arguments' digest (P4.9); a decision must quote it. */
+  readonly argumentsDigest: string
+  /** When the approval expires (ISO time); after it, it is recorded `'expired'` and denied. */
+  readonly expiresAt: string
+  readonly reason?: string
+}
+
 /**
- * How a turn ended (L13.3), as `send`, `inject` and `whenIdle` report it: the `turn/end`
- * reason, the text of the turn's last assistant message, and why it failed or stopped.
+ * How a turn ended (L13.3), as `send`, `inject`, `whenIdle` and `resume` report it: the
+ * `turn/end` reason, the text of the turn's last assistant message, and why it failed or
+ * stopped. `'suspended'` (F2.3) is a turn that has no `turn/end` yet: it waits on the durable
+ * approvals in `pending`.
  */
 export interface TurnOutcome {
   /** The turn's number; absent when no turn could start (the session refused its repair, L5.6). */
   readonly turn?: number
-  readonly reason: 'completed' | 'aborted' | 'error' | 'limit'
+  readonly reason: 'completed' | 'aborted' | 'error' | 'limit' | 'suspended'
   /** The text blocks of the turn's last assistant message, joined by a blank line; `''` if none. */
   readonly text: string
   /** Why an `error` turn failed: the `turn/end` message. */
   readonly error?: string
   /** The bound that ended a `limit` turn. */
   readonly limit?: TurnLimit
+  /** What a `suspended` turn waits on. */
+  readonly pending?: readonly PendingDecision[]
 }
 
 /** The text of an assistant reply: its text blocks joined by a blank line. */
@@ -35,4 +50,13 @@ export function turnOutcome(end: TurnEndData, text: string): TurnOutcome {
   if (end.reason === 'error' && end.message !== undefined) outcome.error = end.message
   if (end.limit !== undefined) outcome.limit = end.limit
   return Object.freeze(outcome)
+}
+
+/** The outcome of turn `turn`, suspended on `pending` after its last reply said `text` (F2.3). */
+export function suspendedOutcome(
+  turn: number,
+  text: string,
+  pending: readonly PendingDecision[],
+): TurnOutcome {
+  return Object.freeze({ turn, reason: 'suspended' as const, text, pending: Object.freeze(pending.slice()) })
 }

@@ -4,13 +4,15 @@
  * a last run only recovers. Then the log and the fake backend's ledger must agree, call by call.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { randomUUID } from 'node:crypto'
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { openSession, type SessionEvent, sqliteStore } from '@tooltx/session'
+import { openSession, postgresStore, type SessionEvent, sqliteStore } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { seededRandom } from '../../session/test/log-script.js'
+import { POSTGRES_URL, requirePostgresInCi } from '../../worker/test/postgres.js'
 
 const victim = fileURLToPath(new URL('./fixtures/effect-victim.mjs', import.meta.url))
 const KILLS = 50
@@ -42,23 +44,30 @@ interface Verdict {
   readonly rerun: number
 }
 
-/** Runs one campaign and checks every call of the log against the ledger. */
-async function campaign(cls: Class, seed: number, dir: string): Promise<Verdict> {
-  const db = join(dir, 'sessions.db')
+/**
+ * Runs one campaign and checks every call of the log against the ledger: on a SQLite file in
+ * `dir`, or on the PostgreSQL at `postgres` (a fresh session id per campaign).
+ */
+async function campaign(cls: Class, seed: number, dir: string, postgres?: string): Promise<Verdict> {
+  const db = postgres ?? join(dir, 'sessions.db')
+  const id = postgres === undefined ? 'campaign' : `campaign-${cls}-${randomUUID().slice(0, 8)}`
   const ledger = join(dir, 'ledger')
   const rand = seededRandom(seed)
   for (let run = 0; run < KILLS; run++) {
-    const child = start([cls, db, ledger, `call-${run}`, 'run'])
+    const child = start([cls, db, ledger, `call-${run}`, 'run', id])
     await child.resumed
-    await new Promise((resolve) => setTimeout(resolve, Math.floor(rand() * 30)))
+    // A PostgreSQL turn takes longer to reach its call (network round trips), so its window is wider.
+    await new Promise((resolve) =>
+      setTimeout(resolve, Math.floor(rand() * (postgres === undefined ? 30 : 150))),
+    )
     child.proc.kill('SIGKILL')
     expect(await child.done, `stderr of run ${run}`).toBe('')
   }
-  const last = start([cls, db, ledger, 'none', 'final'])
+  const last = start([cls, db, ledger, 'none', 'final', id])
   expect(await last.done).toBe('')
 
-  const store = sqliteStore(db)
-  const session = await openSession(store, { id: 'campaign' })
+  const store = postgres === undefined ? sqliteStore(db) : postgresStore(db)
+  const session = await openSession(store, { id })
   const events = session.events()
   await session.close()
   await store.close()
@@ -154,3 +163,38 @@ describe('F1 effect-aware recovery under SIGKILL (real processes, SQLite store)'
     ).toEqual([])
   }, 180_000)
 })
+
+describe.skipIf(POSTGRES_URL === undefined)(
+  'F1 effect-aware recovery under SIGKILL (real processes, PostgreSQL store)',
+  () => {
+    const dirs: string[] = []
+    afterEach(() => {
+      for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true })
+    })
+
+    for (const [cls, seed] of [
+      ['read', 1801],
+      ['idempotent', 1802],
+      ['write', 1803],
+      ['receipt', 1804],
+    ] as const) {
+      it(`F1.8: the ${cls} campaign on PostgreSQL: 50 kills, every call answered by its effect class`, async () => {
+        const dir = mkdtempSync(join(tmpdir(), 'tooltx-effects-pg-'))
+        dirs.push(dir)
+        const verdict = await campaign(cls, seed, dir, POSTGRES_URL)
+        console.log(`F1.8 ${cls} campaign on PostgreSQL`, verdict)
+        const allowed = {
+          read: ['ok'],
+          idempotent: ['ok'],
+          write: ['ok', 'TOOL_OUTCOME_UNKNOWN'],
+          receipt: ['ok', 'TOOL_OUTCOME_UNKNOWN', 'TOOL_EFFECT_RECORDED'],
+        }[cls]
+        expect(Object.keys(verdict.codes).filter((code) => !allowed.includes(code))).toEqual([])
+        if (cls === 'write' || cls === 'receipt') expect(verdict.rerun).toBe(0)
+        // Each run adds one call when its kill came after the call was recorded.
+        expect(verdict.calls).toBeGreaterThanOrEqual(10)
+      }, 240_000)
+    }
+  },
+)
+requirePostgresInCi('F1.8 on PostgreSQL')

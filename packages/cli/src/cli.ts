@@ -9,6 +9,8 @@ import { type Output, UsageError } from './output.js'
 // Each command's module is loaded when it runs, so a command starts without loading the
 // others' dependencies (a restarted worker need not load the MCP SDK or QuickJS).
 const commands = {
+  approvals: () => import('./commands/approvals.js'),
+  approve: () => import('./commands/approve.js'),
   audit: () => import('./commands/audit.js'),
   demo: () => import('./commands/demo.js'),
   fork: () => import('./commands/fork.js'),
@@ -36,6 +38,8 @@ Commands:
   sessions         list saved sessions
   replay <id>      print the timeline of a saved session from its log
   view [id]        browse saved sessions in a web page, following live ones
+  approvals        list the durable approvals waiting for a decision
+  approve <s> <c>  approve (or --deny) call <c> of session <s>, waiting durably
   audit <id…>      decide the recorded calls again under a new policy and list the changes
   fork <id>        copy a session up to a seq or turn into a new session to continue
   mcp serve        serve the workspace tools, or your --tools module, to an MCP client
@@ -57,10 +61,40 @@ read, grep, run checks, write a note): a parallel batch, a guard denial, an appr
 timeout, shown live. At a terminal it asks you to approve the write; without one it
 approves it itself and says so. Prints where the session was saved and how to replay it.
 
+With --durable the write's approval is recorded in the session instead: the turn waits there,
+this process exits, \`tooltx approve\` decides it from another command, and
+\`tooltx demo --resume <id>\` finishes the turn.
+
 Options:
 ${DB_HELP}
   --fast           stream the scripted replies without pauses
   --yes            approve the write without asking
+  --durable        let the write's approval wait in the session for \`tooltx approve\`
+  --resume ID      finish a durable demo session once its approval is decided
+  -h, --help       show this help`,
+  approvals: `Usage: tooltx approvals [options]
+
+Lists every durable approval waiting for a decision, in every session: the session, the call,
+the tool, when it expires, who may decide, the reason, the recorded arguments and their digest,
+and the command that approves it. Never creates or changes the database.
+
+Options:
+${DB_HELP}
+  -h, --help       show this help`,
+  approve: `Usage: tooltx approve <session> <call-id> [options]
+
+Records a decision on a durable approval: the call's turn then continues when an agent resumes
+the session (\`tooltx demo --resume <id>\` for the demo). The decision is bound to the recorded
+arguments' digest; a second decision, an expired approval, or a decider the agent does not
+allow is refused. The session must not be held by a running writer.
+
+Options:
+  --deny           deny the call instead of approving it
+  --by NAME        who decides (default: <user>@<host>)
+  --reason TEXT    why, recorded with the decision
+  --digest HEX     the arguments digest you were shown (\`tooltx approvals\`); refused if
+                   the recorded arguments differ (default: the recorded digest)
+${DB_HELP}
   -h, --help       show this help`,
   run: `Usage: tooltx run "<task>" [options]
 
@@ -237,15 +271,64 @@ export async function main(
           db: { type: 'string' },
           fast: { type: 'boolean' },
           yes: { type: 'boolean' },
+          durable: { type: 'boolean' },
+          resume: { type: 'string' },
         })
         if (values.help) return help(out, 'demo')
         noPositionals('demo', positionals)
+        if (values.resume !== undefined && (values.durable === true || values.yes === true))
+          throw new UsageError(
+            `--resume continues a durable demo: it takes no --durable or --yes\n\n${HELP.demo}`,
+            2,
+          )
+        if (values.durable === true && values.yes === true)
+          throw new UsageError(`--durable and --yes contradict each other: pick one\n\n${HELP.demo}`, 2)
         const { demoCommand } = await commands.demo()
         const demo = await demoCommand(
-          { db: dbPath(values.db), fast: values.fast === true, yes: values.yes === true },
+          {
+            db: dbPath(values.db),
+            fast: values.fast === true,
+            yes: values.yes === true,
+            durable: values.durable === true,
+            ...(values.resume === undefined ? {} : { resume: values.resume }),
+          },
           out,
         )
         return demo.exitStatus
+      }
+      case 'approvals': {
+        const { values, positionals } = parseCommand('approvals', rest, { db: { type: 'string' } })
+        if (values.help) return help(out, 'approvals')
+        noPositionals('approvals', positionals)
+        const { approvalsCommand } = await commands.approvals()
+        await approvalsCommand({ db: dbPath(values.db) }, out)
+        return 0
+      }
+      case 'approve': {
+        const { values, positionals } = parseCommand('approve', rest, {
+          db: { type: 'string' },
+          deny: { type: 'boolean' },
+          by: { type: 'string' },
+          reason: { type: 'string' },
+          digest: { type: 'string' },
+        })
+        if (values.help) return help(out, 'approve')
+        if (positionals.length !== 2)
+          throw new UsageError(`approve needs a session id and a call id\n\n${HELP.approve}`, 2)
+        const { approveCommand } = await commands.approve()
+        await approveCommand(
+          {
+            db: dbPath(values.db),
+            session: positionals[0]!,
+            callId: positionals[1]!,
+            deny: values.deny === true,
+            ...(values.by === undefined ? {} : { by: values.by }),
+            ...(values.reason === undefined ? {} : { reason: values.reason }),
+            ...(values.digest === undefined ? {} : { digest: values.digest }),
+          },
+          out,
+        )
+        return 0
       }
       case 'run': {
         const { values, positionals } = parseCommand('run', rest, {

@@ -1,5 +1,5 @@
 import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
-import type { Session } from '@tooltx/session'
+import type { Session, SessionEvent } from '@tooltx/session'
 import type { Output } from './output.js'
 import { liveLookup } from './presenters.js'
 import { terminalSafe } from './terminal-text.js'
@@ -10,16 +10,19 @@ const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '
 /**
  * Shows a session live: every durable event as timeline lines (the same lines `replay`
  * prints: cards only from presenters the log records, `liveLookup`), and on a terminal a
- * spinner line naming the calls still running, paused while a question is asked. Returns a
- * function that stops watching.
+ * spinner line naming the calls still running, paused while a question is asked. `earlier`
+ * (the events already in the log of a resumed session) is read without printing, so later
+ * cards know their calls. Returns a function that stops watching.
  */
 export function watchSession(
   session: Session,
   runtime: ToolRuntime,
   scope: RuntimeScope,
   out: Output,
+  earlier: readonly SessionEvent[] = [],
 ): () => void {
   const timeline = new TimelineRenderer(liveLookup(runtime.view(scope)))
+  for (const event of earlier) timeline.render(event)
   const running = new Map<string, string>()
   let frame = 0
   const paint = () => {

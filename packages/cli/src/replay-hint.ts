@@ -29,3 +29,13 @@ export function viewHint(id: string, db: string): string {
 export function continueHint(id: string, db: string): string {
   return `npx tooltx run --session ${shellWord(id)}${dbFlag(db)} "<task>"`
 }
+
+/** The command that approves call `callId` of session `id` in database `db` (K5.3). */
+export function approveHint(id: string, callId: string, db: string): string {
+  return `npx tooltx approve ${shellWord(id)} ${shellWord(callId)}${dbFlag(db)}`
+}
+
+/** The command that resumes durable demo session `id` of database `db` (K5.4). */
+export function demoResumeHint(id: string, db: string): string {
+  return `npx tooltx demo --resume ${shellWord(id)}${dbFlag(db)}`
+}

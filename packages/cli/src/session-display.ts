@@ -49,9 +49,10 @@ export type DisplayEntry =
       readonly kind: 'note'
       /**
        * What the note is about: a fork's origin (A2.3), a tool's recorded effect (F1.3), a
-       * context compaction (T3.7), or a reply that stopped for a reason other than its end (T2.2).
+       * context compaction (T3.7), a reply that stopped for a reason other than its end (T2.2),
+       * or a suspended turn that resumed after its approval was decided (F2.7).
        */
-      readonly what: 'fork' | 'effect' | 'compacted' | 'stop'
+      readonly what: 'fork' | 'effect' | 'compacted' | 'stop' | 'resumed'
       readonly text: string
     })
   | (At & { readonly kind: 'turn-start' })
@@ -94,6 +95,10 @@ export type DisplayEntry =
       readonly reason?: string
       readonly outcome?: string
       readonly digest?: string
+      /** A durable ask (F2.2): it waits in the log until this ISO time. */
+      readonly expiresAt?: string
+      /** Who decided a durable ask (F2.5). */
+      readonly by?: string
     })
   | (At & {
       readonly kind: 'sub-call'
@@ -240,10 +245,21 @@ export class SessionDisplay {
       case 'approval/asked':
       case 'approval/decided': {
         const { turn, step, callId, name, argumentsDigest } = event.data
+        const { reason } = event.data
+        const why = reason ? { reason } : {}
         const said =
           event.type === 'approval/asked'
-            ? { phase: 'asked' as const, ...(event.data.reason ? { reason: event.data.reason } : {}) }
-            : { phase: 'decided' as const, outcome: event.data.outcome }
+            ? {
+                phase: 'asked' as const,
+                ...why,
+                ...(event.data.expiresAt === undefined ? {} : { expiresAt: event.data.expiresAt }),
+              }
+            : {
+                phase: 'decided' as const,
+                outcome: event.data.outcome,
+                ...why,
+                ...(event.data.by === undefined ? {} : { by: event.data.by }),
+              }
         const digest = argumentsDigest ? { digest: argumentsDigest } : {}
         return { kind: 'approval', seq, turn, step, callId, name, ...said, ...digest }
       }
@@ -269,6 +285,17 @@ export class SessionDisplay {
           step,
           what: 'stop',
           text: `■ the reply stopped: ${stop.reason}${raw}`,
+        }
+      }
+      case 'turn/resumed': {
+        const { turn, step } = event.data
+        return {
+          kind: 'note',
+          seq,
+          turn,
+          step,
+          what: 'resumed',
+          text: '▶ the turn resumes after the decision',
         }
       }
       case 'turn/end': {

@@ -1,7 +1,16 @@
-import { forkOrigin, type SessionEvent, type SessionForkData, type TurnEndReason } from '@tooltx/session'
+import {
+  forkOrigin,
+  type SessionEvent,
+  type SessionForkData,
+  suspendedTurn,
+  type TurnEndReason,
+} from '@tooltx/session'
 
-/** How a session stands: its last turn's ending, `unfinished` while that turn has none, `empty` before any turn. */
-export type SessionStatus = TurnEndReason | 'unfinished' | 'empty'
+/**
+ * How a session stands: its last turn's ending, `suspended` while that turn waits on a durable
+ * approval (F2.3), `unfinished` while it has no end otherwise, `empty` before any turn.
+ */
+export type SessionStatus = TurnEndReason | 'suspended' | 'unfinished' | 'empty'
 
 /** What `tooltx sessions` shows of a session beyond its row. */
 export interface SessionSummary {
@@ -27,5 +36,6 @@ export function summarizeSession(events: readonly SessionEvent[]): SessionSummar
         .join(' ')
     }
   }
+  if (status === 'unfinished' && suspendedTurn(events) !== undefined) status = 'suspended'
   return { task, status, forkedFrom: forkOrigin(events) }
 }

@@ -33,9 +33,14 @@ function entryLines(entry: DisplayEntry): string[] {
       return [`    ${mark}`, ...indent('        ', resultBody(entry.view))]
     }
     case 'approval':
-      return entry.phase === 'asked'
-        ? [`    ? approval asked for ${entry.name}${entry.reason ? `: ${entry.reason}` : ''}`]
-        : [`    ? approval for ${entry.name}: ${entry.outcome}`]
+      if (entry.phase === 'asked') {
+        const waits =
+          entry.expiresAt === undefined ? '' : ` (durable: waits in the session until ${entry.expiresAt})`
+        return [`    ? approval asked for ${entry.name}${entry.reason ? `: ${entry.reason}` : ''}${waits}`]
+      }
+      return [
+        `    ? approval for ${entry.name}: ${entry.outcome}${entry.by === undefined ? '' : ` by ${entry.by}`}${entry.reason && entry.by !== undefined ? ` (${entry.reason})` : ''}`,
+      ]
     case 'sub-call':
       return [`      ↳ ${entry.name} (${entry.subCallId})`]
     case 'sub-result':

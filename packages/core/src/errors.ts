@@ -18,6 +18,8 @@ export type ToolErrorCode =
   | 'UNSUPPORTED_SCHEMA'
   | 'INVALID_DEFINITION'
   | 'INVARIANT'
+  | 'APPROVAL_CONFLICT'
+  | 'APPROVAL_REFUSED'
 
 /** The `info.name` that belongs to each built-in code (SPEC §E table). */
 export const ERROR_NAMES: Readonly<Record<ToolErrorCode, string>> = Object.freeze({
@@ -39,6 +41,8 @@ export const ERROR_NAMES: Readonly<Record<ToolErrorCode, string>> = Object.freez
   UNSUPPORTED_SCHEMA: 'SchemaError',
   INVALID_DEFINITION: 'DefinitionError',
   INVARIANT: 'InvariantError',
+  APPROVAL_CONFLICT: 'ApprovalConflictError',
+  APPROVAL_REFUSED: 'ApprovalRefusedError',
 })
 
 const CODE_PATTERN = /^[A-Z][A-Z0-9_]*$/

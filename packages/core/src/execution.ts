@@ -77,10 +77,10 @@ export interface ApprovalRequest {
 }
 
 /**
- * Decides an `ask`; anything but the four outcomes counts as `'unavailable'` (P4.7). An async
+ * Decides an `ask`; anything but the five outcomes counts as `'unavailable'` (P4.7). An async
  * approver may resolve to any string, because TypeScript widens the literal an `async` arrow
  * returns: so `async () => 'allowed-once'` type-checks without `as const` (P14.6), and the
- * runtime still accepts only the four outcomes.
+ * runtime still accepts only the five outcomes.
  */
 export type Approver = (
   request: ApprovalRequest,

@@ -103,6 +103,12 @@ describe('P4 approval', () => {
     )
   })
 
+  it('P4.10: expired is DENIED with the expiry message and the body never runs', async () => {
+    const { rt, ran } = setup({ approver: () => 'expired' })
+    expectFailure(await call(rt), 'DENIED', 'approval for tool "t" expired before anyone decided it')
+    expect(ran).toEqual([])
+  })
+
   it('P4.6: unavailable is DENIED with the unavailable message', async () => {
     expectFailure(
       await call(setup({ approver: () => 'unavailable' }).rt),
@@ -112,7 +118,7 @@ describe('P4 approval', () => {
   })
 
   it('P4.7: askApprover is the one normaliser: the four outcomes pass, anything else is unavailable', async () => {
-    expect(APPROVAL_OUTCOMES).toEqual(['allowed-once', 'rejected', 'cancelled', 'unavailable'])
+    expect(APPROVAL_OUTCOMES).toEqual(['allowed-once', 'rejected', 'cancelled', 'unavailable', 'expired'])
     expect(Object.isFrozen(APPROVAL_OUTCOMES)).toBe(true)
     for (const outcome of APPROVAL_OUTCOMES) {
       expect(isApprovalOutcome(outcome)).toBe(true)

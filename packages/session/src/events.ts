@@ -134,21 +134,40 @@ export interface ToolEffectData extends StepRef {
   readonly receipt: JsonValue
 }
 
-/** `approval/asked` (L8.1, L8.3). */
+/**
+ * `approval/asked` (L8.1, L8.3). A durable ask (F2.2) carries `durable: true`, when it expires
+ * (`expiresAt`, an ISO time) and who may decide it (`deciders`, when the agent names them); its
+ * call waits in the log, not in a process.
+ */
 export interface ApprovalAskedData extends StepRef {
   readonly callId: string
   readonly name: string
   readonly reason?: string
   readonly argumentsDigest?: string
+  readonly durable?: true
+  readonly expiresAt?: string
+  readonly deciders?: readonly string[]
 }
 
-/** `approval/decided` (L8.1–L8.3); crash repair records `'cancelled'` (L9.4). */
+/**
+ * `approval/decided` (L8.1–L8.3); crash repair records `'cancelled'` (L9.4). A decision of a
+ * durable ask (F2.5) names who made it (`by`) and may say why (`reason`); an expiry records
+ * `'expired'` without `by`.
+ */
 export interface ApprovalDecidedData extends StepRef {
   readonly callId: string
   readonly name: string
   readonly outcome: ApprovalOutcome
   readonly argumentsDigest?: string
+  readonly by?: string
+  readonly reason?: string
 }
+
+/**
+ * `turn/resumed`: a suspended turn (F2.3) continues from here, in the step it was suspended in;
+ * appended once its waiting call is decided and before anything of the turn runs again (F2.7).
+ */
+export type TurnResumedData = StepRef
 
 /** `tool/code-dispatch-start`: X5.1's event with `turn` and `step` added (X5.3). */
 export type CodeDispatchStartData = StepRef & Omit<CodeDispatchStart, 'type'>
@@ -188,6 +207,7 @@ export interface SessionEventMap {
   'tool/effect': ToolEffectData
   'approval/asked': ApprovalAskedData
   'approval/decided': ApprovalDecidedData
+  'turn/resumed': TurnResumedData
   'tool/code-dispatch-start': CodeDispatchStartData
   'tool/code-dispatch': CodeDispatchData
   'context/compacted': ContextCompactedData
@@ -220,6 +240,7 @@ export const SESSION_EVENT_TYPES: readonly SessionEventType[] = Object.freeze([
   'tool/effect',
   'approval/asked',
   'approval/decided',
+  'turn/resumed',
   'tool/code-dispatch-start',
   'tool/code-dispatch',
   'context/compacted',

@@ -17,6 +17,7 @@ export {
   NOT_STARTED_TEXT,
   OUTCOME_UNKNOWN_TEXT,
   planRepair,
+  repairCall,
 } from './repair.js'
 export { SeqList } from './seq-list.js'
 export * from './session.js'
@@ -24,3 +25,4 @@ export { defaultSqliteDriver, loadSqliteDriver, type SqliteDriverName } from './
 export * from './sqlite-reader.js'
 export * from './sqlite-store.js'
 export * from './store.js'
+export * from './suspended-turn.js'

@@ -1,6 +1,7 @@
 import { isApprovalOutcome, type JsonValue, type ToolCallBlock } from '@tooltx/core'
 import {
   type ApprovalAskedData,
+  type ApprovalDecidedData,
   type NewSessionEvent,
   SESSION_EVENT_TYPES,
   type SessionEventType,
@@ -28,6 +29,17 @@ interface AssistantTurn {
   readonly answered: Set<string>
   /** The `tool/effect` receipts of calls, by call id, in append order (F1.3). */
   readonly receipts: Map<string, JsonValue[]>
+}
+
+/** A durable ask (F2.2) of the latest turn and, once made, its decision. */
+export interface DurableAsk {
+  readonly asked: ApprovalAskedData
+  decided: ApprovalDecidedData | undefined
+}
+
+/** The call a suspended turn waits on (F2.3): the first in model order with an open durable ask. */
+export interface WaitingCall extends DurableAsk {
+  readonly index: number
 }
 
 interface Dispatch {
@@ -61,6 +73,8 @@ export class LogState {
   assistant: AssistantTurn | undefined = undefined
   /** `approval/asked` events of `turn` without a decision, by call id, in append order. */
   readonly pendingApprovals = new Map<string, ApprovalAskedData>()
+  /** Durable asks (F2.2) since the latest `turn/start` or `turn/resumed`, by call id. */
+  readonly #durable = new Map<string, DurableAsk>()
   readonly #dispatches = new Map<string, Dispatch>()
   /** True once any event was applied: `session/fork` may only be the first (A2.1). */
   #started = false
@@ -69,6 +83,22 @@ export class LogState {
   unanswered(): ToolCallBlock[] {
     const a = this.assistant
     return a === undefined ? [] : a.blocks.filter((b) => !a.answered.has(b.id))
+  }
+
+  /**
+   * The call the latest turn is suspended on (F2.3): the turn is open and a call of its latest
+   * assistant message has a durable ask made since the turn started or last resumed, and no
+   * `tool/result`; the first such call in model order. `undefined` when the turn is not suspended.
+   */
+  waiting(): WaitingCall | undefined {
+    const a = this.assistant
+    if (!this.turnOpen || a === undefined || this.#durable.size === 0) return undefined
+    for (let index = 0; index < a.blocks.length; index++) {
+      const id = a.blocks[index]!.id
+      const ask = this.#durable.get(id)
+      if (ask !== undefined && !a.answered.has(id)) return { index, asked: ask.asked, decided: ask.decided }
+    }
+    return undefined
   }
 
   /** The invariant `event` would violate, as the `<what>` of `invariant violated: <what>`; `undefined` if none. */
@@ -133,18 +163,18 @@ export class LogState {
       case 'tool/effect':
         return this.#checkToolEffect(data)
       case 'approval/asked':
-        if (!isId(data.callId) || typeof data.name !== 'string')
-          return 'approval/asked needs a callId and a name'
-        if (this.pendingApprovals.has(data.callId)) {
-          return `approval/asked for call ${q(data.callId)} while its earlier request is undecided`
-        }
-        return undefined
+        return this.#checkAsked(data)
       case 'approval/decided':
         if (!isId(data.callId) || !this.pendingApprovals.has(data.callId)) {
           return `approval/decided for call ${q(data.callId)} does not follow an undecided approval/asked`
         }
         if (!isApprovalOutcome(data.outcome)) return `approval/decided outcome ${q(data.outcome)}`
+        if (data.by !== undefined && !isId(data.by)) return 'approval/decided "by" must be a non-empty string'
+        if (data.reason !== undefined && typeof data.reason !== 'string')
+          return 'approval/decided "reason" must be a string'
         return undefined
+      case 'turn/resumed':
+        return this.#checkResumed(data)
       case 'tool/code-dispatch-start':
       case 'tool/code-dispatch':
         return this.#checkDispatch(type, data)
@@ -159,6 +189,35 @@ export class LogState {
       default:
         return undefined
     }
+  }
+
+  /** L8.1, F2.2: one undecided ask per call; a durable ask names a running call of the turn and its expiry. */
+  #checkAsked(data: Data): string | undefined {
+    if (!isId(data.callId) || typeof data.name !== 'string') return 'approval/asked needs a callId and a name'
+    if (this.pendingApprovals.has(data.callId)) {
+      return `approval/asked for call ${q(data.callId)} while its earlier request is undecided`
+    }
+    if (data.durable === undefined) return undefined
+    const a = this.assistant
+    if (data.durable !== true) return 'approval/asked "durable" must be true when present'
+    if (typeof data.expiresAt !== 'string' || Number.isNaN(Date.parse(data.expiresAt)))
+      return 'a durable approval/asked needs an ISO "expiresAt"'
+    const deciders = data.deciders
+    if (deciders !== undefined && !(Array.isArray(deciders) && deciders.length > 0 && deciders.every(isId)))
+      return 'approval/asked "deciders" must be a non-empty list of non-empty strings'
+    if (a === undefined || !a.called.has(data.callId) || a.answered.has(data.callId))
+      return `durable approval/asked ${q(data.callId)} is not a running tool call of the turn`
+    return this.#checkCallStep('approval/asked', data, a.step)
+  }
+
+  /** F2.7: a turn resumes in its open step, only once the call it waits on is decided. */
+  #checkResumed(data: Data): string | undefined {
+    if (!this.stepOpen || data.step !== this.step) return 'turn/resumed outside the open step'
+    const waiting = this.waiting()
+    if (waiting === undefined) return 'turn/resumed while the turn is not suspended'
+    if (waiting.decided === undefined)
+      return `turn/resumed while the approval of call ${q(waiting.asked.callId)} is undecided`
+    return undefined
   }
 
   #pendingCalls(type: string): string | undefined {
@@ -309,10 +368,12 @@ export class LogState {
           const { turn, turnOpen, step, stepOpen, assistant } = this
           const approvals = [...this.pendingApprovals]
           const dispatches = [...this.#dispatches]
+          const durable = [...this.#durable]
           undo.push(() => {
             Object.assign(this, { turn, turnOpen, step, stepOpen, assistant })
             for (const [k, v] of approvals) this.pendingApprovals.set(k, v)
             for (const [k, v] of dispatches) this.#dispatches.set(k, v)
+            for (const [k, v] of durable) this.#durable.set(k, v)
           })
         }
         this.turn = event.data.turn
@@ -322,6 +383,7 @@ export class LogState {
         this.assistant = undefined
         this.pendingApprovals.clear()
         this.#dispatches.clear()
+        this.#durable.clear()
         return
       }
       case 'step/start': {
@@ -380,14 +442,36 @@ export class LogState {
         })
         return
       }
-      case 'approval/asked':
-        this.pendingApprovals.set(event.data.callId, event.data)
-        undo?.push(() => this.pendingApprovals.delete(event.data.callId))
+      case 'approval/asked': {
+        const { callId } = event.data
+        this.pendingApprovals.set(callId, event.data)
+        if (event.data.durable === true) this.#durable.set(callId, { asked: event.data, decided: undefined })
+        undo?.push(() => {
+          this.pendingApprovals.delete(callId)
+          this.#durable.delete(callId)
+        })
         return
+      }
       case 'approval/decided': {
-        const asked = this.pendingApprovals.get(event.data.callId)
-        this.pendingApprovals.delete(event.data.callId)
-        if (asked !== undefined) undo?.push(() => this.pendingApprovals.set(event.data.callId, asked))
+        const { callId } = event.data
+        const asked = this.pendingApprovals.get(callId)
+        this.pendingApprovals.delete(callId)
+        if (asked !== undefined) undo?.push(() => this.pendingApprovals.set(callId, asked))
+        const durable = this.#durable.get(callId)
+        if (durable !== undefined && durable.decided === undefined) {
+          durable.decided = event.data
+          undo?.push(() => {
+            durable.decided = undefined
+          })
+        }
+        return
+      }
+      case 'turn/resumed': {
+        const durable = [...this.#durable]
+        undo?.push(() => {
+          for (const [k, v] of durable) this.#durable.set(k, v)
+        })
+        this.#durable.clear()
         return
       }
       case 'tool/code-dispatch-start':

@@ -1,5 +1,5 @@
 import { ERROR_NAMES, type JsonValue, type ToolCallBlock } from '@tooltx/core'
-import type { NewSessionEvent, SessionEvent } from './events.js'
+import type { NewSessionEvent, SessionEvent, StepRef } from './events.js'
 import { LogState } from './log-state.js'
 
 /** Content of a repaired call that was logged but never answered (L9.2). */
@@ -26,40 +26,19 @@ export const NOT_STARTED_TEXT = 'Error: tool call was not started before the ses
  * then `approval/decided { outcome: 'cancelled' }` for every undecided `approval/asked`; then
  * `step/end` if a step is still open (L9.8); then `turn/end { reason: 'interrupted' }` if the
  * turn is still open. Empty for a valid log, so
- * applying it twice appends nothing the second time (L9.5). Deferred contexts are not
- * recreated (L9.7).
+ * applying it twice appends nothing the second time (L9.5), and empty for a suspended turn
+ * (F2.3), which waits for a decision and an agent to resume it, not for a repair (L9.1).
+ * Deferred contexts are not recreated (L9.7).
  */
 export function repairPlan(state: LogState): NewSessionEvent[] {
   const plan: NewSessionEvent[] = []
+  if (state.waiting() !== undefined) return plan
   const { turn, assistant } = state
   if (assistant !== undefined) {
     const { step } = assistant
     for (const block of state.unanswered()) {
-      const { id: callId, name } = block
-      if (!assistant.called.has(callId)) {
-        plan.push({ type: 'tool/call', data: { turn, step, callId, name, arguments: block.arguments } })
-      }
-      const receipts = assistant.receipts.get(callId)
-      const base = { turn, step, callId, name, isError: true } as const
-      if (receipts !== undefined) {
-        const code = 'TOOL_EFFECT_RECORDED'
-        plan.push({
-          type: 'tool/result',
-          data: {
-            ...base,
-            content: [{ type: 'text', text: effectRecordedText(receipts) }],
-            error: { name: ERROR_NAMES[code], code },
-            meta: { receipts },
-          },
-        })
-        continue
-      }
-      const code = assistant.called.has(callId) ? 'TOOL_OUTCOME_UNKNOWN' : 'TOOL_NOT_STARTED'
-      const text = code === 'TOOL_OUTCOME_UNKNOWN' ? OUTCOME_UNKNOWN_TEXT : NOT_STARTED_TEXT
-      plan.push({
-        type: 'tool/result',
-        data: { ...base, content: [{ type: 'text', text }], error: { name: ERROR_NAMES[code], code } },
-      })
+      const called = assistant.called.has(block.id)
+      plan.push(...repairCall({ turn, step }, block, called, assistant.receipts.get(block.id)))
     }
   }
   for (const asked of state.pendingApprovals.values()) {
@@ -73,6 +52,45 @@ export function repairPlan(state: LogState): NewSessionEvent[] {
   if (state.stepOpen) plan.push({ type: 'step/end', data: { turn, step: state.step } })
   if (state.turnOpen) plan.push({ type: 'turn/end', data: { turn, reason: 'interrupted' } })
   return plan
+}
+
+/**
+ * The repair of one unanswered call (L9.2, L9.3, F1.4): a `tool/call` first when none is durable
+ * (`called` false), then a `TOOL_EFFECT_RECORDED` result carrying `receipts` when there are
+ * some, else `TOOL_OUTCOME_UNKNOWN` (a `tool/call` exists) or `TOOL_NOT_STARTED` (none did).
+ */
+export function repairCall(
+  where: StepRef,
+  block: ToolCallBlock,
+  called: boolean,
+  receipts: readonly JsonValue[] | undefined,
+): NewSessionEvent[] {
+  const { turn, step } = where
+  const { id: callId, name } = block
+  const events: NewSessionEvent[] = []
+  if (!called)
+    events.push({ type: 'tool/call', data: { turn, step, callId, name, arguments: block.arguments } })
+  const base = { turn, step, callId, name, isError: true } as const
+  if (receipts !== undefined && receipts.length > 0) {
+    const code = 'TOOL_EFFECT_RECORDED'
+    events.push({
+      type: 'tool/result',
+      data: {
+        ...base,
+        content: [{ type: 'text', text: effectRecordedText(receipts) }],
+        error: { name: ERROR_NAMES[code], code },
+        meta: { receipts: receipts as JsonValue[] },
+      },
+    })
+    return events
+  }
+  const code = called ? 'TOOL_OUTCOME_UNKNOWN' : 'TOOL_NOT_STARTED'
+  const text = called ? OUTCOME_UNKNOWN_TEXT : NOT_STARTED_TEXT
+  events.push({
+    type: 'tool/result',
+    data: { ...base, content: [{ type: 'text', text }], error: { name: ERROR_NAMES[code], code } },
+  })
+  return events
 }
 
 /** A call of the latest assistant message whose `tool/call` is durable and whose result is not (F1.4). */

@@ -157,6 +157,7 @@ describe('L1 the session log', () => {
         'tool/effect',
         'approval/asked',
         'approval/decided',
+        'turn/resumed',
         'tool/code-dispatch-start',
         'tool/code-dispatch',
         'context/compacted',

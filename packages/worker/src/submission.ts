@@ -37,6 +37,11 @@ export function planSubmission(events: readonly SessionEvent[], id: string): Sub
   return plan
 }
 
+/** True when a user message marked `id` is in the log (whether or not its turn has ended). */
+export function isLogged(events: readonly SessionEvent[], id: string): boolean {
+  return events.some((event) => event.type === 'user/message' && submissionOf(event.data.message) === id)
+}
+
 /** The submission id a logged user message carries, if it is a submitted one. */
 export function submissionOf(message: UserMessage): string | undefined {
   const source = message.source as { kind?: unknown; id?: unknown } | undefined

@@ -1,7 +1,13 @@
-import type { Agent } from '@tooltx/agent'
+import type { Agent, TurnOutcome } from '@tooltx/agent'
 import { definitionError, errorMessage } from '@tooltx/core'
-import { openSession, type Session, type SessionStore } from '@tooltx/session'
-import { markedMessage, planSubmission, type Submission, type SubmissionPlan } from './submission.js'
+import { openSession, type Session, type SessionStore, suspendedTurn } from '@tooltx/session'
+import {
+  isLogged,
+  markedMessage,
+  planSubmission,
+  type Submission,
+  type SubmissionPlan,
+} from './submission.js'
 import type { Consumer, TurnQueue } from './turn-queue.js'
 
 /** Builds the agent that runs one turn over `session`; called once per job. */
@@ -15,7 +21,7 @@ export interface WorkerJobReport {
   readonly plan?: SubmissionPlan
   /** `done`: the job completed; `handed-back`: it goes back to the queue (lease held, stopping, not answered). */
   readonly result: 'done' | 'handed-back'
-  /** Why a job was handed back. */
+  /** Why a job was handed back, or that a `done` job's turn is suspended on a durable approval (F2.12). */
   readonly reason?: string
 }
 
@@ -135,7 +141,7 @@ class TurnWorker implements Worker {
       )
     }
     try {
-      const plan = planSubmission(session.events(), submission.id)
+      let plan = planSubmission(session.events(), submission.id)
       if (plan === 'answered') return this.#report(submission, plan, 'done')
       if (this.#stopping !== undefined) throw this.#handBack(submission, plan, 'the worker is stopping')
       let agent: Agent
@@ -151,7 +157,16 @@ class TurnWorker implements Worker {
         if (event.type === 'turn/start' && this.#graceOver) agent.abort()
       })
       try {
-        await agent.inject(markedMessage(submission, plan))
+        // A turn suspended on a durable approval is resumed first (F2.12): it continues once
+        // decided, and while nobody has decided the job ends once the log holds its message.
+        if (suspendedTurn(session.events()) !== undefined) {
+          const resumed = await agent.resume()
+          if (resumed?.reason === 'suspended') return this.#suspended(submission, plan, session, resumed)
+          plan = planSubmission(session.events(), submission.id)
+          if (plan === 'answered') return this.#report(submission, plan, 'done')
+        }
+        const outcome = await agent.inject(markedMessage(submission, plan))
+        if (outcome.reason === 'suspended') return this.#suspended(submission, plan, session, outcome)
       } finally {
         off()
         this.#agents.delete(agent)
@@ -169,6 +184,17 @@ class TurnWorker implements Worker {
     } finally {
       await session.close().catch(() => {})
     }
+  }
+
+  /**
+   * A job whose session's turn waits on a durable approval (F2.12): done when the log holds the
+   * job's message (the resumed turn answers it), else handed back to wait for the decision.
+   */
+  #suspended(submission: Submission, plan: SubmissionPlan, session: Session, outcome: TurnOutcome): void {
+    const calls = (outcome.pending ?? []).map((p) => `"${p.callId}" (${p.name})`).join(', ')
+    const why = `the turn waits for a decision on ${calls}; a job for the session after the decision resumes it`
+    if (!isLogged(session.events(), submission.id)) throw this.#handBack(submission, plan, why)
+    this.#report(submission, plan, 'done', why)
   }
 
   #handBack(

@@ -267,3 +267,65 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.5: handing jobs back', () => {
 })
 
 requirePostgresInCi('N2.2')
+
+describe.skipIf(POSTGRES_URL === undefined)('F2.12: workers and durable approvals', () => {
+  it('F2.12: a job whose turn suspends is done; after the decision the next job resumes the turn, then runs its own', async () => {
+    const { decide, pendingApprovals } = await import('@tooltx/agent')
+    const store = memoryStore()
+    const queue = turnQueue({ connectionString: POSTGRES_URL!, schema: freshSchema() })
+    const { runtime, scope } = toolset()
+    runtime.onPreExecute(async () => ({ kind: 'ask', reason: 'check' }))
+    const scripts: ScriptedStep[][] = [
+      [{ toolCalls: [{ id: 'p1', name: 'look', arguments: '{"id":"a"}' }] }],
+      [{ text: 'resumed answer' }, { text: 'second answer' }],
+    ]
+    const reports: WorkerJobReport[] = []
+    const worker = await createWorker({
+      store,
+      queue,
+      agent: (session) =>
+        createAgent({ runtime, scope, session, model: scripted(scripts.shift()!), approvals: 'durable' }),
+      onJob: (report) => reports.push(report),
+    })
+    const id = `${freshPrefix()}-approval`
+    const until = async (n: number) => {
+      const deadline = Date.now() + 20_000
+      while (reports.length < n && Date.now() < deadline)
+        await new Promise((resolve) => setTimeout(resolve, 20))
+    }
+    const first = await queue.submit(id, 'look at a')
+    await until(1)
+    expect(reports).toEqual([
+      {
+        submission: first,
+        session: id,
+        plan: 'fresh',
+        result: 'done',
+        reason:
+          'the turn waits for a decision on "p1" (look); a job for the session after the decision resumes it',
+      },
+    ])
+    // The report comes just before the job completes; the queue then has nothing pending.
+    const deadline = Date.now() + 20_000
+    while ((await queue.pending()) > 0 && Date.now() < deadline)
+      await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(await queue.pending()).toBe(0)
+    const decider = await openSession(store, { id })
+    const [pending] = pendingApprovals(decider)
+    await decide(decider, 'p1', { decision: 'allowed-once', by: 'ops', digest: pending!.argumentsDigest })
+    await decider.close()
+    const second = await queue.submit(id, 'and then?')
+    await until(2)
+    await worker.stop()
+    await queue.close()
+    expect(reports[1]).toEqual({ submission: second, session: id, plan: 'fresh', result: 'done' })
+    const session = await openSession(store, { id })
+    const ends = session.events().filter((e) => e.type === 'turn/end' || e.type === 'turn/resumed')
+    expect(ends.map((e) => [e.type, e.data])).toEqual([
+      ['turn/resumed', { turn: 1, step: 1 }],
+      ['turn/end', { turn: 1, reason: 'completed' }],
+      ['turn/end', { turn: 2, reason: 'completed' }],
+    ])
+    await session.close()
+  }, 60_000)
+})

@@ -1,18 +1,20 @@
+import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type Agent, createAgent, scripted } from '@tooltx/agent'
-import { openSession } from '@tooltx/session'
+import { type Agent, createAgent, type PendingDecision, scripted, type TurnOutcome } from '@tooltx/agent'
+import { openSession, type Session, type SessionStore, suspendedTurn } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { codeModeComparison } from '../code-mode-comparison.js'
 import { DEMO_SCRIPT, DEMO_TASK } from '../demo-script.js'
 import { freshDemoWorkspace } from '../demo-workspace.js'
 import { watchSession } from '../live-progress.js'
 import type { Output } from '../output.js'
+import { UsageError } from '../output.js'
 import { liveLookup } from '../presenters.js'
-import { replayHint, viewHint } from '../replay-hint.js'
+import { approveHint, demoResumeHint, replayHint, viewHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { runtimeTour } from '../runtime-tour.js'
-import { isPostgres, openStore } from '../session-store.js'
+import { existingSessions, isPostgres, openStore, resolveSession } from '../session-store.js'
 import { createToolset } from '../toolset.js'
 
 /** The sample workspace bundled with the CLI. */
@@ -25,6 +27,13 @@ export interface DemoOptions {
   fast?: boolean
   /** Approve the demo's write without asking. */
   yes?: boolean
+  /**
+   * Ask for the write's approval durably: the turn waits in the session for `tooltx approve`
+   * and the command exits (K5.1).
+   */
+  durable?: boolean
+  /** Continue the durable demo session with this id (or `latest`, or an id prefix) (K5.4). */
+  resume?: string
 }
 
 /** What a finished demo reports: the session it saved and the exit status. */
@@ -33,70 +42,198 @@ export interface DemoOutcome {
   exitStatus: number
 }
 
+/** Where the demo's workspace copy lives: beside a SQLite file, or in .tooltx for PostgreSQL. */
+function demoRoot(db: string): string {
+  const near = isPostgres(db) ? path.resolve('.tooltx') : path.dirname(path.resolve(db))
+  return path.join(near, 'demo-workspace')
+}
+
 /**
  * Runs the scripted demo agent over a fresh copy of the sample workspace (next to the database,
  * replacing only a copy an earlier demo made: K4.1), showing each call live, and prints where
  * the session was saved and how to replay it. The write's approval is asked of the person at a
- * terminal (unless `yes`); without a terminal the demo answers it itself and says so. Ctrl-C or
- * a closed stdout stops it as `run` does (130 or 141).
+ * terminal (unless `yes`); without a terminal the demo answers it itself and says so. With
+ * `durable` the approval is recorded in the session instead and the demo stops there, saying
+ * how to decide it and resume (K5.1). Ctrl-C or a closed stdout stops it as `run` does (130 or
+ * 141).
  */
 export async function demoCommand(options: DemoOptions, out: Output): Promise<DemoOutcome> {
-  // Beside a SQLite file; for a Postgres database, in .tooltx of the working directory.
-  const near = isPostgres(options.db) ? path.resolve('.tooltx') : path.dirname(path.resolve(options.db))
-  const root = path.join(near, 'demo-workspace')
+  if (options.resume !== undefined) return resumeDemo({ ...options, resume: options.resume }, out)
+  const root = demoRoot(options.db)
   freshDemoWorkspace(root, SAMPLE_WORKSPACE)
-
   const store = openStore(options.db)
   const id = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`
-  const session = await openSession(store, { id })
-  const { runtime, scope } = createToolset({ root, reportError: (e) => out.error(String(e)) })
-  const model = scripted(DEMO_SCRIPT, { delayMs: options.fast ? 0 : 12 })
   out.line(`tooltx demo — a scripted agent working in ${root}`)
   out.line(`task: ${DEMO_TASK}`)
-  if (options.yes) out.line('approval: --yes, so the write is approved without asking')
+  if (options.durable) out.line('approval: durable, so the write waits in the session for `tooltx approve`')
+  else if (options.yes) out.line('approval: --yes, so the write is approved without asking')
   else if (out.prompt === undefined) {
     out.line(
       'approval: no terminal to ask, so the demo approves its write itself (at a terminal it asks you)',
     )
   }
   out.line()
-  const stop = watchSession(session, runtime, scope, out)
-  let agent: Agent | undefined
-  const control = new RunControl(out, () => agent?.abort())
-  try {
-    agent = createAgent({
-      runtime,
-      scope,
-      session,
-      model,
-      approver: cliApprover({
-        out,
-        lookup: liveLookup(runtime.view(scope)),
-        yes: options.yes === true,
-        unattended: 'allow',
-        onInterrupt: () => control.interrupt(),
-      }),
-      system: 'You are a careful engineering assistant. Use the tools to inspect the workspace.',
-    })
+  const session = await openSession(store, { id })
+  const run = await runDemoAgent({ options, out, store, session, root, script: DEMO_SCRIPT }, (agent) => {
     agent.send(DEMO_TASK)
-    await agent.whenIdle()
-  } finally {
-    control.dispose()
-    stop()
-    await session.close()
-    await store.close()
-  }
-  if (control.reason === undefined) {
+    return agent.whenIdle()
+  })
+  if (run.outcome?.reason === 'suspended')
+    return suspendedDemo(id, options.db, run.outcome.pending ?? [], out)
+  if (run.stopped === undefined) {
     out.line()
     await runtimeTour(out, root)
     out.line()
     await codeModeComparison(out, root)
   }
+  return savedDemo(id, options.db, run.stopped, out)
+}
+
+/** What `runDemoAgent` needs: where the demo runs and the replies the model gives. */
+interface DemoRun {
+  options: DemoOptions
+  out: Output
+  store: SessionStore
+  session: Session
+  root: string
+  script: typeof DEMO_SCRIPT
+}
+
+/**
+ * Builds the demo's agent on `session` (durable approvals, or the CLI's approver), shows the
+ * session live, runs `drive`, then closes the session and the store. Resolves with the turn's
+ * outcome and why the run was stopped from outside, if it was.
+ */
+async function runDemoAgent(
+  run: DemoRun,
+  drive: (agent: Agent) => Promise<TurnOutcome | undefined>,
+): Promise<{ outcome: TurnOutcome | undefined; stopped: keyof typeof STOP_NOTES | undefined }> {
+  const { options, out, session } = run
+  const { runtime, scope } = createToolset({ root: run.root, reportError: (e) => out.error(String(e)) })
+  const stop = watchSession(session, runtime, scope, out, session.events())
+  let agent: Agent | undefined
+  const control = new RunControl(out, () => agent?.abort())
+  try {
+    const approvals = options.durable || options.resume !== undefined
+    agent = createAgent({
+      runtime,
+      scope,
+      session,
+      model: scripted(run.script, { delayMs: options.fast ? 0 : 12 }),
+      ...(approvals
+        ? { approvals: 'durable' as const }
+        : {
+            approver: cliApprover({
+              out,
+              lookup: liveLookup(runtime.view(scope)),
+              yes: options.yes === true,
+              unattended: 'allow',
+              onInterrupt: () => control.interrupt(),
+            }),
+          }),
+      system: 'You are a careful engineering assistant. Use the tools to inspect the workspace.',
+    })
+    return { outcome: await drive(agent), stopped: control.reason }
+  } finally {
+    control.dispose()
+    stop()
+    await session.close()
+    await run.store.close()
+  }
+}
+
+/** Says where the session was saved and how to look at it; the exit status of the demo. */
+function savedDemo(
+  id: string,
+  db: string,
+  stopped: keyof typeof STOP_NOTES | undefined,
+  out: Output,
+): DemoOutcome {
   out.line()
-  out.line(`Session saved as ${id} in ${options.db}.`)
-  out.line(`Replay it with: ${replayHint(id, options.db)}`)
-  out.line(`View it in a browser with: ${viewHint(id, options.db)}`)
-  if (control.reason === undefined) return { id, exitStatus: 0 }
-  out.error(`tooltx: ${STOP_NOTES[control.reason]}; the turn was recorded as aborted`)
-  return { id, exitStatus: STOPPED_EXIT_STATUS[control.reason] }
+  out.line(`Session saved as ${id} in ${db}.`)
+  out.line(`Replay it with: ${replayHint(id, db)}`)
+  out.line(`View it in a browser with: ${viewHint(id, db)}`)
+  if (stopped === undefined) return { id, exitStatus: 0 }
+  out.error(`tooltx: ${STOP_NOTES[stopped]}; the turn was recorded as aborted`)
+  return { id, exitStatus: STOPPED_EXIT_STATUS[stopped] }
+}
+
+/** Says what the suspended demo waits for and the commands that decide and resume it (K5.1). */
+function suspendedDemo(
+  id: string,
+  db: string,
+  pending: readonly PendingDecision[],
+  out: Output,
+): DemoOutcome {
+  out.line()
+  for (const wait of pending) {
+    out.line(
+      `The turn waits for a durable approval of ${wait.name} (call ${wait.callId}) until ${wait.expiresAt}.`,
+    )
+  }
+  out.line(`Session saved as ${id} in ${db}; this process can exit, the approval waits in the log.`)
+  const first = pending[0]
+  if (first !== undefined) {
+    out.line(`Decide it from another command: ${approveHint(id, first.callId, db)}   (or add --deny)`)
+  }
+  out.line(`Then finish the turn with: ${demoResumeHint(id, db)}`)
+  return { id, exitStatus: 0 }
+}
+
+/**
+ * Continues a durable demo session (K5.4): reopens it, answers the rest of the script from the
+ * reply the turn stopped at, and resumes the turn with `agent.resume()`. Fails with a clear
+ * message when the session is not a demo waiting on an approval, or nobody decided it yet.
+ */
+async function resumeDemo(options: DemoOptions & { resume: string }, out: Output): Promise<DemoOutcome> {
+  const reader = existingSessions(options.db, 'demo --resume')
+  let id: string
+  try {
+    id = resolveSession(options.resume, await reader.listSessions(), options.db)
+  } finally {
+    await reader.close()
+  }
+  const root = demoRoot(options.db)
+  if (!id.startsWith('demo-')) {
+    throw new UsageError(
+      `session "${id}" was not made by \`tooltx demo\`, so demo --resume cannot continue it`,
+    )
+  }
+  if (!existsSync(root)) {
+    throw new UsageError(
+      `the demo workspace ${root} is gone, so session "${id}" cannot continue; start again with \`tooltx demo --durable\``,
+    )
+  }
+  const store = openStore(options.db)
+  let session: Session
+  try {
+    session = await openSession(store, { id })
+  } catch (error) {
+    await store.close()
+    throw error
+  }
+  const events = session.events()
+  if (suspendedTurn(events) === undefined) {
+    await session.close()
+    await store.close()
+    throw new UsageError(
+      `session "${id}" has no turn waiting for an approval; start one with \`tooltx demo --durable\``,
+    )
+  }
+  // The scripted model answers the requests after the replies the log already holds.
+  const replies = events.filter((event) => event.type === 'assistant/message').length
+  out.line(`tooltx demo — resuming ${id} in ${root}`)
+  out.line()
+  const run = await runDemoAgent(
+    { options, out, store, session, root, script: DEMO_SCRIPT.slice(replies) },
+    (agent) => agent.resume(),
+  )
+  if (run.outcome?.reason === 'suspended') {
+    const waiting = (run.outcome.pending ?? []).map((p) => `${p.name} (call ${p.callId})`).join(', ')
+    out.error(
+      `tooltx: the turn still waits for a decision on ${waiting}; decide it with ${approveHint(id, run.outcome.pending?.[0]?.callId ?? '<call-id>', options.db)} and resume again`,
+    )
+    return { id, exitStatus: 1 }
+  }
+  return savedDemo(id, options.db, run.stopped, out)
 }

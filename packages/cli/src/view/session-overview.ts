@@ -15,9 +15,10 @@ export interface SessionOverview extends SessionInfo {
 }
 
 /**
- * The sessions-page row of a stored session (G3.1). An unfinished last turn shows as `waiting
- * for approval` while an approval asked has no decision, else as `live` when the store changed
- * within `idleMs` of `now`. Total for any event list a log holds.
+ * The sessions-page row of a stored session (G3.1). An unfinished or suspended last turn shows
+ * as `waiting for approval` while an approval asked has no decision; else an unfinished one as
+ * `live` when the store changed within `idleMs` of `now`, and a suspended one (decided, not yet
+ * resumed) as `suspended`. Total for any event list a log holds.
  */
 export function overviewOf(
   info: SessionInfo,
@@ -37,8 +38,14 @@ export function overviewOf(
     else if (event.type === 'approval/decided') asked.delete(event.data.callId)
   }
   const recent = options.now - Date.parse(info.updated) < options.idleMs
-  const shown: OverviewStatus =
-    status !== 'unfinished' ? status : asked.size > 0 ? 'waiting for approval' : recent ? 'live' : status
+  const open = status === 'unfinished' || status === 'suspended'
+  const shown: OverviewStatus = !open
+    ? status
+    : asked.size > 0
+      ? 'waiting for approval'
+      : status === 'unfinished' && recent
+        ? 'live'
+        : status
   return { ...info, title: task ?? info.id, turns, calls, failures, status: shown }
 }
 

@@ -265,8 +265,8 @@ export function Card(props: {
           {approvals.map((approval) => (
             <p class="approval" key={approval.seq} id={`e${approval.seq}`}>
               {approval.phase === 'asked'
-                ? `Approval asked${approval.reason ? `: ${approval.reason}` : ''}`
-                : `Approval decided: ${approval.outcome}`}
+                ? `Approval asked${approval.reason ? `: ${approval.reason}` : ''}${approval.expiresAt ? ` (durable, until ${approval.expiresAt})` : ''}`
+                : `Approval decided: ${approval.outcome}${approval.by ? ` by ${approval.by}` : ''}${approval.by && approval.reason ? ` (${approval.reason})` : ''}`}
               {approval.digest !== undefined ? (
                 <span class="muted">
                   {' '}

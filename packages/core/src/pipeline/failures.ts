@@ -110,6 +110,10 @@ export const approvalCancelled = (name: string) =>
 export const approvalUnavailable = (name: string) =>
   coded('DENIED', `tool "${name}" requires approval, but the approval channel is unavailable`)
 
+/** The approver said `'expired'`: a durable approval nobody decided before it expired (P4.10). */
+export const approvalExpired = (name: string) =>
+  coded('DENIED', `approval for tool "${name}" expired before anyone decided it`)
+
 /** A guard denial (P5.4). */
 export const deniedByGuard = (name: string, reason: string) =>
   coded('DENIED', `tool "${name}" denied by guard: ${reason}`)

@@ -7,6 +7,7 @@ import type { Call } from '../call.js'
 import {
   abortedBeforeDispatch,
   approvalCancelled,
+  approvalExpired,
   approvalUnavailable,
   noApprovalChannel,
   userRejected,
@@ -30,7 +31,7 @@ function untilAborted(
 /**
  * Asks the call's approver (the input's, else the runtime's, P4.1) about an `ask` with
  * `reason`. Resolves `undefined` for `'allowed-once'` (P4.3), otherwise with the post-result:
- * `DENIED` for the refusals (P4.1, P4.4–P4.7) and `ABORTED_BEFORE_DISPATCH` when the caller
+ * `DENIED` for the refusals (P4.1, P4.4–P4.7, P4.10) and `ABORTED_BEFORE_DISPATCH` when the caller
  * aborted before or while asking (P4.8).
  */
 export async function approve(call: Call, reason: string | undefined): Promise<ToolResult | undefined> {
@@ -60,6 +61,8 @@ export async function approve(call: Call, reason: string | undefined): Promise<T
       return userRejected(call.name)
     case 'cancelled':
       return approvalCancelled(call.name)
+    case 'expired':
+      return approvalExpired(call.name)
     default:
       return approvalUnavailable(call.name)
   }

@@ -1,0 +1,197 @@
+import { codedError, definitionError } from '@tooltx/core'
+import {
+  type ApprovalAskedData,
+  type ApprovalDecidedData,
+  type Session,
+  type SessionEvent,
+  suspendedTurn,
+} from '@tooltx/session'
+
+/** A durable approval nobody has decided yet (F2.4), as `pendingApprovals` lists it. */
+export interface PendingApproval {
+  readonly turn: number
+  readonly step: number
+  readonly callId: string
+  readonly name: string
+  /** The recorded arguments' digest (P4.9): the `digest` a decision must quote. */
+  readonly argumentsDigest: string
+  readonly reason?: string
+  /** When it expires (ISO time). */
+  readonly expiresAt: string
+  /** Who may decide it; absent when anyone may. */
+  readonly deciders?: readonly string[]
+  /** True once `expiresAt` has passed: a decision is then refused and recorded `'expired'`. */
+  readonly expired: boolean
+}
+
+/** What `decide` records (F2.5). */
+export interface ApprovalDecision {
+  readonly decision: 'allowed-once' | 'denied'
+  /** Who decides: any non-empty name; one of the agent's `deciders` when it named some. */
+  readonly by: string
+  readonly reason?: string
+  /** The `argumentsDigest` the decider was shown; it must match the recorded one. */
+  readonly digest: string
+}
+
+/** Options of `pendingApprovals` and `decide`: the clock, for tests and replays. */
+export interface ApprovalClock {
+  /** The time to judge expiry by, in epoch milliseconds; default `Date.now()`. */
+  readonly now?: number
+}
+
+const eventsOf = (source: Session | readonly SessionEvent[]): readonly SessionEvent[] =>
+  Array.isArray(source) ? (source as readonly SessionEvent[]) : (source as Session).events()
+
+/** The pending entry of a durable ask, judged at `now`. */
+function pendingOf(asked: ApprovalAskedData, now: number): PendingApproval {
+  const { turn, step, callId, name, reason, expiresAt = '', deciders } = asked
+  return Object.freeze({
+    turn,
+    step,
+    callId,
+    name,
+    argumentsDigest: asked.argumentsDigest ?? '',
+    ...(reason === undefined ? {} : { reason }),
+    expiresAt,
+    ...(deciders === undefined ? {} : { deciders }),
+    expired: Date.parse(expiresAt) <= now,
+  })
+}
+
+/**
+ * The durable approvals of a session (or its events) that wait for a decision (F2.4): the
+ * call its suspended turn waits on, when nobody has decided it yet; `[]` otherwise. Reads
+ * only; appends nothing.
+ */
+export function pendingApprovals(
+  source: Session | readonly SessionEvent[],
+  clock: ApprovalClock = {},
+): readonly PendingApproval[] {
+  const suspended = suspendedTurn(eventsOf(source))
+  if (suspended === undefined || suspended.decided !== undefined) return Object.freeze([])
+  return Object.freeze([pendingOf(suspended.asked, clock.now ?? Date.now())])
+}
+
+const refused = (message: string) => codedError('APPROVAL_REFUSED', message)
+
+const conflict = (callId: string, first: string) =>
+  codedError(
+    'APPROVAL_CONFLICT',
+    `the approval of call "${callId}" was already decided: ${first}; the first decision wins, so yours was not recorded`,
+  )
+
+/** The first decision of call `callId`'s latest durable ask, described for a conflict. */
+function earlier(events: readonly SessionEvent[], callId: string): string | undefined {
+  let asked = false
+  let decision: string | undefined
+  for (const event of events) {
+    if (event.type === 'approval/asked' && event.data.callId === callId && event.data.durable === true) {
+      asked = true
+      decision = undefined
+    } else if (event.type === 'approval/decided' && event.data.callId === callId && asked) {
+      const { outcome, by } = event.data
+      decision ??= `${outcome} ${by === undefined ? 'on expiry' : `by ${JSON.stringify(by)}`} (seq ${event.seq})`
+    }
+  }
+  return decision
+}
+
+/** Checks the shape of a decision; throws `INVALID_DEFINITION` saying what is wrong. */
+function checkDecision(callId: unknown, decision: unknown): asserts decision is ApprovalDecision {
+  if (typeof callId !== 'string' || callId === '')
+    throw definitionError('decide needs the call id of the approval')
+  const d = decision as Partial<Record<keyof ApprovalDecision, unknown>> | null
+  if (typeof d !== 'object' || d === null) {
+    throw definitionError("decide needs { decision: 'allowed-once' | 'denied', by, reason?, digest }")
+  }
+  if (d.decision !== 'allowed-once' && d.decision !== 'denied') {
+    throw definitionError(
+      `decision must be 'allowed-once' or 'denied', got ${JSON.stringify(d.decision) ?? String(d.decision)}`,
+    )
+  }
+  if (typeof d.by !== 'string' || d.by === '')
+    throw definitionError('decision "by" must name who decides (a non-empty string)')
+  if (d.reason !== undefined && typeof d.reason !== 'string')
+    throw definitionError('decision "reason" must be a string')
+  if (typeof d.digest !== 'string' || d.digest === '') {
+    throw definitionError(
+      'decision "digest" must be the argumentsDigest the decider was shown (pendingApprovals lists it)',
+    )
+  }
+}
+
+/**
+ * Records a person's decision on the durable approval of call `callId` (F2.5): appends
+ * `approval/decided { turn, step, callId, name, outcome, by, reason?, argumentsDigest }`, with
+ * `'denied'` recorded as the outcome `'rejected'` (P4.4), and resolves with that data. The
+ * session must be open for writing (it holds the lease, L14); the turn resumes when an agent
+ * on it calls `resume()` (F2.7). Nothing is appended and it rejects with `APPROVAL_REFUSED`
+ * when the session has no pending durable approval for that call, when `digest` is not the
+ * recorded arguments' digest, or when the agent named `deciders` and `by` is not one of them;
+ * with `APPROVAL_CONFLICT`, naming the first decision, when the approval was already decided
+ * (the first decision wins); an expired approval is recorded `'expired'` (it fails closed,
+ * P4.10) and rejects with `APPROVAL_REFUSED` saying so. A malformed decision throws
+ * `INVALID_DEFINITION`.
+ */
+export async function decide(
+  session: Session,
+  callId: string,
+  decision: ApprovalDecision,
+  clock: ApprovalClock = {},
+): Promise<ApprovalDecidedData> {
+  checkDecision(callId, decision)
+  const events = session.events()
+  const suspended = suspendedTurn(events)
+  const waiting = suspended?.blocks[suspended.index]
+  if (suspended === undefined || waiting?.id !== callId || suspended.decided !== undefined) {
+    const first = earlier(events, callId)
+    if (first !== undefined) {
+      throw conflict(callId, first)
+    }
+    const open = pendingApprovals(events, clock).map((p) => `"${p.callId}" (${p.name})`)
+    throw refused(
+      `session "${session.id}" has no pending durable approval for call "${callId}"; ${open.length === 0 ? 'none is pending' : `pending: ${open.join(', ')}`}`,
+    )
+  }
+  const { asked } = suspended
+  const base = { turn: asked.turn, step: asked.step, callId, name: asked.name }
+  const digest = asked.argumentsDigest ?? ''
+  if (decision.digest !== digest) {
+    throw refused(
+      `the digest ${JSON.stringify(decision.digest)} does not match the recorded arguments of call "${callId}" (${digest}); nothing was recorded — decide on the arguments pendingApprovals shows`,
+    )
+  }
+  if (asked.deciders !== undefined && !asked.deciders.includes(decision.by)) {
+    throw refused(
+      `${JSON.stringify(decision.by)} may not decide call "${callId}"; its deciders are ${asked.deciders.map((d) => JSON.stringify(d)).join(', ')}`,
+    )
+  }
+  const pending = pendingOf(asked, clock.now ?? Date.now())
+  if (pending.expired) {
+    await session.append('approval/decided', {
+      ...base,
+      outcome: 'expired',
+      argumentsDigest: digest,
+      reason: `nobody decided before ${pending.expiresAt}`,
+    })
+    throw refused(
+      `the approval of call "${callId}" expired at ${pending.expiresAt}; it is recorded as expired, so the call is denied`,
+    )
+  }
+  const data: ApprovalDecidedData = {
+    ...base,
+    outcome: decision.decision === 'denied' ? 'rejected' : 'allowed-once',
+    argumentsDigest: digest,
+    by: decision.by,
+    ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+  }
+  try {
+    return (await session.append('approval/decided', data)).data
+  } catch (error) {
+    // Two decisions raced in this process: the session refused the second one.
+    const first = earlier(session.events(), callId)
+    if (first === undefined) throw error
+    throw conflict(callId, first)
+  }
+}

@@ -1,0 +1,68 @@
+import { type PendingApproval, pendingApprovals } from '@tooltx/agent'
+import type { SessionEvent } from '@tooltx/session'
+import type { Output } from '../output.js'
+import { approveHint } from '../replay-hint.js'
+import { existingSessions } from '../session-store.js'
+import { terminalSafe } from '../terminal-text.js'
+
+const ARGUMENT_CHARS = 200
+
+/** The raw arguments of call `callId` as its `tool/call` recorded them, cut to `ARGUMENT_CHARS`. */
+export function recordedArguments(events: readonly SessionEvent[], callId: string): string {
+  const call = events.findLast((event) => event.type === 'tool/call' && event.data.callId === callId)
+  const raw = call?.type === 'tool/call' ? call.data.arguments : ''
+  const chars = [...raw]
+  return chars.length <= ARGUMENT_CHARS ? raw : `${chars.slice(0, ARGUMENT_CHARS - 1).join('')}…`
+}
+
+/** How long until `expiresAt`, in words (`in 23 h 59 min`), or `expired`. */
+function remaining(wait: PendingApproval, now: number): string {
+  if (wait.expired) return 'expired'
+  const minutes = Math.max(0, Math.floor((Date.parse(wait.expiresAt) - now) / 60_000))
+  return minutes >= 60 ? `in ${Math.floor(minutes / 60)} h ${minutes % 60} min` : `in ${minutes} min`
+}
+
+/**
+ * Lists the durable approvals waiting for a decision in every session of the database (K5.2):
+ * per approval its session, call, tool, expiry, who may decide, the reason, the recorded
+ * arguments and the command that approves it. Reads the database read-only; a session whose
+ * log cannot be read is named with the damage and the rest are still listed.
+ */
+export async function approvalsCommand(options: { db: string }, out: Output): Promise<void> {
+  const reader = existingSessions(options.db, 'approvals')
+  const now = Date.now()
+  let waiting = 0
+  try {
+    for (const info of await reader.listSessions()) {
+      let events: readonly SessionEvent[]
+      try {
+        events = (await reader.read(info.id)) ?? []
+      } catch (error) {
+        out.error(`tooltx: session ${info.id} could not be read: ${(error as Error).message}`)
+        continue
+      }
+      for (const wait of pendingApprovals(events, { now })) {
+        waiting++
+        out.line(
+          terminalSafe(
+            `${info.id}  call ${wait.callId}  ${wait.name}  expires ${wait.expiresAt} (${remaining(wait, now)})`,
+          ),
+        )
+        if (wait.reason !== undefined) out.line(terminalSafe(`    reason: ${wait.reason}`))
+        if (wait.deciders !== undefined) out.line(terminalSafe(`    may decide: ${wait.deciders.join(', ')}`))
+        out.line(terminalSafe(`    arguments: ${recordedArguments(events, wait.callId)}`))
+        out.line(`    digest: ${wait.argumentsDigest}`)
+        out.line(
+          terminalSafe(`    approve: ${approveHint(info.id, wait.callId, options.db)}   (or add --deny)`),
+        )
+      }
+    }
+  } finally {
+    await reader.close()
+  }
+  out.line(
+    waiting === 0
+      ? `no approvals are waiting in ${options.db}`
+      : `${waiting} approval${waiting === 1 ? '' : 's'} waiting in ${options.db}`,
+  )
+}
