@@ -70,7 +70,8 @@ export default async function sessionOpenBench(): Promise<BenchSection[]> {
       for (const size of SIZES) await fill(store, `s${size}`, size)
       await store.close()
     }
-    for (const size of SIZES) sizes.push(`${(statSync(join(where('file'), `s${size}.jsonl`)).size / 2 ** 20).toFixed(1)} MB`)
+    for (const size of SIZES)
+      sizes.push(`${(statSync(join(where('file'), `s${size}.jsonl`)).size / 2 ** 20).toFixed(1)} MB`)
 
     const cases = STORES.flatMap((kind) =>
       SIZES.flatMap((size) => [
