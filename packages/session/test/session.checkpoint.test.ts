@@ -272,6 +272,26 @@ describe('L11.9 what an open from a checkpoint verifies, and when', () => {
     })
   }
 
+  it('L11.9, L11.4: file: a torn write after the checkpoint is cut on open, and the log continues from there', async () => {
+    const place = fresh()
+    await writeOpenTurn(fileStore(place), 't', 40, 13)
+    const log = join(place, 't.jsonl')
+    const whole = readFileSync(log, 'utf8')
+    writeFileSync(log, `${whole}{"crc":"00000000","seq":41,"type":"user/mes`)
+    const { store, seen } = watched(fileStore(place))
+    const s = await openSession(store, { id: 't', checkpointEvery: 13, repair: false })
+    expect(seen).toEqual({ loads: 0, checkpoint: 28, tail: 12 })
+    expect(readFileSync(log, 'utf8')).toBe(whole)
+    await s.append('user/message', (user(99, 'after') as { data: never }).data)
+    expect(
+      s
+        .events()
+        .map((e) => e.seq)
+        .slice(-2),
+    ).toEqual([40, 41])
+    await store.close()
+  })
+
   it('L11.9: sqlite: the events before the checkpoint, first asked for after the store closed, reject with what to do', async () => {
     const place = fresh()
     await writeOpenTurn(sqliteStore(join(place, 's.db')), 'late', 40, 13)
@@ -344,7 +364,7 @@ describe('Q13.2 checkpoint + tail == full replay', () => {
             rmSync(place, { recursive: true, force: true })
           },
         ),
-        { numRuns: kind === 'file' ? 40 : 20 },
+        { numRuns: 50 },
       )
     })
   }
