@@ -323,7 +323,7 @@ export async function openSession(store: SessionStore, options: OpenSessionOptio
   if (typeof repair !== 'boolean') throw definitionError('openSession repair must be a boolean when present')
   const every = checkpointEveryOf(options.checkpointEvery)
   await store.acquire(id)
-  const session = new SessionLog(store, id, await openLog(store, id, every), options, every)
+  const session = await sessionOf(store, id, options, every)
   // A log opened whole (no checkpoint, or one that failed its checks) gets a fresh checkpoint.
   await session.checkpoint()
   if (repair) await repairSession(session)
@@ -342,17 +342,28 @@ function checkpointEveryOf(value: unknown): number {
 }
 
 /**
- * The stored log from its checkpoint on when the store keeps checkpoints and the latest one
- * passes the store's checks and restores a valid log state; the whole log otherwise (L11.8).
+ * The session from the stored log's checkpoint on when the store keeps checkpoints and the
+ * latest one passes the store's checks, restores a valid log state and accepts the events after
+ * it; from the whole log otherwise (L11.8). So a checkpoint never makes a log that opens whole
+ * fail to open: only the whole log's own errors reach the caller.
  */
-async function openLog(store: SessionStore, id: string, every: number): Promise<Opened> {
-  const checkpointed = every === Number.POSITIVE_INFINITY ? undefined : await store.loadCheckpoint?.(id)
+async function sessionOf(
+  store: SessionStore,
+  id: string,
+  options: OpenSessionOptions,
+  every: number,
+): Promise<SessionLog> {
+  const checkpointed =
+    every === Number.POSITIVE_INFINITY ? undefined : await store.loadCheckpoint?.(id).catch(() => undefined)
   const state = checkpointed === undefined ? undefined : LogState.restore(checkpointed.state)
-  if (checkpointed === undefined || state === undefined) {
-    return { base: 0, state: new LogState(), tail: await store.load(id) }
+  if (checkpointed !== undefined && state !== undefined) {
+    const { seq: base, tail, before } = checkpointed
+    try {
+      return new SessionLog(store, id, { base, state, tail, before }, options, every)
+    } catch {}
   }
-  const { seq: base, tail, before } = checkpointed
-  return { base, state, tail, before }
+  const whole = { base: 0, state: new LogState(), tail: await store.load(id) }
+  return new SessionLog(store, id, whole, options, every)
 }
 
 /**

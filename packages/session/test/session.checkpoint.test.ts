@@ -227,6 +227,17 @@ describe('L11.8 a checkpoint that fails a check is ignored and rebuilt, never tr
     sql(place, `UPDATE sessions SET events = 30 WHERE id = 'a'`)
     await expectIgnored('sqlite', place, 'a', 30)
   })
+  it('L11.8: sqlite: a checkpoint whose state verifies but contradicts the events after it is ignored', async () => {
+    const place = fresh()
+    await writeOpenTurn(sqliteStore(join(place, 's.db')), 'a', 40, 8)
+    const store = sqliteStore(join(place, 's.db'))
+    await store.acquire('a')
+    // The state of an empty log, at seq 20 of a log inside turn 1: its tail cannot follow it.
+    await store.saveCheckpoint!('a', 20, json(new LogState().toJSON()))
+    expect((await store.loadCheckpoint!('a'))?.seq).toBe(20)
+    await store.close()
+    await expectIgnored('sqlite', place, 'a', 40)
+  })
 })
 
 describe('L11.9 what an open from a checkpoint verifies, and when', () => {
