@@ -60,7 +60,8 @@ export function writeCheckpoint(
   offset: number,
   state: string,
 ) {
-  const from = Math.min(lineStart(fd, offset), Math.max(0, offset - ANCHOR_BYTES))
+  // From the newline before line S at the latest, so a reader can tell where line S starts.
+  const from = Math.min(Math.max(0, lineStart(fd, offset) - 1), Math.max(0, offset - ANCHOR_BYTES))
   const anchor = crc32Hex(readAt(fd, from, offset))
   const line = frameLine(
     `"session":${JSON.stringify(id)},"seq":${seq},"offset":${offset},"from":${from},"anchor":"${anchor}","state":${state}`,

@@ -112,6 +112,24 @@ describe('L11.8 checkpoints in the file and SQLite stores', () => {
       }
     })
 
+    it(`L11.8: ${kind}: a checkpoint after events larger than the anchor window is used`, async () => {
+      const place = fresh()
+      const store = storeAt(kind, place)
+      const s = await openSession(store, { id: 'wide', checkpointEvery: 3 })
+      await s.appendBatch([
+        { type: 'turn/start', data: { turn: 1 } },
+        { type: 'step/start', data: T },
+      ])
+      for (let i = 0; i < 5; i++) await s.appendBatch([user(i, 'x'.repeat(10_000))])
+      await s.close()
+      await store.close()
+      const { store: again, seen } = watched(storeAt(kind, place))
+      const reopened = await openSession(again, { id: 'wide', checkpointEvery: 3, repair: false })
+      expect(seen).toEqual({ loads: 0, checkpoint: 6, tail: 1 })
+      expect(reopened.messages().length).toBe(5)
+      await again.close()
+    })
+
     it(`L11.8: ${kind}: with checkpointEvery Infinity no checkpoint is read or saved; a bad checkpointEvery throws INVALID_DEFINITION`, async () => {
       const place = fresh()
       await writeOpenTurn(storeAt(kind, place), 'none', 40, Number.POSITIVE_INFINITY)
