@@ -483,7 +483,13 @@ function restoreAssistant(a: unknown): AssistantTurn | undefined | false {
   if (!isObject(a) || !isCount(a.step) || !Array.isArray(a.blocks) || !Array.isArray(a.receipts)) return false
   if (!isIdList(a.called) || !isIdList(a.answered)) return false
   const blocks = a.blocks as unknown[]
-  if (!blocks.every((b) => isObject(b) && b.type === 'tool-call' && isId(b.id))) return false
+  const isCall = (b: unknown): boolean =>
+    isObject(b) &&
+    b.type === 'tool-call' &&
+    isId(b.id) &&
+    typeof b.name === 'string' &&
+    typeof b.arguments === 'string'
+  if (!blocks.every(isCall)) return false
   const receipts = new Map<string, JsonValue[]>()
   for (const entry of a.receipts as unknown[]) {
     const [callId, list] = Array.isArray(entry) ? entry : []
