@@ -311,7 +311,7 @@ describe('L11.9 what an open from a checkpoint verifies, and when', () => {
     const s = await openSession(store, { id: 't', checkpointEvery: 13, repair: false })
     expect(seen).toEqual({ loads: 0, checkpoint: 28, tail: 12 })
     expect(readFileSync(log, 'utf8')).toBe(whole)
-    await s.append('user/message', (user(99, 'after') as { data: never }).data)
+    await s.append('user/message', user(99, 'after').data as never)
     expect(
       s
         .events()
