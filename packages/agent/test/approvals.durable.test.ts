@@ -13,6 +13,7 @@ import {
   openSession,
   type Session,
   type SessionEvent,
+  sqliteStore,
   suspendedTurn,
 } from '@tooltx/session'
 import fc from 'fast-check'
@@ -515,6 +516,66 @@ describe('F2 durable approvals', () => {
     expect(suspendedTurn(c.events())?.decided?.by).toBe('b')
     await c.close()
     await store.close()
+  })
+
+  it('L11.8, F2.3, F2.7: a suspended turn survives a checkpoint: reopened from it, the ask is still pending, decided and resumed', async () => {
+    for (const open of [
+      (dir: string) => fileStore(dir),
+      (dir: string) => sqliteStore(join(dir, 'sessions.db')),
+    ]) {
+      const dir = mkdtempSync(join(tmpdir(), 'tooltx-durable-'))
+      dirs.push(dir)
+      const t = tools()
+      const store = open(dir)
+      // A checkpoint after every event: the reopened state comes from it, not from a replay.
+      const session = await openSession(store, { id: 's', checkpointEvery: 1 })
+      const steps = [{ toolCalls: [call('c1', 'look', 1), call('c2', 'pay', 2)] }, { text: 'done' }]
+      const agent = createAgent({
+        runtime: t.runtime,
+        scope: t.scope,
+        session,
+        model: scripted(steps),
+        approvals: 'durable',
+      })
+      expect((await agent.send('go')).reason).toBe('suspended')
+      const count = session.events().length
+      await session.close()
+      await store.close()
+
+      const b = open(dir)
+      const decider = await openSession(b, { id: 's', checkpointEvery: 1 })
+      expect(pendingApprovals(decider).map((p) => p.callId)).toEqual(['c2'])
+      await decide(decider, 'c2', { decision: 'allowed-once', by: 'b', digest: digestOf(decider) })
+      expect(decider.events()).toHaveLength(count + 1)
+      await decider.close()
+      await b.close()
+
+      const c = open(dir)
+      const resumed = await openSession(c, { id: 's', checkpointEvery: 1 })
+      const last = createAgent({
+        runtime: t.runtime,
+        scope: t.scope,
+        session: resumed,
+        model: scripted(steps.slice(1)),
+        approvals: 'durable',
+      })
+      const outcome = await last.resume()
+      expect(outcome?.reason).toBe('completed')
+      expect(t.runs).toEqual(['look 1', 'pay 2'])
+      expect(lines(resumed.events()).slice(count - 2, count)).toEqual(['approval/asked c2', 'tool/result c1'])
+      expect(lines(resumed.events()).slice(count)).toEqual([
+        'approval/decided c2',
+        'turn/resumed',
+        'tool/result c2',
+        'step/end',
+        'step/start',
+        'assistant/message',
+        'step/end',
+        'turn/end',
+      ])
+      await resumed.close()
+      await c.close()
+    }
   })
 
   it('F2.10: a crash after turn/resumed is an ordinary interrupted turn: the approved write is never run twice', async () => {

@@ -1,6 +1,7 @@
 import {
   closeSync,
   existsSync,
+  fstatSync,
   fsyncSync,
   ftruncateSync,
   mkdirSync,
@@ -9,12 +10,14 @@ import {
   writeSync,
 } from 'node:fs'
 import { join } from 'node:path'
+import { invariantError } from '@tooltx/core'
 import type { SessionEvent } from './events.js'
+import { readAt, readCheckpoint, writeCheckpoint } from './file-checkpoint.js'
 import { acquireLock, holdsLock, lockContent, releaseLock, renewLock } from './file-lock.js'
 import { LOG_SUFFIX, listLogs } from './file-reader.js'
-import { formatBatch, scanLog } from './jsonl-log.js'
+import { formatBatch, type Scan, scanLog } from './jsonl-log.js'
 import { Heartbeat, type LeaseOptions, leaseHeldError, leaseMsOf } from './lease.js'
-import { conflictError, type SessionStore } from './store.js'
+import { type CheckpointedLog, conflictError, type SessionStore } from './store.js'
 
 /** One open log file of this store. */
 interface OpenLog {
@@ -27,6 +30,8 @@ interface OpenLog {
   holder: string
   size: number
   lastSeq: number
+  /** True when the log's last line carries a checksum (a checkpoint is anchored only on such a line). */
+  checked: boolean
 }
 
 /**
@@ -57,7 +62,7 @@ export function fileStore(dir: string, options: LeaseOptions = {}): SessionStore
       const created = !existsSync(file)
       const fd = openSync(file, 'a+')
       if (created) syncDirectory(dir)
-      log = { file, lock: `${file}.lock`, fd, writer: false, holder: '', size: 0, lastSeq: 0 }
+      log = { file, lock: `${file}.lock`, fd, writer: false, holder: '', size: 0, lastSeq: 0, checked: false }
       logs.set(id, log)
     }
     return log
@@ -80,17 +85,58 @@ export function fileStore(dir: string, options: LeaseOptions = {}): SessionStore
   const refresh = (id: string, log: OpenLog): SessionEvent[] => {
     takeLock(log)
     const bytes = readFileSync(log.file)
-    const { events, committed } = scanLog(bytes, log.file, id)
+    return settle(log, 0, 0, bytes, scanLog(bytes, log.file, id)).events
+  }
+
+  /**
+   * Records where the log ends once `bytes` (the file from byte `offset` on) were scanned; the
+   * lock holder cuts a torn tail off so it is never read as an event (a crash mid-write).
+   */
+  const settle = (log: OpenLog, offset: number, seq: number, bytes: Buffer, scan: Scan): Scan => {
     if (log.writer) {
-      if (committed < bytes.length) {
-        // A crash mid-write left a torn tail: cut it off so it is never read as an event.
-        ftruncateSync(log.fd, committed)
+      if (scan.committed < bytes.length) {
+        ftruncateSync(log.fd, offset + scan.committed)
         fsyncSync(log.fd)
       }
-      log.size = committed
-      log.lastSeq = events.length
+      log.size = offset + scan.committed
+      log.lastSeq = seq + scan.events.length
+      log.checked = scan.checked
     }
-    return events
+    return scan
+  }
+
+  /** The log from its checkpoint on (L11.8); `undefined` when it has no checkpoint that passes every check. */
+  const fromCheckpoint = (id: string, log: OpenLog): CheckpointedLog | undefined => {
+    takeLock(log)
+    const size = fstatSync(log.fd).size
+    const checkpoint = readCheckpoint(log.file, log.fd, id, size)
+    if (checkpoint === undefined) return undefined
+    const { seq, offset, state } = checkpoint
+    const bytes = readAt(log.fd, offset, size)
+    const scan = settle(
+      log,
+      offset,
+      seq,
+      bytes,
+      scanLog(bytes, log.file, id, { seq: seq + 1, checked: true }),
+    )
+    const file = log.file
+    const before = (): SessionEvent[] => {
+      // By path, so it also works once this store let go of the file.
+      const fd = openSync(file, 'r')
+      try {
+        const events = scanLog(readAt(fd, 0, offset), file, id).events
+        if (events.length !== seq) {
+          throw invariantError(
+            `session "${id}": file ${file} no longer holds the ${seq} events its checkpoint was taken after; restore it from a backup`,
+          )
+        }
+        return events
+      } finally {
+        closeSync(fd)
+      }
+    }
+    return { seq, state, tail: scan.events, before }
   }
 
   /** Closes the file and lets go of the lock this store holds for it. */
@@ -106,6 +152,14 @@ export function fileStore(dir: string, options: LeaseOptions = {}): SessionStore
     },
     async load(id) {
       return refresh(id, logOf(id))
+    },
+    async loadCheckpoint(id) {
+      return fromCheckpoint(id, logOf(id))
+    },
+    async saveCheckpoint(id, seq, state) {
+      const log = logs.get(id)
+      if (log === undefined || !log.writer || !log.checked || seq !== log.lastSeq || log.size === 0) return
+      writeCheckpoint(log.file, log.fd, id, seq, log.size, state)
     },
     async append(id, events) {
       if (events.length === 0) return
@@ -133,6 +187,7 @@ export function fileStore(dir: string, options: LeaseOptions = {}): SessionStore
       }
       log.size += bytes.length
       log.lastSeq = events[events.length - 1]!.seq
+      log.checked = true
     },
     async listSessions() {
       return listLogs(dir)

@@ -17,8 +17,18 @@ const BODY = PREFIX.length + 10
 /** What one scan of a log file found. */
 export interface Scan {
   readonly events: SessionEvent[]
+  /** True when the scan saw (or started after) a line with a checksum. */
+  readonly checked: boolean
   /** Bytes up to the end of the last complete event (or batch); anything after is a torn tail. */
   readonly committed: number
+}
+
+/** Where a scan starts: mid-log after a checkpoint (L11.8), or at the file's start. */
+export interface ScanStart {
+  /** The seq of the first line (1 for a whole file). */
+  readonly seq: number
+  /** True when a line before the start carried a checksum, so every line read must (L11.7). */
+  readonly checked: boolean
 }
 
 /** The bytes that append `events` (one batch) to a log. */
@@ -28,12 +38,19 @@ export function formatBatch(events: readonly SessionEvent[]): Buffer {
   for (let i = 0; i <= last; i++) {
     const { seq, type, data } = events[i]!
     const more = i === last ? '' : ',"more":true'
-    const body = Buffer.from(
-      `"seq":${seq},"type":${JSON.stringify(type)},"data":${stringifyJson(data as unknown as JsonValue)}${more}}\n`,
+    parts.push(
+      frameLine(
+        `"seq":${seq},"type":${JSON.stringify(type)},"data":${stringifyJson(data as unknown as JsonValue)}${more}`,
+      ),
     )
-    parts.push(Buffer.from(`{"crc":"${crc32Hex(body, 0, body.length - 1)}",`), body)
   }
   return Buffer.concat(parts)
+}
+
+/** One checksummed line `{"crc":"<8 hex>",<members>}\n` (the log's framing, also the checkpoint's). */
+export function frameLine(members: string): Buffer {
+  const body = Buffer.from(`${members}}\n`)
+  return Buffer.concat([Buffer.from(`{"crc":"${crc32Hex(body, 0, body.length - 1)}",`), body])
 }
 
 /**
@@ -43,17 +60,24 @@ export function formatBatch(events: readonly SessionEvent[]): Buffer {
  * throws naming session `id`, `file`, the line and the seq (L1.6, L11.1). Lines written before
  * checksums existed are read without one, but only before the first line that has one.
  */
-export function scanLog(bytes: Buffer, file: string, id: string): Scan {
+export function scanLog(
+  bytes: Buffer,
+  file: string,
+  id: string,
+  from: ScanStart = { seq: 1, checked: false },
+): Scan {
   const events: SessionEvent[] = []
+  const first = from.seq
   let committed = 0
   let committedCount = 0
-  let checked = false
+  let checked = from.checked
   let start = 0
-  let line = 0
+  // One event per line, so line n holds seq n.
+  let line = first - 1
   while (start < bytes.length) {
     const end = bytes.indexOf(NEWLINE, start)
     line++
-    const damaged = (why: string): ToolError => corrupt(id, file, line, events.length + 1, why)
+    const damaged = (why: string): ToolError => corrupt(id, file, line, first + events.length, why)
     if (end === -1) {
       // A torn write leaves a prefix of a line. A whole line whose newline was overwritten is
       // damage to an event that may have been acknowledged: refuse it rather than cut it.
@@ -75,8 +99,8 @@ export function scanLog(bytes: Buffer, file: string, id: string): Scan {
       throw damaged('it has no checksum although earlier lines have one')
     }
     const { seq, type, data } = parsed
-    if (seq !== events.length + 1 || typeof type !== 'string' || data === undefined) {
-      throw damaged(`expected an event with seq ${events.length + 1}`)
+    if (seq !== first + events.length || typeof type !== 'string' || data === undefined) {
+      throw damaged(`expected an event with seq ${first + events.length}`)
     }
     events.push(deepFreeze({ seq, type, data }) as SessionEvent)
     start = end + 1
@@ -86,11 +110,11 @@ export function scanLog(bytes: Buffer, file: string, id: string): Scan {
     }
   }
   events.length = committedCount
-  return { events, committed }
+  return { events, committed, checked }
 }
 
 /** True iff `bytes[start, end)` is a line framed with a checksum that matches its content. */
-function verifies(bytes: Buffer, start: number, end: number): boolean {
+export function verifies(bytes: Buffer, start: number, end: number): boolean {
   if (end - start <= BODY || bytes.compare(PREFIX, 0, PREFIX.length, start, start + PREFIX.length) !== 0) {
     return false
   }

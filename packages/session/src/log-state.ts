@@ -54,11 +54,16 @@ const isCount = (x: unknown): x is number => Number.isSafeInteger(x) && (x as nu
 const isId = (x: unknown): x is string => typeof x === 'string' && x !== ''
 const q = (x: unknown): string => JSON.stringify(x) ?? String(x)
 
+/** The version of `LogState.toJSON`'s shape; a checkpoint of another version is not used (L11.8). */
+const STATE_VERSION = 2
+
 /**
  * What the log knows about its latest turn, maintained event by event in O(1) (amortized per
  * event). `check` names the invariant an event would break (V1.4–V1.8, L1.7, L1.8, O2.2, O2.3)
  * without changing anything; `apply` records an event that was checked and made durable.
- * Only the latest turn is kept, so the state stays as small as one turn.
+ * Only the latest turn is kept, so the state stays as small as one turn. `toJSON` and
+ * `LogState.restore` carry it through a checkpoint (L11.8): every field added here must be
+ * added to both.
  */
 export class LogState {
   /** The latest turn number, 0 before the first `turn/start`. */
@@ -78,6 +83,72 @@ export class LogState {
   readonly #dispatches = new Map<string, Dispatch>()
   /** True once any event was applied: `session/fork` may only be the first (A2.1). */
   #started = false
+
+  /** The state as plain JSON, for a checkpoint (L11.8); `LogState.restore` reads it back. */
+  toJSON(): JsonValue {
+    const a = this.assistant
+    return {
+      v: STATE_VERSION,
+      turn: this.turn,
+      turnOpen: this.turnOpen,
+      step: this.step,
+      stepOpen: this.stepOpen,
+      started: this.#started,
+      assistant:
+        a === undefined
+          ? null
+          : {
+              step: a.step,
+              blocks: a.blocks as unknown as JsonValue[],
+              called: [...a.called],
+              answered: [...a.answered],
+              receipts: [...a.receipts],
+            },
+      approvals: [...this.pendingApprovals.values()] as unknown as JsonValue[],
+      dispatches: [...this.#dispatches].map(([sub, d]) => [sub, d.root, d.settled]),
+      durable: [...this.#durable.values()].map(({ asked, decided }) => ({
+        asked: asked as unknown as JsonValue,
+        decided: (decided ?? null) as unknown as JsonValue,
+      })),
+    }
+  }
+
+  /**
+   * The state `toJSON` wrote, or `undefined` when `json` is not exactly that shape (another
+   * version, a damaged or foreign checkpoint): never throws, so a bad checkpoint is ignored.
+   */
+  static restore(json: unknown): LogState | undefined {
+    if (!isObject(json) || json.v !== STATE_VERSION) return undefined
+    const { turn, step, turnOpen, stepOpen, started, approvals, dispatches, durable } = json
+    if (!isCountOrZero(turn) || !isCountOrZero(step)) return undefined
+    if (typeof turnOpen !== 'boolean' || typeof stepOpen !== 'boolean' || typeof started !== 'boolean')
+      return undefined
+    if (!Array.isArray(approvals) || !Array.isArray(dispatches) || !Array.isArray(durable)) return undefined
+    const state = new LogState()
+    const assistant = restoreAssistant(json.assistant)
+    if (assistant === false) return undefined
+    Object.assign(state, { turn, step, turnOpen, stepOpen, assistant })
+    state.#started = started
+    for (const asked of approvals as unknown[]) {
+      if (!isObject(asked) || !isId(asked.callId)) return undefined
+      state.pendingApprovals.set(asked.callId, asked as unknown as ApprovalAskedData)
+    }
+    for (const entry of dispatches as unknown[]) {
+      const [sub, root, settled] = Array.isArray(entry) ? entry : []
+      if (!isId(sub) || !isId(root) || typeof settled !== 'boolean') return undefined
+      state.#dispatches.set(sub, { root, settled })
+    }
+    for (const entry of durable as unknown[]) {
+      const { asked, decided } = isObject(entry) ? entry : {}
+      if (!isObject(asked) || !isId(asked.callId) || asked.durable !== true) return undefined
+      if (decided !== null && !(isObject(decided) && decided.callId === asked.callId)) return undefined
+      state.#durable.set(asked.callId, {
+        asked: asked as unknown as ApprovalAskedData,
+        decided: (decided ?? undefined) as unknown as ApprovalDecidedData | undefined,
+      })
+    }
+    return state
+  }
 
   /** The tool-call blocks of the latest `assistant/message` that have no `tool/result` yet, in model order. */
   unanswered(): ToolCallBlock[] {
@@ -497,5 +568,38 @@ export class LogState {
       default:
         return
     }
+  }
+}
+
+const isCountOrZero = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0
+const isIdList = (x: unknown): x is string[] => Array.isArray(x) && x.every(isId)
+
+/** The `assistant` part of a `LogState.toJSON` value: `undefined` for `null`, `false` when malformed. */
+function restoreAssistant(a: unknown): AssistantTurn | undefined | false {
+  if (a === null) return undefined
+  if (!isObject(a) || !isCount(a.step) || !Array.isArray(a.blocks) || !Array.isArray(a.receipts)) return false
+  if (!isIdList(a.called) || !isIdList(a.answered)) return false
+  const blocks = a.blocks as unknown[]
+  const isCall = (b: unknown): boolean =>
+    isObject(b) &&
+    b.type === 'tool-call' &&
+    isId(b.id) &&
+    typeof b.name === 'string' &&
+    typeof b.arguments === 'string'
+  if (!blocks.every(isCall)) return false
+  const receipts = new Map<string, JsonValue[]>()
+  for (const entry of a.receipts as unknown[]) {
+    const [callId, list] = Array.isArray(entry) ? entry : []
+    if (!isId(callId) || !Array.isArray(list)) return false
+    receipts.set(callId, list as JsonValue[])
+  }
+  const calls = blocks as ToolCallBlock[]
+  return {
+    step: a.step,
+    blocks: calls,
+    ids: new Set(calls.map((b) => b.id)),
+    called: new Set(a.called),
+    answered: new Set(a.answered),
+    receipts,
   }
 }

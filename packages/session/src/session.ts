@@ -1,10 +1,12 @@
 import {
   definitionError,
+  errorMessage,
   invariantError,
   type JsonValue,
   type ModelMessage,
   snapshotJson,
   stringifyJson,
+  ToolError,
 } from '@tooltx/core'
 import { deriveMessages, MessageLog } from './derivation.js'
 import type { NewSessionEvent, Seq, SessionEvent, SessionEventMap, SessionEventType } from './events.js'
@@ -29,7 +31,16 @@ export interface OpenSessionOptions {
    * recover its interrupted calls by effect class first (F1.4); default `true`.
    */
   repair?: boolean
+  /**
+   * How many events may follow the latest checkpoint before the next one is saved, on stores
+   * that keep checkpoints (file and SQLite, L11.8): a positive integer, default
+   * `DEFAULT_CHECKPOINT_EVERY`, or `Infinity` for none.
+   */
+  checkpointEvery?: number
 }
+
+/** Events between two checkpoints of a session by default (L11.8): an open reads at most this many. */
+export const DEFAULT_CHECKPOINT_EVERY = 4096
 
 /** The event `append` resolves with for an event type. */
 export type EventOf<K extends SessionEventType> = Extract<SessionEvent, { type: K }>
@@ -48,7 +59,11 @@ export interface Session {
   appendBatch(events: readonly NewSessionEvent[]): Promise<readonly SessionEvent[]>
   /** Adds a listener (L1.5); returns the function that removes it. */
   on(listener: SessionListener): () => void
-  /** The frozen list of durable events in `seq` order. */
+  /**
+   * The frozen list of durable events in `seq` order. After an open from a checkpoint (L11.8),
+   * the first call reads and verifies the events before it from the store, synchronously, and
+   * rejects damage to them with `INVARIANT`; so do `messages()` and `history()`.
+   */
   events(): readonly SessionEvent[]
   /** The frozen list of derived model messages in `seq` order (L2.2); copies the list when it grew. */
   messages(): readonly ModelMessage[]
@@ -69,36 +84,96 @@ export interface Session {
 const repairers = new WeakMap<Session, () => Promise<readonly SessionEvent[]>>()
 const ignore = (): void => {}
 
+/** What an open starts from: the whole log, or a checkpoint's state and the events after it. */
+interface Opened {
+  /** The seq of the checkpoint (0: `tail` is the whole log). */
+  readonly base: number
+  readonly state: LogState
+  readonly tail: readonly SessionEvent[]
+  /** Reads events 1…`base`, when `base` > 0. */
+  readonly before?: () => readonly SessionEvent[]
+}
+
 class SessionLog implements Session {
   readonly id: string
   readonly #store: SessionStore
   readonly #verify: boolean
   readonly #reportError: (error: unknown) => void
-  readonly #events: SessionEvent[] = []
+  readonly #every: number
+  /** Events 1…#base are in the store only, until `#load` reads them (an open from a checkpoint). */
+  #base: number
+  #before: (() => readonly SessionEvent[]) | undefined
+  /** The events after #base. */
+  #events: SessionEvent[] = []
   #frozenEvents: readonly SessionEvent[] = Object.freeze([])
-  readonly #messages = new MessageLog()
-  readonly #state = new LogState()
+  /** Derived once every event is loaded (`undefined` while #base > 0). */
+  #messages: MessageLog | undefined
+  readonly #state: LogState
+  /** The seq of the latest checkpoint saved or opened from. */
+  #checkpointed: number
   readonly #listeners = new Set<SessionListener>()
   #tail: Promise<unknown> = Promise.resolve()
   #closed = false
 
-  constructor(store: SessionStore, id: string, stored: readonly SessionEvent[], options: OpenSessionOptions) {
+  constructor(store: SessionStore, id: string, opened: Opened, options: OpenSessionOptions, every: number) {
     this.id = id
     this.#store = store
     this.#verify = options.verify === true
     this.#reportError = options.reportError ?? console.error
+    this.#every = every
+    this.#base = opened.base
+    this.#before = opened.before
+    this.#checkpointed = opened.base
+    this.#state = opened.state
+    this.#messages = opened.base === 0 ? new MessageLog() : undefined
     // A stored log is checked like a live one, so a damaged or hand-edited log is refused
     // with the seq that breaks it instead of being derived into an invalid conversation.
-    for (const event of stored) {
-      const problem = event.seq === this.#events.length + 1 ? this.#state.check(event) : 'seq has a gap'
+    for (const event of opened.tail) {
+      const seq = this.#base + this.#events.length + 1
+      const problem = event.seq === seq ? this.#state.check(event) : 'seq has a gap'
       if (problem !== undefined) {
         throw invariantError(`session "${id}" is damaged at seq ${event.seq}: ${problem}`)
       }
       this.#state.apply(event)
       this.#events.push(event)
-      this.#messages.add(event)
+      this.#messages?.add(event)
     }
     repairers.set(this, () => this.#enqueue((state) => repairPlan(state)))
+  }
+
+  /**
+   * Saves a checkpoint of the log state when `#every` events followed the latest one (L11.8).
+   * A failed save changes nothing but the length of the next open, so it is not reported.
+   */
+  async checkpoint(): Promise<void> {
+    const seq = this.#base + this.#events.length
+    if (this.#store.saveCheckpoint === undefined || seq - this.#checkpointed < this.#every) return
+    this.#checkpointed = seq
+    try {
+      await this.#store.saveCheckpoint(this.id, seq, stringifyJson(this.#state.toJSON()))
+    } catch {}
+  }
+
+  /** Reads the events before the checkpoint the session was opened from, once, and derives the messages. */
+  #load(): MessageLog {
+    if (this.#messages !== undefined) return this.#messages
+    let before: readonly SessionEvent[]
+    try {
+      before = this.#before!()
+    } catch (error) {
+      if (error instanceof ToolError) throw error
+      throw invariantError(
+        `session "${this.id}": the events before seq ${this.#base + 1} could not be read from the store (${errorMessage(error)}); read them before closing the store`,
+      )
+    }
+    const events = [...before, ...this.#events]
+    const messages = new MessageLog()
+    for (const event of events) messages.add(event)
+    this.#events = events
+    this.#base = 0
+    this.#before = undefined
+    this.#messages = messages
+    return messages
   }
 
   append<K extends SessionEventType>(type: K, data: SessionEventMap[K]): Promise<EventOf<K>> {
@@ -135,17 +210,18 @@ class SessionLog implements Session {
   }
 
   events(): readonly SessionEvent[] {
+    this.#load()
     if (this.#frozenEvents.length !== this.#events.length)
       this.#frozenEvents = Object.freeze(this.#events.slice())
     return this.#frozenEvents
   }
 
   messages(): readonly ModelMessage[] {
-    return this.#messages.messages()
+    return this.#load().messages()
   }
 
   history(): History<ModelMessage> {
-    return this.#messages.history()
+    return this.#load().history()
   }
 
   async close(): Promise<void> {
@@ -170,7 +246,7 @@ class SessionLog implements Session {
       const state = this.#state
       const undo: (() => void)[] = []
       const events: SessionEvent[] = []
-      let seq = this.#events.length
+      let seq = this.#base + this.#events.length
       try {
         for (const item of pending) {
           const problem = state.check(item)
@@ -185,10 +261,11 @@ class SessionLog implements Session {
       }
       for (const event of events) {
         this.#events.push(event)
-        this.#messages.add(event)
+        this.#messages?.add(event)
       }
       if (this.#verify) this.#checkDerivation()
       for (const event of events) this.#notify(event)
+      await this.checkpoint()
       return events
     }
     const result = this.#tail.then(run)
@@ -197,7 +274,7 @@ class SessionLog implements Session {
   }
 
   #checkDerivation(): void {
-    const live = stringifyJson(this.#messages.messages() as unknown as JsonValue)
+    const live = stringifyJson(this.#load().messages() as unknown as JsonValue)
     const replayed = stringifyJson(deriveMessages(this.#events) as unknown as JsonValue)
     if (live !== replayed) {
       throw invariantError(
@@ -244,10 +321,49 @@ export async function openSession(store: SessionStore, options: OpenSessionOptio
   const { id, repair = true } = options
   assertSessionId(id)
   if (typeof repair !== 'boolean') throw definitionError('openSession repair must be a boolean when present')
+  const every = checkpointEveryOf(options.checkpointEvery)
   await store.acquire(id)
-  const session = new SessionLog(store, id, await store.load(id), options)
+  const session = await sessionOf(store, id, options, every)
+  // A log opened whole (no checkpoint, or one that failed its checks) gets a fresh checkpoint.
+  await session.checkpoint()
   if (repair) await repairSession(session)
   return session
+}
+
+/** `checkpointEvery` checked: a positive integer or `Infinity`. */
+function checkpointEveryOf(value: unknown): number {
+  if (value === undefined) return DEFAULT_CHECKPOINT_EVERY
+  if (value === Number.POSITIVE_INFINITY || (Number.isSafeInteger(value) && (value as number) >= 1)) {
+    return value as number
+  }
+  throw definitionError(
+    `openSession checkpointEvery must be a positive integer or Infinity, got ${String(value)}`,
+  )
+}
+
+/**
+ * The session from the stored log's checkpoint on when the store keeps checkpoints and the
+ * latest one passes the store's checks, restores a valid log state and accepts the events after
+ * it; from the whole log otherwise (L11.8). So a checkpoint never makes a log that opens whole
+ * fail to open: only the whole log's own errors reach the caller.
+ */
+async function sessionOf(
+  store: SessionStore,
+  id: string,
+  options: OpenSessionOptions,
+  every: number,
+): Promise<SessionLog> {
+  const checkpointed =
+    every === Number.POSITIVE_INFINITY ? undefined : await store.loadCheckpoint?.(id).catch(() => undefined)
+  const state = checkpointed === undefined ? undefined : LogState.restore(checkpointed.state)
+  if (checkpointed !== undefined && state !== undefined) {
+    const { seq: base, tail, before } = checkpointed
+    try {
+      return new SessionLog(store, id, { base, state, tail, before }, options, every)
+    } catch {}
+  }
+  const whole = { base: 0, state: new LogState(), tail: await store.load(id) }
+  return new SessionLog(store, id, whole, options, every)
 }
 
 /**

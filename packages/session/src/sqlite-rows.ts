@@ -20,15 +20,21 @@ export const checksumOf = (seq: number, type: string, data: string): number =>
  * that is not JSON throws `INVARIANT` naming the database, the session, the seq and the event
  * type, so the damage can be found; nothing is changed. Rows from before checksums are read as
  * they are, but only before the first checked one. `first` is the seq the rows start at (1 for a
- * whole log).
+ * whole log); `checked` says that a row before them already had a checksum (L11.8).
  */
-export function decodeRows(path: string, id: string, rows: readonly EventRow[], first = 1): SessionEvent[] {
+export function decodeRows(
+  path: string,
+  id: string,
+  rows: readonly EventRow[],
+  first = 1,
+  checked = false,
+): SessionEvent[] {
   const damaged = (row: EventRow, seq: number, why: string) =>
     invariantError(
       `session "${id}" in ${path} is damaged at seq ${seq} (${row.type}): ${why}; it was left unchanged — restore it from a backup`,
     )
   const events: SessionEvent[] = new Array(rows.length)
-  let checked = false
+  let verified = checked
   for (let i = 0; i < rows.length; i++) {
     const row = rows[i]!
     const { seq, type, data, crc } = row
@@ -41,8 +47,8 @@ export function decodeRows(path: string, id: string, rows: readonly EventRow[], 
           'its checksum does not match its content: the row was changed after it was written',
         )
       }
-      checked = true
-    } else if (checked) throw damaged(row, seq, 'it has no checksum although earlier rows have one')
+      verified = true
+    } else if (verified) throw damaged(row, seq, 'it has no checksum although earlier rows have one')
     let parsed: unknown
     try {
       parsed = JSON.parse(data)

@@ -4,6 +4,7 @@ import { type JsonValue, stringifyJson } from '@tooltx/core'
 import type { SessionEvent } from './events.js'
 import { Heartbeat, type LeaseOptions, leaseHeldError, leaseLostError, leaseMsOf } from './lease.js'
 import { liveHolder, lockContent } from './process-identity.js'
+import { CHECKPOINT_SCHEMA, sqliteCheckpoints } from './sqlite-checkpoint.js'
 import { defaultSqliteDriver, loadSqliteDriver, type SqliteDriverName } from './sqlite-driver.js'
 import { checksumOf, decodeRows, type EventRow } from './sqlite-rows.js'
 import { conflictError, type SessionInfo, type SessionStore } from './store.js'
@@ -73,6 +74,7 @@ export function sqliteStore(
   db.exec('PRAGMA synchronous = FULL')
   db.exec(`PRAGMA wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_FRAMES}`)
   db.exec(SCHEMA)
+  db.exec(CHECKPOINT_SCHEMA)
   // A database from before checksums gets the column; its old rows keep a NULL crc.
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').all('events') as { name: string }[]
   if (!columns.some((c) => c.name === 'crc')) db.exec('ALTER TABLE events ADD COLUMN crc INTEGER')
@@ -108,6 +110,7 @@ export function sqliteStore(
   const commit = db.prepare('COMMIT')
   const rollback = db.prepare('ROLLBACK')
   const token = lockContent()
+  const checkpoints = sqliteCheckpoints(db, path)
   /** The sessions whose lease this store object took (it may since have been taken over). */
   const held = new Set<string>()
   let open = true
@@ -190,6 +193,14 @@ export function sqliteStore(
       const now = new Date().toISOString()
       ensure.run(id, now, now)
       return decodeRows(path, id, select.all(id) as EventRow[])
+    },
+    async loadCheckpoint(id) {
+      const now = new Date().toISOString()
+      ensure.run(id, now, now)
+      return checkpoints.load(id)
+    },
+    async saveCheckpoint(id, seq, state) {
+      if (open && held.has(id)) checkpoints.save(id, seq, state, token)
     },
     async append(id, events) {
       if (events.length === 0) return

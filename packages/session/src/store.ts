@@ -38,6 +38,21 @@ export interface SessionStore {
    * when this store object's lease was taken over (fencing); nothing already stored changes.
    */
   append(id: string, events: readonly SessionEvent[]): Promise<void>
+  /**
+   * Optional (file and SQLite stores, L11.8): like `load`, but from the session's checkpoint on.
+   * Resolves with the checkpoint's seq and log state and the verified events after it, or with
+   * `undefined` when there is no checkpoint or it fails any check (its own checksum, the session
+   * it names, the stored events it was taken after): such a checkpoint is ignored, and the
+   * caller loads the whole log instead. Damage to the events read rejects as in `load`.
+   */
+  loadCheckpoint?(id: string): Promise<CheckpointedLog | undefined>
+  /**
+   * Optional, with `loadCheckpoint`: records `state` (the text of `LogState.toJSON`) as the
+   * checkpoint of session `id` after seq `seq`, the latest event this store object appended or
+   * loaded; writes nothing when this store object does not hold the session's lease. A failed
+   * or lost checkpoint costs only a longer open.
+   */
+  saveCheckpoint?(id: string, seq: number, state: string): Promise<void>
   /** Every stored session, oldest first. */
   listSessions(): Promise<readonly SessionInfo[]>
   /**
@@ -49,6 +64,21 @@ export interface SessionStore {
   release?(id: string): Promise<void>
   /** Releases what the store holds (files, locks, the database handle). */
   close(): Promise<void>
+}
+
+/** What `loadCheckpoint` found: a usable checkpoint and the log after it. */
+export interface CheckpointedLog {
+  /** The seq the checkpoint was taken after. */
+  readonly seq: number
+  /** The parsed log state saved with it, checked by `LogState.restore` before use. */
+  readonly state: unknown
+  /** The deep-frozen, verified events after `seq`, in seq order. */
+  readonly tail: readonly SessionEvent[]
+  /**
+   * Reads the deep-frozen, verified events 1…`seq` synchronously (L11.1), rejecting damage with
+   * `INVARIANT` as `load` does; what `session.events()` calls the first time it needs them.
+   */
+  readonly before: () => readonly SessionEvent[]
 }
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
