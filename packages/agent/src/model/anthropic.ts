@@ -9,13 +9,14 @@ import type {
 } from '@anthropic-ai/sdk/resources/messages'
 import type { ContentBlock, JsonValue, ModelMessage, ReasoningBlock } from '@tooltx/core'
 import type { StopReason, ToolChoice } from '@tooltx/session'
+import { isImage, isText } from './block-guards.js'
+import { finalReply } from './final-reply.js'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
-import { cutReply, ModelAbortError, unfinishedStream } from './model-error.js'
+import { ModelAbortError, unfinishedStream } from './model-error.js'
+import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
 import { isReasoning, type ReplyBlock } from './reasoning.js'
-import { lazyClient } from './sdk-loader.js'
-import { type SdkEndpoint, sdkClientOptions, sdkErrors, sdkEvents } from './sdk-stream.js'
-import { replyStop } from './stop-reason.js'
-import { bodyMessage, isImage, isText, omittedBlockNote } from './wire-content.js'
+import { bodyMessage, sdkConnection } from './sdk-connection.js'
+import { sdkEvents } from './sdk-stream.js'
 
 /** Options of `anthropic`. */
 export interface AnthropicOptions {
@@ -44,7 +45,6 @@ const DEFAULT_BASE_URL = 'https://api.anthropic.com'
 const DEFAULT_MAX_TOKENS = 4096
 const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
 const UNSUPPORTED_IMAGE = 'the provider takes only image/jpeg, image/png, image/gif and image/webp'
-const UNSUPPORTED_BLOCK = 'the provider cannot take this block type'
 const SDK = { name: '@anthropic-ai/sdk', factory: 'anthropic' }
 /** The stop reasons that mean the provider cut the reply, with what to do about it (L12.2). */
 const CUT_HINTS: Readonly<Record<string, string>> = {
@@ -88,15 +88,15 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
   const name = `anthropic:${options.model}`
   const baseURL = options.baseURL ?? DEFAULT_BASE_URL
   // The SDK is an optional peer dependency: imported on the first request, never at import (L12.4).
-  const connect = lazyClient(
-    name,
-    SDK,
-    () => import('@anthropic-ai/sdk'),
-    (sdk) => {
-      const endpoint: SdkEndpoint<APIError> = { name, baseURL, errors: sdkErrors(sdk, errorDetail) }
-      return { client: new sdk.Anthropic(sdkClientOptions(options, baseURL)), endpoint }
-    },
-  )
+  const connect = sdkConnection({
+    adapter: name,
+    baseURL,
+    settings: options,
+    sdk: SDK,
+    importSdk: () => import('@anthropic-ai/sdk'),
+    client: (sdk, clientOptions) => new sdk.Anthropic(clientOptions),
+    detail: errorDetail,
+  })
 
   return {
     name,
@@ -209,14 +209,16 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
         }
       })
       if (!stopped) throw unfinishedStream(name, 'message_stop')
-      const content = blocks.filter((block) => block.type !== 'text' || block.text !== '')
-      const usage = { inputTokens, outputTokens }
-      const stop = replyStop(stopReason, STOPS)
-      const hint = stopReason === undefined ? undefined : CUT_HINTS[stopReason]
-      if (hint !== undefined && toolIndex.size > 0) {
-        throw cutReply(name, `stop_reason "${stopReason}"`, hint, { content, stop, usage })
-      }
-      yield { type: 'message', content, usage, stop }
+      yield finalReply({
+        adapter: name,
+        field: 'stop_reason',
+        raw: stopReason,
+        stops: STOPS,
+        cutHints: CUT_HINTS,
+        content: blocks.filter((block) => block.type !== 'text' || block.text !== ''),
+        usage: { inputTokens, outputTokens },
+        hasToolCalls: toolIndex.size > 0,
+      })
     },
   }
 }

@@ -16,14 +16,15 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions'
+import { isImage, isText } from './block-guards.js'
+import { finalReply } from './final-reply.js'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
-import { cutReply, ModelAbortError, ModelError, unfinishedStream } from './model-error.js'
+import { ModelAbortError, ModelError, unfinishedStream } from './model-error.js'
+import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
 import { type ReplyBlock, reasoningOf } from './reasoning.js'
-import { lazyClient } from './sdk-loader.js'
-import { type SdkEndpoint, sdkClientOptions, sdkErrors, sdkEvents } from './sdk-stream.js'
-import { replyStop } from './stop-reason.js'
+import { bodyMessage, sdkConnection } from './sdk-connection.js'
+import { sdkEvents } from './sdk-stream.js'
 import { restoreOptional, strictParameters } from './strict-schema.js'
-import { bodyMessage, isImage, isText, joinTexts, omittedBlockNote } from './wire-content.js'
 
 /** Options of `openaiCompatible`. */
 export interface OpenAICompatibleOptions {
@@ -53,7 +54,6 @@ export interface OpenAICompatibleOptions {
 
 const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
 const IMAGE_IN_TOOL_RESULT = 'the provider cannot take images in tool results'
-const UNSUPPORTED_BLOCK = 'the provider cannot take this block type'
 const SDK = { name: 'openai', factory: 'openaiCompatible' }
 /** The finish reasons that mean the provider cut the reply, with what to do about it (L12.2). */
 const CUT_HINTS: Readonly<Record<string, string>> = {
@@ -97,19 +97,15 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
   const name = `openai-compatible:${options.model}`
   const baseURL = options.baseURL ?? DEFAULT_BASE_URL
   // The SDK is an optional peer dependency: imported on the first request, never at import (L12.4).
-  const connect = lazyClient(
-    name,
-    SDK,
-    () => import('openai'),
-    (sdk) => {
-      const endpoint: SdkEndpoint<APIError> = {
-        name,
-        baseURL,
-        errors: sdkErrors(sdk, (error) => bodyMessage(error.error)),
-      }
-      return { client: new sdk.OpenAI(sdkClientOptions(options, baseURL)), endpoint }
-    },
-  )
+  const connect = sdkConnection({
+    adapter: name,
+    baseURL,
+    settings: options,
+    sdk: SDK,
+    importSdk: () => import('openai'),
+    client: (sdk, clientOptions) => new sdk.OpenAI(clientOptions),
+    detail: (error: APIError) => bodyMessage(error.error),
+  })
 
   return {
     name,
@@ -169,13 +165,16 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
       }
       if (text !== '') content.push({ type: 'text', text })
       content.push(...toolCalls)
-      const usage = { inputTokens, outputTokens }
-      const stop = replyStop(finish, STOPS)
-      const hint = CUT_HINTS[finish]
-      if (toolCalls.length > 0 && hint !== undefined) {
-        throw cutReply(name, `finish_reason "${finish}"`, hint, { content, stop, usage })
-      }
-      yield { type: 'message', content, usage, stop }
+      yield finalReply({
+        adapter: name,
+        field: 'finish_reason',
+        raw: finish,
+        stops: STOPS,
+        cutHints: CUT_HINTS,
+        content,
+        usage: { inputTokens, outputTokens },
+        hasToolCalls: toolCalls.length > 0,
+      })
     },
     ...(options.strictTools === true ? { parseArguments: strictArguments } : {}),
   }
@@ -292,6 +291,11 @@ class ToolCallCollector {
     }
     return this.#lastKey
   }
+}
+
+/** Joins the texts of several blocks that the wire takes as one string. */
+function joinTexts(texts: readonly string[]): string {
+  return texts.join('\n\n')
 }
 
 /** The Chat Completions messages of a request, system prompt first. */
