@@ -19,10 +19,10 @@ import type {
 import { isImage, isText } from './block-guards.js'
 import { finalReply } from './final-reply.js'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
-import { ModelAbortError, ModelError, unfinishedStream } from './model-error.js'
+import { ModelError, unfinishedStream } from './model-error.js'
 import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
 import { type ReplyBlock, reasoningOf } from './reasoning.js'
-import { bodyMessage, sdkConnection } from './sdk-connection.js'
+import { type SdkDescriptor, sdkConnection } from './sdk-connection.js'
 import { sdkEvents } from './sdk-stream.js'
 import { restoreOptional, strictParameters } from './strict-schema.js'
 
@@ -52,9 +52,7 @@ export interface OpenAICompatibleOptions {
   strictTools?: boolean
 }
 
-const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
 const IMAGE_IN_TOOL_RESULT = 'the provider cannot take images in tool results'
-const SDK = { name: 'openai', factory: 'openaiCompatible' }
 /** The finish reasons that mean the provider cut the reply, with what to do about it (L12.2). */
 const CUT_HINTS: Readonly<Record<string, string>> = {
   length: 'Raise maxTokens, or ask for smaller tool inputs.',
@@ -71,6 +69,14 @@ const STOPS: Readonly<Record<string, StopReason>> = {
 const WIRE = 'openai-compatible'
 /** The delta fields compatible servers stream reasoning in (DeepSeek, vLLM, SGLang; OpenRouter, Ollama). */
 const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const
+
+/** The optional SDK, loaded on the first request (L12.4). */
+const SDK: SdkDescriptor<typeof import('openai'), APIError> = {
+  name: 'openai',
+  factory: 'openaiCompatible',
+  defaultBaseURL: 'https://api.openai.com/v1',
+  load: () => import('openai'),
+}
 
 /**
  * A model behind the OpenAI Chat Completions API (`stream: true`), so it works with
@@ -95,35 +101,14 @@ const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const
  */
 export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter {
   const name = `openai-compatible:${options.model}`
-  const baseURL = options.baseURL ?? DEFAULT_BASE_URL
   // The SDK is an optional peer dependency: imported on the first request, never at import (L12.4).
-  const connect = sdkConnection({
-    adapter: name,
-    baseURL,
-    settings: options,
-    sdk: SDK,
-    importSdk: () => import('openai'),
-    client: (sdk, clientOptions) => new sdk.OpenAI(clientOptions),
-    detail: (error: APIError) => bodyMessage(error.error),
-  })
+  const connect = sdkConnection({ adapter: name, settings: options, sdk: SDK })
 
   return {
     name,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
-      if (signal.aborted) throw new ModelAbortError(name, signal.reason)
-      const { client, endpoint } = await connect()
-      const body: ChatCompletionCreateParamsStreaming = {
-        model: options.model,
-        messages: chatMessages(request),
-        stream: true,
-        stream_options: { include_usage: true },
-      }
-      // Some compatible servers reject an empty `tools` array, so it is left out.
-      const strict = options.strictTools === true
-      if (request.tools.length > 0) body.tools = request.tools.map((tool) => chatTool(tool, strict))
-      if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens
-      if (options.temperature !== undefined) body.temperature = options.temperature
-      if (request.toolChoice !== undefined) body.tool_choice = chatToolChoice(request.toolChoice)
+      const { client, endpoint } = await connect(signal)
+      const body = chatRequest(request, options)
 
       const calls = new ToolCallCollector(name)
       let finish: string | undefined
@@ -296,6 +281,26 @@ class ToolCallCollector {
 /** Joins the texts of several blocks that the wire takes as one string. */
 function joinTexts(texts: readonly string[]): string {
   return texts.join('\n\n')
+}
+
+/** The streaming Chat Completions request for `request` under the adapter's `options`. */
+function chatRequest(
+  request: ModelRequest,
+  options: OpenAICompatibleOptions,
+): ChatCompletionCreateParamsStreaming {
+  const body: ChatCompletionCreateParamsStreaming = {
+    model: options.model,
+    messages: chatMessages(request),
+    stream: true,
+    stream_options: { include_usage: true },
+  }
+  // Some compatible servers reject an empty `tools` array, so it is left out.
+  const strict = options.strictTools === true
+  if (request.tools.length > 0) body.tools = request.tools.map((tool) => chatTool(tool, strict))
+  if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens
+  if (options.temperature !== undefined) body.temperature = options.temperature
+  if (request.toolChoice !== undefined) body.tool_choice = chatToolChoice(request.toolChoice)
+  return body
 }
 
 /** The Chat Completions messages of a request, system prompt first. */
