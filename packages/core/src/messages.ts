@@ -54,3 +54,17 @@ export interface ModelToolSchema {
   description: string
   parameters: { [key: string]: JsonValue }
 }
+
+/**
+ * Parses a model's raw argument string as the agent loop does (L4.1): empty or whitespace-only
+ * → `{}`, valid JSON → the parsed value, anything else → the raw string itself. Never throws;
+ * a value that is not a string (a JavaScript caller's mistake) parses as `{}`.
+ */
+export function parseToolArguments(raw: string): JsonValue {
+  if (typeof raw !== 'string' || raw.trim() === '') return {}
+  try {
+    return JSON.parse(raw) as JsonValue
+  } catch {
+    return raw
+  }
+}

@@ -7,7 +7,13 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages'
-import type { ContentBlock, JsonValue, ModelMessage, ReasoningBlock } from '@tooltx/core'
+import {
+  type ContentBlock,
+  type JsonValue,
+  type ModelMessage,
+  parseToolArguments,
+  type ReasoningBlock,
+} from '@tooltx/core'
 import type { StopReason, ToolChoice } from '@tooltx/session'
 import { isImage, isText } from './block-guards.js'
 import { finalReply } from './final-reply.js'
@@ -290,15 +296,8 @@ function wireBlocks(content: readonly ContentBlock[]): (TextBlockParam | ImageBl
  * `{ "_raw": <string> }` for anything else, so the model still sees exactly what it sent.
  */
 function toolInput(raw: string): Record<string, unknown> {
-  if (raw.trim() === '') return {}
-  try {
-    const parsed: unknown = JSON.parse(raw)
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-      return parsed as Record<string, unknown>
-    }
-  } catch {
-    // Not JSON: sent wrapped below.
-  }
+  const parsed = parseToolArguments(raw)
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed
   return { _raw: raw }
 }
 

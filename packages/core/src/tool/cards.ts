@@ -8,21 +8,8 @@
 import { contentProblem } from '../content-checks.js'
 import type { AnyToolDefinition } from '../definition.js'
 import { deepFreeze, type JsonValue, snapshotJson } from '../lossless-json.js'
+import { parseToolArguments } from '../messages.js'
 import type { CallView, DurableResultView, ResultView } from '../presentation.js'
-
-/**
- * Parses a model's raw argument string as the agent loop does (L4.1): empty or whitespace-only
- * → `{}`, valid JSON → the parsed value, anything else → the raw string itself. Never throws;
- * a value that is not a string (a JavaScript caller's mistake) parses as `{}`.
- */
-export function parseToolArguments(raw: string): JsonValue {
-  if (typeof raw !== 'string' || raw.trim() === '') return {}
-  try {
-    return JSON.parse(raw) as JsonValue
-  } catch {
-    return raw
-  }
-}
 
 /**
  * The call card for a logged tool call (U1.3, U1.5, U1.7). `presentCall` receives the frozen
