@@ -296,7 +296,7 @@ function chatRequest(
   }
   // Some compatible servers reject an empty `tools` array, so it is left out.
   const strict = options.strictTools === true
-  if (request.tools.length > 0) body.tools = request.tools.map((tool) => chatTool(tool, strict))
+  if (request.tools.length > 0) body.tools = request.tools.map((tool) => chatTool(tool, { strict }))
   if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens
   if (options.temperature !== undefined) body.temperature = options.temperature
   if (request.toolChoice !== undefined) body.tool_choice = chatToolChoice(request.toolChoice)
@@ -393,7 +393,7 @@ function toolMessage(message: ToolMessage): ChatCompletionMessageParam {
 }
 
 /** A tool on the wire; in strict mode, strict whenever its parameters have a strict form (Z1.1, Z1.2). */
-function chatTool(tool: ModelToolSchema, strict: boolean): ChatCompletionTool {
+function chatTool(tool: ModelToolSchema, { strict }: { strict: boolean }): ChatCompletionTool {
   const parameters = strict ? strictParameters(tool.parameters) : undefined
   if (parameters === undefined) {
     return {

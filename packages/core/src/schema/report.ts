@@ -275,11 +275,16 @@ export function checkOf(
   }
 }
 
-/**
- * The violations `check` names for `value`, in order, paths starting at `root` (S4.2); `trusted`
- * iff `value` is a frozen snapshot. Total (S4.1).
- */
-export function report(check: Check, value: unknown, root: ValidationRoot, trusted: boolean): string[] {
+/** How `report` reads a value: where its paths start, and whether it is a frozen snapshot. */
+export interface ReportOptions {
+  /** Where violation paths start (S4.2). */
+  root: ValidationRoot
+  /** True iff the value is a frozen snapshot (`isFrozenSnapshot`). */
+  trusted: boolean
+}
+
+/** The violations `check` names for `value`, in order (S4.5). Total (S4.1). */
+export function report(check: Check, value: unknown, { root, trusted }: ReportOptions): string[] {
   const out: string[] = []
   try {
     check(value, null, root, { out, trusted })

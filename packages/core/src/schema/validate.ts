@@ -58,7 +58,7 @@ export function compileValidator(schema: unknown): CompiledValidator {
     try {
       if (test(value, trusted)) return []
     } catch {}
-    return report(check, value, root, trusted)
+    return report(check, value, { root, trusted })
   }
 }
 
@@ -79,7 +79,7 @@ export function fastAndReport(
   } catch {
     fast = 'threw'
   }
-  return { fast, report: report(check, value, 'value', trusted) }
+  return { fast, report: report(check, value, { root: 'value', trusted }) }
 }
 
 const cache = new WeakMap<object, CompiledValidator | ToolError>()

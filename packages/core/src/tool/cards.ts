@@ -19,7 +19,7 @@ import type { CallView, DurableResultView, ResultView } from '../presentation.js
  * copy; this function never throws.
  */
 export function callCard(def: AnyToolDefinition | undefined, name: string, rawArguments: string): CallView {
-  const presented = present(def, 'presentCall', rawArguments, [], isCallView)
+  const presented = present(def, { which: 'presentCall', rawArguments, rest: [], accept: isCallView })
   return presented ?? deepFreeze({ card: 'generic', title: name, rawInput: rawArguments })
 }
 
@@ -39,7 +39,12 @@ export function resultCard(
 ): ResultView {
   const view = durableView(durable)
   if (view !== undefined) {
-    const presented = present(def, 'presentResult', rawArguments, [view], isResultView)
+    const presented = present(def, {
+      which: 'presentResult',
+      rawArguments,
+      rest: [view],
+      accept: isResultView,
+    })
     if (presented !== undefined) return presented
   }
   const title = callCard(def, name, rawArguments).title
@@ -47,17 +52,22 @@ export function resultCard(
   return deepFreeze(content === undefined ? { card: 'generic', title } : { card: 'generic', title, content })
 }
 
+/** Which presenter `present` calls, on what, and which views it takes. */
+interface Presenting<V> {
+  which: 'presentCall' | 'presentResult'
+  /** The raw argument string, parsed by `parseToolArguments` for the presenter. */
+  rawArguments: string
+  /** The presenter's arguments after the parsed ones. */
+  rest: unknown[]
+  accept: (value: unknown) => value is V
+}
+
 /**
  * Calls `def[which](args, ...rest)` and returns a frozen copy of its view when `accept` takes
  * it; `undefined` for no presenter, an `undefined` return, a throw or a rejected view.
  */
-function present<V>(
-  def: AnyToolDefinition | undefined,
-  which: 'presentCall' | 'presentResult',
-  rawArguments: string,
-  rest: unknown[],
-  accept: (value: unknown) => value is V,
-): V | undefined {
+function present<V>(def: AnyToolDefinition | undefined, presenting: Presenting<V>): V | undefined {
+  const { which, rawArguments, rest, accept } = presenting
   try {
     if (def === undefined || def === null) return undefined
     const presenter: unknown = def[which]
