@@ -14,6 +14,8 @@ export interface DeclaredKeys {
    * compared (property keys are interned: a pointer comparison) before asking a map.
    */
   readonly indexOf: (key: string, expected: number) => number | undefined
+  /** No undeclared key is allowed (`additionalProperties: false`). */
+  readonly closed: boolean
 }
 
 type ObjectNode = Extract<SchemaNode, { kind: 'object' }>
@@ -41,5 +43,5 @@ export function declaredKeys(node: ObjectNode): DeclaredKeys {
     for (let i = expected; i < end; i++) if (keys[i] === key) return i
     return index.get(key)
   }
-  return { keys, isRequired, requiredIndex, indexOf }
+  return { keys, isRequired, requiredIndex, indexOf, closed: node.closed }
 }

@@ -3,7 +3,7 @@
  * (`report.ts`) names the violations when the verdict is "invalid" or the test threw.
  */
 import { constraintCheck } from './constraints.js'
-import { type DeclaredKeys, declaredKeys } from './declared-keys.js'
+import type { DeclaredKeys } from './declared-keys.js'
 import {
   hasEnumerableKeys,
   hasOnlyEnumerableStringKeys,
@@ -38,7 +38,8 @@ export function typeTest(type: ScalarNode['type']): (value: unknown) => boolean 
   return TYPE_TESTS[type]
 }
 
-function scalarTest(node: ScalarNode): Test {
+/** The test of a scalar node: its type, constraints, `enum` and `const`. */
+export function scalarTest(node: ScalarNode): Test {
   const typed = typeTest(node.type)
   const bounds = node.constraints === undefined ? undefined : constraintCheck(node.constraints)
   const ofType = bounds === undefined ? typed : (value: unknown) => typed(value) && bounds(value).length === 0
@@ -54,7 +55,8 @@ function scalarTest(node: ScalarNode): Test {
   return ofType
 }
 
-function arrayTest(node: Extract<SchemaNode, { kind: 'array' }>, items: Test | undefined): Test {
+/** The test of an array node whose `items` schema (if any) has the test `items`. */
+export function arrayTest(node: Extract<SchemaNode, { kind: 'array' }>, items: Test | undefined): Test {
   const itemTest = items ?? jsonTest
   const bounds = node.constraints === undefined ? undefined : constraintCheck(node.constraints)
   return (value, trusted) => {
@@ -68,15 +70,9 @@ function arrayTest(node: Extract<SchemaNode, { kind: 'array' }>, items: Test | u
   }
 }
 
-function objectTest(
-  node: Extract<SchemaNode, { kind: 'object' }>,
-  layout: DeclaredKeys,
-  built: ReadonlyMap<SchemaNode, { readonly test: Test }>,
-): Test {
-  const { isRequired, requiredIndex, indexOf } = layout
-  const children = (node.properties ?? []).map(({ schema }) => built.get(schema)!.test)
-  const requiredCount = requiredIndex.length
-  const closed = node.closed
+/** The test of an object node laid out as `layout`, its declared properties tested by `children`. */
+export function objectTest(layout: DeclaredKeys, children: readonly Test[]): Test {
+  const { isRequired, requiredIndex, indexOf, closed } = layout
   // One `for...in` pass reads every own enumerable key once: inherited keys are skipped only
   // when the prototype has enumerable keys; the key count then proves there is no other key.
   return (input, trusted) => {
@@ -103,37 +99,15 @@ function objectTest(
       }
       own++
     }
-    return seen === requiredCount && (trusted || hasOnlyEnumerableStringKeys(object, own))
+    return seen === requiredIndex.length && (trusted || hasOnlyEnumerableStringKeys(object, own))
   }
 }
 
-function oneOfTest(branches: Test[]): Test {
+/** The test of a `oneOf` node whose branches have the tests `branches`: exactly one matches. */
+export function oneOfTest(branches: readonly Test[]): Test {
   return (value, trusted) => {
     let matched = 0
     for (const test of branches) if (test(value, trusted)) matched++
     return matched === 1
-  }
-}
-
-/**
- * The test of one node of a parsed subset schema whose children's tests are already `built`
- * (build children-first); an object node's `layout` is built here unless given.
- */
-export function testOf(
-  node: Exclude<SchemaNode, { kind: 'invalid' }>,
-  built: ReadonlyMap<SchemaNode, { readonly test: Test }>,
-  layout?: DeclaredKeys,
-): Test {
-  switch (node.kind) {
-    case 'any':
-      return jsonTest
-    case 'scalar':
-      return scalarTest(node)
-    case 'array':
-      return arrayTest(node, node.items === undefined ? undefined : built.get(node.items)!.test)
-    case 'object':
-      return objectTest(node, layout ?? declaredKeys(node), built)
-    case 'oneOf':
-      return oneOfTest(node.branches.map((b) => built.get(b)!.test))
   }
 }

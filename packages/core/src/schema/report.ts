@@ -6,7 +6,7 @@
 import { errorMessage } from '../errors.js'
 import { constraintCheck } from './constraints.js'
 import { isPlainObject } from './containers.js'
-import { type DeclaredKeys, declaredKeys } from './declared-keys.js'
+import type { DeclaredKeys } from './declared-keys.js'
 import { type Test, typeTest } from './fast-test.js'
 import {
   hasEnumerableKeys,
@@ -60,7 +60,8 @@ const TYPE_TAILS = {
   null: '" must be null',
 } as const
 
-function scalarCheck(node: Extract<SchemaNode, { kind: 'scalar' }>): Check {
+/** The check of a scalar node: its type, then its `enum`, `const` and constraints. */
+export function scalarCheck(node: Extract<SchemaNode, { kind: 'scalar' }>): Check {
   const members = node.enum === undefined ? undefined : new Set<unknown>(node.enum)
   // Messages are `"<path>` plus a tail precomputed here, so a violation costs two joins.
   const enumTail = node.enum === undefined ? '' : `" must be one of ${JSON.stringify(node.enum)}`
@@ -97,11 +98,13 @@ function scalarCheck(node: Extract<SchemaNode, { kind: 'scalar' }>): Check {
   }
 }
 
-const anyCheck: Check = (value, parent, key, { out, trusted }) => {
+/** The check of an `any` node: the value is lossless JSON. */
+export const anyCheck: Check = (value, parent, key, { out, trusted }) => {
   if (!lossless(value, trusted)) out.push(`"${pathOf(parent, key)}" must be a lossless JSON value`)
 }
 
-function arrayCheck(node: Extract<SchemaNode, { kind: 'array' }>, items: Check | undefined): Check {
+/** The check of an array node whose `items` schema (if any) has the check `items`. */
+export function arrayCheck(node: Extract<SchemaNode, { kind: 'array' }>, items: Check | undefined): Check {
   const bounds = node.constraints === undefined ? undefined : constraintCheck(node.constraints)
   return (value, parent, key, report) => {
     const { out, trusted } = report
@@ -128,16 +131,10 @@ function arrayCheck(node: Extract<SchemaNode, { kind: 'array' }>, items: Check |
   }
 }
 
-function objectCheck(
-  node: Extract<SchemaNode, { kind: 'object' }>,
-  layout: DeclaredKeys,
-  built: ReadonlyMap<SchemaNode, { readonly check: Check }>,
-): Check {
-  const { keys, requiredIndex, indexOf } = layout
-  const children = (node.properties ?? []).map(({ schema }) => built.get(schema)!.check)
+/** The check of an object node laid out as `layout`, its declared properties checked by `children`. */
+export function objectCheck(layout: DeclaredKeys, children: readonly Check[]): Check {
+  const { keys, requiredIndex, indexOf, closed } = layout
   const count = keys.length
-  const requiredCount = requiredIndex.length
-  const closed = node.closed
   return (input, parent, key, report) => {
     const { out, trusted } = report
     let self: string | undefined
@@ -187,7 +184,7 @@ function objectCheck(
       }
       // Otherwise the declared keys are read one by name, a throwing read becoming `THREW`.
       if (!exact) for (let i = 0; i < count; i++) values[i] = readOwn(object, keys[i]!)
-      for (let r = 0; r < requiredCount; r++) {
+      for (let r = 0; r < requiredIndex.length; r++) {
         const i = requiredIndex[r]!
         if (values[i] === undefined) out.push(`missing required property "${pathOf(childParent, keys[i]!)}"`)
       }
@@ -225,7 +222,11 @@ function objectCheck(
   }
 }
 
-function oneOfCheck(tests: Test[], checks: Check[]): Check {
+/**
+ * The check of a `oneOf` node whose branches have the tests `tests` and the checks `checks`
+ * (a branch's check decides only when its test threw).
+ */
+export function oneOfCheck(tests: readonly Test[], checks: readonly Check[]): Check {
   const tails = Array.from(
     { length: tests.length + 1 },
     (_, matched) => `" must match exactly one oneOf branch (matched ${matched})`,
@@ -245,33 +246,6 @@ function oneOfCheck(tests: Test[], checks: Check[]): Check {
       if (ok) matched++
     }
     if (matched !== 1) out.push(`"${pathOf(parent, key)}${tails[matched]}`)
-  }
-}
-
-/**
- * The check of one node of a parsed subset schema whose children's tests and checks are already
- * `built` (build children-first; a `oneOf` counts its matching branches with their tests); an object node's
- * `layout` is built here unless given.
- */
-export function checkOf(
-  node: Exclude<SchemaNode, { kind: 'invalid' }>,
-  built: ReadonlyMap<SchemaNode, { readonly test: Test; readonly check: Check }>,
-  layout?: DeclaredKeys,
-): Check {
-  switch (node.kind) {
-    case 'any':
-      return anyCheck
-    case 'scalar':
-      return scalarCheck(node)
-    case 'array':
-      return arrayCheck(node, node.items === undefined ? undefined : built.get(node.items)!.check)
-    case 'object':
-      return objectCheck(node, layout ?? declaredKeys(node), built)
-    case 'oneOf':
-      return oneOfCheck(
-        node.branches.map((b) => built.get(b)!.test),
-        node.branches.map((b) => built.get(b)!.check),
-      )
   }
 }
 

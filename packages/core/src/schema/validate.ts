@@ -6,8 +6,18 @@
 import { errorMessage, type ToolError } from '../errors.js'
 import { isFrozenSnapshot } from '../lossless-json.js'
 import { declaredKeys } from './declared-keys.js'
-import { type Test, testOf } from './fast-test.js'
-import { type Check, checkOf, report, type ValidationRoot } from './report.js'
+import { arrayTest, objectTest, oneOfTest, scalarTest, type Test } from './fast-test.js'
+import { jsonTest } from './json-shape.js'
+import {
+  anyCheck,
+  arrayCheck,
+  type Check,
+  objectCheck,
+  oneOfCheck,
+  report,
+  scalarCheck,
+  type ValidationRoot,
+} from './report.js'
 import { parseSchema, type SchemaNode, unsupportedSchemaError } from './subset.js'
 
 export type { ValidationRoot } from './report.js'
@@ -32,13 +42,43 @@ function compileTrees(schema: unknown): Trees {
   // Children first: the pre-order node list backwards. Iterative, so a 5,000-deep schema compiles.
   for (let i = parsed.nodes.length - 1; i >= 0; i--) {
     const node = parsed.nodes[i]!
-    if (node.kind === 'invalid') continue
-    // The two trees share one layout of an object's declared keys.
-    const layout = node.kind === 'object' ? declaredKeys(node) : undefined
-    const test = testOf(node, built, layout)
-    built.set(node, { test, check: checkOf(node, built, layout) })
+    if (node.kind !== 'invalid') built.set(node, nodeTrees(node, built))
   }
   return built.get(parsed.root)!
+}
+
+/** The trees of one node whose children's trees are already `built`. */
+function nodeTrees(node: Exclude<SchemaNode, { kind: 'invalid' }>, built: Map<SchemaNode, Trees>): Trees {
+  switch (node.kind) {
+    case 'any':
+      return { test: jsonTest, check: anyCheck }
+    case 'scalar':
+      return { test: scalarTest(node), check: scalarCheck(node) }
+    case 'array': {
+      const items = node.items === undefined ? undefined : built.get(node.items)!
+      return { test: arrayTest(node, items?.test), check: arrayCheck(node, items?.check) }
+    }
+    case 'object': {
+      // The two trees share one layout of the declared keys.
+      const layout = declaredKeys(node)
+      const children = (node.properties ?? []).map(({ schema }) => built.get(schema)!)
+      return {
+        test: objectTest(
+          layout,
+          children.map((child) => child.test),
+        ),
+        check: objectCheck(
+          layout,
+          children.map((child) => child.check),
+        ),
+      }
+    }
+    case 'oneOf': {
+      const tests = node.branches.map((branch) => built.get(branch)!.test)
+      const checks = node.branches.map((branch) => built.get(branch)!.check)
+      return { test: oneOfTest(tests), check: oneOfCheck(tests, checks) }
+    }
+  }
 }
 
 /**
