@@ -1,16 +1,9 @@
-import { createToolRuntime, type Execution, type RunContext, ToolError } from '@tooltx/core'
+import { createToolRuntime, type Execution, type RunContext } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import { isDeepFrozen, live, note, rawTool } from './pipeline.fixtures.js'
+import { toolRejection } from './thrown.js'
 
-async function rejection(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    return error as ToolError
-  }
-  throw new Error('expected a rejection')
-}
+const rejection = toolRejection
 
 describe('I1 call identity', () => {
   it('I1.1: each input field is read exactly once, at entry', async () => {

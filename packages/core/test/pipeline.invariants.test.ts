@@ -1,18 +1,10 @@
-import { createToolRuntime, type Execution, ToolError, type ToolResult } from '@tooltx/core'
+import { createToolRuntime, type Execution, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import { assertPublishable, StageLog } from '../src/pipeline/invariants.js'
 import { after, live, rawTool } from './pipeline.fixtures.js'
+import { thrownToolError } from './thrown.js'
 
-function invariant(fn: () => unknown): string {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    expect((error as ToolError).code).toBe('INVARIANT')
-    return (error as ToolError).message
-  }
-  throw new Error('expected INVARIANT')
-}
+const invariant = (fn: () => unknown) => thrownToolError(fn, 'INVARIANT').message
 
 const exec = Object.freeze({
   callId: 'c',

@@ -1,16 +1,9 @@
-import { assertToolDefinition, createToolRuntime, ToolError } from '@tooltx/core'
+import { assertToolDefinition, createToolRuntime } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import { live, note, rawTool } from './pipeline.fixtures.js'
+import { thrownToolError } from './thrown.js'
 
-function thrownBy(fn: () => unknown): ToolError {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    return error as ToolError
-  }
-  throw new Error('expected a throw')
-}
+const thrownBy = (fn: () => unknown) => thrownToolError(fn)
 
 describe('D2 registration checks', () => {
   it('D2.1: a name outside the pattern throws INVALID_DEFINITION with the exact message', () => {

@@ -1,19 +1,11 @@
-import { createToolRuntime, type Execution, ToolError } from '@tooltx/core'
+import { createToolRuntime, type Execution } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
+import { thrownToolError } from './thrown.js'
 
 const names = (list: readonly { name: string }[]) => list.map((d) => d.name)
 
-function definitionMessage(fn: () => unknown): string {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    expect((error as ToolError).code).toBe('INVALID_DEFINITION')
-    return (error as ToolError).message
-  }
-  throw new Error('expected INVALID_DEFINITION')
-}
+const definitionMessage = (fn: () => unknown) => thrownToolError(fn, 'INVALID_DEFINITION').message
 
 describe('R1 layers and scopes', () => {
   it('R1.1: scopes chain to their parent or to the global layer', () => {
