@@ -1,29 +1,10 @@
 import { createToolRuntime, ERROR_NAMES, ToolError, type ToolErrorCode } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
+import { trapping } from './hostile-values.js'
 import { abortedSignal, after, expectFailure, live, rawTool } from './pipeline.fixtures.js'
 
 /** A Proxy that throws from every trap. */
-const hostile = () =>
-  new Proxy(
-    {},
-    {
-      get: () => {
-        throw new Error('trap')
-      },
-      getPrototypeOf: () => {
-        throw new Error('trap')
-      },
-      has: () => {
-        throw new Error('trap')
-      },
-      ownKeys: () => {
-        throw new Error('trap')
-      },
-      getOwnPropertyDescriptor: () => {
-        throw new Error('trap')
-      },
-    },
-  )
+const hostile = () => trapping(['get', 'has', 'ownKeys', 'getPrototypeOf', 'getOwnPropertyDescriptor'])
 
 describe('E1 failure results', () => {
   it('E1.1: runtime-made failures carry the table name for their code', async () => {

@@ -41,6 +41,19 @@ export function deferred<T = void>() {
   return { promise, resolve, reject }
 }
 
+/** One `deferred` per id, made on first use: `gate(id)` is the same deferred every time. */
+export function gates<T = void>() {
+  const byId = new Map<string, ReturnType<typeof deferred<T>>>()
+  return (id: string) => {
+    let gate = byId.get(id)
+    if (gate === undefined) {
+      gate = deferred<T>()
+      byId.set(id, gate)
+    }
+    return gate
+  }
+}
+
 /** Asserts a failure with `code`, the table name, `message` and (by default) `Error: <message>` content. */
 export function expectFailure(result: ToolResult, code: ToolErrorCode | string, message?: string | RegExp) {
   expect(result.isError).toBe(true)

@@ -1,7 +1,7 @@
 import { callSequence, createToolRuntime, type JsonValue } from '@tooltx/core'
 import { describe, expect, it, vi } from 'vitest'
 import { fakeRuntime, outerCall, tool } from './code-mode.fixtures.js'
-import { deferred, expectFailure, live, rawTool } from './pipeline.fixtures.js'
+import { deferred, expectFailure, gates, live, rawTool } from './pipeline.fixtures.js'
 
 /** Lets pending I/O and promise chains run (a few macrotask turns; digests use Web Crypto). */
 const flush = async () => {
@@ -17,15 +17,7 @@ const pre = (log: string[]) => log.filter((l) => l.startsWith('pre:') || l.start
 function harness() {
   const rt = createToolRuntime()
   const log: string[] = []
-  const gates = new Map<string, ReturnType<typeof deferred<void>>>()
-  const gate = (id: string) => {
-    let g = gates.get(id)
-    if (g === undefined) {
-      g = deferred<void>()
-      gates.set(id, g)
-    }
-    return g
-  }
+  const gate = gates<void>()
   const idOf = (args: unknown) => (args as { id: string }).id
   rt.register(
     rawTool('job', {
@@ -199,15 +191,7 @@ describe('P1 call sequences', () => {
   it('P1.9: Code Mode sub-calls run their pre-execute and post-execute phases in submission order', async () => {
     const rt = createToolRuntime({ mode: 'code' })
     const log: string[] = []
-    const gates = new Map<string, ReturnType<typeof deferred<JsonValue>>>()
-    const gate = (id: string) => {
-      let g = gates.get(id)
-      if (g === undefined) {
-        g = deferred<JsonValue>()
-        gates.set(id, g)
-      }
-      return g
-    }
+    const gate = gates<JsonValue>()
     rt.register(
       tool('job', {
         isConcurrencySafe: () => true,
