@@ -5,52 +5,19 @@ import { deriveMessages, memoryStore, openSession } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { lines, type Rig, rig } from './loop-harness.js'
 import { type Answer, type Received, wireServer } from './loopback-server.js'
+import { anthropicStop, anthropicText, anthropicToolUse, chatChunk, messageStart } from './wire-fixtures.js'
 
-const sse = (type: string, data: Record<string, unknown>) =>
-  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
-const messageStart = sse('message_start', {
-  message: {
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: 'c',
-    content: [],
-    stop_reason: null,
-    stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 1 },
-  },
-})
-const anthropicStop = (reason: string) => [
-  sse('message_delta', { delta: { stop_reason: reason, stop_sequence: null }, usage: { output_tokens: 9 } }),
-  sse('message_stop', {}),
-]
 /** A text block, then a tool_use of `bash` whose input the token limit cut inside a string. */
 const CUT = [
-  messageStart,
-  sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-  sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Cleaning.' } }),
-  sse('content_block_stop', { index: 0 }),
-  sse('content_block_start', {
-    index: 1,
-    content_block: { type: 'tool_use', id: 'toolu_rm', name: 'bash', input: {} },
-  }),
-  sse('content_block_delta', {
-    index: 1,
-    delta: { type: 'input_json_delta', partial_json: '{"cmd":"rm -rf bu' },
-  }),
-  ...anthropicStop('max_tokens'),
+  messageStart('c', 10),
+  ...anthropicText(0, 'Cleaning.'),
+  ...anthropicToolUse({ index: 1, id: 'toolu_rm', name: 'bash', json: '{"cmd":"rm -rf bu', unclosed: true }),
+  ...anthropicStop('max_tokens', 9),
 ]
-const DONE_TEXT = [
-  messageStart,
-  sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-  sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Done.' } }),
-  sse('content_block_stop', { index: 0 }),
-  ...anthropicStop('end_turn'),
-]
+const DONE_TEXT = [messageStart('c', 10), ...anthropicText(0, 'Done.'), ...anthropicStop('end_turn', 9)]
 
-/** One Chat Completions chunk of choice 0; `usage` makes it the usage chunk. */
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+/** One Chat Completions chunk of choice 0. */
+const chunk = chatChunk
 const usageChunk = (prompt: number) =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: prompt, completion_tokens: 5, total_tokens: prompt + 5 } })}\n\n`
 /** A reply calling `name` with `args` as call `id`. */

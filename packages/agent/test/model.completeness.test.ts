@@ -11,50 +11,31 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { lines, rig } from './loop-harness.js'
 import { type Answer, collect, request, sseFixture, wireServer } from './loopback-server.js'
+import { anthropicToolUse, anthropicStop as anthropicWireStop, chatChunk, DONE } from './wire-fixtures.js'
 
-/** One Chat Completions chunk whose only choice is `choice` (index 0). */
-const chunk = (choice: Record<string, unknown>) =>
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, ...choice }] })}\n\n`
 /** A tool-call delta of call 0 (`bash`, id `call_rm`); `first` carries the id and name. */
 const toolDelta = (args: unknown, first = false) =>
-  chunk({
-    delta: {
-      tool_calls: [
-        {
-          index: 0,
-          ...(first ? { id: 'call_rm', type: 'function' } : {}),
-          function: { ...(first ? { name: 'bash' } : {}), arguments: args },
-        },
-      ],
-    },
-    finish_reason: null,
+  chatChunk({
+    tool_calls: [
+      {
+        index: 0,
+        ...(first ? { id: 'call_rm', type: 'function' } : {}),
+        function: { ...(first ? { name: 'bash' } : {}), arguments: args },
+      },
+    ],
   })
-const text = (content: string) => chunk({ delta: { content }, finish_reason: null })
-const finish = (reason: string) => chunk({ delta: {}, finish_reason: reason })
-const DONE = 'data: [DONE]\n\n'
+const text = (content: string) => chatChunk({ content })
+const finish = (reason: string) => chatChunk({}, reason)
 /** The reply the report describes: a tool call cut off inside its argument string. */
 const CUT_CALL = [toolDelta('', true), toolDelta('{"cmd":"rm -rf build')]
 
-const anthropicEvent = (type: string, data: Record<string, unknown>) =>
-  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
 const ANTHROPIC = sseFixture('anthropic-text-and-tools.sse')
 /** message_start, then a closed tool_use block for `bash` whose input stops inside a string. */
 const ANTHROPIC_TOOL = [
   ANTHROPIC[0]!,
-  anthropicEvent('content_block_start', {
-    index: 0,
-    content_block: { type: 'tool_use', id: 'toolu_rm', name: 'bash', input: {} },
-  }),
-  anthropicEvent('content_block_delta', {
-    index: 0,
-    delta: { type: 'input_json_delta', partial_json: '{"cmd":"rm -rf build' },
-  }),
-  anthropicEvent('content_block_stop', { index: 0 }),
+  ...anthropicToolUse({ index: 0, id: 'toolu_rm', name: 'bash', json: '{"cmd":"rm -rf build' }),
 ]
-const anthropicStop = (stopReason: string) => [
-  anthropicEvent('message_delta', { delta: { stop_reason: stopReason }, usage: { output_tokens: 9 } }),
-  anthropicEvent('message_stop', {}),
-]
+const anthropicStop = (stopReason: string) => anthropicWireStop(stopReason, 9)
 
 /** An adapter whose server answers the first request with `first` and later ones with `then`. */
 async function openai(first: Answer, then: Answer = first): Promise<ModelAdapter> {
