@@ -1,6 +1,15 @@
 import { createToolRuntime, defineTool, type RunContext, ToolError, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { deferred, expectFailure, flush, isDeepFrozen, live, note, rawTool } from './pipeline.fixtures.js'
+import {
+  callTool,
+  deferred,
+  expectFailure,
+  flush,
+  isDeepFrozen,
+  live,
+  note,
+  rawTool,
+} from './pipeline.fixtures.js'
 
 function setup(overrides: Record<string, unknown> = {}) {
   const runs: RunContext[] = []
@@ -124,11 +133,7 @@ describe('P6 around chain', () => {
       off()
       return next()
     })
-    expectFailure(
-      await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }),
-      'UNKNOWN_TOOL',
-      'unknown tool "t"',
-    )
+    expectFailure(await callTool(rt, 't'), 'UNKNOWN_TOOL', 'unknown tool "t"')
     expect(body).toBe(0)
   })
 
@@ -211,7 +216,7 @@ describe('P6 around chain', () => {
       { isError: false, value: 42 },
     ]
     rt.wrapExecute(async () => returns.shift() as never)
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     expect(result).toEqual({
       isError: false,
       value: 'cached',
@@ -225,7 +230,7 @@ describe('P6 around chain', () => {
       ],
     })
     expectFailure(
-      await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }),
+      await callTool(rt, 't'),
       'INVALID_TOOL_OUTPUT',
       'tool "t" returned invalid output: "value" must be a string',
     )
@@ -320,7 +325,7 @@ describe('P6 around chain', () => {
       if (returns.length === 0) off()
       return next as never
     })
-    for (let i = 0; i < 3; i++) await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    for (let i = 0; i < 3; i++) await callTool(rt, 't')
     expect(seen).toEqual(['INVALID_TOOL_OUTPUT', 'MINE', 'UNKNOWN_TOOL'])
   })
 
@@ -387,7 +392,7 @@ describe('P6 around chain', () => {
     )
     rt.wrapExecute(async () => ({ isError: false, value: { n: 1.5 } }) as never)
     expectFailure(
-      await rt.execute({ callId: 'c', name: 'typed', arguments: {}, signal: live() }),
+      await callTool(rt, 'typed'),
       'INVALID_TOOL_OUTPUT',
       'tool "typed" returned invalid output: "value.n" must be an integer',
     )

@@ -1,9 +1,19 @@
 /** Shared fixtures of the runtime and pipeline tests (not a test file itself). */
-import { type AnyToolDefinition, ERROR_NAMES, type ToolErrorCode, type ToolResult } from '@tooltx/core'
+import {
+  type AnyToolDefinition,
+  ERROR_NAMES,
+  type ToolErrorCode,
+  type ToolResult,
+  type ToolRuntime,
+} from '@tooltx/core'
 import { expect } from 'vitest'
 
 /** A fresh, never-aborted signal. */
 export const live = () => new AbortController().signal
+
+/** Calls tool `name` once through `runtime`: call id `c`, no arguments, a live signal. */
+export const callTool = (runtime: Pick<ToolRuntime, 'execute'>, name: string) =>
+  runtime.execute({ callId: 'c', name, arguments: {}, signal: live() })
 
 /** A signal that is already aborted. */
 export const abortedSignal = () => {

@@ -1,7 +1,7 @@
 import { createToolRuntime, type Execution, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import { assertPublishable, StageLog } from '../src/pipeline/invariants.js'
-import { after, live, rawTool } from './pipeline.fixtures.js'
+import { after, callTool, live, rawTool } from './pipeline.fixtures.js'
 import { thrownToolError } from './thrown.js'
 
 const invariant = (fn: () => unknown) => thrownToolError(fn, 'INVARIANT').message
@@ -49,10 +49,8 @@ describe('V1 invariants', () => {
         },
       }),
     )
-    await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
-    await expect(rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })).rejects.toMatchObject(
-      { code: 'INVARIANT' },
-    )
+    await callTool(rt, 't')
+    await expect(callTool(rt, 't')).rejects.toMatchObject({ code: 'INVARIANT' })
   })
 
   it('V1.2: stages only move forward: pre once, approval after ask, guards after allow, around after guards', () => {
@@ -101,7 +99,7 @@ describe('V1 invariants', () => {
       return next()
     })
     rt.onResult(() => void order.push('observer'))
-    await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    await callTool(rt, 't')
     expect(order).toEqual(['pre', 'approval', 'guard', 'around', 'body', 'post', 'finalizer', 'observer'])
   })
 
