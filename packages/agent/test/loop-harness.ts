@@ -16,7 +16,7 @@ import {
   type ScriptedToolCall,
   scripted,
 } from '@tooltx/agent'
-import { createToolRuntime, defineTool } from '@tooltx/core'
+import { createToolRuntime, defineTool, type ToolDefinition } from '@tooltx/core'
 import {
   memoryStore,
   openSession,
@@ -344,4 +344,18 @@ export function answeredOnce(session: Session): boolean {
     if (m.role === 'tool') answers.set(m.callId, (answers.get(m.callId) ?? 0) + 1)
   }
   return calls.every((id) => answers.get(id) === 1) && [...answers.keys()].every((id) => calls.includes(id))
+}
+
+/** A raw tool `bash` (open parameters, no validation) that records what it was run with in `seen`. */
+export function bashTool(seen: unknown[]): ToolDefinition {
+  return {
+    name: 'bash',
+    description: 'Runs a command.',
+    parameters: { type: 'object' },
+    output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+    execute: (a) => {
+      seen.push(a)
+      return 'ran'
+    },
+  }
 }

@@ -3,7 +3,7 @@ import { anthropic, createAgent, estimateTokens, openaiCompatible } from '@toolt
 import { defineTool } from '@tooltx/core'
 import { deriveMessages, memoryStore, openSession } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { lines, type Rig, rig } from './loop-harness.js'
+import { bashTool, lines, type Rig, rig } from './loop-harness.js'
 import { type Answer, type Received, wireServer } from './loopback-server.js'
 import { anthropicStop, anthropicText, anthropicToolUse, chatChunk, messageStart } from './wire-fixtures.js'
 
@@ -44,16 +44,7 @@ describe('T2–T4 in the loop', () => {
 
   /** Registers `bash` (records what it ran with) and `read {path}` (returns a long text). */
   function tools(seen: unknown[] = []): void {
-    r.scope.register({
-      name: 'bash',
-      description: 'Runs a command.',
-      parameters: { type: 'object' },
-      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
-      execute: (a) => {
-        seen.push(a)
-        return 'ran'
-      },
-    })
+    r.scope.register(bashTool(seen))
     r.scope.register(
       defineTool({
         name: 'read',

@@ -6,10 +6,10 @@ import {
   type ModelStreamEvent,
   openaiCompatible,
 } from '@tooltx/agent'
-import { parseToolArguments, type ToolDefinition } from '@tooltx/core'
+import { parseToolArguments } from '@tooltx/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { lines, rig } from './loop-harness.js'
+import { bashTool, lines, rig } from './loop-harness.js'
 import { type Answer, collect, request, sseFixture, wireServer } from './loopback-server.js'
 import { anthropicToolUse, anthropicStop as anthropicWireStop, chatChunk, DONE } from './wire-fixtures.js'
 
@@ -100,19 +100,7 @@ describe('L12.1 a reply is complete only when the stream says so', () => {
 })
 
 describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
-  /** A raw tool `bash` (no validation) that records what it was run with. */
-  function bash(seen: unknown[]): ToolDefinition {
-    return {
-      name: 'bash',
-      description: 'Runs a command.',
-      parameters: { type: 'object' },
-      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
-      execute: (a) => {
-        seen.push(a)
-        return 'ran'
-      },
-    }
-  }
+  const bash = bashTool
 
   it('L12.1: a truncated OpenAI-compatible reply ends the turn with an error; the raw tool never runs and no tool/call is logged', async () => {
     const r = await rig()

@@ -1,6 +1,7 @@
 import { createToolRuntime, defineTool, type RunContext, ToolError, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import {
+  abortBeforeNext,
   callTool,
   deferred,
   expectFailure,
@@ -174,12 +175,7 @@ describe('P6 around chain', () => {
 
   it('P6.8: an already aborted fused signal skips the body with ABORTED_BEFORE_DISPATCH', async () => {
     const { rt, run, runs } = setup()
-    rt.wrapExecute(async (exec, next) => {
-      const c = new AbortController()
-      c.abort()
-      exec.signal = c.signal
-      return next()
-    })
+    rt.wrapExecute(abortBeforeNext)
     expectFailure(await run(), 'ABORTED_BEFORE_DISPATCH')
     expect(runs).toHaveLength(0)
   })

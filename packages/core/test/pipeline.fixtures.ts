@@ -15,6 +15,14 @@ export const live = () => new AbortController().signal
 export const callTool = (runtime: Pick<ToolRuntime, 'execute'>, name: string) =>
   runtime.execute({ callId: 'c', name, arguments: {}, signal: live() })
 
+/** An around handler that swaps in an already aborted signal (default reason) before `next()`. */
+export const abortBeforeNext = async (exec: { signal: AbortSignal }, next: () => Promise<ToolResult>) => {
+  const controller = new AbortController()
+  controller.abort()
+  exec.signal = controller.signal
+  return next()
+}
+
 /** A signal that is already aborted. */
 export const abortedSignal = () => {
   const controller = new AbortController()

@@ -29,7 +29,18 @@ function harness() {
       },
     }),
   )
-  return { rt, log, gate, idOf }
+  /** A pre-execute handler that logs `pre:<id>` and holds `c1` until the returned deferred settles (a person deciding). */
+  const holdC1InPreExecute = () => {
+    const person = deferred<void>()
+    rt.onPreExecute(async (exec, next) => {
+      const id = idOf(exec.arguments)
+      log.push(`pre:${id}`)
+      if (id === 'c1') await person.promise
+      return next()
+    })
+    return person
+  }
+  return { rt, log, gate, idOf, holdC1InPreExecute }
 }
 
 describe('P1 call sequences', () => {
@@ -74,14 +85,8 @@ describe('P1 call sequences', () => {
   })
 
   it('P1.8: a slow pre-execute on one call delays the next call of its sequence until its decision is over', async () => {
-    const { rt, log, gate, idOf } = harness()
-    const person = deferred<void>()
-    rt.onPreExecute(async (exec, next) => {
-      const id = idOf(exec.arguments)
-      log.push(`pre:${id}`)
-      if (id === 'c1') await person.promise
-      return next()
-    })
+    const { rt, log, gate, holdC1InPreExecute } = harness()
+    const person = holdC1InPreExecute()
     const sequence = callSequence()
     const calls = ['c1', 'c2'].map((id) =>
       rt.execute({ callId: id, name: 'job', arguments: { id }, signal: live(), sequence }),
@@ -129,15 +134,9 @@ describe('P1 call sequences', () => {
   })
 
   it('P1.9: a call whose caller aborted while it waited for its turn skips its decision with ABORTED_BEFORE_DISPATCH', async () => {
-    const { rt, log, gate, idOf } = harness()
+    const { rt, log, gate, holdC1InPreExecute } = harness()
     gate('c1').resolve()
-    const person = deferred<void>()
-    rt.onPreExecute(async (exec, next) => {
-      const id = idOf(exec.arguments)
-      log.push(`pre:${id}`)
-      if (id === 'c1') await person.promise
-      return next()
-    })
+    const person = holdC1InPreExecute()
     const sequence = callSequence()
     const controller = new AbortController()
     const c1 = rt.execute({ callId: 'c1', name: 'job', arguments: { id: 'c1' }, signal: live(), sequence })
