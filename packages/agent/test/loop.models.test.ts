@@ -1,9 +1,9 @@
 import { getEventListeners } from 'node:events'
-import { anthropic, createAgent, estimateTokens, openaiCompatible } from '@tooltx/agent'
+import { anthropic, estimateTokens, openaiCompatible } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import { deriveMessages, memoryStore, openSession } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { bashTool, lines, type Rig, rig } from './loop-harness.js'
+import { agentOn, bashTool, lines, type Rig, rig } from './loop-harness.js'
 import { type Answer, type Received, wireServer } from './loopback-server.js'
 import { anthropicStop, anthropicText, anthropicToolUse, chatChunk, messageStart } from './wire-fixtures.js'
 
@@ -71,7 +71,7 @@ describe('T2–T4 in the loop', () => {
       '/v1',
     )
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     expect(await agent.send('go')).toMatchObject({ reason: 'completed', text: 'ok' })
     const ends = r.session.events().flatMap((e) => (e.type === 'step/end' ? [e.data] : []))
     expect(ends).toEqual([
@@ -85,7 +85,7 @@ describe('T2–T4 in the loop', () => {
     const seen: unknown[] = []
     tools(seen)
     const { model } = await claude((n) => (n === 1 ? CUT : DONE_TEXT))
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     const outcome = await agent.send('clean up')
     expect(outcome).toMatchObject({ reason: 'error' })
     expect(outcome.error).toContain(
@@ -108,10 +108,7 @@ describe('T2–T4 in the loop', () => {
     const seen: unknown[] = []
     tools(seen)
     const { model, server } = await claude((n) => (n === 1 ? CUT : DONE_TEXT))
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model,
       onCutToolCalls: 'tell-model',
     })
@@ -160,10 +157,7 @@ describe('T2–T4 in the loop', () => {
     )
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
     const states: unknown[] = []
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model,
       system: 'Be careful.',
       prepareStep: (state) => {
@@ -222,10 +216,7 @@ describe('T2–T4 in the loop', () => {
     ]
     const messages: (string | undefined)[] = []
     for (const answer of answers) {
-      const agent = createAgent({
-        runtime: r.runtime,
-        scope: r.scope,
-        session: r.session,
+      const agent = agentOn(r, {
         model,
         prepareStep: () => answer as never,
       })
@@ -265,10 +256,7 @@ describe('T2–T4 in the loop', () => {
     r = await rig({ store: 'memory' })
     const model = openaiCompatible({ apiKey: 'k', model: 'm' })
     const make = (context: unknown) => () =>
-      createAgent({
-        runtime: r.runtime,
-        scope: r.scope,
-        session: r.session,
+      agentOn(r, {
         model,
         context: context as never,
       })
@@ -283,10 +271,7 @@ describe('T2–T4 in the loop', () => {
     )
     expect(make('big')).toThrow('context must be { maxTokens, strategy, countTokens?, summaryModel? }')
     expect(() =>
-      createAgent({
-        runtime: r.runtime,
-        scope: r.scope,
-        session: r.session,
+      agentOn(r, {
         model,
         onCutToolCalls: 'ignore' as never,
       }),
@@ -330,9 +315,7 @@ describe('T2–T4 in the loop', () => {
       const server = await longServer()
       const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
       const maxTokens = 6_000
-      const agent = createAgent({
-        runtime: r.runtime,
-        scope: r.scope,
+      const agent = agentOn(r, {
         session,
         model,
         maxSteps: STEPS,

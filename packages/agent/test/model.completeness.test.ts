@@ -1,6 +1,5 @@
 import {
   anthropic,
-  createAgent,
   type ModelAdapter,
   ModelError,
   type ModelStreamEvent,
@@ -9,7 +8,7 @@ import {
 import { parseToolArguments } from '@tooltx/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { bashTool, lines, rig } from './loop-harness.js'
+import { agentOn, bashTool, lines, rig } from './loop-harness.js'
 import { type Answer, collect, request, sseFixture, wireServer } from './loopback-server.js'
 import { anthropicToolUse, anthropicStop as anthropicWireStop, chatChunk, DONE } from './wire-fixtures.js'
 
@@ -108,7 +107,7 @@ describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
     r.scope.register(bash(seen))
     // Later requests get a plain answer, so a loop that ran the cut call still ends.
     const model = await openai({ sse: CUT_CALL }, { sse: [text('done'), finish('stop')] })
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     agent.send('clean up')
     await agent.whenIdle()
     expect(seen).toEqual([])
@@ -133,7 +132,7 @@ describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
       [...ANTHROPIC_TOOL, ...anthropicStop('max_tokens')],
       [...ANTHROPIC.slice(0, 6), ...anthropicStop('end_turn')],
     )
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     agent.send('clean up')
     await agent.whenIdle()
     expect(seen).toEqual([])

@@ -1,7 +1,7 @@
-import { anthropic, createAgent, ModelError, openaiCompatible } from '@tooltx/agent'
+import { anthropic, ModelError, openaiCompatible } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { lines, type Rig, rig } from './loop-harness.js'
+import { agentOn, lines, type Rig, rig } from './loop-harness.js'
 import { collect, request, wireServer } from './loopback-server.js'
 import {
   anthropicEvent,
@@ -89,10 +89,7 @@ describe('T1 reasoning content', () => {
       thinking: { budgetTokens: 2048 },
     })
     const deltas: string[] = []
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model,
       onModelEvent: (event) => {
         if (event.type === 'reasoning-delta') deltas.push(event.text)
@@ -159,7 +156,7 @@ describe('T1 reasoning content', () => {
       model: 'deepseek-x',
       maxRetries: 0,
     })
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     expect(await agent.send('capital of France?')).toMatchObject({ reason: 'completed', text: 'Paris.' })
     expect(await agent.send('and Spain?')).toMatchObject({ reason: 'completed' })
 
@@ -222,10 +219,7 @@ describe('T1 reasoning content', () => {
     r = await rig()
     const server = await wireServer(() => ({ sse: THINK_THEN_CALL.slice(0, 4), hang: true }))
     const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model,
       onModelEvent: (event) => {
         if (event.type === 'reasoning-delta') agent.abort()
