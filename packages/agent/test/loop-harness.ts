@@ -16,7 +16,7 @@ import {
   type ScriptedToolCall,
   scripted,
 } from '@tooltx/agent'
-import { createToolRuntime, defineTool } from '@tooltx/core'
+import { createToolRuntime, defineTool, type ToolDefinition } from '@tooltx/core'
 import {
   memoryStore,
   openSession,
@@ -232,6 +232,14 @@ export const call = (name: string, id: string, extra: Record<string, string> = {
   arguments: args(id, extra),
 })
 
+/** An agent over the rig's runtime, scope and session (`options.session` replaces the session). */
+export function agentOn(
+  r: Rig,
+  options: Omit<AgentOptions, 'runtime' | 'scope' | 'session'> & { session?: AgentOptions['session'] },
+): Agent {
+  return createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, ...options })
+}
+
 /**
  * Starts a turn on the rig: an agent over its runtime, scope and session with a scripted model
  * that answers request n with `steps[n]`, sent the user message `go`. `options` adds agent
@@ -243,7 +251,7 @@ export function go(
   options: Partial<AgentOptions> = {},
 ): { agent: Agent; model: ScriptedModel } {
   const model = scripted(steps)
-  const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model, ...options })
+  const agent = agentOn(r, { model, ...options })
   agent.send('go')
   return { agent, model }
 }
@@ -344,4 +352,18 @@ export function answeredOnce(session: Session): boolean {
     if (m.role === 'tool') answers.set(m.callId, (answers.get(m.callId) ?? 0) + 1)
   }
   return calls.every((id) => answers.get(id) === 1) && [...answers.keys()].every((id) => calls.includes(id))
+}
+
+/** A raw tool `bash` (open parameters, no validation) that records what it was run with in `seen`. */
+export function bashTool(seen: unknown[]): ToolDefinition {
+  return {
+    name: 'bash',
+    description: 'Runs a command.',
+    parameters: { type: 'object' },
+    output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+    execute: (a) => {
+      seen.push(a)
+      return 'ran'
+    },
+  }
 }

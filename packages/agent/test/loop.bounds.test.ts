@@ -1,7 +1,17 @@
 import { createAgent, type ModelAdapter, type ModelRequest, scripted } from '@tooltx/agent'
 import type { TurnEndData } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
-import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
+import {
+  agentOn,
+  answeredOnce,
+  call,
+  eventually,
+  failingOnce,
+  go,
+  lines,
+  type Rig,
+  rig,
+} from './loop-harness.js'
 
 /** A model that answers every request with `perStep` calls of `echo`: it never stops on its own. */
 function runaway(perStep = 1): ModelAdapter & { requests: ModelRequest[] } {
@@ -30,7 +40,7 @@ describe('L13 bounds and turn outcomes', () => {
   it('L13.1, L3.8: maxSteps ends a turn whose model always calls a tool, after closing the last step', async () => {
     const r = await rig({ store: 'memory' })
     const model = runaway()
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model, maxSteps: 3 })
+    const agent = agentOn(r, { model, maxSteps: 3 })
     const outcome = await agent.send('go')
     expect(model.requests).toHaveLength(3)
     expect(lines(r.session).slice(-4)).toEqual([
@@ -51,7 +61,7 @@ describe('L13 bounds and turn outcomes', () => {
   it('L13.2: by default a turn makes at most 100 model requests', async () => {
     const r = await rig({ store: 'memory' })
     const model = runaway()
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     const outcome = await agent.send('go')
     expect(model.requests).toHaveLength(100)
     expect(outcome.limit).toBe('maxSteps')
@@ -65,10 +75,7 @@ describe('L13 bounds and turn outcomes', () => {
       return next()
     })
     const model = runaway(3)
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model,
       maxToolCalls: 5,
     })
@@ -113,10 +120,7 @@ describe('L13 bounds and turn outcomes', () => {
   it('L13.1: a turn that used up maxToolCalls exactly ends without asking the model again', async () => {
     const r = await rig({ store: 'memory' })
     const model = runaway(2)
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model,
       maxToolCalls: 2,
     })
@@ -179,7 +183,7 @@ describe('L13 bounds and turn outcomes', () => {
       { text: 'All done.' },
       { text: 'Second.' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     const first = agent.send('a')
     const second = agent.send('b')
     expect(await first).toEqual({ turn: 1, reason: 'completed', text: 'All done.' })
@@ -190,7 +194,7 @@ describe('L13 bounds and turn outcomes', () => {
 
   it('L13.3: a model failure resolves send and whenIdle with reason error and its message', async () => {
     const r = await rig({ store: 'memory' })
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model: scripted([]) })
+    const agent = agentOn(r, { model: scripted([]) })
     expect(await agent.whenIdle()).toBeUndefined()
     const outcome = await agent.send('hello')
     expect(outcome).toEqual({

@@ -1,56 +1,23 @@
 import { getEventListeners } from 'node:events'
-import { anthropic, createAgent, estimateTokens, openaiCompatible } from '@tooltx/agent'
+import { anthropic, estimateTokens, openaiCompatible } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import { deriveMessages, memoryStore, openSession } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
-import { lines, type Rig, rig } from './loop-harness.js'
+import { agentOn, bashTool, lines, type Rig, rig } from './loop-harness.js'
 import { type Answer, type Received, wireServer } from './loopback-server.js'
+import { anthropicStop, anthropicText, anthropicToolUse, chatChunk, messageStart } from './wire-fixtures.js'
 
-const sse = (type: string, data: Record<string, unknown>) =>
-  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
-const messageStart = sse('message_start', {
-  message: {
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: 'c',
-    content: [],
-    stop_reason: null,
-    stop_sequence: null,
-    usage: { input_tokens: 10, output_tokens: 1 },
-  },
-})
-const anthropicStop = (reason: string) => [
-  sse('message_delta', { delta: { stop_reason: reason, stop_sequence: null }, usage: { output_tokens: 9 } }),
-  sse('message_stop', {}),
-]
 /** A text block, then a tool_use of `bash` whose input the token limit cut inside a string. */
 const CUT = [
-  messageStart,
-  sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-  sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Cleaning.' } }),
-  sse('content_block_stop', { index: 0 }),
-  sse('content_block_start', {
-    index: 1,
-    content_block: { type: 'tool_use', id: 'toolu_rm', name: 'bash', input: {} },
-  }),
-  sse('content_block_delta', {
-    index: 1,
-    delta: { type: 'input_json_delta', partial_json: '{"cmd":"rm -rf bu' },
-  }),
-  ...anthropicStop('max_tokens'),
+  messageStart('c', 10),
+  ...anthropicText(0, 'Cleaning.'),
+  ...anthropicToolUse({ index: 1, id: 'toolu_rm', name: 'bash', json: '{"cmd":"rm -rf bu', unclosed: true }),
+  ...anthropicStop('max_tokens', 9),
 ]
-const DONE_TEXT = [
-  messageStart,
-  sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-  sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Done.' } }),
-  sse('content_block_stop', { index: 0 }),
-  ...anthropicStop('end_turn'),
-]
+const DONE_TEXT = [messageStart('c', 10), ...anthropicText(0, 'Done.'), ...anthropicStop('end_turn', 9)]
 
-/** One Chat Completions chunk of choice 0; `usage` makes it the usage chunk. */
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+/** One Chat Completions chunk of choice 0. */
+const chunk = chatChunk
 const usageChunk = (prompt: number) =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: prompt, completion_tokens: 5, total_tokens: prompt + 5 } })}\n\n`
 /** A reply calling `name` with `args` as call `id`. */
@@ -77,16 +44,7 @@ describe('T2–T4 in the loop', () => {
 
   /** Registers `bash` (records what it ran with) and `read {path}` (returns a long text). */
   function tools(seen: unknown[] = []): void {
-    r.scope.register({
-      name: 'bash',
-      description: 'Runs a command.',
-      parameters: { type: 'object' },
-      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
-      execute: (a) => {
-        seen.push(a)
-        return 'ran'
-      },
-    })
+    r.scope.register(bashTool(seen))
     r.scope.register(
       defineTool({
         name: 'read',
@@ -113,7 +71,7 @@ describe('T2–T4 in the loop', () => {
       '/v1',
     )
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     expect(await agent.send('go')).toMatchObject({ reason: 'completed', text: 'ok' })
     const ends = r.session.events().flatMap((e) => (e.type === 'step/end' ? [e.data] : []))
     expect(ends).toEqual([
@@ -127,7 +85,7 @@ describe('T2–T4 in the loop', () => {
     const seen: unknown[] = []
     tools(seen)
     const { model } = await claude((n) => (n === 1 ? CUT : DONE_TEXT))
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     const outcome = await agent.send('clean up')
     expect(outcome).toMatchObject({ reason: 'error' })
     expect(outcome.error).toContain(
@@ -150,10 +108,7 @@ describe('T2–T4 in the loop', () => {
     const seen: unknown[] = []
     tools(seen)
     const { model, server } = await claude((n) => (n === 1 ? CUT : DONE_TEXT))
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model,
       onCutToolCalls: 'tell-model',
     })
@@ -202,10 +157,7 @@ describe('T2–T4 in the loop', () => {
     )
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
     const states: unknown[] = []
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model,
       system: 'Be careful.',
       prepareStep: (state) => {
@@ -264,10 +216,7 @@ describe('T2–T4 in the loop', () => {
     ]
     const messages: (string | undefined)[] = []
     for (const answer of answers) {
-      const agent = createAgent({
-        runtime: r.runtime,
-        scope: r.scope,
-        session: r.session,
+      const agent = agentOn(r, {
         model,
         prepareStep: () => answer as never,
       })
@@ -307,10 +256,7 @@ describe('T2–T4 in the loop', () => {
     r = await rig({ store: 'memory' })
     const model = openaiCompatible({ apiKey: 'k', model: 'm' })
     const make = (context: unknown) => () =>
-      createAgent({
-        runtime: r.runtime,
-        scope: r.scope,
-        session: r.session,
+      agentOn(r, {
         model,
         context: context as never,
       })
@@ -325,10 +271,7 @@ describe('T2–T4 in the loop', () => {
     )
     expect(make('big')).toThrow('context must be { maxTokens, strategy, countTokens?, summaryModel? }')
     expect(() =>
-      createAgent({
-        runtime: r.runtime,
-        scope: r.scope,
-        session: r.session,
+      agentOn(r, {
         model,
         onCutToolCalls: 'ignore' as never,
       }),
@@ -372,9 +315,7 @@ describe('T2–T4 in the loop', () => {
       const server = await longServer()
       const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
       const maxTokens = 6_000
-      const agent = createAgent({
-        runtime: r.runtime,
-        scope: r.scope,
+      const agent = agentOn(r, {
         session,
         model,
         maxSteps: STEPS,

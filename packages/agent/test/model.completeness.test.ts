@@ -1,60 +1,40 @@
 import {
   anthropic,
-  createAgent,
   type ModelAdapter,
   ModelError,
   type ModelStreamEvent,
   openaiCompatible,
 } from '@tooltx/agent'
-import { parseToolArguments, type ToolDefinition } from '@tooltx/core'
+import { parseToolArguments } from '@tooltx/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { lines, rig } from './loop-harness.js'
+import { agentOn, bashTool, lines, rig } from './loop-harness.js'
 import { type Answer, collect, request, sseFixture, wireServer } from './loopback-server.js'
+import { anthropicToolUse, anthropicStop as anthropicWireStop, chatChunk, DONE } from './wire-fixtures.js'
 
-/** One Chat Completions chunk whose only choice is `choice` (index 0). */
-const chunk = (choice: Record<string, unknown>) =>
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, ...choice }] })}\n\n`
 /** A tool-call delta of call 0 (`bash`, id `call_rm`); `first` carries the id and name. */
 const toolDelta = (args: unknown, first = false) =>
-  chunk({
-    delta: {
-      tool_calls: [
-        {
-          index: 0,
-          ...(first ? { id: 'call_rm', type: 'function' } : {}),
-          function: { ...(first ? { name: 'bash' } : {}), arguments: args },
-        },
-      ],
-    },
-    finish_reason: null,
+  chatChunk({
+    tool_calls: [
+      {
+        index: 0,
+        ...(first ? { id: 'call_rm', type: 'function' } : {}),
+        function: { ...(first ? { name: 'bash' } : {}), arguments: args },
+      },
+    ],
   })
-const text = (content: string) => chunk({ delta: { content }, finish_reason: null })
-const finish = (reason: string) => chunk({ delta: {}, finish_reason: reason })
-const DONE = 'data: [DONE]\n\n'
+const text = (content: string) => chatChunk({ content })
+const finish = (reason: string) => chatChunk({}, reason)
 /** The reply the report describes: a tool call cut off inside its argument string. */
 const CUT_CALL = [toolDelta('', true), toolDelta('{"cmd":"rm -rf build')]
 
-const anthropicEvent = (type: string, data: Record<string, unknown>) =>
-  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
 const ANTHROPIC = sseFixture('anthropic-text-and-tools.sse')
 /** message_start, then a closed tool_use block for `bash` whose input stops inside a string. */
 const ANTHROPIC_TOOL = [
   ANTHROPIC[0]!,
-  anthropicEvent('content_block_start', {
-    index: 0,
-    content_block: { type: 'tool_use', id: 'toolu_rm', name: 'bash', input: {} },
-  }),
-  anthropicEvent('content_block_delta', {
-    index: 0,
-    delta: { type: 'input_json_delta', partial_json: '{"cmd":"rm -rf build' },
-  }),
-  anthropicEvent('content_block_stop', { index: 0 }),
+  ...anthropicToolUse({ index: 0, id: 'toolu_rm', name: 'bash', json: '{"cmd":"rm -rf build' }),
 ]
-const anthropicStop = (stopReason: string) => [
-  anthropicEvent('message_delta', { delta: { stop_reason: stopReason }, usage: { output_tokens: 9 } }),
-  anthropicEvent('message_stop', {}),
-]
+const anthropicStop = (stopReason: string) => anthropicWireStop(stopReason, 9)
 
 /** An adapter whose server answers the first request with `first` and later ones with `then`. */
 async function openai(first: Answer, then: Answer = first): Promise<ModelAdapter> {
@@ -119,19 +99,7 @@ describe('L12.1 a reply is complete only when the stream says so', () => {
 })
 
 describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
-  /** A raw tool `bash` (no validation) that records what it was run with. */
-  function bash(seen: unknown[]): ToolDefinition {
-    return {
-      name: 'bash',
-      description: 'Runs a command.',
-      parameters: { type: 'object' },
-      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
-      execute: (a) => {
-        seen.push(a)
-        return 'ran'
-      },
-    }
-  }
+  const bash = bashTool
 
   it('L12.1: a truncated OpenAI-compatible reply ends the turn with an error; the raw tool never runs and no tool/call is logged', async () => {
     const r = await rig()
@@ -139,7 +107,7 @@ describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
     r.scope.register(bash(seen))
     // Later requests get a plain answer, so a loop that ran the cut call still ends.
     const model = await openai({ sse: CUT_CALL }, { sse: [text('done'), finish('stop')] })
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     agent.send('clean up')
     await agent.whenIdle()
     expect(seen).toEqual([])
@@ -164,7 +132,7 @@ describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
       [...ANTHROPIC_TOOL, ...anthropicStop('max_tokens')],
       [...ANTHROPIC.slice(0, 6), ...anthropicStop('end_turn')],
     )
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     agent.send('clean up')
     await agent.whenIdle()
     expect(seen).toEqual([])

@@ -120,14 +120,14 @@ describe('L12.4 the provider SDKs are optional peer dependencies', () => {
     let imports = 0
     let builds = 0
     let failNext = true
-    const get = lazyClient(
-      'x:m',
-      { name: 'sdk-x', factory: 'x' },
-      async () => {
+    const get = lazyClient({
+      adapter: 'x:m',
+      sdk: { name: 'sdk-x', factory: 'x' },
+      importSdk: async () => {
         imports++
         return { tag: 'module' }
       },
-      (module) => {
+      build: (module) => {
         builds++
         if (failNext) {
           failNext = false
@@ -135,7 +135,7 @@ describe('L12.4 the provider SDKs are optional peer dependencies', () => {
         }
         return { client: module.tag }
       },
-    )
+    })
     await expect(get()).rejects.toMatchObject({
       kind: 'setup',
       message:

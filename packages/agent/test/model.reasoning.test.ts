@@ -1,27 +1,20 @@
-import { anthropic, createAgent, ModelError, openaiCompatible } from '@tooltx/agent'
+import { anthropic, ModelError, openaiCompatible } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { lines, type Rig, rig } from './loop-harness.js'
+import { agentOn, lines, type Rig, rig } from './loop-harness.js'
 import { collect, request, wireServer } from './loopback-server.js'
+import {
+  anthropicEvent,
+  anthropicStop,
+  anthropicText,
+  anthropicToolUse,
+  chatChunk,
+  messageStart,
+} from './wire-fixtures.js'
 
-const sse = (type: string, data: Record<string, unknown>) =>
-  `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`
-const start = sse('message_start', {
-  message: {
-    id: 'msg_1',
-    type: 'message',
-    role: 'assistant',
-    model: 'claude-fixture',
-    content: [],
-    stop_reason: null,
-    stop_sequence: null,
-    usage: { input_tokens: 20, output_tokens: 1 },
-  },
-})
-const stop = (reason: string) => [
-  sse('message_delta', { delta: { stop_reason: reason, stop_sequence: null }, usage: { output_tokens: 30 } }),
-  sse('message_stop', {}),
-]
+const sse = anthropicEvent
+const start = messageStart('claude-fixture', 20)
+const stop = (reason: string) => anthropicStop(reason, 30)
 // A signature with characters JSON escapes differently by hand (`/`, `+`, `=`) and unicode thinking.
 const SIGNATURE = 'EqQBCgIYAhIM1gbcDa9GJwZA2b3h/+sig=='
 const REDACTED = 'EmwKAhgBEgy3va3pzix/LafPsn4a'
@@ -35,30 +28,15 @@ const THINK_THEN_CALL = [
   sse('content_block_stop', { index: 0 }),
   sse('content_block_start', { index: 1, content_block: { type: 'redacted_thinking', data: REDACTED } }),
   sse('content_block_stop', { index: 1 }),
-  sse('content_block_start', {
-    index: 2,
-    content_block: { type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} },
-  }),
-  sse('content_block_delta', {
-    index: 2,
-    delta: { type: 'input_json_delta', partial_json: '{"q":"France"}' },
-  }),
-  sse('content_block_stop', { index: 2 }),
+  ...anthropicToolUse({ index: 2, id: 'toolu_1', name: 'lookup', json: '{"q":"France"}' }),
   ...stop('tool_use'),
 ]
-const ANSWER = [
-  start,
-  sse('content_block_start', { index: 0, content_block: { type: 'text', text: '' } }),
-  sse('content_block_delta', { index: 0, delta: { type: 'text_delta', text: 'Paris.' } }),
-  sse('content_block_stop', { index: 0 }),
-  ...stop('end_turn'),
-]
+const ANSWER = [start, ...anthropicText(0, 'Paris.'), ...stop('end_turn')]
 const THINKING = { type: 'thinking', thinking: 'The user wants the “capital”.', signature: SIGNATURE }
 const REDACTED_BLOCK = { type: 'redacted_thinking', data: REDACTED }
 
 /** One Chat Completions chunk of choice 0. */
-const chunk = (delta: Record<string, unknown>, finish: string | null = null) =>
-  `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
+const chunk = chatChunk
 const REASON_THEN_CALL = [
   chunk({ role: 'assistant', reasoning_content: 'Need the ' }),
   chunk({ reasoning_content: 'lookup tool.' }),
@@ -111,10 +89,7 @@ describe('T1 reasoning content', () => {
       thinking: { budgetTokens: 2048 },
     })
     const deltas: string[] = []
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model,
       onModelEvent: (event) => {
         if (event.type === 'reasoning-delta') deltas.push(event.text)
@@ -181,7 +156,7 @@ describe('T1 reasoning content', () => {
       model: 'deepseek-x',
       maxRetries: 0,
     })
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     expect(await agent.send('capital of France?')).toMatchObject({ reason: 'completed', text: 'Paris.' })
     expect(await agent.send('and Spain?')).toMatchObject({ reason: 'completed' })
 
@@ -244,10 +219,7 @@ describe('T1 reasoning content', () => {
     r = await rig()
     const server = await wireServer(() => ({ sse: THINK_THEN_CALL.slice(0, 4), hang: true }))
     const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model,
       onModelEvent: (event) => {
         if (event.type === 'reasoning-delta') agent.abort()

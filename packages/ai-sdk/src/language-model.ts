@@ -268,10 +268,17 @@ function callBlock(id: string, call: Call): ReplyBlock {
 function failure(adapter: string, error: unknown): ModelError {
   if (error instanceof ModelError) return error
   if (APICallError.isInstance(error)) {
-    const detail = rootCauseMessage(error)
-    if (error.statusCode !== undefined)
-      return httpFailure(adapter, error.url, error.statusCode, detail, error)
-    return connectionFailure(adapter, error.url, rootCauseMessage(error.cause ?? error), error)
+    const endpoint = error.url
+    if (error.statusCode !== undefined) {
+      const status = error.statusCode
+      return httpFailure({ adapter, endpoint, status, detail: rootCauseMessage(error), cause: error })
+    }
+    return connectionFailure({
+      adapter,
+      endpoint,
+      detail: rootCauseMessage(error.cause ?? error),
+      cause: error,
+    })
   }
   return new ModelError(adapter, 'connection', `the model call failed: ${rootCauseMessage(error)}.`, {
     cause: error,

@@ -58,7 +58,7 @@ export {
   type ValidationRoot,
   validateValue,
 } from './schema/validate.js'
-export { callCard, isCallView, isResultView, parseToolArguments, resultCard } from './tool/cards.js'
+export { callCard, isCallView, isResultView, resultCard } from './tool/cards.js'
 export * from './tool/define-tool.js'
 export { assertToolDefinition } from './tool/definition-checks.js'
 export type { ExecutionMode, ToolSurface, ToolView } from './view.js'

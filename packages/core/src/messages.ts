@@ -1,5 +1,5 @@
 import type { ContentBlock, TextBlock, UserMessage } from './content.js'
-import type { JsonValue } from './lossless-json.js'
+import { type JsonValue, parseFrozenJson } from './lossless-json.js'
 
 /** A tool call the model asked for, kept with its raw argument string (L3.4). */
 export interface ToolCallBlock {
@@ -53,4 +53,25 @@ export interface ModelToolSchema {
   name: string
   description: string
   parameters: { [key: string]: JsonValue }
+}
+
+/**
+ * Parses a model's raw argument string as the agent loop does (L4.1): empty or whitespace-only
+ * → `{}`, valid JSON → the parsed value, anything else → the raw string itself. Never throws;
+ * a value that is not a string (a JavaScript caller's mistake) parses as `{}`. With `freeze`,
+ * lossless JSON text comes back as a frozen snapshot parsed in place (Q3.2), which `execute`
+ * takes without copying (Q3.1); JSON that is not lossless still comes back unfrozen, so entry
+ * fails it as P2.4 says.
+ */
+export function parseToolArguments(raw: string, options: { freeze?: boolean } = {}): JsonValue {
+  if (typeof raw !== 'string' || raw.trim() === '') return {}
+  if (options.freeze === true) {
+    const parsed = parseFrozenJson(raw, 'arguments')
+    if (parsed.ok) return parsed.value
+  }
+  try {
+    return JSON.parse(raw) as JsonValue
+  } catch {
+    return raw
+  }
 }

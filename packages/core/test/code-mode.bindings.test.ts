@@ -10,6 +10,7 @@ import {
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { fakeRuntime, live, recordingSink, runArgs, tool } from './code-mode.fixtures.js'
+import { rejectionOf } from './thrown.js'
 
 const outerCall = (codeRuntime: ReturnType<typeof fakeRuntime>, extra: Record<string, unknown> = {}) => ({
   callId: 'outer',
@@ -19,16 +20,6 @@ const outerCall = (codeRuntime: ReturnType<typeof fakeRuntime>, extra: Record<st
   codeRuntime,
   ...extra,
 })
-
-/** Runs `program` in a code-mode runtime with the given tools and returns the outcome of the inner calls. */
-async function rejectionOf(promise: Promise<unknown>): Promise<unknown> {
-  try {
-    await promise
-  } catch (error) {
-    return error
-  }
-  throw new Error('expected a rejection')
-}
 
 describe('X3 bindings', () => {
   it('X3.1: tools is a null-prototype object of async functions, one per visible tool but run_code; __proto__ is ordinary', async () => {

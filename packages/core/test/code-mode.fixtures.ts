@@ -12,7 +12,7 @@ import {
 } from '@tooltx/core'
 import { live, rawTool } from './pipeline.fixtures.js'
 
-export { deferred, live } from './pipeline.fixtures.js'
+export { deferred, gates, live } from './pipeline.fixtures.js'
 
 /** What a fake program can use: the bindings, the run's signal and a log. */
 export interface FakeProgramContext {

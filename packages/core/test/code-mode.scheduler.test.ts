@@ -1,7 +1,7 @@
 import { createToolRuntime, type JsonValue, type ToolRuntime } from '@tooltx/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { deferred, fakeRuntime, flush, outerCall, recordingSink, tool } from './code-mode.fixtures.js'
+import { deferred, fakeRuntime, flush, gates, outerCall, recordingSink, tool } from './code-mode.fixtures.js'
 
 /**
  * A runtime with one tool `job` whose calls are classified by `args.safe`, log `start:<id>`
@@ -10,15 +10,7 @@ import { deferred, fakeRuntime, flush, outerCall, recordingSink, tool } from './
 function harness(options: { maxParallelSubCalls?: number } = {}) {
   const rt = createToolRuntime({ mode: 'code', ...options })
   const log: string[] = []
-  const gates = new Map<string, ReturnType<typeof deferred<JsonValue>>>()
-  const gate = (id: string) => {
-    let g = gates.get(id)
-    if (g === undefined) {
-      g = deferred<JsonValue>()
-      gates.set(id, g)
-    }
-    return g
-  }
+  const gate = gates<JsonValue>()
   let running = 0
   let peak = 0
   rt.register(

@@ -1,5 +1,6 @@
-import { defineTool, ToolError } from '@tooltx/core'
+import { defineTool } from '@tooltx/core'
 import { describe, expect, it, vi } from 'vitest'
+import { thrownToolError } from './thrown.js'
 
 // This file's module graph loads core with a `createRequire` that cannot find ajv.
 vi.mock('node:module', async (original) => ({
@@ -9,15 +10,7 @@ vi.mock('node:module', async (original) => ({
   },
 }))
 
-function thrown(fn: () => unknown): ToolError {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    return error as ToolError
-  }
-  throw new Error('expected a throw')
-}
+const thrown = (fn: () => unknown) => thrownToolError(fn)
 
 describe('S6.5 without ajv', () => {
   it('S6.5: a JSON Schema outside the subset throws UNSUPPORTED_SCHEMA naming ajv; subset schemas need no ajv', () => {

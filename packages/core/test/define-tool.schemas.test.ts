@@ -1,9 +1,10 @@
-import { createToolRuntime, defineTool, schemaToTypeScript, ToolError, type ToolResult } from '@tooltx/core'
+import { createToolRuntime, defineTool, schemaToTypeScript, type ToolResult } from '@tooltx/core'
 import { toStandardJsonSchema } from '@valibot/to-json-schema'
 import * as v from 'valibot'
 import { describe, expect, it, vi } from 'vitest'
 import * as z from 'zod'
 import { expectFailure, isDeepFrozen, live } from './pipeline.fixtures.js'
+import { thrownToolError } from './thrown.js'
 
 /** Registers `tool` in a fresh runtime and runs one call with `args`. */
 async function call(tool: Parameters<ReturnType<typeof createToolRuntime>['register']>[0], args: unknown) {
@@ -12,16 +13,7 @@ async function call(tool: Parameters<ReturnType<typeof createToolRuntime>['regis
   return rt.execute({ callId: 'c1', name: tool.name, arguments: args, signal: live() })
 }
 
-function schemaError(fn: () => unknown): ToolError {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    expect((error as ToolError).code).toBe('UNSUPPORTED_SCHEMA')
-    return error as ToolError
-  }
-  throw new Error('expected UNSUPPORTED_SCHEMA')
-}
+const schemaError = (fn: () => unknown) => thrownToolError(fn, 'UNSUPPORTED_SCHEMA')
 
 const text = (result: ToolResult) => (result.content[0] as { text: string }).text
 

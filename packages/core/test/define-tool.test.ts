@@ -9,6 +9,7 @@ import {
   validateValue,
 } from '@tooltx/core'
 import { describe, expect, it, vi } from 'vitest'
+import { thrownToolError } from './thrown.js'
 
 const run = {} as RunContext
 
@@ -45,16 +46,7 @@ function readFileTool(overrides: Record<string, unknown> = {}) {
   })
 }
 
-function definitionError(fn: () => unknown): ToolError {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    expect((error as ToolError).code).toBe('INVALID_DEFINITION')
-    return error as ToolError
-  }
-  throw new Error('expected INVALID_DEFINITION')
-}
+const definitionError = (fn: () => unknown) => thrownToolError(fn, 'INVALID_DEFINITION')
 
 describe('D1 the four contracts of a definition', () => {
   it('D1.1: a defineTool definition carries the model, execution, output and UI contracts', () => {

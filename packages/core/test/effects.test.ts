@@ -11,7 +11,7 @@ import {
   type ToolError,
 } from '../src/index.js'
 import { sha256Hex } from '../src/sha256.js'
-import { live, rawTool } from './pipeline.fixtures.js'
+import { callTool, live, rawTool } from './pipeline.fixtures.js'
 
 const failing = (effect: 'read' | 'idempotent' | 'write' | undefined, runs: string[]) =>
   rawTool('t', {
@@ -107,7 +107,7 @@ describe('F1 effects', () => {
       rt.wrapExecute(retry({ attempts: 3, ...(retryWrites === undefined ? {} : { retryWrites }) }))
       const runs: string[] = []
       rt.register(failing(effect, runs))
-      return rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }).then((r) => {
+      return callTool(rt, 't').then((r) => {
         expect(r).toMatchObject({ isError: true, error: { info: { code: 'TOOL_FAILED' } } })
         return runs.length
       })

@@ -1,6 +1,16 @@
 import { createToolRuntime, defineTool, type RunContext, ToolError, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { deferred, expectFailure, flush, isDeepFrozen, live, note, rawTool } from './pipeline.fixtures.js'
+import {
+  abortBeforeNext,
+  callTool,
+  deferred,
+  expectFailure,
+  flush,
+  isDeepFrozen,
+  live,
+  note,
+  rawTool,
+} from './pipeline.fixtures.js'
 
 function setup(overrides: Record<string, unknown> = {}) {
   const runs: RunContext[] = []
@@ -124,11 +134,7 @@ describe('P6 around chain', () => {
       off()
       return next()
     })
-    expectFailure(
-      await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }),
-      'UNKNOWN_TOOL',
-      'unknown tool "t"',
-    )
+    expectFailure(await callTool(rt, 't'), 'UNKNOWN_TOOL', 'unknown tool "t"')
     expect(body).toBe(0)
   })
 
@@ -169,12 +175,7 @@ describe('P6 around chain', () => {
 
   it('P6.8: an already aborted fused signal skips the body with ABORTED_BEFORE_DISPATCH', async () => {
     const { rt, run, runs } = setup()
-    rt.wrapExecute(async (exec, next) => {
-      const c = new AbortController()
-      c.abort()
-      exec.signal = c.signal
-      return next()
-    })
+    rt.wrapExecute(abortBeforeNext)
     expectFailure(await run(), 'ABORTED_BEFORE_DISPATCH')
     expect(runs).toHaveLength(0)
   })
@@ -211,7 +212,7 @@ describe('P6 around chain', () => {
       { isError: false, value: 42 },
     ]
     rt.wrapExecute(async () => returns.shift() as never)
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     expect(result).toEqual({
       isError: false,
       value: 'cached',
@@ -225,7 +226,7 @@ describe('P6 around chain', () => {
       ],
     })
     expectFailure(
-      await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }),
+      await callTool(rt, 't'),
       'INVALID_TOOL_OUTPUT',
       'tool "t" returned invalid output: "value" must be a string',
     )
@@ -320,7 +321,7 @@ describe('P6 around chain', () => {
       if (returns.length === 0) off()
       return next as never
     })
-    for (let i = 0; i < 3; i++) await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    for (let i = 0; i < 3; i++) await callTool(rt, 't')
     expect(seen).toEqual(['INVALID_TOOL_OUTPUT', 'MINE', 'UNKNOWN_TOOL'])
   })
 
@@ -387,7 +388,7 @@ describe('P6 around chain', () => {
     )
     rt.wrapExecute(async () => ({ isError: false, value: { n: 1.5 } }) as never)
     expectFailure(
-      await rt.execute({ callId: 'c', name: 'typed', arguments: {}, signal: live() }),
+      await callTool(rt, 'typed'),
       'INVALID_TOOL_OUTPUT',
       'tool "typed" returned invalid output: "value.n" must be an integer',
     )

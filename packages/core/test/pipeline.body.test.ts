@@ -1,6 +1,6 @@
 import { createToolRuntime, defineTool, type Execution, type RunContext, ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
+import { abortBeforeNext, deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 function withBody(execute: (args: unknown, run: RunContext) => unknown, options = {}) {
   const rt = createToolRuntime(options)
@@ -14,12 +14,7 @@ describe('P8 body and run context', () => {
   it('P8.1: the body runs only after resolution and an unaborted fused signal; invoked is recorded', async () => {
     const ran: string[] = []
     const { rt, run } = withBody(async () => note(ran, 'body', 1))
-    rt.wrapExecute(async (exec, next) => {
-      const c = new AbortController()
-      c.abort()
-      exec.signal = c.signal
-      return next()
-    })
+    rt.wrapExecute(abortBeforeNext)
     expectFailure(await run(), 'ABORTED_BEFORE_DISPATCH')
     expect(ran).toEqual([])
   })

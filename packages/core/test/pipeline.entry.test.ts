@@ -1,6 +1,14 @@
 import { createToolRuntime, type Execution } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { abortedSignal, expectFailure, isDeepFrozen, live, note, rawTool } from './pipeline.fixtures.js'
+import {
+  abortedSignal,
+  callTool,
+  expectFailure,
+  isDeepFrozen,
+  live,
+  note,
+  rawTool,
+} from './pipeline.fixtures.js'
 
 describe('P2 entry', () => {
   it('P2.1: every kind of failure resolves with one deep-frozen result', async () => {
@@ -14,9 +22,9 @@ describe('P2 entry', () => {
     )
     rt.register(rawTool('bad-output', { execute: async () => undefined }))
     const results = await Promise.all([
-      rt.execute({ callId: 'c', name: 'throws', arguments: {}, signal: live() }),
-      rt.execute({ callId: 'c', name: 'bad-output', arguments: {}, signal: live() }),
-      rt.execute({ callId: 'c', name: 'missing', arguments: {}, signal: live() }),
+      callTool(rt, 'throws'),
+      callTool(rt, 'bad-output'),
+      callTool(rt, 'missing'),
       rt.execute({ callId: 'c', name: 'throws', arguments: { x: undefined }, signal: live() }),
       rt.execute({ callId: 'c', name: 'throws', arguments: {}, signal: abortedSignal() }),
     ])

@@ -1,29 +1,10 @@
 import { createToolRuntime, ERROR_NAMES, ToolError, type ToolErrorCode } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { abortedSignal, after, expectFailure, live, rawTool } from './pipeline.fixtures.js'
+import { trapping } from './hostile-values.js'
+import { abortedSignal, after, callTool, expectFailure, live, rawTool } from './pipeline.fixtures.js'
 
 /** A Proxy that throws from every trap. */
-const hostile = () =>
-  new Proxy(
-    {},
-    {
-      get: () => {
-        throw new Error('trap')
-      },
-      getPrototypeOf: () => {
-        throw new Error('trap')
-      },
-      has: () => {
-        throw new Error('trap')
-      },
-      ownKeys: () => {
-        throw new Error('trap')
-      },
-      getOwnPropertyDescriptor: () => {
-        throw new Error('trap')
-      },
-    },
-  )
+const hostile = () => trapping(['get', 'has', 'ownKeys', 'getPrototypeOf', 'getOwnPropertyDescriptor'])
 
 describe('E1 failure results', () => {
   it('E1.1: runtime-made failures carry the table name for their code', async () => {
@@ -37,10 +18,10 @@ describe('E1 failure results', () => {
     )
     rt.register(rawTool('bad', { execute: async () => undefined }))
     const results = await Promise.all([
-      rt.execute({ callId: 'c', name: 'nope', arguments: {}, signal: live() }),
+      callTool(rt, 'nope'),
       rt.execute({ callId: 'c', name: 't', arguments: { a: undefined }, signal: live() }),
-      rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }),
-      rt.execute({ callId: 'c', name: 'bad', arguments: {}, signal: live() }),
+      callTool(rt, 't'),
+      callTool(rt, 'bad'),
       rt.execute({ callId: 'c', name: 't', arguments: {}, signal: abortedSignal() }),
       rt.execute({
         callId: 'c',
@@ -89,7 +70,7 @@ describe('E1 failure results', () => {
     for (const [i, place] of places.entries()) {
       const rt = createToolRuntime()
       place(rt)
-      const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+      const result = await callTool(rt, 't')
       if (i === places.length - 1) {
         expect(result.isError && result.error).toEqual({
           message: 'a body may use any code',
@@ -149,7 +130,7 @@ describe('E1 failure results', () => {
     ]) {
       const rt = createToolRuntime()
       place(rt)
-      const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+      const result = await callTool(rt, 't')
       codes.push(result.isError ? result.error.info.code : 'ok')
     }
     expect(codes).toEqual([
@@ -184,16 +165,8 @@ describe('E1 failure results', () => {
         },
       }),
     )
-    expectFailure(
-      await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }),
-      'TOOL_FAILED',
-      'tricky',
-    )
-    expectFailure(
-      await rt.execute({ callId: 'c', name: 'h', arguments: {}, signal: live() }),
-      'TOOL_FAILED',
-      '<unprintable thrown value>',
-    )
+    expectFailure(await callTool(rt, 't'), 'TOOL_FAILED', 'tricky')
+    expectFailure(await callTool(rt, 'h'), 'TOOL_FAILED', '<unprintable thrown value>')
   })
 
   it('E1.6: denials carry DENIED and blocks carry BLOCKED', async () => {
@@ -202,8 +175,8 @@ describe('E1 failure results', () => {
     rt.register(rawTool('b'))
     rt.onPreExecute(async (exec, next) => (exec.name === 't' ? { kind: 'deny' } : next()))
     rt.onPostExecute(async (exec, _r, next) => (exec.name === 'b' ? { kind: 'block' } : next()))
-    expectFailure(await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }), 'DENIED')
-    expectFailure(await rt.execute({ callId: 'c', name: 'b', arguments: {}, signal: live() }), 'BLOCKED')
+    expectFailure(await callTool(rt, 't'), 'DENIED')
+    expectFailure(await callTool(rt, 'b'), 'BLOCKED')
   })
 
   it('E1.7: messages never start with "Error: " and content is "Error: <message>"', async () => {
@@ -215,7 +188,7 @@ describe('E1 failure results', () => {
         },
       }),
     )
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     expect(result.isError && result.error.message).toBe('plain')
     expect(result.content).toEqual([{ type: 'text', text: 'Error: plain' }])
   })
@@ -229,7 +202,7 @@ describe('E2/E3 total messages and thrown errors', () => {
       throw hostile()
     })
     expectFailure(
-      await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }),
+      await callTool(rt, 't'),
       'HOOK_FAILED',
       'onPreExecute handler failed: <unprintable thrown value>',
     )

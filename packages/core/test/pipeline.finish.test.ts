@@ -3,7 +3,7 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { capContent, utf8Length } from '../src/pipeline/content-policy.js'
 import { failure } from '../src/pipeline/failures.js'
-import { abortedSignal, expectFailure, isDeepFrozen, live, rawTool } from './pipeline.fixtures.js'
+import { abortedSignal, callTool, expectFailure, isDeepFrozen, live, rawTool } from './pipeline.fixtures.js'
 
 function withFinalizer(finalizeContent: unknown, extra: Record<string, unknown> = {}, options = {}) {
   const rt = createToolRuntime(options)
@@ -27,7 +27,7 @@ describe('P11 materialize, finalizeContent, content-size policy', () => {
       posted = r.isError === false && r.value
       return next()
     })
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     expect(isDeepFrozen(result)).toBe(true)
     expect(result.isError === false && result.value).toBe(posted)
   })
@@ -44,7 +44,7 @@ describe('P11 materialize, finalizeContent, content-size policy', () => {
           additionalContexts: [{ role: 'user', content: [] }],
         }) as never,
     )
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     expectFailure(
       result,
       'RESULT_NOT_SERIALIZABLE',
@@ -62,7 +62,7 @@ describe('P11 materialize, finalizeContent, content-size policy', () => {
       off = rt.register(rawTool('t', { finalizeContent: () => void calls.push('new finalizer') }))
       return next()
     })
-    await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    await callTool(rt, 't')
     expect(calls).toEqual(['entry finalizer'])
     await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: abortedSignal() })
     expect(calls).toEqual(['entry finalizer', 'new finalizer'])
@@ -147,7 +147,7 @@ describe('P11 materialize, finalizeContent, content-size policy', () => {
       rt.register(rawTool('late', { finalizeContent: () => void calls++ }))
       return next()
     })
-    const result = await rt.execute({ callId: 'c', name: 'late', arguments: {}, signal: live() })
+    const result = await callTool(rt, 'late')
     expect(result.isError).toBe(false)
     expect(calls).toBe(0)
   })

@@ -1,9 +1,27 @@
 /** Shared fixtures of the runtime and pipeline tests (not a test file itself). */
-import { type AnyToolDefinition, ERROR_NAMES, type ToolErrorCode, type ToolResult } from '@tooltx/core'
+import {
+  type AnyToolDefinition,
+  ERROR_NAMES,
+  type ToolErrorCode,
+  type ToolResult,
+  type ToolRuntime,
+} from '@tooltx/core'
 import { expect } from 'vitest'
 
 /** A fresh, never-aborted signal. */
 export const live = () => new AbortController().signal
+
+/** Calls tool `name` once through `runtime`: call id `c`, no arguments, a live signal. */
+export const callTool = (runtime: Pick<ToolRuntime, 'execute'>, name: string) =>
+  runtime.execute({ callId: 'c', name, arguments: {}, signal: live() })
+
+/** An around handler that swaps in an already aborted signal (default reason) before `next()`. */
+export const abortBeforeNext = async (exec: { signal: AbortSignal }, next: () => Promise<ToolResult>) => {
+  const controller = new AbortController()
+  controller.abort()
+  exec.signal = controller.signal
+  return next()
+}
 
 /** A signal that is already aborted. */
 export const abortedSignal = () => {
@@ -39,6 +57,19 @@ export function deferred<T = void>() {
     reject = rej
   })
   return { promise, resolve, reject }
+}
+
+/** One `deferred` per id, made on first use: `gate(id)` is the same deferred every time. */
+export function gates<T = void>() {
+  const byId = new Map<string, ReturnType<typeof deferred<T>>>()
+  return (id: string) => {
+    let gate = byId.get(id)
+    if (gate === undefined) {
+      gate = deferred<T>()
+      byId.set(id, gate)
+    }
+    return gate
+  }
 }
 
 /** Asserts a failure with `code`, the table name, `message` and (by default) `Error: <message>` content. */

@@ -1,16 +1,9 @@
-import { createToolRuntime, type Execution, type RunContext, ToolError } from '@tooltx/core'
+import { createToolRuntime, type Execution, type RunContext } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { isDeepFrozen, live, note, rawTool } from './pipeline.fixtures.js'
+import { callTool, isDeepFrozen, live, note, rawTool } from './pipeline.fixtures.js'
+import { toolRejection } from './thrown.js'
 
-async function rejection(promise: Promise<unknown>): Promise<ToolError> {
-  try {
-    await promise
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    return error as ToolError
-  }
-  throw new Error('expected a rejection')
-}
+const rejection = toolRejection
 
 describe('I1 call identity', () => {
   it('I1.1: each input field is read exactly once, at entry', async () => {
@@ -78,7 +71,7 @@ describe('I1 call identity', () => {
     rt.onPreExecute(async (exec, next) => note(tokens, exec.token, next()))
     const mine = Symbol('mine')
     await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live(), token: mine } as never)
-    await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    await callTool(rt, 't')
     expect(typeof tokens[0]).toBe('symbol')
     expect(tokens[0]).not.toBe(mine)
     expect(tokens[0]).not.toBe(tokens[1])
@@ -95,7 +88,7 @@ describe('I1 call identity', () => {
         },
       }),
     )
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     const walk = [result as unknown]
     while (walk.length > 0) {
       const v = walk.pop()
@@ -186,14 +179,14 @@ describe('I1 call identity', () => {
       checks.push('wrapped')
       return next()
     })
-    expect((await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })).isError).toBe(false)
+    expect((await callTool(rt, 't')).isError).toBe(false)
     expect(checks).toEqual(['token:tooltx.call', 'wrapped'])
   })
 
   it('I1.9: results never carry call identity', async () => {
     const rt = createToolRuntime()
     rt.register(rawTool('t'))
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     for (const key of ['callId', 'name', 'token', 'parent', 'rootCallId']) expect(key in result).toBe(false)
   })
 })

@@ -1,18 +1,10 @@
-import { createToolRuntime, type Execution, ToolError, type ToolResult } from '@tooltx/core'
+import { createToolRuntime, type Execution, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import { assertPublishable, StageLog } from '../src/pipeline/invariants.js'
-import { after, live, rawTool } from './pipeline.fixtures.js'
+import { after, callTool, live, rawTool } from './pipeline.fixtures.js'
+import { thrownToolError } from './thrown.js'
 
-function invariant(fn: () => unknown): string {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    expect((error as ToolError).code).toBe('INVARIANT')
-    return (error as ToolError).message
-  }
-  throw new Error('expected INVARIANT')
-}
+const invariant = (fn: () => unknown) => thrownToolError(fn, 'INVARIANT').message
 
 const exec = Object.freeze({
   callId: 'c',
@@ -57,10 +49,8 @@ describe('V1 invariants', () => {
         },
       }),
     )
-    await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
-    await expect(rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })).rejects.toMatchObject(
-      { code: 'INVARIANT' },
-    )
+    await callTool(rt, 't')
+    await expect(callTool(rt, 't')).rejects.toMatchObject({ code: 'INVARIANT' })
   })
 
   it('V1.2: stages only move forward: pre once, approval after ask, guards after allow, around after guards', () => {
@@ -109,7 +99,7 @@ describe('V1 invariants', () => {
       return next()
     })
     rt.onResult(() => void order.push('observer'))
-    await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    await callTool(rt, 't')
     expect(order).toEqual(['pre', 'approval', 'guard', 'around', 'body', 'post', 'finalizer', 'observer'])
   })
 

@@ -1,6 +1,6 @@
 import { createToolRuntime, type Execution, type RunContext, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { abortedSignal, flush, live, rawTool } from './pipeline.fixtures.js'
+import { abortedSignal, callTool, flush, live, rawTool } from './pipeline.fixtures.js'
 
 describe('P12 result observers', () => {
   it('P12.1: observers run synchronously in order with the execution and the very resolved result', async () => {
@@ -56,7 +56,7 @@ describe('P12 result observers', () => {
     })
     let after = 0
     rt.onResult(() => void after++)
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     await flush()
     expect(result.isError).toBe(false)
     expect(after).toBe(1)
@@ -70,9 +70,7 @@ describe('P12 result observers', () => {
     quiet.onResult(() => {
       throw new Error('x')
     })
-    expect((await quiet.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })).isError).toBe(
-      false,
-    )
+    expect((await callTool(quiet, 't')).isError).toBe(false)
   })
 })
 
@@ -99,7 +97,7 @@ describe('P13 the two routes', () => {
       () => rt.wrapExecute(async () => 'bad' as never),
     ]) {
       const off = register()
-      const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+      const result = await callTool(rt, 't')
       expect(result.isError && result.error.info.code).toBe('HOOK_FAILED')
       off()
     }

@@ -1,6 +1,6 @@
 import { createToolRuntime, type JsonValue } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { expectFailure, isDeepFrozen, live, rawTool } from './pipeline.fixtures.js'
+import { callTool, expectFailure, isDeepFrozen, live, rawTool } from './pipeline.fixtures.js'
 
 function tool(value: unknown, output: Record<string, unknown> = {}, parent = false) {
   const rt = createToolRuntime()
@@ -25,7 +25,7 @@ function tool(value: unknown, output: Record<string, unknown> = {}, parent = fal
       },
     }),
   )
-  return rt.execute({ callId: 'c', name: 'outer', arguments: {}, signal: live() }).then(() => nested as never)
+  return callTool(rt, 'outer').then(() => nested as never)
 }
 
 describe('P9 output boundaries', () => {
@@ -150,7 +150,7 @@ describe('P9 output boundaries', () => {
       expect(r.isError === false && r.value).not.toBe(raw)
       return next()
     })
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     raw.nested.list.push(2)
     expect(result.isError === false && result.value).toEqual({ n: 1, nested: { list: [1] } })
     expect(frozen).toEqual([true, true])
@@ -163,14 +163,14 @@ describe('P9 output boundaries', () => {
     )
     const off = rt.onPostExecute(async () => ({ kind: 'accept', value: 5 }))
     expectFailure(
-      await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }),
+      await callTool(rt, 't'),
       'INVALID_TOOL_OUTPUT',
       'tool "t" returned invalid output: "value" must be a string',
     )
     off()
     rt.wrapExecute(async () => ({ isError: false, value: [undefined] }) as never)
     expectFailure(
-      await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }),
+      await callTool(rt, 't'),
       'INVALID_TOOL_OUTPUT',
       'tool "t" returned invalid output: value is not lossless JSON',
     )

@@ -7,30 +7,11 @@
 import { createToolRuntime, isLosslessJson, type RunContext, ToolError, type ToolResult } from '@tooltx/core'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { trapping } from './hostile-values.js'
 import { isDeepFrozen } from './pipeline.fixtures.js'
 
 /** A Proxy whose every trap throws. */
-const hostileProxy = () =>
-  new Proxy(
-    {},
-    {
-      get: () => {
-        throw new Error('trap get')
-      },
-      has: () => {
-        throw new Error('trap has')
-      },
-      ownKeys: () => {
-        throw new Error('trap ownKeys')
-      },
-      getPrototypeOf: () => {
-        throw new Error('trap proto')
-      },
-      getOwnPropertyDescriptor: () => {
-        throw new Error('trap descriptor')
-      },
-    },
-  )
+const hostileProxy = () => trapping(['get', 'has', 'ownKeys', 'getPrototypeOf', 'getOwnPropertyDescriptor'])
 
 const throwingGetter = () => ({
   get kind() {

@@ -1,6 +1,6 @@
 import { createToolRuntime, type RunContext } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { after, live, rawTool } from './pipeline.fixtures.js'
+import { after, callTool, rawTool } from './pipeline.fixtures.js'
 
 describe('O1 execution-local result', () => {
   it('O1.1: success and failure shapes; optional keys are absent, never undefined', async () => {
@@ -13,8 +13,8 @@ describe('O1 execution-local result', () => {
         },
       }),
     )
-    const ok = await rt.execute({ callId: 'c', name: 'ok', arguments: {}, signal: live() })
-    const bad = await rt.execute({ callId: 'c', name: 'bad', arguments: {}, signal: live() })
+    const ok = await callTool(rt, 'ok')
+    const bad = await callTool(rt, 'bad')
     expect(Object.keys(ok)).toEqual(['isError', 'value', 'content'])
     expect(Object.keys(bad)).toEqual(['isError', 'error', 'content'])
     expect(Object.keys(bad.isError ? bad.error : {})).toEqual(['message', 'info'])
@@ -29,7 +29,7 @@ describe('O1 execution-local result', () => {
       { type: 'resource', uri: 'file:///x', extra: { n: [1] } },
     ]
     rt.register(rawTool('t', { output: { schema: {}, render: () => blocks } }))
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     expect(result.content).toEqual(blocks)
   })
 
@@ -42,7 +42,7 @@ describe('O1 execution-local result', () => {
           after(() => r.deferContext({ content: [{ type: 'text', text: 'x' }], source }), 1),
       }),
     )
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     expect(result.additionalContexts).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'x' }], source },
     ])
@@ -52,7 +52,7 @@ describe('O1 execution-local result', () => {
     const rt = createToolRuntime()
     rt.register(rawTool('t'))
     rt.onPostExecute(async () => ({ kind: 'accept', additionalContexts: [] }))
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     expect('additionalContexts' in result).toBe(false)
   })
 
@@ -68,7 +68,7 @@ describe('O1 execution-local result', () => {
         rawTool('t', { execute: async (_a: unknown, r: RunContext) => after(() => r.concludeTurn(), 1) }),
       )
       rt.onPostExecute(async () => decision as never)
-      const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+      const result = await callTool(rt, 't')
       outcomes.push('concludesTurn' in result)
     }
     expect(outcomes).toEqual([true, true, false])
@@ -87,12 +87,10 @@ describe('O1 execution-local result', () => {
         },
       }),
     )
-    expect((await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })).meta).toEqual({
+    expect((await callTool(rt, 't')).meta).toEqual({
       card: 1,
     })
-    expect('meta' in (await rt.execute({ callId: 'c', name: 'f', arguments: {}, signal: live() }))).toBe(
-      false,
-    )
+    expect('meta' in (await callTool(rt, 'f'))).toBe(false)
     rt.wrapExecute(
       async () =>
         ({
@@ -101,7 +99,7 @@ describe('O1 execution-local result', () => {
           meta: { from: 'wrapper' },
         }) as never,
     )
-    expect((await rt.execute({ callId: 'c', name: 'f', arguments: {}, signal: live() })).meta).toEqual({
+    expect((await callTool(rt, 'f')).meta).toEqual({
       from: 'wrapper',
     })
   })

@@ -1,7 +1,7 @@
 import { callSequence, createToolRuntime, type JsonValue } from '@tooltx/core'
 import { describe, expect, it, vi } from 'vitest'
 import { fakeRuntime, outerCall, tool } from './code-mode.fixtures.js'
-import { deferred, expectFailure, live, rawTool } from './pipeline.fixtures.js'
+import { deferred, expectFailure, gates, live, rawTool } from './pipeline.fixtures.js'
 
 /** Lets pending I/O and promise chains run (a few macrotask turns; digests use Web Crypto). */
 const flush = async () => {
@@ -17,15 +17,7 @@ const pre = (log: string[]) => log.filter((l) => l.startsWith('pre:') || l.start
 function harness() {
   const rt = createToolRuntime()
   const log: string[] = []
-  const gates = new Map<string, ReturnType<typeof deferred<void>>>()
-  const gate = (id: string) => {
-    let g = gates.get(id)
-    if (g === undefined) {
-      g = deferred<void>()
-      gates.set(id, g)
-    }
-    return g
-  }
+  const gate = gates<void>()
   const idOf = (args: unknown) => (args as { id: string }).id
   rt.register(
     rawTool('job', {
@@ -37,7 +29,18 @@ function harness() {
       },
     }),
   )
-  return { rt, log, gate, idOf }
+  /** A pre-execute handler that logs `pre:<id>` and holds `c1` until the returned deferred settles (a person deciding). */
+  const holdC1InPreExecute = () => {
+    const person = deferred<void>()
+    rt.onPreExecute(async (exec, next) => {
+      const id = idOf(exec.arguments)
+      log.push(`pre:${id}`)
+      if (id === 'c1') await person.promise
+      return next()
+    })
+    return person
+  }
+  return { rt, log, gate, idOf, holdC1InPreExecute }
 }
 
 describe('P1 call sequences', () => {
@@ -82,14 +85,8 @@ describe('P1 call sequences', () => {
   })
 
   it('P1.8: a slow pre-execute on one call delays the next call of its sequence until its decision is over', async () => {
-    const { rt, log, gate, idOf } = harness()
-    const person = deferred<void>()
-    rt.onPreExecute(async (exec, next) => {
-      const id = idOf(exec.arguments)
-      log.push(`pre:${id}`)
-      if (id === 'c1') await person.promise
-      return next()
-    })
+    const { rt, log, gate, holdC1InPreExecute } = harness()
+    const person = holdC1InPreExecute()
     const sequence = callSequence()
     const calls = ['c1', 'c2'].map((id) =>
       rt.execute({ callId: id, name: 'job', arguments: { id }, signal: live(), sequence }),
@@ -137,15 +134,9 @@ describe('P1 call sequences', () => {
   })
 
   it('P1.9: a call whose caller aborted while it waited for its turn skips its decision with ABORTED_BEFORE_DISPATCH', async () => {
-    const { rt, log, gate, idOf } = harness()
+    const { rt, log, gate, holdC1InPreExecute } = harness()
     gate('c1').resolve()
-    const person = deferred<void>()
-    rt.onPreExecute(async (exec, next) => {
-      const id = idOf(exec.arguments)
-      log.push(`pre:${id}`)
-      if (id === 'c1') await person.promise
-      return next()
-    })
+    const person = holdC1InPreExecute()
     const sequence = callSequence()
     const controller = new AbortController()
     const c1 = rt.execute({ callId: 'c1', name: 'job', arguments: { id: 'c1' }, signal: live(), sequence })
@@ -199,15 +190,7 @@ describe('P1 call sequences', () => {
   it('P1.9: Code Mode sub-calls run their pre-execute and post-execute phases in submission order', async () => {
     const rt = createToolRuntime({ mode: 'code' })
     const log: string[] = []
-    const gates = new Map<string, ReturnType<typeof deferred<JsonValue>>>()
-    const gate = (id: string) => {
-      let g = gates.get(id)
-      if (g === undefined) {
-        g = deferred<JsonValue>()
-        gates.set(id, g)
-      }
-      return g
-    }
+    const gate = gates<JsonValue>()
     rt.register(
       tool('job', {
         isConcurrencySafe: () => true,

@@ -1,7 +1,7 @@
 import { createToolRuntime, type RunContext, retry, type ToolFailure, timeout } from '@tooltx/core'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { appliesToOf, declareAppliesTo } from '../src/pipeline/applies-to.js'
-import { deferred, expectFailure, flush, live, rawTool } from './pipeline.fixtures.js'
+import { callTool, deferred, expectFailure, flush, live, rawTool } from './pipeline.fixtures.js'
 
 beforeEach(() => {
   vi.useFakeTimers()
@@ -44,7 +44,7 @@ describe('P7 built-in timeout and retry', () => {
     const off = createToolRuntime({ timeout: false })
     const t2 = slowTool('t', 100)
     off.register(t2.def)
-    const p2 = off.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const p2 = callTool(off, 't')
     await vi.advanceTimersByTimeAsync(1000)
     t2.gate.resolve('fine')
     expect((await p2).isError).toBe(false)
@@ -86,7 +86,7 @@ describe('P7 built-in timeout and retry', () => {
     const rt = createToolRuntime()
     const tool = slowTool('t', 20)
     rt.register(tool.def)
-    const pending = rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const pending = callTool(rt, 't')
     await vi.advanceTimersByTimeAsync(20)
     expect(tool.signals[0]!.aborted).toBe(true)
     tool.gate.resolve('a success that arrived late')
@@ -107,7 +107,7 @@ describe('P7 built-in timeout and retry', () => {
       setTimeout(() => inner.abort(new Error('inner deadline')), 10)
       return next()
     })
-    const pending = rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const pending = callTool(rt, 't')
     await vi.advanceTimersByTimeAsync(10)
     tool.gate.reject(new Error('stopped by inner deadline'))
     expectFailure(await pending, 'TOOL_FAILED', 'stopped by inner deadline')
@@ -126,7 +126,7 @@ describe('P7 built-in timeout and retry', () => {
     const tool = slowTool('t', 10)
     rt.register(tool.def)
     let settled = false
-    const pending = rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }).then((r) => {
+    const pending = callTool(rt, 't').then((r) => {
       settled = true
       return r
     })
@@ -150,7 +150,7 @@ describe('P7 built-in timeout and retry', () => {
       }),
     )
     rt.wrapExecute(retry({ attempts: 5 }))
-    expect(await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })).toMatchObject({
+    expect(await callTool(rt, 't')).toMatchObject({
       value: 3,
     })
     calls = -10
@@ -164,11 +164,7 @@ describe('P7 built-in timeout and retry', () => {
       }),
     )
     limited.wrapExecute(retry({ attempts: 2 }))
-    expectFailure(
-      await limited.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }),
-      'TOOL_FAILED',
-      'fail -8',
-    )
+    expectFailure(await callTool(limited, 't'), 'TOOL_FAILED', 'fail -8')
     for (const attempts of [0, 1.5, -1, Number.NaN, '2', undefined]) {
       expect(() => retry({ attempts: attempts as never })).toThrow(
         expect.objectContaining({ code: 'INVALID_DEFINITION' }),
@@ -198,7 +194,7 @@ describe('P7 built-in timeout and retry', () => {
         },
       }),
     )
-    await rt.execute({ callId: 'c', name: 'denied', arguments: {}, signal: live() })
+    await callTool(rt, 'denied')
     expect(seen).toEqual([
       ['TOOL_FAILED', 1],
       ['TOOL_FAILED', 2],
@@ -217,10 +213,7 @@ describe('P7 built-in timeout and retry', () => {
       }),
     )
     byDefault.wrapExecute(retry({ attempts: 3 }))
-    expectFailure(
-      await byDefault.execute({ callId: 'c', name: 'out', arguments: {}, signal: live() }),
-      'INVALID_TOOL_OUTPUT',
-    )
+    expectFailure(await callTool(byDefault, 'out'), 'INVALID_TOOL_OUTPUT')
     expect(n).toBe(1)
 
     const aborting = createToolRuntime()
@@ -259,11 +252,7 @@ describe('P7 built-in timeout and retry', () => {
         },
       }),
     )
-    expectFailure(
-      await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }),
-      'HOOK_FAILED',
-      'wrapExecute handler failed: when broke',
-    )
+    expectFailure(await callTool(rt, 't'), 'HOOK_FAILED', 'wrapExecute handler failed: when broke')
   })
 
   it('P7.9: default timeout outside retry bounds all attempts; retry then timeout() times each attempt', async () => {
@@ -282,7 +271,7 @@ describe('P7 built-in timeout and retry', () => {
     const shared = createToolRuntime()
     shared.register(makeTool())
     shared.wrapExecute(retry({ attempts: 3, when: () => true }))
-    const p1 = shared.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const p1 = callTool(shared, 't')
     await vi.advanceTimersByTimeAsync(100)
     expectFailure(await p1, 'TOOL_TIMEOUT')
     expect(attemptsRun).toEqual([1])
@@ -292,7 +281,7 @@ describe('P7 built-in timeout and retry', () => {
     each.register(makeTool())
     each.wrapExecute(retry({ attempts: 3, when: () => true }))
     each.wrapExecute(timeout())
-    const p2 = each.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const p2 = callTool(each, 't')
     await vi.advanceTimersByTimeAsync(350)
     expectFailure(await p2, 'TOOL_TIMEOUT')
     expect(attemptsRun).toEqual([1, 2, 3])

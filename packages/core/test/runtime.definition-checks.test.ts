@@ -1,16 +1,9 @@
-import { assertToolDefinition, createToolRuntime, ToolError } from '@tooltx/core'
+import { assertToolDefinition, createToolRuntime } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { live, note, rawTool } from './pipeline.fixtures.js'
+import { callTool, live, note, rawTool } from './pipeline.fixtures.js'
+import { thrownToolError } from './thrown.js'
 
-function thrownBy(fn: () => unknown): ToolError {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    return error as ToolError
-  }
-  throw new Error('expected a throw')
-}
+const thrownBy = (fn: () => unknown) => thrownToolError(fn)
 
 describe('D2 registration checks', () => {
   it('D2.1: a name outside the pattern throws INVALID_DEFINITION with the exact message', () => {
@@ -143,7 +136,7 @@ describe('D2 registration checks', () => {
     expect(thrownBy(() => scope.register(rawTool('s'))).message).toBe(
       'tool "s" is already registered in this scope',
     )
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     expect(result.isError === false && result.value).toBe('first')
   })
 
@@ -201,7 +194,7 @@ describe('D1.5 output.validate', () => {
         execute: async () => value,
       }),
     )
-    return rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    return callTool(rt, 't')
   }
 
   it('D1.5: a definition with output.validate may carry a documentation-only schema; validate decides', async () => {

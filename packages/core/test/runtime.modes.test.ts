@@ -1,6 +1,6 @@
 import { type CodeRuntime, createToolRuntime, type ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { abortedSignal, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
+import { abortedSignal, callTool, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 const names = (list: { name: string }[]) => list.map((d) => d.name)
 const RULE =
@@ -119,7 +119,7 @@ describe('M3 the code-only collapse and classification', () => {
       post++
       return next()
     })
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     expectFailure(result, 'UNKNOWN_TOOL', COLLAPSED('t'))
     expect(post).toBe(0)
   })
@@ -133,14 +133,14 @@ describe('M3 the code-only collapse and classification', () => {
     rt.wrapExecute(async (_e, next) => note(ran, 'wrap', next()))
     rt.onPostExecute(async (_e, _r, next) => note(ran, 'post', next()))
     rt.onResult(() => void ran.push('observer'))
-    await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    await callTool(rt, 't')
     expect(ran).toEqual(['observer'])
   })
 
   it('M3.3: the finalizer captured at entry applies to a collapsed call', async () => {
     const rt = createToolRuntime({ mode: 'code' })
     rt.register(rawTool('t', { finalizeContent: () => [{ type: 'text', text: 'finalized' }] }))
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     expect(result.content).toEqual([{ type: 'text', text: 'finalized' }])
     expect(result.isError && result.error.info.code).toBe('UNKNOWN_TOOL')
   })
@@ -159,7 +159,7 @@ describe('M3 the code-only collapse and classification', () => {
       pre++
       return next()
     })
-    const result = await rt.execute({ callId: 'c', name: 'ghost', arguments: {}, signal: live() })
+    const result = await callTool(rt, 'ghost')
     expectFailure(result, 'UNKNOWN_TOOL', 'unknown tool "ghost"')
     expect(pre).toBe(1)
   })

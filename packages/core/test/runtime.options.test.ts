@@ -1,6 +1,6 @@
 import { createToolRuntime } from '@tooltx/core'
 import { describe, expect, it, vi } from 'vitest'
-import { live, rawTool } from './pipeline.fixtures.js'
+import { callTool, rawTool } from './pipeline.fixtures.js'
 
 const invalid = expect.objectContaining({ code: 'INVALID_DEFINITION' })
 
@@ -37,7 +37,7 @@ describe('createToolRuntime options', () => {
       rt.onResult(() => {
         throw boom
       })
-      await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+      await callTool(rt, 't')
       expect(spy).toHaveBeenCalledWith(boom)
     } finally {
       spy.mockRestore()

@@ -1,19 +1,11 @@
-import { createToolRuntime, type Execution, ToolError } from '@tooltx/core'
+import { createToolRuntime, type Execution } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
+import { callTool, deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
+import { thrownToolError } from './thrown.js'
 
 const names = (list: readonly { name: string }[]) => list.map((d) => d.name)
 
-function definitionMessage(fn: () => unknown): string {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    expect((error as ToolError).code).toBe('INVALID_DEFINITION')
-    return (error as ToolError).message
-  }
-  throw new Error('expected INVALID_DEFINITION')
-}
+const definitionMessage = (fn: () => unknown) => thrownToolError(fn, 'INVALID_DEFINITION').message
 
 describe('R1 layers and scopes', () => {
   it('R1.1: scopes chain to their parent or to the global layer', () => {
@@ -286,7 +278,7 @@ describe('R4 one live view', () => {
       await gate.promise
       return { kind: 'allow' }
     })
-    const pending = rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const pending = callTool(rt, 't')
     off()
     gate.resolve()
     expectFailure(await pending, 'UNKNOWN_TOOL', 'unknown tool "t"')
@@ -329,7 +321,7 @@ describe('R4 one live view', () => {
       gate.resolve()
       return result
     })
-    const result = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const result = await callTool(rt, 't')
     await gate.promise
     expect(result.content).toEqual([
       { type: 'text', text: 'A:from A' },
@@ -337,7 +329,7 @@ describe('R4 one live view', () => {
     ])
     // A post-execute value replacement re-resolves to B's renderer; a vanished tool fails.
     const offPost = rt.onPostExecute(async () => ({ kind: 'accept', value: 'replaced' }))
-    const replaced = await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    const replaced = await callTool(rt, 't')
     expect(replaced.content).toEqual([{ type: 'text', text: 'finalized by B' }])
     expect(replaced.isError === false && replaced.value).toBe('replaced')
     offPost()
@@ -345,7 +337,7 @@ describe('R4 one live view', () => {
       offB!()
       return { kind: 'accept', value: 'again' }
     })
-    expectFailure(await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() }), 'UNKNOWN_TOOL')
+    expectFailure(await callTool(rt, 't'), 'UNKNOWN_TOOL')
   })
 })
 
@@ -363,7 +355,7 @@ describe('R5 hook and guard scoping', () => {
       rt.onPostExecute(async (_e, _r, next) => note(seen, 'post', next()), { scope: s }),
       rt.onResult(() => void seen.push('result'), { scope: s }),
     ]
-    await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })
+    await callTool(rt, 't')
     expect(seen).toEqual([])
     await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live(), scope: child })
     expect(seen).toEqual(['pre', 'guard', 'wrap', 'post', 'result'])
@@ -395,7 +387,7 @@ describe('R5 hook and guard scoping', () => {
     rt.register(rawTool('t'))
     const s = rt.scope()
     s.guard(() => 'scope guard')
-    expect((await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live() })).isError).toBe(false)
+    expect((await callTool(rt, 't')).isError).toBe(false)
     expectFailure(
       await rt.execute({ callId: 'c', name: 't', arguments: {}, signal: live(), scope: s }),
       'DENIED',

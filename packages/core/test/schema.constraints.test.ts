@@ -3,13 +3,13 @@ import {
   compileParameters,
   compileValueSchema,
   schemaToTypeScript,
-  ToolError,
   validateValue,
 } from '@tooltx/core'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { thrownToolError } from './thrown.js'
 
 const addFormats = addFormatsModule as unknown as (ajv: Ajv2020) => Ajv2020
 const ajv = addFormats(new Ajv2020({ strict: false, ownProperties: true, logger: false }))
@@ -27,15 +27,7 @@ function ajvAccepts(schema: object, value: unknown): boolean {
   return validate(value)
 }
 
-function thrown(fn: () => unknown): ToolError {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    return error as ToolError
-  }
-  throw new Error('expected a throw')
-}
+const thrown = (fn: () => unknown) => thrownToolError(fn)
 
 const small = fc.oneof(fc.integer({ min: -20, max: 20 }), fc.constantFrom(0.5, 1.5, -2.25, 0.1, 0.3, 1e21))
 const positive = fc.oneof(fc.integer({ min: 1, max: 6 }), fc.constantFrom(0.5, 0.1, 0.25, 1.5))

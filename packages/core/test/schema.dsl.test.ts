@@ -4,23 +4,17 @@ import {
   compileValueSchema,
   isLosslessJson,
   type JsonValue,
-  ToolError,
+  type ToolError,
 } from '@tooltx/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { thrownToolError } from './thrown.js'
 
 /** Runs `fn` and returns the `SchemaError` it throws (fails the test if it throws nothing else). */
 function schemaError(fn: () => unknown): ToolError {
-  try {
-    fn()
-  } catch (error) {
-    expect(error).toBeInstanceOf(ToolError)
-    const e = error as ToolError
-    expect(e.code).toBe('UNSUPPORTED_SCHEMA')
-    expect(e.name).toBe('SchemaError')
-    return e
-  }
-  throw new Error('expected a SchemaError')
+  const e = thrownToolError(fn, 'UNSUPPORTED_SCHEMA')
+  expect(e.name).toBe('SchemaError')
+  return e
 }
 
 function isDeepFrozen(value: unknown): boolean {

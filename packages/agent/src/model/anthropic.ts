@@ -7,15 +7,22 @@ import type {
   TextBlockParam,
   Tool,
 } from '@anthropic-ai/sdk/resources/messages'
-import type { ContentBlock, JsonValue, ModelMessage, ReasoningBlock } from '@tooltx/core'
+import {
+  type ContentBlock,
+  type JsonValue,
+  type ModelMessage,
+  parseToolArguments,
+  type ReasoningBlock,
+} from '@tooltx/core'
 import type { StopReason, ToolChoice } from '@tooltx/session'
+import { isImage, isText } from './block-guards.js'
+import { finalReply } from './final-reply.js'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
-import { cutReply, ModelAbortError, unfinishedStream } from './model-error.js'
+import { unfinishedStream } from './model-error.js'
+import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
 import { isReasoning, type ReplyBlock } from './reasoning.js'
-import { lazyClient } from './sdk-loader.js'
-import { type SdkEndpoint, sdkClientOptions, sdkErrors, sdkEvents } from './sdk-stream.js'
-import { replyStop } from './stop-reason.js'
-import { bodyMessage, isImage, isText, omittedBlockNote } from './wire-content.js'
+import { bodyMessage, type SdkDescriptor, sdkConnection } from './sdk-connection.js'
+import { sdkEvents } from './sdk-stream.js'
 
 /** Options of `anthropic`. */
 export interface AnthropicOptions {
@@ -40,12 +47,9 @@ export interface AnthropicOptions {
   thinking?: { budgetTokens: number }
 }
 
-const DEFAULT_BASE_URL = 'https://api.anthropic.com'
 const DEFAULT_MAX_TOKENS = 4096
 const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp'])
 const UNSUPPORTED_IMAGE = 'the provider takes only image/jpeg, image/png, image/gif and image/webp'
-const UNSUPPORTED_BLOCK = 'the provider cannot take this block type'
-const SDK = { name: '@anthropic-ai/sdk', factory: 'anthropic' }
 /** The stop reasons that mean the provider cut the reply, with what to do about it (L12.2). */
 const CUT_HINTS: Readonly<Record<string, string>> = {
   max_tokens: 'Raise maxTokens, or ask for smaller tool inputs.',
@@ -62,6 +66,15 @@ const STOPS: Readonly<Record<string, StopReason>> = {
   refusal: 'refusal',
 }
 const WIRE = 'anthropic'
+
+/** The optional SDK, loaded on the first request (L12.4). */
+const SDK: SdkDescriptor<typeof import('@anthropic-ai/sdk'), APIError> = {
+  name: '@anthropic-ai/sdk',
+  factory: 'anthropic',
+  defaultBaseURL: 'https://api.anthropic.com',
+  load: () => import('@anthropic-ai/sdk'),
+  detail: errorDetail,
+}
 
 // The Messages API nests its message: `{ type: 'error', error: { type, message } }`.
 function errorDetail(error: APIError): string | undefined {
@@ -86,36 +99,14 @@ function errorDetail(error: APIError): string | undefined {
  */
 export function anthropic(options: AnthropicOptions): ModelAdapter {
   const name = `anthropic:${options.model}`
-  const baseURL = options.baseURL ?? DEFAULT_BASE_URL
   // The SDK is an optional peer dependency: imported on the first request, never at import (L12.4).
-  const connect = lazyClient(
-    name,
-    SDK,
-    () => import('@anthropic-ai/sdk'),
-    (sdk) => {
-      const endpoint: SdkEndpoint<APIError> = { name, baseURL, errors: sdkErrors(sdk, errorDetail) }
-      return { client: new sdk.Anthropic(sdkClientOptions(options, baseURL)), endpoint }
-    },
-  )
+  const connect = sdkConnection({ adapter: name, settings: options, sdk: SDK })
 
   return {
     name,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
-      if (signal.aborted) throw new ModelAbortError(name, signal.reason)
-      const { client, endpoint } = await connect()
-      const body: MessageCreateParamsStreaming = {
-        model: options.model,
-        max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
-        messages: anthropicMessages(request.messages),
-        stream: true,
-      }
-      const system = systemPrompt(request)
-      if (system !== '') body.system = system
-      if (request.tools.length > 0) body.tools = request.tools.map(anthropicTool)
-      if (request.toolChoice !== undefined) body.tool_choice = anthropicToolChoice(request.toolChoice)
-      if (options.thinking !== undefined) {
-        body.thinking = { type: 'enabled', budget_tokens: options.thinking.budgetTokens }
-      }
+      const { client, endpoint } = await connect(signal)
+      const body = messagesRequest(request, options)
 
       // Blocks in content-block order; `toolIndex` maps a content-block index to the call's ordinal.
       const blocks: ReplyBlock[] = []
@@ -209,16 +200,36 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
         }
       })
       if (!stopped) throw unfinishedStream(name, 'message_stop')
-      const content = blocks.filter((block) => block.type !== 'text' || block.text !== '')
-      const usage = { inputTokens, outputTokens }
-      const stop = replyStop(stopReason, STOPS)
-      const hint = stopReason === undefined ? undefined : CUT_HINTS[stopReason]
-      if (hint !== undefined && toolIndex.size > 0) {
-        throw cutReply(name, `stop_reason "${stopReason}"`, hint, { content, stop, usage })
-      }
-      yield { type: 'message', content, usage, stop }
+      yield finalReply({
+        adapter: name,
+        field: 'stop_reason',
+        raw: stopReason,
+        stops: STOPS,
+        cutHints: CUT_HINTS,
+        content: blocks.filter((block) => block.type !== 'text' || block.text !== ''),
+        usage: { inputTokens, outputTokens },
+        hasToolCalls: toolIndex.size > 0,
+      })
     },
   }
+}
+
+/** The streaming Messages API request for `request` under the adapter's `options`. */
+function messagesRequest(request: ModelRequest, options: AnthropicOptions): MessageCreateParamsStreaming {
+  const body: MessageCreateParamsStreaming = {
+    model: options.model,
+    max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    messages: anthropicMessages(request.messages),
+    stream: true,
+  }
+  const system = systemPrompt(request)
+  if (system !== '') body.system = system
+  if (request.tools.length > 0) body.tools = request.tools.map(anthropicTool)
+  if (request.toolChoice !== undefined) body.tool_choice = anthropicToolChoice(request.toolChoice)
+  if (options.thinking !== undefined) {
+    body.thinking = { type: 'enabled', budget_tokens: options.thinking.budgetTokens }
+  }
+  return body
 }
 
 /**
@@ -285,15 +296,8 @@ function wireBlocks(content: readonly ContentBlock[]): (TextBlockParam | ImageBl
  * `{ "_raw": <string> }` for anything else, so the model still sees exactly what it sent.
  */
 function toolInput(raw: string): Record<string, unknown> {
-  if (raw.trim() === '') return {}
-  try {
-    const parsed: unknown = JSON.parse(raw)
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-      return parsed as Record<string, unknown>
-    }
-  } catch {
-    // Not JSON: sent wrapped below.
-  }
+  const parsed = parseToolArguments(raw)
+  if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) return parsed
   return { _raw: raw }
 }
 

@@ -86,14 +86,19 @@ export function isModelAbort(x: unknown): boolean {
   }
 }
 
+/** What a request failure says: the adapter, the endpoint it called, the detail, the cause. */
+export interface RequestFailure {
+  adapter: string
+  /** The URL (or base URL) the request went to. */
+  endpoint: string
+  /** What went wrong, in the server's or the network's words; may be empty for an HTTP answer. */
+  detail: string
+  cause?: unknown
+}
+
 /** The `ModelError` for a non-2xx answer, with a hint on what to check for that status. */
-export function httpFailure(
-  adapter: string,
-  endpoint: string,
-  status: number,
-  detail: string,
-  cause?: unknown,
-): ModelError {
+export function httpFailure(failure: RequestFailure & { status: number }): ModelError {
+  const { adapter, endpoint, status, detail, cause } = failure
   const said = detail === '' ? '' : `: ${detail}`
   return new ModelError(adapter, 'http', `HTTP ${status} from ${endpoint}${said}. ${statusHint(status)}`, {
     status,
@@ -102,12 +107,7 @@ export function httpFailure(
 }
 
 /** The `ModelError` for an endpoint that could not be reached or a connection that broke. */
-export function connectionFailure(
-  adapter: string,
-  endpoint: string,
-  detail: string,
-  cause?: unknown,
-): ModelError {
+export function connectionFailure({ adapter, endpoint, detail, cause }: RequestFailure): ModelError {
   return new ModelError(
     adapter,
     'connection',

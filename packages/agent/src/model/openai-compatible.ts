@@ -16,14 +16,15 @@ import type {
   ChatCompletionMessageParam,
   ChatCompletionTool,
 } from 'openai/resources/chat/completions'
+import { isImage, isText } from './block-guards.js'
+import { finalReply } from './final-reply.js'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
-import { cutReply, ModelAbortError, ModelError, unfinishedStream } from './model-error.js'
+import { ModelError, unfinishedStream } from './model-error.js'
+import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
 import { type ReplyBlock, reasoningOf } from './reasoning.js'
-import { lazyClient } from './sdk-loader.js'
-import { type SdkEndpoint, sdkClientOptions, sdkErrors, sdkEvents } from './sdk-stream.js'
-import { replyStop } from './stop-reason.js'
+import { type SdkDescriptor, sdkConnection } from './sdk-connection.js'
+import { sdkEvents } from './sdk-stream.js'
 import { restoreOptional, strictParameters } from './strict-schema.js'
-import { bodyMessage, isImage, isText, joinTexts, omittedBlockNote } from './wire-content.js'
 
 /** Options of `openaiCompatible`. */
 export interface OpenAICompatibleOptions {
@@ -51,10 +52,7 @@ export interface OpenAICompatibleOptions {
   strictTools?: boolean
 }
 
-const DEFAULT_BASE_URL = 'https://api.openai.com/v1'
 const IMAGE_IN_TOOL_RESULT = 'the provider cannot take images in tool results'
-const UNSUPPORTED_BLOCK = 'the provider cannot take this block type'
-const SDK = { name: 'openai', factory: 'openaiCompatible' }
 /** The finish reasons that mean the provider cut the reply, with what to do about it (L12.2). */
 const CUT_HINTS: Readonly<Record<string, string>> = {
   length: 'Raise maxTokens, or ask for smaller tool inputs.',
@@ -71,6 +69,14 @@ const STOPS: Readonly<Record<string, StopReason>> = {
 const WIRE = 'openai-compatible'
 /** The delta fields compatible servers stream reasoning in (DeepSeek, vLLM, SGLang; OpenRouter, Ollama). */
 const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const
+
+/** The optional SDK, loaded on the first request (L12.4). */
+const SDK: SdkDescriptor<typeof import('openai'), APIError> = {
+  name: 'openai',
+  factory: 'openaiCompatible',
+  defaultBaseURL: 'https://api.openai.com/v1',
+  load: () => import('openai'),
+}
 
 /**
  * A model behind the OpenAI Chat Completions API (`stream: true`), so it works with
@@ -95,39 +101,14 @@ const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const
  */
 export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter {
   const name = `openai-compatible:${options.model}`
-  const baseURL = options.baseURL ?? DEFAULT_BASE_URL
   // The SDK is an optional peer dependency: imported on the first request, never at import (L12.4).
-  const connect = lazyClient(
-    name,
-    SDK,
-    () => import('openai'),
-    (sdk) => {
-      const endpoint: SdkEndpoint<APIError> = {
-        name,
-        baseURL,
-        errors: sdkErrors(sdk, (error) => bodyMessage(error.error)),
-      }
-      return { client: new sdk.OpenAI(sdkClientOptions(options, baseURL)), endpoint }
-    },
-  )
+  const connect = sdkConnection({ adapter: name, settings: options, sdk: SDK })
 
   return {
     name,
     async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
-      if (signal.aborted) throw new ModelAbortError(name, signal.reason)
-      const { client, endpoint } = await connect()
-      const body: ChatCompletionCreateParamsStreaming = {
-        model: options.model,
-        messages: chatMessages(request),
-        stream: true,
-        stream_options: { include_usage: true },
-      }
-      // Some compatible servers reject an empty `tools` array, so it is left out.
-      const strict = options.strictTools === true
-      if (request.tools.length > 0) body.tools = request.tools.map((tool) => chatTool(tool, strict))
-      if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens
-      if (options.temperature !== undefined) body.temperature = options.temperature
-      if (request.toolChoice !== undefined) body.tool_choice = chatToolChoice(request.toolChoice)
+      const { client, endpoint } = await connect(signal)
+      const body = chatRequest(request, options)
 
       const calls = new ToolCallCollector(name)
       let finish: string | undefined
@@ -169,13 +150,16 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
       }
       if (text !== '') content.push({ type: 'text', text })
       content.push(...toolCalls)
-      const usage = { inputTokens, outputTokens }
-      const stop = replyStop(finish, STOPS)
-      const hint = CUT_HINTS[finish]
-      if (toolCalls.length > 0 && hint !== undefined) {
-        throw cutReply(name, `finish_reason "${finish}"`, hint, { content, stop, usage })
-      }
-      yield { type: 'message', content, usage, stop }
+      yield finalReply({
+        adapter: name,
+        field: 'finish_reason',
+        raw: finish,
+        stops: STOPS,
+        cutHints: CUT_HINTS,
+        content,
+        usage: { inputTokens, outputTokens },
+        hasToolCalls: toolCalls.length > 0,
+      })
     },
     ...(options.strictTools === true ? { parseArguments: strictArguments } : {}),
   }
@@ -294,6 +278,31 @@ class ToolCallCollector {
   }
 }
 
+/** Joins the texts of several blocks that the wire takes as one string. */
+function joinTexts(texts: readonly string[]): string {
+  return texts.join('\n\n')
+}
+
+/** The streaming Chat Completions request for `request` under the adapter's `options`. */
+function chatRequest(
+  request: ModelRequest,
+  options: OpenAICompatibleOptions,
+): ChatCompletionCreateParamsStreaming {
+  const body: ChatCompletionCreateParamsStreaming = {
+    model: options.model,
+    messages: chatMessages(request),
+    stream: true,
+    stream_options: { include_usage: true },
+  }
+  // Some compatible servers reject an empty `tools` array, so it is left out.
+  const strict = options.strictTools === true
+  if (request.tools.length > 0) body.tools = request.tools.map((tool) => chatTool(tool, { strict }))
+  if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens
+  if (options.temperature !== undefined) body.temperature = options.temperature
+  if (request.toolChoice !== undefined) body.tool_choice = chatToolChoice(request.toolChoice)
+  return body
+}
+
 /** The Chat Completions messages of a request, system prompt first. */
 function chatMessages(request: ModelRequest): ChatCompletionMessageParam[] {
   const messages: ChatCompletionMessageParam[] = []
@@ -384,7 +393,7 @@ function toolMessage(message: ToolMessage): ChatCompletionMessageParam {
 }
 
 /** A tool on the wire; in strict mode, strict whenever its parameters have a strict form (Z1.1, Z1.2). */
-function chatTool(tool: ModelToolSchema, strict: boolean): ChatCompletionTool {
+function chatTool(tool: ModelToolSchema, { strict }: { strict: boolean }): ChatCompletionTool {
   const parameters = strict ? strictParameters(tool.parameters) : undefined
   if (parameters === undefined) {
     return {

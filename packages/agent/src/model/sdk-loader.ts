@@ -8,6 +8,18 @@ export interface SdkPackage {
   factory: string
 }
 
+/** What `lazyClient` loads and builds. */
+export interface LazyClientOptions<M, C> {
+  /** The adapter's name, as its errors name it. */
+  adapter: string
+  /** The optional SDK it needs. */
+  sdk: SdkPackage
+  /** Imports the SDK module. */
+  importSdk: () => Promise<M>
+  /** Builds the client from the loaded module; may throw on bad options. */
+  build: (module: M) => C
+}
+
 /**
  * A lazily built SDK client (L12.4). The returned function imports the SDK with `importSdk` on
  * its first call, builds the client with `build`, and resolves that same client on every later
@@ -15,16 +27,11 @@ export interface SdkPackage {
  * package and how to install it, and is not remembered, so a later call tries again. Nothing is
  * imported before the first call: the SDKs are optional peer dependencies of `@tooltx/agent`.
  */
-export function lazyClient<M, C>(
-  adapter: string,
-  sdk: SdkPackage,
-  importSdk: () => Promise<M>,
-  build: (module: M) => C,
-): () => Promise<C> {
+export function lazyClient<M, C>(options: LazyClientOptions<M, C>): () => Promise<C> {
   let client: Promise<C> | undefined
   return () => {
     if (client === undefined) {
-      const loading = load(adapter, sdk, importSdk, build)
+      const loading = load(options)
       loading.catch(() => {
         client = undefined
       })
@@ -34,12 +41,7 @@ export function lazyClient<M, C>(
   }
 }
 
-async function load<M, C>(
-  adapter: string,
-  sdk: SdkPackage,
-  importSdk: () => Promise<M>,
-  build: (module: M) => C,
-): Promise<C> {
+async function load<M, C>({ adapter, sdk, importSdk, build }: LazyClientOptions<M, C>): Promise<C> {
   let module: M
   try {
     module = await importSdk()

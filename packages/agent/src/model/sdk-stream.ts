@@ -113,19 +113,22 @@ function sdkFailure<E extends SdkApiError>(
   if (signal.aborted) return new ModelAbortError(name, signal.reason)
   if (error instanceof ModelError) return error
   if (error instanceof errors.APIConnectionTimeoutError) {
-    return connectionFailure(
-      name,
-      baseURL,
-      'the request timed out; raise timeoutMs if the model is slow',
-      error,
-    )
+    const detail = 'the request timed out; raise timeoutMs if the model is slow'
+    return connectionFailure({ adapter: name, endpoint: baseURL, detail, cause: error })
   }
   if (error instanceof errors.APIConnectionError) {
-    return connectionFailure(name, baseURL, rootCauseMessage(error), error)
+    return connectionFailure({
+      adapter: name,
+      endpoint: baseURL,
+      detail: rootCauseMessage(error),
+      cause: error,
+    })
   }
   if (error instanceof errors.APIError) {
     const detail = errors.detail(error) ?? error.message
-    if (typeof error.status === 'number') return httpFailure(name, baseURL, error.status, detail, error)
+    if (typeof error.status === 'number') {
+      return httpFailure({ adapter: name, endpoint: baseURL, status: error.status, detail, cause: error })
+    }
     return new ModelError(name, 'stream', `the server reported an error mid-stream: ${detail}`, {
       cause: error,
     })

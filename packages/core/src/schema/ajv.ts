@@ -31,21 +31,32 @@ export function isAjvMissing(error: unknown): boolean {
   return typeof error === 'object' && error !== null && ajvMissing.has(error)
 }
 
-const instances = new Map<string, AjvInstance>()
+const instances = new Map<Dialect, AjvInstance>()
 
-/** True iff `$schema` names draft-07 (or an earlier draft ajv's default class handles). */
-function isDraft07(dialect: unknown): boolean {
-  return typeof dialect === 'string' && /draft-0[67]/.test(dialect)
+/** The JSON Schema dialects ajv validates here. */
+type Dialect = 'draft-07' | '2020-12'
+
+/** Where a schema outside the subset stands and why it is outside, for ajv's error messages. */
+export interface OutsideSubset {
+  /** The schema's place, such as `parameters` or `output.schema`. */
+  where: string
+  /** The first keyword (or rule) that put it outside the subset. */
+  why: string
+}
+
+/** `draft-07` when `$schema` names draft-07 (or an earlier draft ajv's default class handles), else `2020-12`. */
+function dialectOf($schema: unknown): Dialect {
+  return typeof $schema === 'string' && /draft-0[67]/.test($schema) ? 'draft-07' : '2020-12'
 }
 
 /** The ajv instance for a dialect, created once; throws `UNSUPPORTED_SCHEMA` naming ajv when it is missing. */
-function ajvFor(draft07: boolean, where: string, why: string): AjvInstance {
-  const key = draft07 ? 'draft-07' : '2020-12'
-  const known = instances.get(key)
+function ajvFor(dialect: Dialect, { where, why }: OutsideSubset): AjvInstance {
+  const known = instances.get(dialect)
   if (known !== undefined) return known
   let Ajv: AjvClass
   try {
-    const loaded = createRequire(import.meta.url)(draft07 ? 'ajv' : 'ajv/dist/2020') as { default?: AjvClass }
+    const module = dialect === 'draft-07' ? 'ajv' : 'ajv/dist/2020'
+    const loaded = createRequire(import.meta.url)(module) as { default?: AjvClass }
     Ajv = (loaded.default ?? loaded) as AjvClass
   } catch (error) {
     const missing = codedError(
@@ -58,7 +69,7 @@ function ajvFor(draft07: boolean, where: string, why: string): AjvInstance {
   }
   const ajv = new Ajv({ strict: false, allErrors: true, ownProperties: true, logger: false })
   for (const name of FORMATS) ajv.addFormat(name, FORMAT_TESTS[name])
-  instances.set(key, ajv)
+  instances.set(dialect, ajv)
   return ajv
 }
 
@@ -110,13 +121,14 @@ function violation(error: AjvError, value: unknown, root: ValidationRoot): strin
 }
 
 /**
- * Compiles `schema` (frozen lossless JSON outside the subset; `why` names the first keyword that
- * put it there) with ajv for draft-07 when its `$schema` says so, 2020-12 otherwise. Throws
- * `UNSUPPORTED_SCHEMA` naming `where` when ajv is missing or rejects the schema. The validator is
- * total, checks losslessness first (S4.1) and reports ajv's errors as S4-style violations.
+ * Compiles `schema` (frozen lossless JSON outside the subset, as `outside` says) with ajv for
+ * draft-07 when its `$schema` says so, 2020-12 otherwise. Throws `UNSUPPORTED_SCHEMA` naming
+ * `outside.where` when ajv is missing or rejects the schema. The validator is total, checks
+ * losslessness first (S4.1) and reports ajv's errors as S4-style violations.
  */
-export function compileWithAjv(schema: object, where: string, why: string): CompiledValidator {
-  const ajv = ajvFor(isDraft07((schema as Record<string, unknown>).$schema), where, why)
+export function compileWithAjv(schema: object, outside: OutsideSubset): CompiledValidator {
+  const { where } = outside
+  const ajv = ajvFor(dialectOf((schema as Record<string, unknown>).$schema), outside)
   let validate: ReturnType<AjvInstance['compile']>
   try {
     validate = ajv.compile(schema)

@@ -33,7 +33,17 @@ function schemaError(message: string) {
   return codedError('UNSUPPORTED_SCHEMA', message)
 }
 
-function fromValidator(jsonSchema: JsonSchema, check: CompiledValidator, exact: boolean): SchemaContract {
+/** What `validatorContract` builds a contract from. */
+interface ValidatorContractOptions {
+  jsonSchema: JsonSchema
+  /** The validator of `jsonSchema`. */
+  check: CompiledValidator
+  /** True iff `check` alone decides (the own validator on a subset schema). */
+  exact: boolean
+}
+
+/** The contract whose `parse` accepts exactly the values `check` finds no violation in. */
+function validatorContract({ jsonSchema, check, exact }: ValidatorContractOptions): SchemaContract {
   return {
     jsonSchema,
     exact,
@@ -44,11 +54,17 @@ function fromValidator(jsonSchema: JsonSchema, check: CompiledValidator, exact: 
   }
 }
 
+/** The exact contract of a subset schema, checked by the own validator. */
+function subsetContract(schema: JsonSchema): SchemaContract {
+  return validatorContract({ jsonSchema: schema, check: compileValidator(schema), exact: true })
+}
+
 /** A plain JSON Schema (frozen): the own validator inside the subset, ajv outside it (S6.5). */
 function jsonSchemaContract(schema: JsonSchema, where: string): SchemaContract {
   const { violations } = parseSchema(schema, where)
-  if (violations.length === 0) return fromValidator(schema, compileValidator(schema), true)
-  return fromValidator(schema, compileWithAjv(schema, where, violations[0]!), false)
+  if (violations.length === 0) return subsetContract(schema)
+  const check = compileWithAjv(schema, { where, why: violations[0]! })
+  return validatorContract({ jsonSchema: schema, check, exact: false })
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -155,7 +171,7 @@ export function parametersContract(spec: unknown): SchemaContract {
     return jsonSchemaContract(schema, 'parameters')
   }
   const schema = compileParameters(spec)
-  return fromValidator(schema, compileValidator(schema), true)
+  return subsetContract(schema)
 }
 
 const ANY_VALUE = compileValueSchema({ type: 'json' })
@@ -166,14 +182,14 @@ const ANY_VALUE = compileValueSchema({ type: 'json' })
  * a plain JSON Schema. Throws `UNSUPPORTED_SCHEMA` for author errors.
  */
 export function outputContract(spec: unknown): SchemaContract {
-  if (spec === undefined) return fromValidator(ANY_VALUE, compileValidator(ANY_VALUE), true)
+  if (spec === undefined) return subsetContract(ANY_VALUE)
   if (standardProps(spec) !== undefined) return standardContract(spec as object, 'input', 'output.schema')
   const dialect = spec !== null && typeof spec === 'object' && typeof (spec as { $schema?: unknown }).$schema
   if (dialect === 'string') return jsonSchemaContract(snapshotSchema(spec, 'output.schema'), 'output.schema')
   let dslError: unknown
   try {
     const schema = compileValueSchema(spec)
-    return fromValidator(schema, compileValidator(schema), true)
+    return subsetContract(schema)
   } catch (error) {
     dslError = error
   }

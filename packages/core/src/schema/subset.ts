@@ -182,8 +182,12 @@ function setKeyword(into: Keywords, key: string, value: unknown): void {
  */
 const verifiedSchemas = new WeakSet<object>()
 
-/** True while `parseSchema` reads a verified schema (set per parse, restored afterwards). */
-let verified = false
+/** One parse in progress: where its violations go, and whether its schema is verified. */
+interface Parse {
+  readonly out: string[]
+  /** The schema is marked by `markVerifiedSchema`: plain, lossless and acyclic by construction. */
+  readonly verified: boolean
+}
 
 /** Marks a deep-frozen, lossless JSON schema that the DSL compiler built; returns it. */
 export function markVerifiedSchema<T extends object>(schema: T): T {
@@ -192,8 +196,8 @@ export function markVerifiedSchema<T extends object>(schema: T): T {
 }
 
 /** `isLosslessJson`, known true inside a verified schema. */
-function isLossless(value: unknown): boolean {
-  return verified || isLosslessJson(value)
+function isLossless(value: unknown, parse: Parse): boolean {
+  return parse.verified || isLosslessJson(value)
 }
 
 interface Task {
@@ -213,12 +217,12 @@ interface Exit {
  */
 function readEntries(
   value: unknown,
-  path: string,
-  what: string,
-  out: string[],
+  { path, what }: { path: string; what: string },
+  parse: Parse,
   take: (key: string, value: unknown) => void,
 ): boolean {
-  if (verified) {
+  const { out } = parse
+  if (parse.verified) {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) {
       out.push(`${path} must be ${what}`)
       return false
@@ -249,8 +253,8 @@ function readEntries(
 }
 
 /** Reads a dense plain array's items once; `undefined` when it is not one or reading threw. */
-function readArray(value: unknown): unknown[] | undefined {
-  if (verified) return Array.isArray(value) ? value : undefined
+function readArray(value: unknown, parse: Parse): unknown[] | undefined {
+  if (parse.verified) return Array.isArray(value) ? value : undefined
   try {
     return isPlainDenseArray(value) ? value.slice() : undefined
   } catch {
@@ -265,19 +269,11 @@ function readArray(value: unknown): unknown[] | undefined {
  * may be shared by siblings, but one that contains itself is reported as circular.
  */
 export function parseSchema(schema: unknown, rootPath = 'schema'): ParsedSchema {
-  const outer = verified
-  verified = typeof schema === 'object' && schema !== null && verifiedSchemas.has(schema)
-  try {
-    return parseTree(schema, rootPath)
-  } finally {
-    verified = outer
-  }
-}
-
-/** The walk behind `parseSchema`; a verified schema is lossless JSON, so it has no cycle to track. */
-function parseTree(schema: unknown, rootPath: string): ParsedSchema {
+  const verified = typeof schema === 'object' && schema !== null && verifiedSchemas.has(schema)
+  // A verified schema is lossless JSON, so it has no cycle to track.
   const trackCycles = !verified
   const violations: string[] = []
+  const parse: Parse = { out: violations, verified }
   const nodes: SchemaNode[] = []
   let root: SchemaNode = INVALID
   const onPath = new Set<object>()
@@ -296,7 +292,7 @@ function parseTree(schema: unknown, rootPath: string): ParsedSchema {
     }
     const before = violations.length
     const children: Task[] = []
-    const node = parseNode(value, path, violations, children)
+    const node = parseNode(value, path, parse, children)
     if (node !== INVALID && violations.length === before) {
       item.set(node)
       nodes.push(node)
@@ -314,11 +310,11 @@ function parseTree(schema: unknown, rootPath: string): ParsedSchema {
  * Checks one node's own keywords, queues its sub-schemas in `children` (their `set` fills the
  * slots of the node returned here) and returns the node, or `INVALID` when it is not readable.
  */
-function parseNode(value: unknown, path: string, out: string[], children: Task[]): SchemaNode {
+function parseNode(value: unknown, path: string, parse: Parse, children: Task[]): SchemaNode {
+  const { out } = parse
   const entries = new Keywords()
-  if (!readEntries(value, path, 'a JSON Schema object', out, (key, v) => setKeyword(entries, key, v))) {
-    return INVALID
-  }
+  const where = { path, what: 'a JSON Schema object' }
+  if (!readEntries(value, where, parse, (key, v) => setKeyword(entries, key, v))) return INVALID
   if (entries.unknown !== undefined) {
     for (const key of entries.unknown) out.push(`${path}.${key} is not a supported keyword`)
   }
@@ -335,7 +331,7 @@ function parseNode(value: unknown, path: string, out: string[], children: Task[]
   let branches: unknown[] | undefined
   if ((present & ONE_OF) !== 0) {
     if ((present & TYPE) !== 0) out.push(`${path} must not combine type and oneOf`)
-    branches = readArray(entries.oneOf)
+    branches = readArray(entries.oneOf, parse)
     if (branches === undefined || branches.length < 2) {
       out.push(`${path}.oneOf must be an array of at least two schemas`)
       branches = undefined
@@ -345,13 +341,13 @@ function parseNode(value: unknown, path: string, out: string[], children: Task[]
     if ((present & bit) !== 0 && !allowed(type)) out.push(`${path}.${key} ${requirement}`)
   }
 
-  const description = checkAnnotations(entries, path, out)
+  const description = checkAnnotations(entries, path, parse)
   if (entries.hasDialect && (path.includes('.') || typeof entries.dialect !== 'string')) {
     out.push(`${path}.$schema must be a string on the root schema only`)
   }
   const constraints = readConstraints(entries, type, path, out)
   const documented =
-    (present & DEFAULT) !== 0 && isLossless(entries.default)
+    (present & DEFAULT) !== 0 && isLossless(entries.default, parse)
       ? { value: entries.default as JsonValue }
       : undefined
 
@@ -359,37 +355,33 @@ function parseNode(value: unknown, path: string, out: string[], children: Task[]
   if ((present & PROPERTIES) !== 0) {
     const slots: { key: string; schema: SchemaNode }[] = []
     const queued: Task[] = []
-    const read = readEntries(
-      entries.properties,
-      `${path}.properties`,
-      'an object of schemas',
-      out,
-      (key, child) => {
-        const slot = { key, schema: INVALID }
-        slots.push(slot)
-        queued.push({ value: child, path: `${path}.properties.${key}`, set: (node) => (slot.schema = node) })
-      },
-    )
+    const where = { path: `${path}.properties`, what: 'an object of schemas' }
+    const read = readEntries(entries.properties, where, parse, (key, child) => {
+      const slot = { key, schema: INVALID }
+      slots.push(slot)
+      queued.push({ value: child, path: `${path}.properties.${key}`, set: (node) => (slot.schema = node) })
+    })
     if (read) {
       properties = slots
       for (const task of queued) children.push(task)
     }
   }
   let required: string[] = []
-  if ((present & REQUIRED) !== 0) required = checkRequired(entries.required, properties, path, out)
+  if ((present & REQUIRED) !== 0) required = checkRequired(entries.required, properties, path, parse)
   const additional = entries.additionalProperties
   if ((present & ADDITIONAL) !== 0 && typeof additional !== 'boolean') {
     out.push(`${path}.additionalProperties must be a boolean`)
   }
   let enumValues: unknown[] | undefined
   if ((present & ENUM) !== 0) {
-    enumValues = readArray(entries.enum)
-    if (enumValues === undefined || enumValues.length === 0 || !isLossless(enumValues)) {
+    enumValues = readArray(entries.enum, parse)
+    if (enumValues === undefined || enumValues.length === 0 || !isLossless(enumValues, parse)) {
       out.push(`${path}.enum must be a non-empty array of lossless JSON values`)
     }
   }
   const constValue = entries.const
-  if ((present & CONST) !== 0 && !isLossless(constValue)) out.push(`${path}.const must be lossless JSON`)
+  if ((present & CONST) !== 0 && !isLossless(constValue, parse))
+    out.push(`${path}.const must be lossless JSON`)
 
   if (branches !== undefined) {
     const node = { kind: 'oneOf' as const, branches: branches.map(() => INVALID), description }
@@ -452,18 +444,19 @@ function readConstraints(
 }
 
 /** S3.5 for the annotations; returns the description when it is a string. */
-function checkAnnotations(entries: Keywords, path: string, out: string[]): string | undefined {
+function checkAnnotations(entries: Keywords, path: string, parse: Parse): string | undefined {
+  const { out } = parse
   const present = entries.present
   if ((present & DESCRIPTION) !== 0 && typeof entries.description !== 'string') {
     out.push(`${path}.description must be a string`)
   }
   if ((present & TITLE) !== 0 && typeof entries.title !== 'string') out.push(`${path}.title must be a string`)
-  if ((present & DEFAULT) !== 0 && !isLossless(entries.default)) {
+  if ((present & DEFAULT) !== 0 && !isLossless(entries.default, parse)) {
     out.push(`${path}.default must be lossless JSON`)
   }
   if ((present & EXAMPLES) !== 0) {
     const examples = entries.examples
-    if (!Array.isArray(examples) || !isLossless(examples)) {
+    if (!Array.isArray(examples) || !isLossless(examples, parse)) {
       out.push(`${path}.examples must be an array of lossless JSON values`)
     }
   }
@@ -476,9 +469,10 @@ function checkRequired(
   raw: unknown,
   properties: { key: string }[] | undefined,
   path: string,
-  out: string[],
+  parse: Parse,
 ): string[] {
-  const names = readArray(raw)
+  const { out } = parse
+  const names = readArray(raw, parse)
   if (
     names === undefined ||
     names.some((n) => typeof n !== 'string') ||

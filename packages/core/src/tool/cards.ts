@@ -7,29 +7,9 @@
 
 import { contentProblem } from '../content-checks.js'
 import type { AnyToolDefinition } from '../definition.js'
-import { deepFreeze, type JsonValue, parseFrozenJson, snapshotJson } from '../lossless-json.js'
+import { deepFreeze, type JsonValue, snapshotJson } from '../lossless-json.js'
+import { parseToolArguments } from '../messages.js'
 import type { CallView, DurableResultView, ResultView } from '../presentation.js'
-
-/**
- * Parses a model's raw argument string as the agent loop does (L4.1): empty or whitespace-only
- * → `{}`, valid JSON → the parsed value, anything else → the raw string itself. Never throws;
- * a value that is not a string (a JavaScript caller's mistake) parses as `{}`. With `freeze`,
- * lossless JSON text comes back as a frozen snapshot parsed in place (Q3.2), which `execute`
- * takes without copying (Q3.1); JSON that is not lossless still comes back unfrozen, so entry
- * fails it as P2.4 says.
- */
-export function parseToolArguments(raw: string, options: { freeze?: boolean } = {}): JsonValue {
-  if (typeof raw !== 'string' || raw.trim() === '') return {}
-  if (options.freeze === true) {
-    const parsed = parseFrozenJson(raw, 'arguments')
-    if (parsed.ok) return parsed.value
-  }
-  try {
-    return JSON.parse(raw) as JsonValue
-  } catch {
-    return raw
-  }
-}
 
 /**
  * The call card for a logged tool call (U1.3, U1.5, U1.7). `presentCall` receives the frozen
@@ -39,7 +19,7 @@ export function parseToolArguments(raw: string, options: { freeze?: boolean } = 
  * copy; this function never throws.
  */
 export function callCard(def: AnyToolDefinition | undefined, name: string, rawArguments: string): CallView {
-  const presented = present(def, 'presentCall', rawArguments, [], isCallView)
+  const presented = present(def, { which: 'presentCall', rawArguments, rest: [], accept: isCallView })
   return presented ?? deepFreeze({ card: 'generic', title: name, rawInput: rawArguments })
 }
 
@@ -59,7 +39,12 @@ export function resultCard(
 ): ResultView {
   const view = durableView(durable)
   if (view !== undefined) {
-    const presented = present(def, 'presentResult', rawArguments, [view], isResultView)
+    const presented = present(def, {
+      which: 'presentResult',
+      rawArguments,
+      rest: [view],
+      accept: isResultView,
+    })
     if (presented !== undefined) return presented
   }
   const title = callCard(def, name, rawArguments).title
@@ -67,17 +52,22 @@ export function resultCard(
   return deepFreeze(content === undefined ? { card: 'generic', title } : { card: 'generic', title, content })
 }
 
+/** Which presenter `present` calls, on what, and which views it takes. */
+interface Presenting<V> {
+  which: 'presentCall' | 'presentResult'
+  /** The raw argument string, parsed by `parseToolArguments` for the presenter. */
+  rawArguments: string
+  /** The presenter's arguments after the parsed ones. */
+  rest: unknown[]
+  accept: (value: unknown) => value is V
+}
+
 /**
  * Calls `def[which](args, ...rest)` and returns a frozen copy of its view when `accept` takes
  * it; `undefined` for no presenter, an `undefined` return, a throw or a rejected view.
  */
-function present<V>(
-  def: AnyToolDefinition | undefined,
-  which: 'presentCall' | 'presentResult',
-  rawArguments: string,
-  rest: unknown[],
-  accept: (value: unknown) => value is V,
-): V | undefined {
+function present<V>(def: AnyToolDefinition | undefined, presenting: Presenting<V>): V | undefined {
+  const { which, rawArguments, rest, accept } = presenting
   try {
     if (def === undefined || def === null) return undefined
     const presenter: unknown = def[which]
