@@ -137,8 +137,7 @@ export function assertPublishable(exec: Execution, result: ToolResult, checkedCo
     breach('the result is not an object')
   for (const key of Object.keys(result))
     if (!RESULT_KEYS.has(key)) breach(`the result has the unknown key "${key}"`)
-  const contentIssue =
-    result.content === checkedContent ? undefined : contentProblem(result.content as never)
+  const contentIssue = result.content === checkedContent ? undefined : contentProblem(result.content as never)
   if (contentIssue !== undefined) breach(`the result content ${contentIssue}`)
   if (result.isError === true) {
     const error = result.error as { message?: unknown; info?: { name?: unknown; code?: unknown } } | undefined
