@@ -42,11 +42,6 @@ export class Call extends StageLog {
   bodyInvoked = false
   /** Base dispatches so far; the run context's `attempt` (P8.2). */
   attempts = 0
-  /**
-   * The frozen content snapshot of the last success built by the output boundary, which proved
-   * it is content blocks (P9.3); the V1.3 check does not walk that same array again.
-   */
-  checkedContent: object | undefined
   /** The idempotency key, derived at the first dispatch (F1.2). */
   idempotencyKey: string | undefined
   private source: ContextSource | undefined

@@ -121,12 +121,9 @@ const RESULT_KEYS = new Set([
 /**
  * V1.3: throws `INVARIANT` unless the execution is frozen with string `name` and non-empty
  * `callId`, and the result is deep-frozen lossless JSON of the O1.1 shape (`error` iff
- * `isError`, with `info`; `value` only on success; content blocks). `checkedContent` is the
- * frozen snapshot the output boundary already proved to be content blocks (P9): a deep-frozen
- * snapshot cannot change, so when the result still holds that very array its verdict stands and
- * the blocks are not walked a second time (bench/pipeline.bench.ts, raw string in).
+ * `isError`, with `info`; `value` only on success; content blocks).
  */
-export function assertPublishable(exec: Execution, result: ToolResult, checkedContent?: object): void {
+export function assertPublishable(exec: Execution, result: ToolResult): void {
   if (!Object.isFrozen(exec)) breach('the execution is not frozen')
   if (typeof exec.name !== 'string') breach('the execution name is not a string')
   if (typeof exec.callId !== 'string' || exec.callId === '')
@@ -137,7 +134,7 @@ export function assertPublishable(exec: Execution, result: ToolResult, checkedCo
     breach('the result is not an object')
   for (const key of Object.keys(result))
     if (!RESULT_KEYS.has(key)) breach(`the result has the unknown key "${key}"`)
-  const contentIssue = result.content === checkedContent ? undefined : contentProblem(result.content as never)
+  const contentIssue = contentProblem(result.content as never)
   if (contentIssue !== undefined) breach(`the result content ${contentIssue}`)
   if (result.isError === true) {
     const error = result.error as { message?: unknown; info?: { name?: unknown; code?: unknown } } | undefined

@@ -96,7 +96,7 @@ export function finish(call: Call, candidate: ToolResult): ToolResult {
   result = materialize(result)
   result = finalize(call, result)
   result = capContent(result, call.core.options.maxContentBytes)
-  assertPublishable(call.exec, result, call.checkedContent)
+  assertPublishable(call.exec, result)
   observe(call, result)
   call.assertPublishing()
   return result

@@ -71,7 +71,6 @@ export function successFromValue(
   if (content.value === undefined || contentProblem(content.value) !== undefined) {
     return invalidOutput(name, ['output.render must return an array of content blocks'], contexts)
   }
-  call.checkedContent = content.value as object
   let meta: JsonValue | undefined
   if (call.exec.parent === undefined && output.presentationMeta !== undefined) {
     const presentationMeta = output.presentationMeta
