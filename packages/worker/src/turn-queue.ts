@@ -3,6 +3,7 @@ import { definitionError, errorMessage, type UserMessage } from '@tooltx/core'
 import { assertSessionId } from '@tooltx/session'
 import PgBoss from 'pg-boss'
 import { type Submission, userMessageOf } from './submission.js'
+import { retryTransient } from './transient-retry.js'
 
 /** Options of `turnQueue` (N2.1). */
 export interface TurnQueueOptions {
@@ -120,7 +121,7 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
   const start = (): Promise<void> => {
     started ??= (async () => {
       await boss.start()
-      await boss.createQueue(name, settings)
+      await retryTransient(() => boss.createQueue(name, settings))
     })()
     return started
   }
@@ -143,7 +144,7 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
       // A job takes the queue's settings when it is inserted, and the queue keeps those of
       // whoever created it: a consumer puts its own in force, since a visibility timeout and
       // retries are the workers' to choose.
-      await boss.updateQueue(name, settings)
+      await retryTransient(() => boss.updateQueue(name, settings))
       const pollMs = (options.pollingIntervalSeconds ?? 0.5) * 1000
       const stopping = new AbortController()
       // One loop per slot: fetch one job, run it, complete or fail it, fetch the next. The
