@@ -18,6 +18,16 @@ async function askedRun(approver: Approver | undefined) {
 const approvalEvents = (r: Rig) =>
   r.session.events().flatMap((e) => (e.type === 'approval/asked' || e.type === 'approval/decided' ? [e] : []))
 
+/** The log after the opening four lines when the turn is aborted while `c1` waits on its approval. */
+const CANCELLED_C1 = [
+  'tool/call c1',
+  'approval/asked c1',
+  'approval/decided c1 cancelled',
+  'tool/result c1 ABORTED_BEFORE_DISPATCH',
+  'step/end',
+  'turn/end aborted',
+]
+
 describe('L8 approval events (SQLite session)', () => {
   it('L8.1, L8.3, P4.9: an approval granted is recorded as asked, then decided, between tool/call and tool/result', async () => {
     const seen: string[] = []
@@ -96,14 +106,7 @@ describe('L8 approval events (SQLite session)', () => {
     await agent.whenIdle()
     answer?.('allowed-once')
     await new Promise((resolve) => setImmediate(resolve))
-    expect(lines(r.session).slice(4)).toEqual([
-      'tool/call c1',
-      'approval/asked c1',
-      'approval/decided c1 cancelled',
-      'tool/result c1 ABORTED_BEFORE_DISPATCH',
-      'step/end',
-      'turn/end aborted',
-    ])
+    expect(lines(r.session).slice(4)).toEqual(CANCELLED_C1)
     expect(approvalEvents(r)[1]?.data).toMatchObject({ outcome: 'cancelled', argumentsDigest: digestOf('1') })
     expect(r.trace).toEqual([])
     expect(answeredOnce(r.session)).toBe(true)
@@ -167,14 +170,7 @@ describe('L8 approval events (SQLite session)', () => {
     })
     await agent.whenIdle()
     expect(consulted).toBe(0)
-    expect(lines(r.session).slice(4)).toEqual([
-      'tool/call c1',
-      'approval/asked c1',
-      'approval/decided c1 cancelled',
-      'tool/result c1 ABORTED_BEFORE_DISPATCH',
-      'step/end',
-      'turn/end aborted',
-    ])
+    expect(lines(r.session).slice(4)).toEqual(CANCELLED_C1)
   })
 
   it('L8.1, L5.5: a failed approval/asked append consults nobody, records no decision and ends the turn with error', async () => {
