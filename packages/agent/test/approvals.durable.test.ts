@@ -19,6 +19,7 @@ import {
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { type AgentOptions, createAgent, decide, pendingApprovals, scripted } from '../src/index.js'
+import { calledTurn } from './loop-harness.js'
 
 interface Tools {
   readonly runtime: ReturnType<typeof createToolRuntime>
@@ -585,19 +586,7 @@ describe('F2 durable approvals', () => {
       { type: 'tool-call', ...call('c2', 'look', 2) },
     ] as const
     const log: NewSessionEvent[] = [
-      { type: 'turn/start', data: { turn: 1 } },
-      { type: 'step/start', data: where },
-      {
-        type: 'user/message',
-        data: { ...where, message: { role: 'user', content: [{ type: 'text', text: 'go' }] } },
-      },
-      { type: 'assistant/message', data: { ...where, content: blocks } },
-      ...blocks.map(
-        (b): NewSessionEvent => ({
-          type: 'tool/call',
-          data: { ...where, callId: b.id, name: b.name, arguments: b.arguments },
-        }),
-      ),
+      ...calledTurn(blocks),
       {
         type: 'approval/asked',
         data: {

@@ -12,6 +12,7 @@ import {
 } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createAgent, scripted } from '../src/index.js'
+import { calledTurn } from './loop-harness.js'
 
 const STORES: Record<string, (dir: string) => SessionStore> = {
   memory: () => memoryStore(),
@@ -56,19 +57,7 @@ function interrupted(): NewSessionEvent[] {
     block('c4', 'refund', 4),
   ]
   return [
-    { type: 'turn/start', data: { turn: 1 } },
-    { type: 'step/start', data: where },
-    {
-      type: 'user/message',
-      data: { ...where, message: { role: 'user', content: [{ type: 'text', text: 'go' }] } },
-    },
-    { type: 'assistant/message', data: { ...where, content: blocks } },
-    ...blocks.map(
-      (b): NewSessionEvent => ({
-        type: 'tool/call',
-        data: { ...where, callId: b.id, name: b.name, arguments: b.arguments },
-      }),
-    ),
+    ...calledTurn(blocks),
     { type: 'tool/effect', data: { ...where, callId: 'c4', name: 'refund', receipt: { refund: 're_4' } } },
   ]
 }

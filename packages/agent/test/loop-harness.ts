@@ -19,6 +19,7 @@ import {
 import { createToolRuntime, defineTool, type ToolDefinition } from '@tooltx/core'
 import {
   memoryStore,
+  type NewSessionEvent,
   openSession,
   type Session,
   type SessionEvent,
@@ -366,4 +367,36 @@ export function bashTool(seen: unknown[]): ToolDefinition {
       return 'ran'
     },
   }
+}
+
+/** A tool-call block of an assistant message, as the session logs it. */
+export interface CallBlock {
+  readonly type: 'tool-call'
+  readonly id: string
+  readonly name: string
+  readonly arguments: string
+}
+
+/**
+ * The log of a turn a process left after its calls started: `turn/start`, `step/start`, the
+ * user message `go`, the assistant message holding `blocks` and a `tool/call` a block, all at
+ * turn 1, step 1. A test appends what else the process wrote before it died.
+ */
+export function calledTurn(blocks: readonly CallBlock[]): NewSessionEvent[] {
+  const where = { turn: 1, step: 1 }
+  return [
+    { type: 'turn/start', data: { turn: 1 } },
+    { type: 'step/start', data: where },
+    {
+      type: 'user/message',
+      data: { ...where, message: { role: 'user', content: [{ type: 'text', text: 'go' }] } },
+    },
+    { type: 'assistant/message', data: { ...where, content: blocks } },
+    ...blocks.map(
+      (b): NewSessionEvent => ({
+        type: 'tool/call',
+        data: { ...where, callId: b.id, name: b.name, arguments: b.arguments },
+      }),
+    ),
+  ]
 }

@@ -18,6 +18,17 @@ async function askedRun(approver: Approver | undefined) {
 const approvalEvents = (r: Rig) =>
   r.session.events().flatMap((e) => (e.type === 'approval/asked' || e.type === 'approval/decided' ? [e] : []))
 
+/** The log lines of call `c1`, asked for approval, decided `outcome` and answered `result`. */
+const decidedLines = (outcome: string, result: string) => [
+  'tool/call c1',
+  'approval/asked c1',
+  `approval/decided c1 ${outcome}`,
+  `tool/result c1 ${result}`,
+]
+
+/** The log after the opening four lines when the turn is aborted while `c1` waits on its approval. */
+const CANCELLED_C1 = [...decidedLines('cancelled', 'ABORTED_BEFORE_DISPATCH'), 'step/end', 'turn/end aborted']
+
 describe('L8 approval events (SQLite session)', () => {
   it('L8.1, L8.3, P4.9: an approval granted is recorded as asked, then decided, between tool/call and tool/result', async () => {
     const seen: string[] = []
@@ -26,12 +37,7 @@ describe('L8 approval events (SQLite session)', () => {
       return 'allowed-once'
     })
     await agent.whenIdle()
-    expect(lines(r.session).slice(4, 8)).toEqual([
-      'tool/call c1',
-      'approval/asked c1',
-      'approval/decided c1 allowed-once',
-      'tool/result c1 ok',
-    ])
+    expect(lines(r.session).slice(4, 8)).toEqual(decidedLines('allowed-once', 'ok'))
     expect(approvalEvents(r).map((e) => e.data)).toEqual([
       { turn: 1, step: 1, callId: 'c1', name: 'write', reason: 'writes', argumentsDigest: digestOf('1') },
       {
@@ -50,12 +56,7 @@ describe('L8 approval events (SQLite session)', () => {
   it('L8.1, L8.3, P4.4: an approval rejected is recorded with its digest and the call is DENIED without running', async () => {
     const { agent, r } = await askedRun(() => 'rejected')
     await agent.whenIdle()
-    expect(lines(r.session).slice(4, 8)).toEqual([
-      'tool/call c1',
-      'approval/asked c1',
-      'approval/decided c1 rejected',
-      'tool/result c1 DENIED',
-    ])
+    expect(lines(r.session).slice(4, 8)).toEqual(decidedLines('rejected', 'DENIED'))
     expect(approvalEvents(r)[1]?.data).toMatchObject({ outcome: 'rejected', argumentsDigest: digestOf('1') })
     const result = r.session.events().find((e) => e.type === 'tool/result')
     expect(result?.data).toMatchObject({
@@ -96,14 +97,7 @@ describe('L8 approval events (SQLite session)', () => {
     await agent.whenIdle()
     answer?.('allowed-once')
     await new Promise((resolve) => setImmediate(resolve))
-    expect(lines(r.session).slice(4)).toEqual([
-      'tool/call c1',
-      'approval/asked c1',
-      'approval/decided c1 cancelled',
-      'tool/result c1 ABORTED_BEFORE_DISPATCH',
-      'step/end',
-      'turn/end aborted',
-    ])
+    expect(lines(r.session).slice(4)).toEqual(CANCELLED_C1)
     expect(approvalEvents(r)[1]?.data).toMatchObject({ outcome: 'cancelled', argumentsDigest: digestOf('1') })
     expect(r.trace).toEqual([])
     expect(answeredOnce(r.session)).toBe(true)
@@ -167,14 +161,7 @@ describe('L8 approval events (SQLite session)', () => {
     })
     await agent.whenIdle()
     expect(consulted).toBe(0)
-    expect(lines(r.session).slice(4)).toEqual([
-      'tool/call c1',
-      'approval/asked c1',
-      'approval/decided c1 cancelled',
-      'tool/result c1 ABORTED_BEFORE_DISPATCH',
-      'step/end',
-      'turn/end aborted',
-    ])
+    expect(lines(r.session).slice(4)).toEqual(CANCELLED_C1)
   })
 
   it('L8.1, L5.5: a failed approval/asked append consults nobody, records no decision and ends the turn with error', async () => {

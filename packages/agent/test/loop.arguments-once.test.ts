@@ -1,5 +1,11 @@
 import { createAgent, scripted } from '@tooltx/agent'
-import { createToolRuntime, isFrozenSnapshot, snapshotJson, type ToolResult } from '@tooltx/core'
+import {
+  createToolRuntime,
+  isFrozenSnapshot,
+  snapshotJson,
+  type ToolResult,
+  type ToolRuntime,
+} from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
 
@@ -20,6 +26,25 @@ function probeTool(seen: unknown[]) {
       return 1
     },
   }
+}
+
+/**
+ * Runs one turn of an agent whose scripted model calls `probe` with `{"x":[1,{"y":2}]}` and then
+ * says `done`, over `runtime` (with `probeTool(seen)` registered in a fresh scope) and a memory
+ * session `id`. Resolves with the session once the turn is over.
+ */
+async function probeTurn(runtime: ToolRuntime, seen: unknown[], id: string) {
+  const scope = runtime.scope()
+  scope.register(probeTool(seen))
+  const session = await openSession(memoryStore(), { id })
+  const model = scripted([
+    { toolCalls: [{ name: 'probe', arguments: '{"x":[1,{"y":2}]}' }] },
+    { text: 'done' },
+  ])
+  const agent = createAgent({ runtime, scope, session, model })
+  agent.send('go')
+  await agent.whenIdle()
+  return session
 }
 
 describe('Q3 a value the runtime froze is copied once at most', () => {
@@ -43,17 +68,7 @@ describe('Q3 a value the runtime froze is copied once at most', () => {
 
   it('Q3.1: the loop classifies and executes a call with one frozen copy of its parsed arguments', async () => {
     const seen: unknown[] = []
-    const runtime = createToolRuntime()
-    const scope = runtime.scope()
-    scope.register(probeTool(seen))
-    const session = await openSession(memoryStore(), { id: 'q31' })
-    const model = scripted([
-      { toolCalls: [{ name: 'probe', arguments: '{"x":[1,{"y":2}]}' }] },
-      { text: 'done' },
-    ])
-    const agent = createAgent({ runtime, scope, session, model })
-    agent.send('go')
-    await agent.whenIdle()
+    await probeTurn(createToolRuntime(), seen, 'q31')
     expect(seen).toHaveLength(2)
     expect(seen[0]).toEqual({ x: [1, { y: 2 }] })
     expect(seen[1]).toBe(seen[0])
@@ -67,16 +82,7 @@ describe('Q3 a value the runtime froze is copied once at most', () => {
     runtime.onResult((_exec, result) => {
       results.push(result)
     })
-    const scope = runtime.scope()
-    scope.register(probeTool(seen))
-    const session = await openSession(memoryStore(), { id: 'q32' })
-    const model = scripted([
-      { toolCalls: [{ name: 'probe', arguments: '{"x":[1,{"y":2}]}' }] },
-      { text: 'done' },
-    ])
-    const agent = createAgent({ runtime, scope, session, model })
-    agent.send('go')
-    await agent.whenIdle()
+    const session = await probeTurn(runtime, seen, 'q32')
     expect(isFrozenSnapshot(seen[0])).toBe(true)
     expect(seen[1]).toBe(seen[0])
     const logged = session.events().find((event) => event.type === 'tool/result')

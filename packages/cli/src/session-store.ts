@@ -66,3 +66,17 @@ export function resolveSession(wanted: string, sessions: readonly SessionInfo[],
   }
   throw new UsageError(`no session "${wanted}" in ${db}; run \`tooltx sessions\` to list them`)
 }
+
+/**
+ * The id of the stored session `wanted` names (see `resolveSession`), read from the database
+ * at `db` with a reader that is closed again before this returns. Without a database it fails
+ * as `existingSessions(db, problem)` does.
+ */
+export async function storedSessionId(db: string, wanted: string, problem: string): Promise<string> {
+  const reader = existingSessions(db, problem)
+  try {
+    return resolveSession(wanted, await reader.listSessions(), db)
+  } finally {
+    await reader.close()
+  }
+}

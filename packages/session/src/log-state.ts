@@ -421,6 +421,14 @@ export class LogState {
     return known.settled ? `tool/code-dispatch ${q(sub)} was already settled` : undefined
   }
 
+  /** Adds `callId` to the assistant turn's `called` or `answered` set (with its undo); no-op without one. */
+  #mark(set: 'called' | 'answered', callId: string, undo: (() => void)[] | undefined): void {
+    const ids = this.assistant?.[set]
+    if (ids === undefined) return
+    ids.add(callId)
+    undo?.push(() => ids.delete(callId))
+  }
+
   /**
    * Records an event that passed `check`. With `undo`, pushes what reverts it, so a batch can
    * be checked and applied event by event and rolled back (newest first) when a later event is
@@ -486,20 +494,12 @@ export class LogState {
         }
         return
       }
-      case 'tool/call': {
-        const a = this.assistant
-        if (a === undefined) return
-        a.called.add(event.data.callId)
-        undo?.push(() => a.called.delete(event.data.callId))
+      case 'tool/call':
+        this.#mark('called', event.data.callId, undo)
         return
-      }
-      case 'tool/result': {
-        const a = this.assistant
-        if (a === undefined) return
-        a.answered.add(event.data.callId)
-        undo?.push(() => a.answered.delete(event.data.callId))
+      case 'tool/result':
+        this.#mark('answered', event.data.callId, undo)
         return
-      }
       case 'tool/effect': {
         const a = this.assistant
         if (a === undefined) return

@@ -3,7 +3,7 @@ import { decide, pendingApprovals } from '@tooltx/agent'
 import { openSession } from '@tooltx/session'
 import type { Output } from '../output.js'
 import { demoResumeHint } from '../replay-hint.js'
-import { existingSessions, openStore, resolveSession } from '../session-store.js'
+import { openStore, storedSessionId } from '../session-store.js'
 import { terminalSafe } from '../terminal-text.js'
 import { recordedArguments } from './approvals.js'
 
@@ -39,13 +39,7 @@ function whoami(): string {
  * and exit status 1, with nothing recorded but the expiry.
  */
 export async function approveCommand(options: ApproveOptions, out: Output): Promise<void> {
-  const reader = existingSessions(options.db, 'approve')
-  let id: string
-  try {
-    id = resolveSession(options.session, await reader.listSessions(), options.db)
-  } finally {
-    await reader.close()
-  }
+  const id = await storedSessionId(options.db, options.session, 'approve')
   const store = openStore(options.db)
   try {
     const session = await openSession(store, { id })

@@ -14,7 +14,7 @@ import { liveLookup } from '../presenters.js'
 import { approveHint, demoResumeHint, replayHint, viewHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { runtimeTour } from '../runtime-tour.js'
-import { existingSessions, isPostgres, openStore, resolveSession } from '../session-store.js'
+import { isPostgres, openStore, storedSessionId } from '../session-store.js'
 import { createToolset } from '../toolset.js'
 
 /** The sample workspace bundled with the CLI. */
@@ -186,13 +186,7 @@ function suspendedDemo(
  * message when the session is not a demo waiting on an approval, or nobody decided it yet.
  */
 async function resumeDemo(options: DemoOptions & { resume: string }, out: Output): Promise<DemoOutcome> {
-  const reader = existingSessions(options.db, 'demo --resume')
-  let id: string
-  try {
-    id = resolveSession(options.resume, await reader.listSessions(), options.db)
-  } finally {
-    await reader.close()
-  }
+  const id = await storedSessionId(options.db, options.resume, 'demo --resume')
   const root = demoRoot(options.db)
   if (!id.startsWith('demo-')) {
     throw new UsageError(

@@ -1,7 +1,7 @@
 import { type ForkPoint, forkOrigin, forkSession } from '@tooltx/session'
 import { type Output, UsageError } from '../output.js'
 import { continueHint, replayHint } from '../replay-hint.js'
-import { existingSessions, openStore, resolveSession } from '../session-store.js'
+import { openStore, storedSessionId } from '../session-store.js'
 
 /** Options of the `fork` command. */
 export interface ForkCommandOptions {
@@ -29,13 +29,7 @@ export function parseForkPoint(text: string): ForkPoint {
  */
 export async function forkCommand(options: ForkCommandOptions, out: Output): Promise<string> {
   const at = parseForkPoint(options.at)
-  const reader = existingSessions(options.db, `cannot fork "${options.session}"`)
-  let source: string
-  try {
-    source = resolveSession(options.session, await reader.listSessions(), options.db)
-  } finally {
-    await reader.close()
-  }
+  const source = await storedSessionId(options.db, options.session, `cannot fork "${options.session}"`)
   const store = openStore(options.db)
   try {
     const fork = await forkSession(store, source, {

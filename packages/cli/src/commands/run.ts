@@ -15,7 +15,7 @@ import { type Output, UsageError } from '../output.js'
 import { liveLookup } from '../presenters.js'
 import { replayHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
-import { existingSessions, openStore, resolveSession } from '../session-store.js'
+import { openStore, storedSessionId } from '../session-store.js'
 import { createToolset } from '../toolset.js'
 import { connectRunServers, type McpServerSpec } from './run-mcp.js'
 
@@ -82,16 +82,6 @@ function freshRunId(): string {
   return `run-${new Date().toISOString().replace(/[:.]/g, '-')}`
 }
 
-/** The stored session `--session` names (an id, `latest` or the start of one id); it must exist. */
-async function storedId(wanted: string, db: string): Promise<string> {
-  const reader = existingSessions(db, `no session "${wanted}" to continue`)
-  try {
-    return resolveSession(wanted, await reader.listSessions(), db)
-  } finally {
-    await reader.close()
-  }
-}
-
 /** What a finished `run` reports: the session it saved and the exit status. */
 export interface RunOutcome {
   id: string
@@ -107,7 +97,10 @@ export interface RunOutcome {
  */
 export async function runCommand(options: RunOptions, out: Output): Promise<RunOutcome> {
   const model = chooseModel(options)
-  const id = options.session === undefined ? freshRunId() : await storedId(options.session, options.db)
+  const id =
+    options.session === undefined
+      ? freshRunId()
+      : await storedSessionId(options.db, options.session, `no session "${options.session}" to continue`)
   const store = openStore(options.db)
   const session = await openSession(store, { id })
   const { runtime, scope } = createToolset({
