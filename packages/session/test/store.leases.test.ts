@@ -99,6 +99,27 @@ function leaseSuite(kinds: readonly Kind[]): void {
         }
       }, 30_000)
 
+      it('L14.4: session.close() gives its lease back and store.close() gives back every lease, so another store object opens at once', async () => {
+        const place = await k.place()
+        // A long lease: without release, the other store object would be refused for a minute.
+        const mine = k.open(place, { leaseMs: 60_000 })
+        const other = k.open(place, { leaseMs: 60_000 })
+        try {
+          const a = await openSession(mine, { id: 'one' })
+          await openSession(mine, { id: 'two' })
+          await expect(openSession(other, { id: 'one' })).rejects.toThrow(/is held by another live writer/)
+          await a.close()
+          const reopened = await openSession(other, { id: 'one' })
+          await expect(openSession(other, { id: 'two' })).rejects.toThrow(/is held by another live writer/)
+          await mine.close()
+          await expect(openSession(other, { id: 'two' })).resolves.toMatchObject({ id: 'two' })
+          await reopened.close()
+        } finally {
+          await mine.close()
+          await other.close()
+        }
+      }, 30_000)
+
       it(`L14.1: while one process holds a session, another process and another store object are refused with the holder and its lease expiry, and nothing is repaired`, async () => {
         const place = await k.place()
         const { proc } = await holder(k.kind, place, 5000)
