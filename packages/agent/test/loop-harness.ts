@@ -26,7 +26,7 @@ import {
   type SessionStore,
   sqliteStore,
 } from '@tooltx/session'
-import { onTestFinished } from 'vitest'
+import { it as base, onTestFinished } from 'vitest'
 
 /** A promise with its resolver, for bodies that wait until the test lets them go. */
 export interface Gate {
@@ -219,6 +219,22 @@ export async function rig(
   onTestFinished(() => r.close())
   return r
 }
+
+/**
+ * vitest's `it` with a fixture `r`: a fresh rig from `make` for each test that names `r` in its
+ * parameter (`async ({ r }) => …`); a test that does not name it builds none.
+ */
+export function itWithRig<R>(make: () => Promise<R>) {
+  return base.extend<{ r: R }>({
+    // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+    r: async ({}, use: (r: R) => Promise<void>) => {
+      await use(await make())
+    },
+  })
+}
+
+/** `it` with a fresh default `rig()` as `r` (closed when the test finishes). */
+export const it = itWithRig(() => rig())
 
 /** The raw argument string of a call to one of the rig's tools. */
 export const args = (id: string, extra: Record<string, string> = {}) => JSON.stringify({ id, ...extra })

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto'
 import type { ApprovalOutcome, Approver } from '@tooltx/core'
-import { describe, expect, it } from 'vitest'
-import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
+import { describe, expect } from 'vitest'
+import { answeredOnce, call, eventually, failingOnce, go, it, lines, type Rig, rig } from './loop-harness.js'
 
 /** The lowercase hex SHA-256 of `{"id":"<id>"}`, the canonical JSON of the rig's arguments (P4.9). */
 const digestOf = (id: string) => createHash('sha256').update(JSON.stringify({ id })).digest('hex')
@@ -115,8 +115,9 @@ describe('L8 approval events (SQLite session)', () => {
     })
   })
 
-  it('L8.1: approvals in a parallel group are recorded per call, each asked before its decision', async () => {
-    const r = await rig()
+  it('L8.1: approvals in a parallel group are recorded per call, each asked before its decision', async ({
+    r,
+  }) => {
     r.runtime.onPreExecute((exec, next) => (exec.name === 'echo' ? { kind: 'ask' } : next()))
     const pending = new Map<string, (o: ApprovalOutcome) => void>()
     const { agent } = go(r, [{ toolCalls: [call('echo', '1'), call('echo', '2')] }, { text: 'ok' }], {

@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest'
-import { call, eventually, go, lines, OPENING, rig } from './loop-harness.js'
+import { describe, expect } from 'vitest'
+import { call, eventually, go, it, lines, OPENING } from './loop-harness.js'
 
 describe('L7 deferred contexts and conclusion (SQLite session)', () => {
-  it('L7.1, L7.2, L7.3, L7.5: contexts and a message sent mid-batch land after every result, in commit/FIFO order', async () => {
-    const r = await rig()
+  it('L7.1, L7.2, L7.3, L7.5: contexts and a message sent mid-batch land after every result, in commit/FIFO order', async ({
+    r,
+  }) => {
     const { agent } = go(r, [
       {
         toolCalls: [
@@ -48,8 +49,9 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
     })
   })
 
-  it('L7.4: a concluding result lets every call of the batch run and commit, then ends the turn without another request', async () => {
-    const r = await rig()
+  it('L7.4: a concluding result lets every call of the batch run and commit, then ends the turn without another request', async ({
+    r,
+  }) => {
     r.gates.open('2')
     r.gates.open('3')
     const { agent, model } = go(r, [
@@ -70,8 +72,7 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
     model.assertDone()
   })
 
-  it('L7.4: when the FIFO holds contexts, a concluding batch runs another step first', async () => {
-    const r = await rig()
+  it('L7.4: when the FIFO holds contexts, a concluding batch runs another step first', async ({ r }) => {
     const { agent, model } = go(r, [
       { toolCalls: [call('finish', '1'), call('note', '2', { text: 'one more thing' })] },
       { text: 'noted' },
@@ -90,8 +91,7 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
     model.assertDone()
   })
 
-  it('L7.4, O1.5: a failed call never concludes the turn', async () => {
-    const r = await rig()
+  it('L7.4, O1.5: a failed call never concludes the turn', async ({ r }) => {
     r.runtime.onPostExecute((exec, _result, next) =>
       exec.name === 'finish' ? { kind: 'block', feedback: [{ type: 'text', text: 'blocked' }] } : next(),
     )

@@ -7,7 +7,7 @@ import {
   type SessionEvent,
   sqliteStore,
 } from '@tooltx/session'
-import { describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import {
   answeredOnce,
   call,
@@ -15,6 +15,7 @@ import {
   eventually,
   failingOnce,
   go,
+  it,
   lines,
   OPENING,
   type Rig,
@@ -27,8 +28,9 @@ const calls = (session: Rig['session']) => lines(session).filter((l) => l.starts
 const resultOf = (callId: string) => (e: SessionEvent) => e.type === 'tool/result' && e.data.callId === callId
 
 describe('L5 scheduler (SQLite session)', () => {
-  it('L5.2, L5.3, L4.5, L4.6: an exclusive call in the middle of a batch is a barrier on both sides', async () => {
-    const r = await rig()
+  it('L5.2, L5.3, L4.5, L4.6: an exclusive call in the middle of a batch is a barrier on both sides', async ({
+    r,
+  }) => {
     const { agent } = go(r, [
       {
         toolCalls: [
@@ -78,8 +80,9 @@ describe('L5 scheduler (SQLite session)', () => {
     expect(r.trace.slice(5, 8)).toEqual(['end 3', 'start 4', 'start 5'])
   })
 
-  it('L5.1: each call is classified right before it starts, so a re-registration while it waits is seen', async () => {
-    const r = await rig()
+  it('L5.1: each call is classified right before it starts, so a re-registration while it waits is seen', async ({
+    r,
+  }) => {
     const flex = (safe: boolean) =>
       defineTool({
         name: 'flex',
@@ -116,8 +119,9 @@ describe('L5 scheduler (SQLite session)', () => {
     switcher()
   })
 
-  it('L5.4: at most maxParallelToolCalls calls run at once; the pool rolls as calls finish', async () => {
-    const r = await rig()
+  it('L5.4: at most maxParallelToolCalls calls run at once; the pool rolls as calls finish', async ({
+    r,
+  }) => {
     const { agent } = go(
       r,
       [{ toolCalls: ['1', '2', '3', '4'].map((id) => call('wait', id)) }, { text: 'ok' }],
@@ -141,8 +145,7 @@ describe('L5 scheduler (SQLite session)', () => {
     ])
   })
 
-  it('L5.4: maxParallelToolCalls 1 makes the batch fully serial', async () => {
-    const r = await rig()
+  it('L5.4: maxParallelToolCalls 1 makes the batch fully serial', async ({ r }) => {
     for (const id of ['1', '2', '3']) r.gates.open(id)
     const { agent } = go(r, [{ toolCalls: ['1', '2', '3'].map((id) => call('wait', id)) }, { text: 'ok' }], {
       maxParallelToolCalls: 1,
@@ -151,8 +154,9 @@ describe('L5 scheduler (SQLite session)', () => {
     expect(r.trace).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'end 3'])
   })
 
-  it('L5.4: a maxParallelToolCalls that is not a positive integer throws INVALID_DEFINITION', async () => {
-    const r = await rig()
+  it('L5.4: a maxParallelToolCalls that is not a positive integer throws INVALID_DEFINITION', async ({
+    r,
+  }) => {
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '2']) {
       expect(() =>
         createAgent({
@@ -166,8 +170,9 @@ describe('L5 scheduler (SQLite session)', () => {
     }
   })
 
-  it('L4.6, P7.3: a call that times out is committed as TOOL_TIMEOUT in its place; the batch goes on', async () => {
-    const r = await rig()
+  it('L4.6, P7.3: a call that times out is committed as TOOL_TIMEOUT in its place; the batch goes on', async ({
+    r,
+  }) => {
     r.gates.open('3')
     const { agent } = go(r, [
       { toolCalls: [call('echo', '1'), call('slow', '2'), call('wait', '3')] },
@@ -189,8 +194,9 @@ describe('L5 scheduler (SQLite session)', () => {
     expect(lines(r.session).at(-1)).toBe('turn/end completed')
   })
 
-  it('P3.5, L4.6: a denied call is committed as DENIED in model order and its body never runs', async () => {
-    const r = await rig()
+  it('P3.5, L4.6: a denied call is committed as DENIED in model order and its body never runs', async ({
+    r,
+  }) => {
     r.gates.open('2')
     r.runtime.onPreExecute((exec, next) =>
       exec.callId === 'c1' ? { kind: 'deny', reason: 'not today' } : next(),
@@ -432,8 +438,9 @@ describe('L5.7 policy phases in model order (SQLite session)', () => {
     ])
   })
 
-  it('L5.7: a slow pre-execute on one call delays the decision of the next call of the batch', async () => {
-    const r = await rig()
+  it('L5.7: a slow pre-execute on one call delays the decision of the next call of the batch', async ({
+    r,
+  }) => {
     const decided: string[] = []
     let letGo!: () => void
     const person = new Promise<void>((resolve) => {

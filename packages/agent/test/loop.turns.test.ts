@@ -1,11 +1,23 @@
 import { type Agent, createAgent, scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
-import { describe, expect, it } from 'vitest'
-import { args, call, closingText, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
+import { describe, expect } from 'vitest'
+import {
+  args,
+  call,
+  closingText,
+  eventually,
+  failingOnce,
+  go,
+  it,
+  lines,
+  type Rig,
+  rig,
+} from './loop-harness.js'
 
 describe('L3 turns and steps (SQLite session)', () => {
-  it('L3.1, L3.2, L3.3, L3.4, L3.6, L3.5, L3.7: one turn with a tool step and a text step, in this exact order', async () => {
-    const r = await rig()
+  it('L3.1, L3.2, L3.3, L3.4, L3.6, L3.5, L3.7: one turn with a tool step and a text step, in this exact order', async ({
+    r,
+  }) => {
     const model = scripted([
       { text: 'Looking.', toolCalls: [{ id: 'c1', name: 'echo', arguments: args('a') }] },
       { text: 'All done.' },
@@ -48,8 +60,9 @@ describe('L3 turns and steps (SQLite session)', () => {
     model.assertDone()
   })
 
-  it('L3.3: the surface is read at request time, so a tool registered during step 1 is offered in step 2', async () => {
-    const r = await rig()
+  it('L3.3: the surface is read at request time, so a tool registered during step 1 is offered in step 2', async ({
+    r,
+  }) => {
     const scope = r.scope
     scope.register(
       defineTool({
@@ -79,8 +92,9 @@ describe('L3 turns and steps (SQLite session)', () => {
     expect(model.requests[1]?.tools.some((t) => t.name === 'late')).toBe(true)
   })
 
-  it('L3.5: a message queued while a text-only reply streams makes another step instead of ending the turn', async () => {
-    const r = await rig()
+  it('L3.5: a message queued while a text-only reply streams makes another step instead of ending the turn', async ({
+    r,
+  }) => {
     const model = scripted([{ text: 'first answer' }, { text: 'second answer' }])
     let injected = false
     const agent = createAgent({
@@ -110,8 +124,9 @@ describe('L3 turns and steps (SQLite session)', () => {
     ])
   })
 
-  it('L3.2, L3.3, L3.7: messages sent back to back drain in FIFO order at the first step; a later send starts the next turn', async () => {
-    const r = await rig()
+  it('L3.2, L3.3, L3.7: messages sent back to back drain in FIFO order at the first step; a later send starts the next turn', async ({
+    r,
+  }) => {
     const model = scripted([{ text: 'one' }, { text: 'two' }])
     const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
     await agent.whenIdle()
@@ -144,8 +159,9 @@ describe('L3 turns and steps (SQLite session)', () => {
     ).toEqual([{ turn: 1 }, { turn: 2 }])
   })
 
-  it('L3.1, L1.8: inject queues any user message, and turn numbers continue after reopening the session', async () => {
-    const r = await rig()
+  it('L3.1, L1.8: inject queues any user message, and turn numbers continue after reopening the session', async ({
+    r,
+  }) => {
     const first = createAgent({
       runtime: r.runtime,
       scope: r.scope,
@@ -178,8 +194,9 @@ describe('L3 turns and steps (SQLite session)', () => {
     await again.close()
   })
 
-  it('L3.5, L5.5: a model failure ends the turn with turn/end error and its message; the next send starts a new turn', async () => {
-    const r = await rig()
+  it('L3.5, L5.5: a model failure ends the turn with turn/end error and its message; the next send starts a new turn', async ({
+    r,
+  }) => {
     const model = scripted([])
     const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
     agent.send('hello')
@@ -210,8 +227,9 @@ function stepsClosed(session: Rig['session']): boolean {
 }
 
 describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () => {
-  it('L3.8: an abort mid-stream, an abort mid-batch and a model failure each close the step before turn/end', async () => {
-    const r = await rig()
+  it('L3.8: an abort mid-stream, an abort mid-batch and a model failure each close the step before turn/end', async ({
+    r,
+  }) => {
     let agent!: Agent
     let streamAbort = true
     const model = scripted([
@@ -262,8 +280,9 @@ describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () =>
     expect(stepsClosed(r.session)).toBe(true)
   })
 
-  it('L3.9: inject snapshots the message at the call, so changing it afterwards changes nothing logged', async () => {
-    const r = await rig()
+  it('L3.9: inject snapshots the message at the call, so changing it afterwards changes nothing logged', async ({
+    r,
+  }) => {
     const agent = createAgent({
       runtime: r.runtime,
       scope: r.scope,
@@ -283,8 +302,9 @@ describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () =>
     })
   })
 
-  it('L3.9: a message that is not lossless JSON throws INVALID_DEFINITION at inject, and the running turn carries on', async () => {
-    const r = await rig()
+  it('L3.9: a message that is not lossless JSON throws INVALID_DEFINITION at inject, and the running turn carries on', async ({
+    r,
+  }) => {
     const { agent } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'finished' }])
     await eventually(() => r.trace.includes('start 1'), 'the call started')
     const bad = [

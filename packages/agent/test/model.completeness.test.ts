@@ -7,8 +7,8 @@ import {
 } from '@tooltx/agent'
 import { parseToolArguments } from '@tooltx/core'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
-import { agentOn, bashTool, lines, rig } from './loop-harness.js'
+import { describe, expect } from 'vitest'
+import { agentOn, bashTool, it, lines } from './loop-harness.js'
 import { type Answer, collect, request, sseFixture, wireServer } from './loopback-server.js'
 import { anthropicToolUse, anthropicStop as anthropicWireStop, chatChunk, DONE } from './wire-fixtures.js'
 
@@ -101,8 +101,9 @@ describe('L12.1 a reply is complete only when the stream says so', () => {
 describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
   const bash = bashTool
 
-  it('L12.1: a truncated OpenAI-compatible reply ends the turn with an error; the raw tool never runs and no tool/call is logged', async () => {
-    const r = await rig()
+  it('L12.1: a truncated OpenAI-compatible reply ends the turn with an error; the raw tool never runs and no tool/call is logged', async ({
+    r,
+  }) => {
     const seen: unknown[] = []
     r.scope.register(bash(seen))
     // Later requests get a plain answer, so a loop that ran the cut call still ends.
@@ -124,8 +125,9 @@ describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
     )
   })
 
-  it('L12.2: an Anthropic reply cut at max_tokens inside a tool_use ends the turn with an error; the raw tool never runs', async () => {
-    const r = await rig()
+  it('L12.2: an Anthropic reply cut at max_tokens inside a tool_use ends the turn with an error; the raw tool never runs', async ({
+    r,
+  }) => {
     const seen: unknown[] = []
     r.scope.register(bash(seen))
     const model = await claude(
