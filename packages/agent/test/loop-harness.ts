@@ -236,6 +236,16 @@ export function itWithRig<R>(make: () => Promise<R>) {
 /** `it` with a fresh default `rig()` as `r` (closed when the test finishes). */
 export const it = itWithRig(() => rig())
 
+/** The call ids the rig's pre-execute stage sees, in the order it sees them (a hook that records and goes on). */
+export function preExecuted(r: Rig): string[] {
+  const seen: string[] = []
+  r.runtime.onPreExecute((exec, next) => {
+    seen.push(exec.callId)
+    return next()
+  })
+  return seen
+}
+
 /** The raw argument string of a call to one of the rig's tools. */
 export const args = (id: string, extra: Record<string, string> = {}) => JSON.stringify({ id, ...extra })
 
@@ -330,8 +340,15 @@ export function line(event: SessionEvent): string {
   }
 }
 
-/** The first `line`s of a turn that `go` started: the opening write (L10.2). */
-export const OPENING: readonly string[] = ['turn/start', 'step/start', 'user/message "go"']
+/** The first `line`s of a turn on the user message `text`: the opening write (L10.2). */
+export const opening = (text: string): string[] => [
+  'turn/start',
+  'step/start',
+  `user/message ${JSON.stringify(text)}`,
+]
+
+/** The first `line`s of a turn that `go` started. */
+export const OPENING: readonly string[] = opening('go')
 
 /**
  * The last `line`s of a turn whose batch is followed by the text reply `text`: the step
@@ -344,6 +361,12 @@ export const closingText = (text: string): string[] => [
   'step/end',
   'turn/end completed',
 ]
+
+/**
+ * The `line`s of a turn on the user message `text` whose only step failed before its reply was
+ * logged: the step closes and the turn ends with an error.
+ */
+export const failedTurn = (text: string): string[] => [...opening(text), 'step/end', 'turn/end error']
 
 /** The session log as `line`s. */
 export const lines = (session: Session): string[] => session.events().map(line)

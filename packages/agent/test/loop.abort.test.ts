@@ -1,15 +1,11 @@
 import { describe, expect } from 'vitest'
-import { answeredOnce, call, eventually, go, it, lines, OPENING } from './loop-harness.js'
+import { answeredOnce, call, eventually, go, it, lines, OPENING, preExecuted } from './loop-harness.js'
 
 describe('L6 abort (SQLite session)', () => {
   it('L6.1, L6.2, L6.3, L6.5: abort mid-batch commits the started calls, synthesizes pairs for the rest, then ends aborted', async ({
     r,
   }) => {
-    const entered: string[] = []
-    r.runtime.onPreExecute((exec, next) => {
-      entered.push(exec.callId)
-      return next()
-    })
+    const entered = preExecuted(r)
     const { agent, model } = go(r, [
       { toolCalls: [call('echo', '1'), call('wait', '2'), call('write', '3'), call('wait', '4')] },
     ])

@@ -1,6 +1,6 @@
 import { createAgent, type ModelAdapter, type ModelRequest, scripted } from '@tooltx/agent'
 import type { TurnEndData } from '@tooltx/session'
-import { describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import {
   agentOn,
   answeredOnce,
@@ -8,7 +8,9 @@ import {
   eventually,
   failingOnce,
   go,
+  itWithRig,
   lines,
+  preExecuted,
   type Rig,
   rig,
 } from './loop-harness.js'
@@ -36,9 +38,16 @@ function runaway(perStep = 1): ModelAdapter & { requests: ModelRequest[] } {
 /** The data of the log's last event, read as a `turn/end`. */
 const turnEnd = (rig: Rig) => rig.session.events().at(-1)?.data as TurnEndData | undefined
 
+/** The `turn/end` data of turn 1 when the bound `limit` ended it, saying so in `message`. */
+const limitEnd = (limit: string, message: string) => ({ turn: 1, reason: 'limit', limit, message })
+
+/** `it` with a fresh memory-store rig as `r`. */
+const it = itWithRig(() => rig({ store: 'memory' }))
+
 describe('L13 bounds and turn outcomes', () => {
-  it('L13.1, L3.8: maxSteps ends a turn whose model always calls a tool, after closing the last step', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.1, L3.8: maxSteps ends a turn whose model always calls a tool, after closing the last step', async ({
+    r,
+  }) => {
     const model = runaway()
     const agent = agentOn(r, { model, maxSteps: 3 })
     const outcome = await agent.send('go')
@@ -49,17 +58,11 @@ describe('L13 bounds and turn outcomes', () => {
       'step/end',
       'turn/end limit',
     ])
-    expect(turnEnd(r)).toEqual({
-      turn: 1,
-      reason: 'limit',
-      limit: 'maxSteps',
-      message: 'the turn reached maxSteps (3 steps)',
-    })
+    expect(turnEnd(r)).toEqual(limitEnd('maxSteps', 'the turn reached maxSteps (3 steps)'))
     expect(outcome).toEqual({ turn: 1, reason: 'limit', limit: 'maxSteps', text: '' })
   })
 
-  it('L13.2: by default a turn makes at most 100 model requests', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.2: by default a turn makes at most 100 model requests', async ({ r }) => {
     const model = runaway()
     const agent = agentOn(r, { model })
     const outcome = await agent.send('go')
@@ -67,13 +70,10 @@ describe('L13 bounds and turn outcomes', () => {
     expect(outcome.limit).toBe('maxSteps')
   })
 
-  it('L13.1, L13.4: calls beyond maxToolCalls get not-started pairs without running, and the turn ends with limit', async () => {
-    const r = await rig({ store: 'memory' })
-    const decided: string[] = []
-    r.runtime.onPreExecute((exec, next) => {
-      decided.push(exec.callId)
-      return next()
-    })
+  it('L13.1, L13.4: calls beyond maxToolCalls get not-started pairs without running, and the turn ends with limit', async ({
+    r,
+  }) => {
+    const decided = preExecuted(r)
     const model = runaway(3)
     const agent = agentOn(r, {
       model,
@@ -105,20 +105,14 @@ describe('L13 bounds and turn outcomes', () => {
       ],
       error: { name: 'AbortError', code: 'ABORTED_BEFORE_DISPATCH' },
     })
-    expect(turnEnd(r)).toEqual({
-      turn: 1,
-      reason: 'limit',
-      limit: 'maxToolCalls',
-      message: 'the turn reached maxToolCalls (5 tool calls)',
-    })
+    expect(turnEnd(r)).toEqual(limitEnd('maxToolCalls', 'the turn reached maxToolCalls (5 tool calls)'))
     expect(outcome.reason).toBe('limit')
     // L13.4: the refused call ran no hook, and every block still has one answer.
     expect(decided).toEqual(['c1_0', 'c1_1', 'c1_2', 'c2_0', 'c2_1'])
     expect(answeredOnce(r.session)).toBe(true)
   })
 
-  it('L13.1: a turn that used up maxToolCalls exactly ends without asking the model again', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.1: a turn that used up maxToolCalls exactly ends without asking the model again', async ({ r }) => {
     const model = runaway(2)
     const agent = agentOn(r, {
       model,
@@ -130,8 +124,9 @@ describe('L13 bounds and turn outcomes', () => {
     expect(outcome.limit).toBe('maxToolCalls')
   })
 
-  it('L13.1, L3.8: maxTurnMs aborts the running call, closes the step and ends the turn with limit', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.1, L3.8: maxTurnMs aborts the running call, closes the step and ends the turn with limit', async ({
+    r,
+  }) => {
     const { agent } = go(r, [{ text: 'Waiting.', toolCalls: [call('wait', '1'), call('write', '2')] }], {
       maxTurnMs: 20,
     })
@@ -144,17 +139,13 @@ describe('L13 bounds and turn outcomes', () => {
       'step/end',
       'turn/end limit',
     ])
-    expect(turnEnd(r)).toEqual({
-      turn: 1,
-      reason: 'limit',
-      limit: 'maxTurnMs',
-      message: 'the turn reached maxTurnMs (20 ms)',
-    })
+    expect(turnEnd(r)).toEqual(limitEnd('maxTurnMs', 'the turn reached maxTurnMs (20 ms)'))
     expect(outcome).toEqual({ turn: 1, reason: 'limit', limit: 'maxTurnMs', text: 'Waiting.' })
   })
 
-  it('L13.2: a bound that is neither a positive integer nor Infinity throws INVALID_DEFINITION at createAgent', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.2: a bound that is neither a positive integer nor Infinity throws INVALID_DEFINITION at createAgent', async ({
+    r,
+  }) => {
     const base = { runtime: r.runtime, scope: r.scope, session: r.session, model: scripted([]) }
     for (const key of ['maxSteps', 'maxToolCalls', 'maxTurnMs'] as const) {
       for (const bad of [0, -1, 1.5, Number.NaN, '3', null]) {
@@ -176,8 +167,9 @@ describe('L13 bounds and turn outcomes', () => {
     )
   })
 
-  it('L13.3: send resolves with the outcome of the turn its message went into: reason and final text', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.3: send resolves with the outcome of the turn its message went into: reason and final text', async ({
+    r,
+  }) => {
     const model = scripted([
       { text: 'Looking.', toolCalls: [call('echo', '1')] },
       { text: 'All done.' },
@@ -192,8 +184,7 @@ describe('L13 bounds and turn outcomes', () => {
     expect(await agent.send('c')).toEqual({ turn: 2, reason: 'completed', text: 'Second.' })
   })
 
-  it('L13.3: a model failure resolves send and whenIdle with reason error and its message', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.3: a model failure resolves send and whenIdle with reason error and its message', async ({ r }) => {
     const agent = agentOn(r, { model: scripted([]) })
     expect(await agent.whenIdle()).toBeUndefined()
     const outcome = await agent.send('hello')
@@ -207,8 +198,7 @@ describe('L13 bounds and turn outcomes', () => {
     expect(await agent.whenIdle()).toBe(outcome)
   })
 
-  it('L13.3: an aborted turn resolves with reason aborted and the text streamed so far', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.3: an aborted turn resolves with reason aborted and the text streamed so far', async ({ r }) => {
     const { agent } = go(r, [{ text: 'Let me check.', toolCalls: [call('wait', '1')] }, { text: 'Next.' }])
     await eventually(() => r.trace.includes('start 1'), 'the call started')
     const later = agent.send('and this')
