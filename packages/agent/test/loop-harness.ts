@@ -368,8 +368,24 @@ export const closingText = (text: string): string[] => [
  */
 export const failedTurn = (text: string): string[] => [...opening(text), 'step/end', 'turn/end error']
 
+/**
+ * The `line`s of a batch of calls `c<id>` (in model order) that all start together and succeed:
+ * the reply naming them, a `tool/call` each, then a result each, committed in model order.
+ */
+export const parallelBatch = (...ids: string[]): string[] => [
+  `assistant/message ${ids.map((id) => `c${id}`).join(' ')}`,
+  ...ids.map((id) => `tool/call c${id}`),
+  ...ids.map((id) => `tool/result c${id} ok`),
+]
+
 /** The session log as `line`s. */
 export const lines = (session: Session): string[] => session.events().map(line)
+
+/** The rig's session log as `line`s, once `agent` is idle. */
+export async function idleLines(r: Rig, agent: Agent): Promise<string[]> {
+  await agent.whenIdle()
+  return lines(r.session)
+}
 
 /**
  * Resolves once `check()` is true, polling between macrotasks (no timing involved: it only

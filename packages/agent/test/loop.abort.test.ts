@@ -1,5 +1,15 @@
 import { describe, expect } from 'vitest'
-import { answeredOnce, call, eventually, go, it, lines, OPENING, preExecuted } from './loop-harness.js'
+import {
+  answeredOnce,
+  call,
+  eventually,
+  go,
+  idleLines,
+  it,
+  lines,
+  OPENING,
+  preExecuted,
+} from './loop-harness.js'
 
 describe('L6 abort (SQLite session)', () => {
   it('L6.1, L6.2, L6.3, L6.5: abort mid-batch commits the started calls, synthesizes pairs for the rest, then ends aborted', async ({
@@ -11,8 +21,7 @@ describe('L6 abort (SQLite session)', () => {
     ])
     await eventually(() => r.trace.includes('start 2'), 'call 2 started')
     agent.abort()
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       ...OPENING,
       'assistant/message c1 c2 c3 c4',
       'tool/call c1',
@@ -78,8 +87,7 @@ describe('L6 abort (SQLite session)', () => {
     const { agent } = go(r, [{ toolCalls: [call('write', '1'), call('echo', '2'), call('echo', '3')] }])
     await eventually(() => r.trace.includes('start 1'), 'the barrier started')
     agent.abort()
-    await agent.whenIdle()
-    expect(lines(r.session).slice(4)).toEqual([
+    expect((await idleLines(r, agent)).slice(4)).toEqual([
       'tool/call c1',
       'tool/result c1 ABORTED',
       'tool/call c2',
@@ -105,8 +113,7 @@ describe('L6 abort (SQLite session)', () => {
         },
       },
     )
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       ...OPENING,
       'assistant/message "Let me look at that."',
       'step/end',
@@ -118,8 +125,7 @@ describe('L6 abort (SQLite session)', () => {
 
   it('L6.6: abort before any text streamed appends no assistant/message at all', async ({ r }) => {
     const { agent } = go(r, [{ toolCalls: [call('echo', '1')] }], { onModelEvent: () => agent.abort() })
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([...OPENING, 'step/end', 'turn/end aborted'])
+    expect(await idleLines(r, agent)).toEqual([...OPENING, 'step/end', 'turn/end aborted'])
   })
 
   it('L6.7: contexts of results committed during an abort wait in the FIFO for the first step of the next turn', async ({

@@ -1,6 +1,16 @@
 import { defineTool, ERROR_NAMES, type ToolDefinition } from '@tooltx/core'
 import { describe, expect } from 'vitest'
-import { call, closingText, eventually, go, it, lines, OPENING } from './loop-harness.js'
+import {
+  call,
+  closingText,
+  eventually,
+  go,
+  idleLines,
+  it,
+  lines,
+  OPENING,
+  parallelBatch,
+} from './loop-harness.js'
 
 /** A raw tool (no validation) that records the arguments it was given. */
 function rawRecorder(seen: unknown[]): ToolDefinition {
@@ -111,16 +121,9 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
     // Nothing is committed before call 1 has its result.
     expect(lines(r.session).filter((l) => l.startsWith('tool/result'))).toEqual([])
     r.gates.open('1')
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       ...OPENING,
-      'assistant/message c1 c2 c3',
-      'tool/call c1',
-      'tool/call c2',
-      'tool/call c3',
-      'tool/result c1 ok',
-      'tool/result c2 ok',
-      'tool/result c3 ok',
+      ...parallelBatch('1', '2', '3'),
       ...closingText('ok'),
     ])
     expect(r.trace).toEqual(['start 1', 'start 2', 'start 3', 'end 3', 'end 2', 'end 1'])

@@ -1,4 +1,4 @@
-import { createAgent, scripted } from '@tooltx/agent'
+import { scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import {
   NOT_STARTED_TEXT,
@@ -9,12 +9,14 @@ import {
 } from '@tooltx/session'
 import { describe, expect } from 'vitest'
 import {
+  agentOn,
   answeredOnce,
   call,
   closingText,
   eventually,
   failingOnce,
   go,
+  idleLines,
   it,
   lines,
   OPENING,
@@ -50,13 +52,8 @@ describe('L5 scheduler (SQLite session)', () => {
     expect(calls(r.session)).toEqual(['tool/call c1', 'tool/call c2'])
     r.gates.open('1')
     await eventually(() => r.trace.includes('start 3'), 'the barrier started')
-    expect(calls(r.session)).toEqual([
-      'tool/call c1',
-      'tool/call c2',
-      'tool/result c1 ok',
-      'tool/result c2 ok',
-      'tool/call c3',
-    ])
+    const barrier = ['tool/call c1', 'tool/call c2', 'tool/result c1 ok', 'tool/result c2 ok', 'tool/call c3']
+    expect(calls(r.session)).toEqual(barrier)
     // Nothing after the barrier starts while it runs.
     await new Promise((resolve) => setImmediate(resolve))
     expect(r.trace).toEqual(['start 1', 'start 2', 'end 2', 'end 1', 'start 3'])
@@ -66,11 +63,7 @@ describe('L5 scheduler (SQLite session)', () => {
     r.gates.open('4')
     await agent.whenIdle()
     expect(calls(r.session)).toEqual([
-      'tool/call c1',
-      'tool/call c2',
-      'tool/result c1 ok',
-      'tool/result c2 ok',
-      'tool/call c3',
+      ...barrier,
       'tool/result c3 ok',
       'tool/call c4',
       'tool/call c5',
@@ -159,10 +152,7 @@ describe('L5 scheduler (SQLite session)', () => {
   }) => {
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '2']) {
       expect(() =>
-        createAgent({
-          runtime: r.runtime,
-          scope: r.scope,
-          session: r.session,
+        agentOn(r, {
           model: scripted([]),
           maxParallelToolCalls: bad as number,
         }),
@@ -202,8 +192,7 @@ describe('L5 scheduler (SQLite session)', () => {
       exec.callId === 'c1' ? { kind: 'deny', reason: 'not today' } : next(),
     )
     const { agent } = go(r, [{ toolCalls: [call('wait', '1'), call('wait', '2')] }, { text: 'ok' }])
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       ...OPENING,
       'assistant/message c1 c2',
       'tool/call c1',
@@ -325,9 +314,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
         .map(({ type, data }) => ({ type, data })),
     ).toEqual(expected)
     expect(answeredOnce(again)).toBe(true)
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
+    const agent = agentOn(r, {
       session: again,
       model: scripted([{ text: 'fine' }]),
     })
@@ -379,8 +366,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
     await expect(agent.whenIdle()).rejects.toThrow('disk gone')
     broken = false
     agent.send('again')
-    await agent.whenIdle()
-    expect(lines(r.session).slice(5)).toEqual([
+    expect((await idleLines(r, agent)).slice(5)).toEqual([
       'tool/result c1 TOOL_OUTCOME_UNKNOWN',
       'step/end',
       'turn/end interrupted',

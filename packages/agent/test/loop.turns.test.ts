@@ -2,6 +2,7 @@ import { type Agent, createAgent, scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import { describe, expect } from 'vitest'
 import {
+  agentOn,
   args,
   call,
   closingText,
@@ -9,6 +10,7 @@ import {
   failedTurn,
   failingOnce,
   go,
+  idleLines,
   it,
   lines,
   type Rig,
@@ -23,10 +25,9 @@ describe('L3 turns and steps (SQLite session)', () => {
       { text: 'Looking.', toolCalls: [{ id: 'c1', name: 'echo', arguments: args('a') }] },
       { text: 'All done.' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     agent.send('hello')
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       'turn/start',
       'step/start',
       'user/message "hello"',
@@ -98,10 +99,7 @@ describe('L3 turns and steps (SQLite session)', () => {
   }) => {
     const model = scripted([{ text: 'first answer' }, { text: 'second answer' }])
     let injected = false
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model,
       onModelEvent: () => {
         if (injected) return
@@ -110,8 +108,7 @@ describe('L3 turns and steps (SQLite session)', () => {
       },
     })
     agent.send('question')
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       'turn/start',
       'step/start',
       'user/message "question"',
@@ -129,15 +126,14 @@ describe('L3 turns and steps (SQLite session)', () => {
     r,
   }) => {
     const model = scripted([{ text: 'one' }, { text: 'two' }])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     await agent.whenIdle()
     expect(r.session.events()).toEqual([])
     agent.send('a')
     agent.send('b')
     await agent.whenIdle()
     agent.send('c')
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       'turn/start',
       'step/start',
       'user/message "a"',
@@ -163,19 +159,14 @@ describe('L3 turns and steps (SQLite session)', () => {
   it('L3.1, L1.8: inject queues any user message, and turn numbers continue after reopening the session', async ({
     r,
   }) => {
-    const first = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const first = agentOn(r, {
       model: scripted([{ text: 'x' }]),
     })
     first.inject({ role: 'user', content: [{ type: 'text', text: 'injected' }], source: { kind: 'test' } })
     await first.whenIdle()
     await r.session.close()
     const again = await r.reopen()
-    const second = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
+    const second = agentOn(r, {
       session: again,
       model: scripted([{ text: 'y' }]),
     })
@@ -199,10 +190,9 @@ describe('L3 turns and steps (SQLite session)', () => {
     r,
   }) => {
     const model = scripted([])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     agent.send('hello')
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual(failedTurn('hello'))
+    expect(await idleLines(r, agent)).toEqual(failedTurn('hello'))
     expect(r.session.events().at(-1)?.data).toMatchObject({
       reason: 'error',
       message: expect.stringContaining('no scripted step left for request 1'),
@@ -231,10 +221,7 @@ describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () =>
       { text: 'streaming', toolCalls: [call('echo', '1')] },
       { toolCalls: [call('wait', '2')] },
     ])
-    agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    agent = agentOn(r, {
       model,
       onModelEvent: () => {
         if (streamAbort) agent.abort()
@@ -278,10 +265,7 @@ describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () =>
   it('L3.9: inject snapshots the message at the call, so changing it afterwards changes nothing logged', async ({
     r,
   }) => {
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model: scripted([{ text: 'ok' }]),
     })
     const message = { role: 'user' as const, content: [{ type: 'text', text: 'original' }] }
