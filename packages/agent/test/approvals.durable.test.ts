@@ -67,6 +67,17 @@ const call = (id: string, name: string, n: number) => ({ id, name, arguments: JS
 const lines = (events: readonly SessionEvent[]) =>
   events.map((e) => ('callId' in e.data ? `${e.type} ${e.data.callId}` : e.type))
 
+/** The `lines` of a durable ask on call `id` that was decided, resumed and run. */
+const decidedAndRun = (id: string) => [
+  `approval/asked ${id}`,
+  `approval/decided ${id}`,
+  'turn/resumed',
+  `tool/result ${id}`,
+]
+
+/** The last `lines` of a turn whose batch is followed by a text reply: the step boundary, the reply, the ends. */
+const CLOSING = ['step/end', 'step/start', 'assistant/message', 'step/end', 'turn/end']
+
 const results = (events: readonly SessionEvent[]) =>
   events.flatMap((e) =>
     e.type === 'tool/result'
@@ -227,11 +238,7 @@ describe('F2 durable approvals', () => {
       'turn/resumed',
       'tool/result c2',
       'tool/result c3',
-      'step/end',
-      'step/start',
-      'assistant/message',
-      'step/end',
-      'turn/end',
+      ...CLOSING,
     ])
     expect(r.session.events().find((e) => e.type === 'turn/resumed')?.data).toEqual({ turn: 1, step: 1 })
     expect(await agent.resume()).toBeUndefined()
@@ -250,10 +257,7 @@ describe('F2 durable approvals', () => {
     expect((await agent.resume())?.reason).toBe('completed')
     expect(lines(r.session.events()).slice(4, 13)).toEqual([
       'tool/call c1',
-      'approval/asked c1',
-      'approval/decided c1',
-      'turn/resumed',
-      'tool/result c1',
+      ...decidedAndRun('c1'),
       'tool/call c2',
       'tool/result c2',
       'tool/call c3',
@@ -368,12 +372,7 @@ describe('F2 durable approvals', () => {
     await agent2.send('go')
     await new Promise((resolve) => setTimeout(resolve, 5))
     expect((await agent2.resume())?.reason).toBe('completed')
-    expect(lines(r2.session.events()).slice(5, 9)).toEqual([
-      'approval/asked c1',
-      'approval/decided c1',
-      'turn/resumed',
-      'tool/result c1',
-    ])
+    expect(lines(r2.session.events()).slice(5, 9)).toEqual(decidedAndRun('c1'))
   })
 
   it('F2.7: resume on an undecided approval stays suspended and appends nothing', async ({ r }) => {
@@ -430,11 +429,7 @@ describe('F2 durable approvals', () => {
       'approval/decided c2',
       'turn/resumed',
       'tool/result c2',
-      'step/end',
-      'step/start',
-      'assistant/message',
-      'step/end',
-      'turn/end',
+      ...CLOSING,
     ])
   })
 
@@ -573,11 +568,7 @@ describe('F2 durable approvals', () => {
         'approval/decided c2',
         'turn/resumed',
         'tool/result c2',
-        'step/end',
-        'step/start',
-        'assistant/message',
-        'step/end',
-        'turn/end',
+        ...CLOSING,
       ])
       await resumed.close()
       await c.close()

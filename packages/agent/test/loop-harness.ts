@@ -378,6 +378,9 @@ export const parallelBatch = (...ids: string[]): string[] => [
   ...ids.map((id) => `tool/result c${id} ok`),
 ]
 
+/** The data of the first `tool/result` in `session`'s log. */
+export const firstResult = (session: Session) => session.events().find((e) => e.type === 'tool/result')?.data
+
 /** The session log as `line`s. */
 export const lines = (session: Session): string[] => session.events().map(line)
 

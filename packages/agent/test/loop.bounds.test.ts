@@ -1,4 +1,4 @@
-import { createAgent, type ModelAdapter, type ModelRequest, scripted } from '@tooltx/agent'
+import { createAgent, type ModelAdapter, type ModelRequest, scripted, type TurnOutcome } from '@tooltx/agent'
 import type { TurnEndData } from '@tooltx/session'
 import { describe, expect } from 'vitest'
 import {
@@ -41,6 +41,16 @@ const turnEnd = (rig: Rig) => rig.session.events().at(-1)?.data as TurnEndData |
 /** The `turn/end` data of turn 1 when the bound `limit` ended it, saying so in `message`. */
 const limitEnd = (limit: string, message: string) => ({ turn: 1, reason: 'limit', limit, message })
 
+/** Turn 1 ended at the bound `limit`: its `turn/end` says `message`, and its outcome has the reply `text`. */
+function expectLimited(
+  r: Rig,
+  outcome: TurnOutcome | undefined,
+  end: { limit: string; message: string; text: string },
+) {
+  expect(turnEnd(r)).toEqual(limitEnd(end.limit, end.message))
+  expect(outcome).toEqual({ turn: 1, reason: 'limit', limit: end.limit, text: end.text })
+}
+
 /** `it` with a fresh memory-store rig as `r`. */
 const it = itWithRig(() => rig({ store: 'memory' }))
 
@@ -58,8 +68,7 @@ describe('L13 bounds and turn outcomes', () => {
       'step/end',
       'turn/end limit',
     ])
-    expect(turnEnd(r)).toEqual(limitEnd('maxSteps', 'the turn reached maxSteps (3 steps)'))
-    expect(outcome).toEqual({ turn: 1, reason: 'limit', limit: 'maxSteps', text: '' })
+    expectLimited(r, outcome, { limit: 'maxSteps', message: 'the turn reached maxSteps (3 steps)', text: '' })
   })
 
   it('L13.2: by default a turn makes at most 100 model requests', async ({ r }) => {
@@ -139,8 +148,11 @@ describe('L13 bounds and turn outcomes', () => {
       'step/end',
       'turn/end limit',
     ])
-    expect(turnEnd(r)).toEqual(limitEnd('maxTurnMs', 'the turn reached maxTurnMs (20 ms)'))
-    expect(outcome).toEqual({ turn: 1, reason: 'limit', limit: 'maxTurnMs', text: 'Waiting.' })
+    expectLimited(r, outcome, {
+      limit: 'maxTurnMs',
+      message: 'the turn reached maxTurnMs (20 ms)',
+      text: 'Waiting.',
+    })
   })
 
   it('L13.2: a bound that is neither a positive integer nor Infinity throws INVALID_DEFINITION at createAgent', async ({

@@ -4,6 +4,7 @@ import {
   call,
   closingText,
   eventually,
+  firstResult,
   go,
   idleLines,
   it,
@@ -58,8 +59,7 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
       { text: 'ok' },
     ])
     await agent.whenIdle()
-    const result = r.session.events().find((e) => e.type === 'tool/result')
-    expect(result?.data).toMatchObject({
+    expect(firstResult(r.session)).toMatchObject({
       callId: 'c1',
       isError: true,
       error: { code: 'INVALID_ARGS' },

@@ -3,7 +3,16 @@ import { anthropic, estimateTokens, openaiCompatible } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import { deriveMessages, memoryStore, openSession } from '@tooltx/session'
 import { describe, expect } from 'vitest'
-import { agentOn, bashTool, failedTurn, itWithRig, lines, type Rig, rig } from './loop-harness.js'
+import {
+  agentOn,
+  bashTool,
+  failedTurn,
+  firstResult,
+  itWithRig,
+  lines,
+  type Rig,
+  rig,
+} from './loop-harness.js'
 import { type Answer, type Received, wireServer } from './loopback-server.js'
 import { anthropicStop, anthropicText, anthropicToolUse, chatChunk, messageStart } from './wire-fixtures.js'
 
@@ -182,8 +191,7 @@ describe('T2–T4 in the loop', () => {
     expect(second.tools.map((t: { function: { name: string } }) => t.function.name)).toContain('bash')
     expect(second.tool_choice).toBeUndefined()
     expect(second.messages[0]).toEqual({ role: 'system', content: 'Be careful.' })
-    const result = r.session.events().find((e) => e.type === 'tool/result')
-    expect(result?.data).toMatchObject({
+    expect(firstResult(r.session)).toMatchObject({
       callId: 'c1',
       isError: true,
       error: { code: 'UNKNOWN_TOOL' },
