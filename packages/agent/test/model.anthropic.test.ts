@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import {
   abortAtToolArguments,
   collect,
+  READ_FILE,
   refusedURL,
   request,
   sseFixture,
@@ -56,13 +57,7 @@ describe('anthropic against a loopback Messages API server', () => {
       max_tokens: 4096,
       stream: true,
       system: 'You are terse.\n\nTools: read_file.',
-      tools: [
-        {
-          name: 'read_file',
-          description: 'Read a UTF-8 file.',
-          input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-        },
-      ],
+      tools: [{ name: 'read_file', description: 'Read a UTF-8 file.', input_schema: READ_FILE.parameters }],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'read /etc/hostname' }] }],
     })
   })
