@@ -71,6 +71,12 @@ function until(promise: Promise<void>, signal: AbortSignal): Promise<boolean> {
   })
 }
 
+/** A tool output that is a string, shown to the model as one text block. */
+export const textOutput = {
+  schema: { type: 'string' },
+  render: (_: unknown, v: string) => [{ type: 'text', text: v }],
+} as const
+
 /** Everything a loop test works with. */
 export interface Rig {
   readonly runtime: ReturnType<typeof createToolRuntime>
@@ -118,10 +124,7 @@ export async function rig(
     return opened ? `done ${id}` : `stopped ${id}`
   }
   const params = { id: { type: 'string', required: true } } as const
-  const text = {
-    schema: { type: 'string' },
-    render: (_: unknown, v: string) => [{ type: 'text', text: v }],
-  } as const
+  const text = textOutput
   scope.register(
     defineTool({
       name: 'wait',

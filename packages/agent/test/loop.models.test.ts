@@ -12,6 +12,7 @@ import {
   lines,
   type Rig,
   rig,
+  textOutput,
 } from './loop-harness.js'
 import { type Answer, type Received, wireServer } from './loopback-server.js'
 import { anthropicStop, anthropicText, anthropicToolUse, chatChunk, messageStart } from './wire-fixtures.js'
@@ -63,7 +64,7 @@ describe('T2–T4 in the loop', () => {
         name: 'read',
         description: 'Reads a file.',
         parameters: { path: { type: 'string', required: true } },
-        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        output: textOutput,
         presentCall: (args) => ({ card: 'generic', title: `Read ${args.path}` }),
         isConcurrencySafe: () => true,
         execute: ({ path }) => `${path}: ${'lorem ipsum dolor sit amet '.repeat(40)}`,
