@@ -16,7 +16,7 @@ import {
   type ScriptedToolCall,
   scripted,
 } from '@tooltx/agent'
-import { createToolRuntime, defineTool, type ToolDefinition } from '@tooltx/core'
+import { type AnyToolDefinition, createToolRuntime, defineTool, type ToolDefinition } from '@tooltx/core'
 import {
   memoryStore,
   type NewSessionEvent,
@@ -76,6 +76,14 @@ export const textOutput = {
   schema: { type: 'string' },
   render: (_: unknown, v: string) => [{ type: 'text', text: v }],
 } as const
+
+/** A fresh runtime and its scope, with `tools` registered on the scope. */
+export function scopeWith(...tools: AnyToolDefinition[]) {
+  const runtime = createToolRuntime()
+  const scope = runtime.scope()
+  for (const tool of tools) scope.register(tool)
+  return { runtime, scope }
+}
 
 /** Everything a loop test works with. */
 export interface Rig {

@@ -3,32 +3,25 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAgent, type ScriptedStep, scripted } from '@tooltx/agent'
-import { createToolRuntime, defineTool } from '@tooltx/core'
+import { defineTool } from '@tooltx/core'
 import { memoryStore, openSession, type SessionEvent, sqliteStore } from '@tooltx/session'
 import { createWorker, RESUME_TEXT, turnQueue, type WorkerJobReport } from '@tooltx/worker'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { scopeWith, textOutput } from '../../agent/test/loop-harness.js'
 import { freshPrefix, freshSchema, POSTGRES_URL, requirePostgresInCi } from './postgres.js'
-
-const text = {
-  schema: { type: 'string' },
-  render: (_: unknown, v: string) => [{ type: 'text', text: v }],
-} as const
 
 /** A runtime with one parallel-safe tool, `look`, that echoes its `id` argument. */
 function toolset() {
-  const runtime = createToolRuntime()
-  const scope = runtime.scope()
-  scope.register(
+  return scopeWith(
     defineTool({
       name: 'look',
       description: 'Echoes its id.',
       parameters: { id: { type: 'string', required: true } },
-      output: text,
+      output: textOutput,
       isConcurrencySafe: () => true,
       execute: (args) => `saw ${args.id}`,
     }),
   )
-  return { runtime, scope }
 }
 
 /** Two parallel tool calls, then a text answer. */
