@@ -19,7 +19,7 @@ import {
 import fc from 'fast-check'
 import { afterEach, describe, expect } from 'vitest'
 import { type AgentOptions, createAgent, decide, pendingApprovals, scripted } from '../src/index.js'
-import { calledTurn, itWithRig } from './loop-harness.js'
+import { CLOSING_TYPES, calledTurn, itWithRig } from './loop-harness.js'
 
 interface Tools {
   readonly runtime: ReturnType<typeof createToolRuntime>
@@ -74,9 +74,6 @@ const decidedAndRun = (id: string) => [
   'turn/resumed',
   `tool/result ${id}`,
 ]
-
-/** The last `lines` of a turn whose batch is followed by a text reply: the step boundary, the reply, the ends. */
-const CLOSING = ['step/end', 'step/start', 'assistant/message', 'step/end', 'turn/end']
 
 const results = (events: readonly SessionEvent[]) =>
   events.flatMap((e) =>
@@ -238,7 +235,7 @@ describe('F2 durable approvals', () => {
       'turn/resumed',
       'tool/result c2',
       'tool/result c3',
-      ...CLOSING,
+      ...CLOSING_TYPES,
     ])
     expect(r.session.events().find((e) => e.type === 'turn/resumed')?.data).toEqual({ turn: 1, step: 1 })
     expect(await agent.resume()).toBeUndefined()
@@ -429,7 +426,7 @@ describe('F2 durable approvals', () => {
       'approval/decided c2',
       'turn/resumed',
       'tool/result c2',
-      ...CLOSING,
+      ...CLOSING_TYPES,
     ])
   })
 
@@ -568,7 +565,7 @@ describe('F2 durable approvals', () => {
         'approval/decided c2',
         'turn/resumed',
         'tool/result c2',
-        ...CLOSING,
+        ...CLOSING_TYPES,
       ])
       await resumed.close()
       await c.close()

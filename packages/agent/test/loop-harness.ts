@@ -358,6 +358,21 @@ export const opening = (text: string): string[] => [
   `user/message ${JSON.stringify(text)}`,
 ]
 
+/** The event types of a turn's opening write. */
+export const OPENING_TYPES: readonly string[] = ['turn/start', 'step/start', 'user/message']
+
+/**
+ * The event types that end a turn whose batch is followed by a text reply: the step boundary,
+ * the reply, the closing `step/end` and `turn/end`.
+ */
+export const CLOSING_TYPES: readonly string[] = [
+  'step/end',
+  'step/start',
+  'assistant/message',
+  'step/end',
+  'turn/end',
+]
+
 /** The first `line`s of a turn that `go` started. */
 export const OPENING: readonly string[] = opening('go')
 

@@ -6,6 +6,7 @@ import { createToolRuntime, defineTool } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
 import * as mock from 'ai/test'
 import { describe, expect, it } from 'vitest'
+import { CLOSING_TYPES, OPENING_TYPES } from '../../agent/test/loop-harness.js'
 import { collect, refusedURL, request, wireServer } from '../../agent/test/loopback-server.js'
 
 const usage = (input: number, output: number) => ({
@@ -179,17 +180,11 @@ describe('Z2: aiSdkModel', () => {
 
     const types = session.events().map((event) => event.type)
     expect(types).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message',
+      ...OPENING_TYPES,
       'assistant/message',
       'tool/call',
       'tool/result',
-      'step/end',
-      'step/start',
-      'assistant/message',
-      'step/end',
-      'turn/end',
+      ...CLOSING_TYPES,
     ])
     const call = session.events().find((event) => event.type === 'tool/call')
     expect(call?.data).toMatchObject({ callId: 'call_1', arguments: '{"path": "/etc/hostname"}' })
