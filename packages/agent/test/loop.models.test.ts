@@ -15,7 +15,14 @@ import {
   textOutput,
 } from './loop-harness.js'
 import { type Answer, type Received, wireServer } from './loopback-server.js'
-import { anthropicStop, anthropicText, anthropicToolUse, chatChunk, messageStart } from './wire-fixtures.js'
+import {
+  anthropicStop,
+  anthropicText,
+  anthropicToolUse,
+  chatChunk,
+  chatToolCall,
+  messageStart,
+} from './wire-fixtures.js'
 
 /** A text block, then a tool_use of `bash` whose input the token limit cut inside a string. */
 const CUT = [
@@ -32,10 +39,7 @@ const usageChunk = (prompt: number) =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: prompt, completion_tokens: 5, total_tokens: prompt + 5 } })}\n\n`
 /** A reply calling `name` with `args` as call `id`. */
 const callReply = (id: string, name: string, args: string): string[] => [
-  chunk({
-    role: 'assistant',
-    tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }],
-  }),
+  chatToolCall(id, name, args),
   chunk({}, 'tool_calls'),
   'data: [DONE]\n\n',
 ]
