@@ -1,4 +1,11 @@
-import { createAgent, type ModelAdapter, type ModelRequest, scripted, type TurnOutcome } from '@tooltx/agent'
+import {
+  type AgentOptions,
+  createAgent,
+  type ModelAdapter,
+  type ModelRequest,
+  scripted,
+  type TurnOutcome,
+} from '@tooltx/agent'
 import type { TurnEndData } from '@tooltx/session'
 import { describe, expect } from 'vitest'
 import {
@@ -35,6 +42,13 @@ function runaway(perStep = 1): ModelAdapter & { requests: ModelRequest[] } {
   }
 }
 
+/** Sends `go` to an agent on `r` with `options` and a `runaway(perStep)` model; resolves with both. */
+async function runawayTurn(r: Rig, perStep: number, options: Partial<AgentOptions>) {
+  const model = runaway(perStep)
+  const outcome = await agentOn(r, { model, ...options }).send('go')
+  return { model, outcome }
+}
+
 /** The data of the log's last event, read as a `turn/end`. */
 const turnEnd = (rig: Rig) => rig.session.events().at(-1)?.data as TurnEndData | undefined
 
@@ -58,9 +72,7 @@ describe('L13 bounds and turn outcomes', () => {
   it('L13.1, L3.8: maxSteps ends a turn whose model always calls a tool, after closing the last step', async ({
     r,
   }) => {
-    const model = runaway()
-    const agent = agentOn(r, { model, maxSteps: 3 })
-    const outcome = await agent.send('go')
+    const { model, outcome } = await runawayTurn(r, 1, { maxSteps: 3 })
     expect(model.requests).toHaveLength(3)
     expect(lines(r.session).slice(-4)).toEqual([
       'tool/call c3_0',
@@ -72,9 +84,7 @@ describe('L13 bounds and turn outcomes', () => {
   })
 
   it('L13.2: by default a turn makes at most 100 model requests', async ({ r }) => {
-    const model = runaway()
-    const agent = agentOn(r, { model })
-    const outcome = await agent.send('go')
+    const { model, outcome } = await runawayTurn(r, 1, {})
     expect(model.requests).toHaveLength(100)
     expect(outcome.limit).toBe('maxSteps')
   })
@@ -83,12 +93,7 @@ describe('L13 bounds and turn outcomes', () => {
     r,
   }) => {
     const decided = preExecuted(r)
-    const model = runaway(3)
-    const agent = agentOn(r, {
-      model,
-      maxToolCalls: 5,
-    })
-    const outcome = await agent.send('go')
+    const { model, outcome } = await runawayTurn(r, 3, { maxToolCalls: 5 })
     expect(model.requests).toHaveLength(2)
     expect(r.trace.filter((t) => t.startsWith('start'))).toEqual([
       'start 1_0',
@@ -122,12 +127,7 @@ describe('L13 bounds and turn outcomes', () => {
   })
 
   it('L13.1: a turn that used up maxToolCalls exactly ends without asking the model again', async ({ r }) => {
-    const model = runaway(2)
-    const agent = agentOn(r, {
-      model,
-      maxToolCalls: 2,
-    })
-    const outcome = await agent.send('go')
+    const { model, outcome } = await runawayTurn(r, 2, { maxToolCalls: 2 })
     expect(model.requests).toHaveLength(1)
     expect(lines(r.session).slice(-3)).toEqual(['tool/result c1_1 ok', 'step/end', 'turn/end limit'])
     expect(outcome.limit).toBe('maxToolCalls')
