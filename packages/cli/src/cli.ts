@@ -6,24 +6,6 @@ import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
 import { type FlagSpec, type ParsedFlags, parseFlags } from './flags.js'
 import { type Output, UsageError } from './output.js'
 
-// Each command's module is loaded when it runs, so a command starts without loading the
-// others' dependencies (a restarted worker need not load the MCP SDK or QuickJS).
-const commands = {
-  approvals: () => import('./commands/approvals.js'),
-  approve: () => import('./commands/approve.js'),
-  audit: () => import('./commands/audit.js'),
-  demo: () => import('./commands/demo.js'),
-  fork: () => import('./commands/fork.js'),
-  mcpServe: () => import('./commands/mcp-serve.js'),
-  replay: () => import('./commands/replay.js'),
-  run: () => import('./commands/run.js'),
-  runMcp: () => import('./commands/run-mcp.js'),
-  sessions: () => import('./commands/sessions.js'),
-  view: () => import('./commands/view.js'),
-  submit: () => import('./commands/submit.js'),
-  worker: () => import('./commands/worker.js'),
-}
-
 const DB_HELP = `  --db PATH|URL    the session database: a SQLite file (default ${DEFAULT_SQLITE_PATH})
                    or a PostgreSQL connection string (postgres://user@host:5432/db)`
 
@@ -267,7 +249,11 @@ function databaseCommand(
   })
 }
 
-/** The commands `main` dispatches to by name (`mcp serve` parses its own flags). */
+/**
+ * The commands `main` dispatches to by name (`mcp serve` parses its own flags). Each loads its
+ * module when it runs, so a command starts without loading the others' dependencies (a
+ * restarted worker need not load the MCP SDK or QuickJS).
+ */
 const COMMANDS: Readonly<Record<string, Command>> = {
   demo: command(
     { strings: ['db', 'resume'], booleans: ['fast', 'yes', 'durable'] },
@@ -280,7 +266,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         )
       if (values.durable === true && values.yes === true)
         throw new UsageError(`--durable and --yes contradict each other: pick one\n\n${HELP.demo}`, 2)
-      const { demoCommand } = await commands.demo()
+      const { demoCommand } = await import('./commands/demo.js')
       const demo = await demoCommand(
         {
           db: dbPath(values.db),
@@ -294,13 +280,16 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       return demo.exitStatus
     },
   ),
-  approvals: databaseCommand('approvals', async () => (await commands.approvals()).approvalsCommand),
+  approvals: databaseCommand(
+    'approvals',
+    async () => (await import('./commands/approvals.js')).approvalsCommand,
+  ),
   approve: command(
     { strings: ['db', 'by', 'reason', 'digest'], booleans: ['deny'] },
     async ({ values, positionals }, out) => {
       if (positionals.length !== 2)
         throw new UsageError(`approve needs a session id and a call id\n\n${HELP.approve}`, 2)
-      const { approveCommand } = await commands.approve()
+      const { approveCommand } = await import('./commands/approve.js')
       await approveCommand(
         {
           db: dbPath(values.db),
@@ -317,11 +306,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
   run: command(
     { strings: ['db', ...AGENT_STRING_FLAGS, 'session'], repeatable: ['mcp'], booleans: ['yes'] },
     async ({ values, positionals }, out, env) => {
-      const mcp = values.mcp === undefined ? [] : (await commands.runMcp()).mcpServerSpecs(values.mcp)
+      const mcp =
+        values.mcp === undefined ? [] : (await import('./commands/run-mcp.js')).mcpServerSpecs(values.mcp)
       const task = positionals.join(' ').trim()
       if (task === '')
         throw new UsageError(`run needs a task, e.g. tooltx run "summarise the TODOs"\n\n${HELP.run}`, 2)
-      const { runCommand } = await commands.run()
+      const { runCommand } = await import('./commands/run.js')
       const outcome = await runCommand(
         {
           task,
@@ -337,11 +327,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       return outcome.exitStatus
     },
   ),
-  sessions: databaseCommand('sessions', async () => (await commands.sessions()).sessionsCommand),
+  sessions: databaseCommand('sessions', async () => (await import('./commands/sessions.js')).sessionsCommand),
   replay: command({ strings: ['db'], booleans: ['follow'] }, async ({ values, positionals }, out) => {
     if (positionals.length !== 1)
       throw new UsageError(`replay needs exactly one session id\n\n${HELP.replay}`, 2)
-    const { replayCommand } = await commands.replay()
+    const { replayCommand } = await import('./commands/replay.js')
     return await replayCommand(
       { db: dbPath(values.db), id: positionals[0]!, follow: values.follow === true },
       out,
@@ -356,7 +346,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     const port = values.port === undefined ? 0 : Number(values.port)
     if (!/^\d{1,5}$/.test(values.port ?? '0') || port > 65_535)
       throw new UsageError(`--port must be a number from 0 to 65535, got "${values.port}"\n\n${HELP.view}`, 2)
-    const { viewCommand } = await commands.view()
+    const { viewCommand } = await import('./commands/view.js')
     return await viewCommand(
       { db: dbPath(values.db), ...defined({ id: positionals[0] }), port, open: values.open === true },
       out,
@@ -369,7 +359,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         throw new UsageError(`audit needs --policy FILE\n\n${HELP.audit}`, 2)
       if ((values.all === true) === positionals.length > 0)
         throw new UsageError(`audit needs session ids or --all (not both)\n\n${HELP.audit}`, 2)
-      const { auditCommand } = await commands.audit()
+      const { auditCommand } = await import('./commands/audit.js')
       return await auditCommand(
         {
           db: dbPath(values.db),
@@ -390,7 +380,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     },
     async ({ values, positionals }, out, env) => {
       noPositionals('worker', positionals)
-      const { workerCommand } = await commands.worker()
+      const { workerCommand } = await import('./commands/worker.js')
       return await workerCommand(
         {
           db: postgresUrl('worker', values.db),
@@ -413,14 +403,14 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       throw new UsageError(`submit needs a session id and a message\n\n${HELP.submit}`, 2)
     }
     const db = postgresUrl('submit', values.db)
-    const { submitCommand } = await commands.submit()
+    const { submitCommand } = await import('./commands/submit.js')
     await submitCommand({ session, message, db, ...defined({ queue: values.queue }) }, out)
     return 0
   }),
   fork: command({ strings: ['db', 'at', 'id'] }, async ({ values, positionals }, out) => {
     if (positionals.length !== 1) throw new UsageError(`fork needs exactly one session id\n\n${HELP.fork}`, 2)
     if (values.at === undefined) throw new UsageError(`fork needs --at <seq | turn:N>\n\n${HELP.fork}`, 2)
-    const { forkCommand } = await commands.fork()
+    const { forkCommand } = await import('./commands/fork.js')
     await forkCommand(
       { db: dbPath(values.db), session: positionals[0]!, at: values.at, ...defined({ id: values.id }) },
       out,
@@ -449,7 +439,7 @@ export async function main(
       return 0
     }
     if (command === 'mcp') {
-      const { MCP_SERVE_HELP, mcpServeCommand } = await commands.mcpServe()
+      const { MCP_SERVE_HELP, mcpServeCommand } = await import('./commands/mcp-serve.js')
       if (rest[0] !== 'serve') throw new UsageError(`mcp needs a subcommand: serve\n\n${MCP_SERVE_HELP}`, 2)
       return await mcpServeCommand(rest.slice(1), out, env)
     }

@@ -95,18 +95,8 @@ const TYPED_KEYWORDS: readonly (readonly [SubsetKeyword, (type: string | undefin
 /** The keywords of one schema node, each read once; `present` has the bit of every key found. */
 class Keywords {
   present = 0
-  type: unknown = undefined
-  oneOf: unknown = undefined
-  properties: unknown = undefined
-  required: unknown = undefined
-  additionalProperties: unknown = undefined
-  items: unknown = undefined
-  enum: unknown = undefined
-  const: unknown = undefined
-  description: unknown = undefined
-  title: unknown = undefined
-  default: unknown = undefined
-  examples: unknown = undefined
+  /** The value of each subset keyword found. */
+  readonly value: { [K in SubsetKeyword]?: unknown } = {}
   /** The constraint keywords found (S3.9), in key order. */
   constraints: [ConstraintKey, unknown][] | undefined = undefined
   /** The value of a `$schema` key (allowed at the root only, S3.10). */
@@ -121,7 +111,7 @@ function setKeyword(into: Keywords, key: string, value: unknown): void {
   const bit = BIT_OF.get(key)
   if (bit !== undefined) {
     into.present |= bit
-    into[key as SubsetKeyword] = value
+    into.value[key as SubsetKeyword] = value
     return
   }
   switch (key) {
@@ -287,7 +277,7 @@ function parseNode(value: unknown, path: string, parse: Parse, children: Task[])
 
   let type: string | undefined
   if ((present & BIT.type) !== 0) {
-    const raw = entries.type
+    const raw = entries.value.type
     if (Array.isArray(raw)) out.push(`${path}.type must be a single type name, not an array of types`)
     else if (typeof raw !== 'string' || !(TYPES as readonly string[]).includes(raw)) {
       out.push(`${path}.type must be one of ${TYPE_LIST}`)
@@ -296,7 +286,7 @@ function parseNode(value: unknown, path: string, parse: Parse, children: Task[])
   let branches: unknown[] | undefined
   if ((present & BIT.oneOf) !== 0) {
     if ((present & BIT.type) !== 0) out.push(`${path} must not combine type and oneOf`)
-    branches = readArray(entries.oneOf, parse)
+    branches = readArray(entries.value.oneOf, parse)
     if (branches === undefined || branches.length < 2) {
       out.push(`${path}.oneOf must be an array of at least two schemas`)
       branches = undefined
@@ -312,8 +302,8 @@ function parseNode(value: unknown, path: string, parse: Parse, children: Task[])
   }
   const constraints = readConstraints(entries, type, path, out)
   const documented =
-    (present & BIT.default) !== 0 && isLossless(entries.default, parse)
-      ? { value: entries.default as JsonValue }
+    (present & BIT.default) !== 0 && isLossless(entries.value.default, parse)
+      ? { value: entries.value.default as JsonValue }
       : undefined
 
   let properties: { key: string; schema: SchemaNode }[] | undefined
@@ -321,7 +311,7 @@ function parseNode(value: unknown, path: string, parse: Parse, children: Task[])
     const slots: { key: string; schema: SchemaNode }[] = []
     const queued: Task[] = []
     const where = { path: `${path}.properties`, what: 'an object of schemas' }
-    const read = readEntries(entries.properties, where, parse, (key, child) => {
+    const read = readEntries(entries.value.properties, where, parse, (key, child) => {
       const slot = { key, schema: INVALID }
       slots.push(slot)
       queued.push({ value: child, path: `${path}.properties.${key}`, set: (node) => (slot.schema = node) })
@@ -332,19 +322,20 @@ function parseNode(value: unknown, path: string, parse: Parse, children: Task[])
     }
   }
   let required: string[] = []
-  if ((present & BIT.required) !== 0) required = checkRequired(entries.required, properties, path, parse)
-  const additional = entries.additionalProperties
+  if ((present & BIT.required) !== 0)
+    required = checkRequired(entries.value.required, properties, path, parse)
+  const additional = entries.value.additionalProperties
   if ((present & BIT.additionalProperties) !== 0 && typeof additional !== 'boolean') {
     out.push(`${path}.additionalProperties must be a boolean`)
   }
   let enumValues: unknown[] | undefined
   if ((present & BIT.enum) !== 0) {
-    enumValues = readArray(entries.enum, parse)
+    enumValues = readArray(entries.value.enum, parse)
     if (enumValues === undefined || enumValues.length === 0 || !isLossless(enumValues, parse)) {
       out.push(`${path}.enum must be a non-empty array of lossless JSON values`)
     }
   }
-  const constValue = entries.const
+  const constValue = entries.value.const
   if ((present & BIT.const) !== 0 && !isLossless(constValue, parse))
     out.push(`${path}.const must be lossless JSON`)
 
@@ -365,7 +356,7 @@ function parseNode(value: unknown, path: string, parse: Parse, children: Task[])
       description,
     }
     if ((present & BIT.items) !== 0) {
-      children.push({ value: entries.items, path: `${path}.items`, set: (n) => (node.items = n) })
+      children.push({ value: entries.value.items, path: `${path}.items`, set: (n) => (node.items = n) })
     }
     return node
   }
@@ -412,21 +403,21 @@ function readConstraints(
 function checkAnnotations(entries: Keywords, path: string, parse: Parse): string | undefined {
   const { out } = parse
   const present = entries.present
-  if ((present & BIT.description) !== 0 && typeof entries.description !== 'string') {
+  if ((present & BIT.description) !== 0 && typeof entries.value.description !== 'string') {
     out.push(`${path}.description must be a string`)
   }
-  if ((present & BIT.title) !== 0 && typeof entries.title !== 'string')
+  if ((present & BIT.title) !== 0 && typeof entries.value.title !== 'string')
     out.push(`${path}.title must be a string`)
-  if ((present & BIT.default) !== 0 && !isLossless(entries.default, parse)) {
+  if ((present & BIT.default) !== 0 && !isLossless(entries.value.default, parse)) {
     out.push(`${path}.default must be lossless JSON`)
   }
   if ((present & BIT.examples) !== 0) {
-    const examples = entries.examples
+    const examples = entries.value.examples
     if (!Array.isArray(examples) || !isLossless(examples, parse)) {
       out.push(`${path}.examples must be an array of lossless JSON values`)
     }
   }
-  const description = entries.description
+  const description = entries.value.description
   return typeof description === 'string' ? description : undefined
 }
 
