@@ -3,6 +3,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { createToolRuntime, defineTool, type ToolRuntime } from '@tooltx/core'
 import { mcpServer, mcpTools, serveHttp } from '@tooltx/mcp'
 import { afterEach, describe, expect, it } from 'vitest'
+import { addTool } from './fixtures/add-tool.mjs'
 import { cleanupAll, cleanups } from './mcp.fixtures.js'
 
 afterEach(cleanupAll)
@@ -14,22 +15,7 @@ const codeOf = (result: { _meta?: Record<string, unknown> }) =>
 
 function served(): ToolRuntime {
   const runtime = createToolRuntime()
-  runtime.register(
-    defineTool({
-      name: 'add',
-      description: 'Add two integers.',
-      parameters: { a: { type: 'integer', required: true }, b: { type: 'integer', required: true } },
-      output: {
-        schema: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { sum: { type: 'integer', required: true } },
-        },
-        render: (args, value) => [{ type: 'text', text: `${args.a} + ${args.b} = ${value.sum}` }],
-      },
-      execute: ({ a, b }) => ({ sum: a + b }),
-    }),
-  )
+  runtime.register(addTool())
   runtime.register(
     defineTool({
       name: 'count',
