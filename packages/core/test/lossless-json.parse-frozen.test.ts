@@ -2,13 +2,13 @@ import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
   createToolRuntime,
-  defineTool,
   isFrozenSnapshot,
   type JsonValue,
   parseFrozenJson,
   parseToolArguments,
   snapshotJson,
 } from '../src/index.js'
+import { runtimeWith, sumTool } from './pipeline.fixtures.js'
 
 const live = new AbortController().signal
 
@@ -127,16 +127,7 @@ describe('Q3.3 snapshotJson share: frozen snapshots inside a value are kept, not
   })
 
   it('Q3.3: a success result is a frozen snapshot, kept as is by a sharing snapshot', async () => {
-    const runtime = createToolRuntime()
-    runtime.register(
-      defineTool({
-        name: 'add',
-        description: 'Adds.',
-        parameters: { a: { type: 'integer', required: true }, b: { type: 'integer', required: true } },
-        output: { schema: { type: 'integer' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
-        execute: ({ a, b }) => a + b,
-      }),
-    )
+    const runtime = runtimeWith(sumTool())
     const result = await runtime.execute({
       callId: 'c',
       name: 'add',

@@ -10,6 +10,7 @@ import {
   live,
   note,
   rawTool,
+  runtimeWith,
 } from './pipeline.fixtures.js'
 
 function setup(overrides: Record<string, unknown> = {}) {
@@ -192,8 +193,7 @@ describe('P6 around chain', () => {
   })
 
   it('P6.10: a wrapper-authored success is normalized: re-resolved, validated, re-rendered, no concludesTurn', async () => {
-    const rt = createToolRuntime()
-    rt.register(
+    const rt = runtimeWith(
       rawTool('t', {
         output: {
           schema: { type: 'string' },
