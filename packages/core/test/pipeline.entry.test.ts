@@ -8,18 +8,13 @@ import {
   live,
   note,
   rawTool,
+  throwingTool,
 } from './pipeline.fixtures.js'
 
 describe('P2 entry', () => {
   it('P2.1: every kind of failure resolves with one deep-frozen result', async () => {
     const rt = createToolRuntime()
-    rt.register(
-      rawTool('throws', {
-        execute: async () => {
-          throw new Error('body')
-        },
-      }),
-    )
+    rt.register(throwingTool('throws', 'body'))
     rt.register(rawTool('bad-output', { execute: async () => undefined }))
     const results = await Promise.all([
       callTool(rt, 'throws'),

@@ -50,6 +50,14 @@ export function rawTool(name: string, overrides: Partial<Record<keyof AnyToolDef
   } as AnyToolDefinition
 }
 
+/** A raw tool whose body rejects with `new Error(message)`. */
+export const throwingTool = (name: string, message: string) =>
+  rawTool(name, {
+    execute: async () => {
+      throw new Error(message)
+    },
+  })
+
 /** A fresh runtime with default options and `definitions` registered in order. */
 export function runtimeWith(...definitions: AnyToolDefinition[]): ToolRuntime {
   const runtime = createToolRuntime()
