@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import {
   abortedSignal,
   callTool,
+  countingTool,
   expectFailure,
   isDeepFrozen,
   live,
@@ -79,17 +80,10 @@ describe('P2 entry', () => {
 
   it('P2.4: non-lossless arguments are the final-result INVALID_ARGS and the execution has no arguments key', async () => {
     const rt = createToolRuntime()
-    let body = 0
+    const body = countingTool('t', 1)
     let post = 0
     let exec: Execution | undefined
-    rt.register(
-      rawTool('t', {
-        execute: async () => {
-          body++
-          return 1
-        },
-      }),
-    )
+    rt.register(body.tool)
     rt.onPostExecute(async (_e, _r, next) => {
       post++
       return next()
@@ -104,7 +98,7 @@ describe('P2 entry', () => {
       expectFailure(result, 'INVALID_ARGS', 'invalid arguments: arguments are not lossless JSON')
       expect('arguments' in exec!).toBe(false)
     }
-    expect([body, post]).toEqual([0, 0])
+    expect([body.runs(), post]).toEqual([0, 0])
   })
 
   it('P2.5: a throwing arguments getter fails after exactly one read', async () => {

@@ -50,6 +50,18 @@ export function rawTool(name: string, overrides: Partial<Record<keyof AnyToolDef
   } as AnyToolDefinition
 }
 
+/** A raw tool `name` whose body answers `value`; `runs()` is how many times the body ran so far. */
+export function countingTool(name: string, value: unknown) {
+  let runs = 0
+  const tool = rawTool(name, {
+    execute: async () => {
+      runs++
+      return value
+    },
+  })
+  return { tool, runs: () => runs }
+}
+
 /** A raw tool whose body rejects with `new Error(message)`. */
 export const throwingTool = (name: string, message: string) =>
   rawTool(name, {

@@ -1,6 +1,6 @@
 import { createToolRuntime } from '@tooltx/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { expectFailure, live, rawTool } from './pipeline.fixtures.js'
+import { countingTool, expectFailure, live, rawTool } from './pipeline.fixtures.js'
 
 const proto = Object.prototype as Record<string, unknown>
 const polluted: string[] = []
@@ -17,16 +17,9 @@ afterEach(() => {
 
 function runtime() {
   const rt = createToolRuntime()
-  let ran = 0
-  rt.register(
-    rawTool('t', {
-      execute: async () => {
-        ran++
-        return 'ran'
-      },
-    }),
-  )
-  return { rt, ran: () => ran }
+  const body = countingTool('t', 'ran')
+  rt.register(body.tool)
+  return { rt, ran: body.runs }
 }
 
 const input = { callId: 'c', name: 't', arguments: {} }
