@@ -4,6 +4,7 @@ import {
   abortedSignal,
   callTool,
   countingTool,
+  countPostExecute,
   expectFailure,
   isDeepFrozen,
   live,
@@ -81,13 +82,9 @@ describe('P2 entry', () => {
   it('P2.4: non-lossless arguments are the final-result INVALID_ARGS and the execution has no arguments key', async () => {
     const rt = createToolRuntime()
     const body = countingTool('t', 1)
-    let post = 0
     let exec: Execution | undefined
     rt.register(body.tool)
-    rt.onPostExecute(async (_e, _r, next) => {
-      post++
-      return next()
-    })
+    const post = countPostExecute(rt)
     rt.onResult((e) => {
       exec = e
     })
@@ -98,7 +95,7 @@ describe('P2 entry', () => {
       expectFailure(result, 'INVALID_ARGS', 'invalid arguments: arguments are not lossless JSON')
       expect('arguments' in exec!).toBe(false)
     }
-    expect([body.runs(), post]).toEqual([0, 0])
+    expect([body.runs(), post()]).toEqual([0, 0])
   })
 
   it('P2.5: a throwing arguments getter fails after exactly one read', async () => {

@@ -62,6 +62,16 @@ export function countingTool(name: string, value: unknown) {
   return { tool, runs: () => runs }
 }
 
+/** Registers a pass-through post-execute hook on `runtime`; the returned function says how often it ran. */
+export function countPostExecute(runtime: Pick<ToolRuntime, 'onPostExecute'>): () => number {
+  let runs = 0
+  runtime.onPostExecute(async (_e, _r, next) => {
+    runs++
+    return next()
+  })
+  return () => runs
+}
+
 /** A raw tool whose body rejects with `new Error(message)`. */
 export const throwingTool = (name: string, message: string) =>
   rawTool(name, {
