@@ -184,3 +184,13 @@ export function renderSection(section: BenchSection): string {
 export function target(label: string, measured: string, met: boolean): string {
   return `${label}: ${measured} — ${met ? 'met' : 'missed'}`
 }
+
+/** The target that `ratio`, shown as `1.23x`, is at most `bound`. */
+export function ratioAtMost(label: string, ratio: number, bound: number): string {
+  return target(label, `${ratio.toFixed(2)}x`, ratio <= bound)
+}
+
+/** The target that `speedup`, shown as `123x`, is at least `bound`. */
+export function speedupAtLeast(label: string, speedup: number, bound: number): string {
+  return target(label, `${speedup.toFixed(0)}x`, speedup >= bound)
+}

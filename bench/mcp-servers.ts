@@ -10,25 +10,13 @@ import { Readable } from 'node:stream'
 import { pathToFileURL } from 'node:url'
 import { McpServer, WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/server'
 import { StdioServerTransport } from '@modelcontextprotocol/server/stdio'
-import { createToolRuntime, defineTool } from '@tooltx/core'
+import { createToolRuntime } from '@tooltx/core'
 import { mcpServer, serveHttp, serveStdio } from '@tooltx/mcp'
 import { z } from 'zod'
+import { addTool as sharedAddTool } from '../packages/mcp/test/fixtures/add-tool.mjs'
 
 /** The tooltx definition of `add`, shared with the bench's direct `runtime.execute` case. */
-export const addTool = defineTool({
-  name: 'add',
-  description: 'Add two integers.',
-  parameters: { a: { type: 'integer', required: true }, b: { type: 'integer', required: true } },
-  output: {
-    schema: {
-      type: 'object',
-      additionalProperties: false,
-      properties: { sum: { type: 'integer', required: true } },
-    },
-    render: (args, value) => [{ type: 'text', text: `${args.a} + ${args.b} = ${value.sum}` }],
-  },
-  execute: ({ a, b }) => ({ sum: a + b }),
-})
+export const addTool = sharedAddTool()
 
 function sdkServer(): McpServer {
   const server = new McpServer({ name: 'bench-sdk', version: '1.0.0' })

@@ -14,8 +14,16 @@ import {
   type ToolRuntime,
 } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
-import { deriveMessages, memoryStore, type NewSessionEvent, openSession, type Session } from '@tooltx/session'
-import { type BenchSection, type Measurement, measureInterleaved, summarize, target } from './harness.js'
+import { deriveMessages, memoryStore, type NewSessionEvent, type Session } from '@tooltx/session'
+import {
+  type BenchSection,
+  type Measurement,
+  measureInterleaved,
+  ratioAtMost,
+  summarize,
+  target,
+} from './harness.js'
+import { closedTurn } from './session-events.js'
 
 const live = new AbortController().signal
 
@@ -52,20 +60,7 @@ const userMessage = (i: number): NewSessionEvent => ({
 
 /** A memory session holding one closed turn of `events` events. */
 async function sessionOf(events: number): Promise<Session> {
-  const session = await openSession(memoryStore(), { id: `s${events}` })
-  await session.appendBatch([
-    { type: 'turn/start', data: { turn: 1 } },
-    { type: 'step/start', data: { turn: 1, step: 1 } },
-  ])
-  const body = events - 4
-  for (let i = 0; i < body; i += 1000) {
-    await session.appendBatch(Array.from({ length: Math.min(1000, body - i) }, (_, k) => userMessage(i + k)))
-  }
-  await session.appendBatch([
-    { type: 'step/end', data: { turn: 1, step: 1 } },
-    { type: 'turn/end', data: { turn: 1, reason: 'completed' } },
-  ])
-  return session
+  return await closedTurn(memoryStore(), `s${events}`, events, userMessage)
 }
 
 /** One tool call, then text once the result is in. */
@@ -135,7 +130,7 @@ async function sessionSection(): Promise<BenchSection> {
       `cycle + messages() 1M / 1k = ${per(rows, 5, 3).toFixed(2)}x`,
     ],
     targets: [
-      target('agent cycle at 1M events ≤ 1.5x the cycle at 1k', `${flat.toFixed(2)}x`, flat <= 1.5),
+      ratioAtMost('agent cycle at 1M events ≤ 1.5x the cycle at 1k', flat, 1.5),
       target(
         `incremental history == from-scratch replay at ${big.events().length.toLocaleString('en')} events`,
         same ? 'identical' : 'DIFFERENT',
@@ -201,16 +196,8 @@ async function toolsSection(): Promise<BenchSection> {
       `rebuild after a change, native 10k / 10 = ${per(rebuilt, 3, 0).toFixed(0)}x; code 10k / 10 = ${per(rebuilt, 7, 4).toFixed(0)}x (linear in tools, paid once per change)`,
     ],
     targets: [
-      target(
-        'native surface() at 10k tools ≤ 2x at 10 (unchanged registry)',
-        `${nFlat.toFixed(2)}x`,
-        nFlat <= 2,
-      ),
-      target(
-        'Code Mode surface() + SDK at 10k tools ≤ 2x at 10 (unchanged registry)',
-        `${cFlat.toFixed(2)}x`,
-        cFlat <= 2,
-      ),
+      ratioAtMost('native surface() at 10k tools ≤ 2x at 10 (unchanged registry)', nFlat, 2),
+      ratioAtMost('Code Mode surface() + SDK at 10k tools ≤ 2x at 10 (unchanged registry)', cFlat, 2),
     ],
   }
 }
@@ -287,7 +274,7 @@ async function argumentSection(): Promise<BenchSection> {
       'string in the same rounds.',
     rows,
     ratios,
-    targets: [target('10 MB argument through execute ≤ 2x JSON.parse of it', `${big.toFixed(2)}x`, big <= 2)],
+    targets: [ratioAtMost('10 MB argument through execute ≤ 2x JSON.parse of it', big, 2)],
   }
 }
 
@@ -347,7 +334,7 @@ async function inFlightSection(): Promise<BenchSection> {
       `settle 100k / 1k = ${flat.toFixed(2)}x; 10k / 1k = ${per(rows, 4, 3).toFixed(2)}x`,
       `start 100k / 1k = ${per(rows, 2, 0).toFixed(2)}x`,
     ],
-    targets: [target('per-call settle at 100k in flight ≤ 1.5x at 1k', `${flat.toFixed(2)}x`, flat <= 1.5)],
+    targets: [ratioAtMost('per-call settle at 100k in flight ≤ 1.5x at 1k', flat, 1.5)],
   }
 }
 

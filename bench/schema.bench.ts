@@ -6,7 +6,7 @@
 import vm from 'node:vm'
 import { compileParameters, compileValidator, type JsonSchema, snapshotJson } from '@tooltx/core'
 import { Ajv2020 } from 'ajv/dist/2020.js'
-import { type BenchSection, measure, ratio, target } from './harness.js'
+import { type BenchSection, measure, ratio, ratioAtMost, speedupAtLeast } from './harness.js'
 
 /** A realistic 10-property tool schema: scalars, enums, a nested object, arrays, a oneOf. */
 function toolSchema(variant: number): JsonSchema {
@@ -202,46 +202,34 @@ export default async function schemaBench(): Promise<BenchSection[]> {
         `compile with ${REALMS} live vm contexts / without (50-tool catalog) = ${ratio(oursRealmsCatalog, oursCatalog)}`,
       ],
       targets: [
-        target(
-          'compile ≥ 100x faster than ajv (10 properties)',
-          `${compileSpeedup.toFixed(0)}x`,
-          compileSpeedup >= 100,
-        ),
-        target(
-          'compile ≥ 100x faster than ajv (50-tool catalog)',
-          `${catalogSpeedup.toFixed(0)}x`,
-          catalogSpeedup >= 100,
-        ),
-        target(
+        speedupAtLeast('compile ≥ 100x faster than ajv (10 properties)', compileSpeedup, 100),
+        speedupAtLeast('compile ≥ 100x faster than ajv (50-tool catalog)', catalogSpeedup, 100),
+        speedupAtLeast(
           'compile ≥ 100x faster than ajv, plain JSON not from the DSL (10 properties)',
-          `${plainCompileSpeedup.toFixed(0)}x`,
-          plainCompileSpeedup >= 100,
+          plainCompileSpeedup,
+          100,
         ),
-        target(
+        speedupAtLeast(
           'compile ≥ 100x faster than ajv, plain JSON not from the DSL (50-tool catalog)',
-          `${plainCatalogSpeedup.toFixed(0)}x`,
-          plainCatalogSpeedup >= 100,
+          plainCatalogSpeedup,
+          100,
         ),
-        target('validate valid input within 2x of ajv', `${validRatio.toFixed(2)}x`, validRatio <= 2),
-        target(
+        ratioAtMost('validate valid input within 2x of ajv', validRatio, 2),
+        ratioAtMost(
           'validate valid input within 2x of ajv, on the frozen snapshot the runtime validates',
-          `${snapshotRatio.toFixed(2)}x`,
-          snapshotRatio <= 2,
+          snapshotRatio,
+          2,
         ),
-        target(
-          'validate invalid input within 2x of ajv (allErrors)',
-          `${invalidRatio.toFixed(2)}x`,
-          invalidRatio <= 2,
-        ),
-        target(
+        ratioAtMost('validate invalid input within 2x of ajv (allErrors)', invalidRatio, 2),
+        ratioAtMost(
           'validate invalid input within 2x of ajv (allErrors), on the frozen snapshot the runtime validates',
-          `${snapshotInvalidRatio.toFixed(2)}x`,
-          snapshotInvalidRatio <= 2,
+          snapshotInvalidRatio,
+          2,
         ),
-        target(
+        ratioAtMost(
           `compile with ${REALMS} live node:vm contexts within 1.5x of compile without (50-tool catalog)`,
-          `${realmsRatio.toFixed(2)}x`,
-          realmsRatio <= 1.5,
+          realmsRatio,
+          1.5,
         ),
       ],
     },

@@ -20,7 +20,7 @@ import {
   sqliteStore,
 } from '@tooltx/session'
 import { type BenchSection, formatNs, summarize, target } from './harness.js'
-import { message, openStep } from './session-events.js'
+import { closedTurn } from './session-events.js'
 
 const run = promisify(execFile)
 const child = fileURLToPath(new URL('./session-open-child.mjs', import.meta.url))
@@ -38,15 +38,7 @@ interface Sample {
 
 /** Writes one closed turn of `size` events (user messages in batches of 1000) into `store`. */
 async function fill(store: SessionStore, id: string, size: number): Promise<void> {
-  const session = await openStep(store, id)
-  const body = size - 4
-  for (let i = 0; i < body; i += 1000) {
-    await session.appendBatch(Array.from({ length: Math.min(1000, body - i) }, (_, k) => message(i + k)))
-  }
-  await session.appendBatch([
-    { type: 'step/end', data: { turn: 1, step: 1 } },
-    { type: 'turn/end', data: { turn: 1, reason: 'completed' } },
-  ])
+  const session = await closedTurn(store, id, size)
   await session.close()
 }
 

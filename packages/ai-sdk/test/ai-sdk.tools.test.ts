@@ -5,6 +5,7 @@ import * as ai from 'ai'
 import * as mock from 'ai/test'
 import { describe, expect, it } from 'vitest'
 import { chatChunk, chatToolArgs, chatToolCall, DONE } from '../../agent/test/wire-fixtures.js'
+import { addTool } from '../../mcp/test/fixtures/add-tool.mjs'
 import { loopbackProvider } from './loopback-provider.js'
 
 const usage = {
@@ -26,20 +27,7 @@ function generated(content: LanguageModelV4GenerateResult['content']): LanguageM
 function rig() {
   const runtime = createToolRuntime()
   const scope = runtime.scope()
-  const add = defineTool({
-    name: 'add',
-    description: 'Add two integers.',
-    parameters: { a: { type: 'integer', required: true }, b: { type: 'integer', required: true } },
-    output: {
-      schema: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { sum: { type: 'integer', required: true } },
-      },
-      render: (_args, value) => [{ type: 'text', text: String(value.sum) }],
-    },
-    execute: async ({ a, b }) => ({ sum: a + b }),
-  })
+  const add = addTool({ text: (_args, value) => String(value.sum) })
   const deploy = defineTool({
     name: 'deploy',
     description: 'Deploy a service.',

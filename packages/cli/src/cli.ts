@@ -1,28 +1,10 @@
 import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { parseArgs } from 'node:util'
 import { DEFAULT_MODELS } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
+import { type FlagSpec, type ParsedFlags, parseFlags } from './flags.js'
 import { type Output, UsageError } from './output.js'
-
-// Each command's module is loaded when it runs, so a command starts without loading the
-// others' dependencies (a restarted worker need not load the MCP SDK or QuickJS).
-const commands = {
-  approvals: () => import('./commands/approvals.js'),
-  approve: () => import('./commands/approve.js'),
-  audit: () => import('./commands/audit.js'),
-  demo: () => import('./commands/demo.js'),
-  fork: () => import('./commands/fork.js'),
-  mcpServe: () => import('./commands/mcp-serve.js'),
-  replay: () => import('./commands/replay.js'),
-  run: () => import('./commands/run.js'),
-  runMcp: () => import('./commands/run-mcp.js'),
-  sessions: () => import('./commands/sessions.js'),
-  view: () => import('./commands/view.js'),
-  submit: () => import('./commands/submit.js'),
-  worker: () => import('./commands/worker.js'),
-}
 
 const DB_HELP = `  --db PATH|URL    the session database: a SQLite file (default ${DEFAULT_SQLITE_PATH})
                    or a PostgreSQL connection string (postgres://user@host:5432/db)`
@@ -233,17 +215,208 @@ function version(): string {
   return pkg.version
 }
 
-const HELP_FLAG = { type: 'boolean', short: 'h' } as const
+/** The flags `run` and `worker` take a value for to build their agent (and `--yes`). */
+const AGENT_STRING_FLAGS = ['provider', 'model', 'base-url', 'mode', 'workspace'] as const
 
-/** Parses a command's flags (and `--help`), turning parse errors into a usage error with its help. */
-function parseCommand<
-  const O extends Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }>,
->(command: string, args: string[], options: O) {
-  try {
-    return parseArgs({ args, allowPositionals: true, strict: true, options: { ...options, help: HELP_FLAG } })
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${HELP[command]}`, 2)
+/** A command as `main` runs it: given its name, its arguments, the output and the environment. */
+type Command = (name: string, args: string[], out: Output, env: NodeJS.ProcessEnv) => Promise<number>
+
+/**
+ * A command taking the flags of `spec`: it prints its help for `--help`, and otherwise calls `run`
+ * with the parsed flags and positionals; `run` resolves to the exit code.
+ */
+function command<const S extends FlagSpec>(
+  spec: S,
+  run: (parsed: ParsedFlags<S>, out: Output, env: NodeJS.ProcessEnv) => Promise<number>,
+): Command {
+  return async (name, args, out, env) => {
+    const parsed = parseFlags(args, spec, HELP[name])
+    if ((parsed.values as { help?: boolean }).help) return help(out, name)
+    return await run(parsed, out, env)
   }
+}
+
+/** A command that takes only `--db` and no arguments, and hands the database to its module. */
+function databaseCommand(
+  name: string,
+  load: () => Promise<(options: { db: string }, out: Output) => Promise<void>>,
+): Command {
+  return command({ strings: ['db'] }, async ({ values, positionals }, out) => {
+    noPositionals(name, positionals)
+    const run = await load()
+    await run({ db: dbPath(values.db) }, out)
+    return 0
+  })
+}
+
+/**
+ * The commands `main` dispatches to by name (`mcp serve` parses its own flags). Each loads its
+ * module when it runs, so a command starts without loading the others' dependencies (a
+ * restarted worker need not load the MCP SDK or QuickJS).
+ */
+const COMMANDS: Readonly<Record<string, Command>> = {
+  demo: command(
+    { strings: ['db', 'resume'], booleans: ['fast', 'yes', 'durable'] },
+    async ({ values, positionals }, out) => {
+      noPositionals('demo', positionals)
+      if (values.resume !== undefined && (values.durable === true || values.yes === true))
+        throw new UsageError(
+          `--resume continues a durable demo: it takes no --durable or --yes\n\n${HELP.demo}`,
+          2,
+        )
+      if (values.durable === true && values.yes === true)
+        throw new UsageError(`--durable and --yes contradict each other: pick one\n\n${HELP.demo}`, 2)
+      const { demoCommand } = await import('./commands/demo.js')
+      const demo = await demoCommand(
+        {
+          db: dbPath(values.db),
+          fast: values.fast === true,
+          yes: values.yes === true,
+          durable: values.durable === true,
+          ...defined({ resume: values.resume }),
+        },
+        out,
+      )
+      return demo.exitStatus
+    },
+  ),
+  approvals: databaseCommand(
+    'approvals',
+    async () => (await import('./commands/approvals.js')).approvalsCommand,
+  ),
+  approve: command(
+    { strings: ['db', 'by', 'reason', 'digest'], booleans: ['deny'] },
+    async ({ values, positionals }, out) => {
+      if (positionals.length !== 2)
+        throw new UsageError(`approve needs a session id and a call id\n\n${HELP.approve}`, 2)
+      const { approveCommand } = await import('./commands/approve.js')
+      await approveCommand(
+        {
+          db: dbPath(values.db),
+          session: positionals[0]!,
+          callId: positionals[1]!,
+          deny: values.deny === true,
+          ...defined({ by: values.by, reason: values.reason, digest: values.digest }),
+        },
+        out,
+      )
+      return 0
+    },
+  ),
+  run: command(
+    { strings: ['db', ...AGENT_STRING_FLAGS, 'session'], repeatable: ['mcp'], booleans: ['yes'] },
+    async ({ values, positionals }, out, env) => {
+      const mcp =
+        values.mcp === undefined ? [] : (await import('./commands/run-mcp.js')).mcpServerSpecs(values.mcp)
+      const task = positionals.join(' ').trim()
+      if (task === '')
+        throw new UsageError(`run needs a task, e.g. tooltx run "summarise the TODOs"\n\n${HELP.run}`, 2)
+      const { runCommand } = await import('./commands/run.js')
+      const outcome = await runCommand(
+        {
+          task,
+          db: dbPath(values.db),
+          ...agentFlags('run', values),
+          yes: values.yes === true,
+          mcp,
+          ...defined({ session: values.session }),
+          env,
+        },
+        out,
+      )
+      return outcome.exitStatus
+    },
+  ),
+  sessions: databaseCommand('sessions', async () => (await import('./commands/sessions.js')).sessionsCommand),
+  replay: command({ strings: ['db'], booleans: ['follow'] }, async ({ values, positionals }, out) => {
+    if (positionals.length !== 1)
+      throw new UsageError(`replay needs exactly one session id\n\n${HELP.replay}`, 2)
+    const { replayCommand } = await import('./commands/replay.js')
+    return await replayCommand(
+      { db: dbPath(values.db), id: positionals[0]!, follow: values.follow === true },
+      out,
+    )
+  }),
+  view: command({ strings: ['db', 'port'], booleans: ['open'] }, async ({ values, positionals }, out) => {
+    if (positionals.length > 1)
+      throw new UsageError(
+        `view takes at most one session id, got "${positionals.join(' ')}"\n\n${HELP.view}`,
+        2,
+      )
+    const port = values.port === undefined ? 0 : Number(values.port)
+    if (!/^\d{1,5}$/.test(values.port ?? '0') || port > 65_535)
+      throw new UsageError(`--port must be a number from 0 to 65535, got "${values.port}"\n\n${HELP.view}`, 2)
+    const { viewCommand } = await import('./commands/view.js')
+    return await viewCommand(
+      { db: dbPath(values.db), ...defined({ id: positionals[0] }), port, open: values.open === true },
+      out,
+    )
+  }),
+  audit: command(
+    { strings: ['db', 'policy', 'tools'], booleans: ['all', 'json'] },
+    async ({ values, positionals }, out) => {
+      if (values.policy === undefined || values.policy === '')
+        throw new UsageError(`audit needs --policy FILE\n\n${HELP.audit}`, 2)
+      if ((values.all === true) === positionals.length > 0)
+        throw new UsageError(`audit needs session ids or --all (not both)\n\n${HELP.audit}`, 2)
+      const { auditCommand } = await import('./commands/audit.js')
+      return await auditCommand(
+        {
+          db: dbPath(values.db),
+          sessions: positionals,
+          all: values.all === true,
+          policy: values.policy,
+          ...defined({ tools: values.tools }),
+          json: values.json === true,
+        },
+        out,
+      )
+    },
+  ),
+  worker: command(
+    {
+      strings: ['db', 'queue', 'concurrency', 'visibility-timeout', 'grace', ...AGENT_STRING_FLAGS],
+      booleans: ['yes'],
+    },
+    async ({ values, positionals }, out, env) => {
+      noPositionals('worker', positionals)
+      const { workerCommand } = await import('./commands/worker.js')
+      return await workerCommand(
+        {
+          db: postgresUrl('worker', values.db),
+          ...defined({ queue: values.queue }),
+          concurrency: count('worker', '--concurrency', values.concurrency, 1),
+          visibilityTimeout: count('worker', '--visibility-timeout', values['visibility-timeout'], 300),
+          grace: count('worker', '--grace', values.grace, 10, 0),
+          ...agentFlags('worker', values),
+          yes: values.yes === true,
+          env,
+        },
+        out,
+      )
+    },
+  ),
+  submit: command({ strings: ['db', 'queue'] }, async ({ values, positionals }, out) => {
+    const [session, ...words] = positionals
+    const message = words.join(' ').trim()
+    if (session === undefined || message === '') {
+      throw new UsageError(`submit needs a session id and a message\n\n${HELP.submit}`, 2)
+    }
+    const db = postgresUrl('submit', values.db)
+    const { submitCommand } = await import('./commands/submit.js')
+    await submitCommand({ session, message, db, ...defined({ queue: values.queue }) }, out)
+    return 0
+  }),
+  fork: command({ strings: ['db', 'at', 'id'] }, async ({ values, positionals }, out) => {
+    if (positionals.length !== 1) throw new UsageError(`fork needs exactly one session id\n\n${HELP.fork}`, 2)
+    if (values.at === undefined) throw new UsageError(`fork needs --at <seq | turn:N>\n\n${HELP.fork}`, 2)
+    const { forkCommand } = await import('./commands/fork.js')
+    await forkCommand(
+      { db: dbPath(values.db), session: positionals[0]!, at: values.at, ...defined({ id: values.id }) },
+      out,
+    )
+    return 0
+  }),
 }
 
 /**
@@ -265,250 +438,14 @@ export async function main(
       out.line(`tooltx ${version()}`)
       return 0
     }
-    switch (command) {
-      case 'demo': {
-        const { values, positionals } = parseCommand('demo', rest, {
-          db: { type: 'string' },
-          fast: { type: 'boolean' },
-          yes: { type: 'boolean' },
-          durable: { type: 'boolean' },
-          resume: { type: 'string' },
-        })
-        if (values.help) return help(out, 'demo')
-        noPositionals('demo', positionals)
-        if (values.resume !== undefined && (values.durable === true || values.yes === true))
-          throw new UsageError(
-            `--resume continues a durable demo: it takes no --durable or --yes\n\n${HELP.demo}`,
-            2,
-          )
-        if (values.durable === true && values.yes === true)
-          throw new UsageError(`--durable and --yes contradict each other: pick one\n\n${HELP.demo}`, 2)
-        const { demoCommand } = await commands.demo()
-        const demo = await demoCommand(
-          {
-            db: dbPath(values.db),
-            fast: values.fast === true,
-            yes: values.yes === true,
-            durable: values.durable === true,
-            ...(values.resume === undefined ? {} : { resume: values.resume }),
-          },
-          out,
-        )
-        return demo.exitStatus
-      }
-      case 'approvals': {
-        const { values, positionals } = parseCommand('approvals', rest, { db: { type: 'string' } })
-        if (values.help) return help(out, 'approvals')
-        noPositionals('approvals', positionals)
-        const { approvalsCommand } = await commands.approvals()
-        await approvalsCommand({ db: dbPath(values.db) }, out)
-        return 0
-      }
-      case 'approve': {
-        const { values, positionals } = parseCommand('approve', rest, {
-          db: { type: 'string' },
-          deny: { type: 'boolean' },
-          by: { type: 'string' },
-          reason: { type: 'string' },
-          digest: { type: 'string' },
-        })
-        if (values.help) return help(out, 'approve')
-        if (positionals.length !== 2)
-          throw new UsageError(`approve needs a session id and a call id\n\n${HELP.approve}`, 2)
-        const { approveCommand } = await commands.approve()
-        await approveCommand(
-          {
-            db: dbPath(values.db),
-            session: positionals[0]!,
-            callId: positionals[1]!,
-            deny: values.deny === true,
-            ...(values.by === undefined ? {} : { by: values.by }),
-            ...(values.reason === undefined ? {} : { reason: values.reason }),
-            ...(values.digest === undefined ? {} : { digest: values.digest }),
-          },
-          out,
-        )
-        return 0
-      }
-      case 'run': {
-        const { values, positionals } = parseCommand('run', rest, {
-          db: { type: 'string' },
-          ...AGENT_FLAGS,
-          mcp: { type: 'string', multiple: true },
-          session: { type: 'string' },
-        })
-        if (values.help) return help(out, 'run')
-        const mcp = values.mcp === undefined ? [] : (await commands.runMcp()).mcpServerSpecs(values.mcp)
-        const task = positionals.join(' ').trim()
-        if (task === '')
-          throw new UsageError(`run needs a task, e.g. tooltx run "summarise the TODOs"\n\n${HELP.run}`, 2)
-        const { runCommand } = await commands.run()
-        const outcome = await runCommand(
-          {
-            task,
-            db: dbPath(values.db),
-            ...agentFlags('run', values),
-            yes: values.yes === true,
-            mcp,
-            ...(values.session === undefined ? {} : { session: values.session }),
-            env,
-          },
-          out,
-        )
-        return outcome.exitStatus
-      }
-      case 'sessions': {
-        const { values, positionals } = parseCommand('sessions', rest, { db: { type: 'string' } })
-        if (values.help) return help(out, 'sessions')
-        noPositionals('sessions', positionals)
-        const { sessionsCommand } = await commands.sessions()
-        await sessionsCommand({ db: dbPath(values.db) }, out)
-        return 0
-      }
-      case 'replay': {
-        const { values, positionals } = parseCommand('replay', rest, {
-          db: { type: 'string' },
-          follow: { type: 'boolean' },
-        })
-        if (values.help) return help(out, 'replay')
-        if (positionals.length !== 1)
-          throw new UsageError(`replay needs exactly one session id\n\n${HELP.replay}`, 2)
-        const { replayCommand } = await commands.replay()
-        return await replayCommand(
-          { db: dbPath(values.db), id: positionals[0]!, follow: values.follow === true },
-          out,
-        )
-      }
-      case 'view': {
-        const { values, positionals } = parseCommand('view', rest, {
-          db: { type: 'string' },
-          port: { type: 'string' },
-          open: { type: 'boolean' },
-        })
-        if (values.help) return help(out, 'view')
-        if (positionals.length > 1)
-          throw new UsageError(
-            `view takes at most one session id, got "${positionals.join(' ')}"\n\n${HELP.view}`,
-            2,
-          )
-        const port = values.port === undefined ? 0 : Number(values.port)
-        if (!/^\d{1,5}$/.test(values.port ?? '0') || port > 65_535)
-          throw new UsageError(
-            `--port must be a number from 0 to 65535, got "${values.port}"\n\n${HELP.view}`,
-            2,
-          )
-        const { viewCommand } = await commands.view()
-        return await viewCommand(
-          {
-            db: dbPath(values.db),
-            ...(positionals[0] !== undefined ? { id: positionals[0] } : {}),
-            port,
-            open: values.open === true,
-          },
-          out,
-        )
-      }
-      case 'audit': {
-        const { values, positionals } = parseCommand('audit', rest, {
-          db: { type: 'string' },
-          policy: { type: 'string' },
-          tools: { type: 'string' },
-          all: { type: 'boolean' },
-          json: { type: 'boolean' },
-        })
-        if (values.help) return help(out, 'audit')
-        if (values.policy === undefined || values.policy === '')
-          throw new UsageError(`audit needs --policy FILE\n\n${HELP.audit}`, 2)
-        if ((values.all === true) === positionals.length > 0)
-          throw new UsageError(`audit needs session ids or --all (not both)\n\n${HELP.audit}`, 2)
-        const { auditCommand } = await commands.audit()
-        return await auditCommand(
-          {
-            db: dbPath(values.db),
-            sessions: positionals,
-            all: values.all === true,
-            policy: values.policy,
-            ...(values.tools === undefined ? {} : { tools: values.tools }),
-            json: values.json === true,
-          },
-          out,
-        )
-      }
-      case 'worker': {
-        const { values, positionals } = parseCommand('worker', rest, {
-          db: { type: 'string' },
-          queue: { type: 'string' },
-          concurrency: { type: 'string' },
-          'visibility-timeout': { type: 'string' },
-          grace: { type: 'string' },
-          ...AGENT_FLAGS,
-        })
-        if (values.help) return help(out, 'worker')
-        noPositionals('worker', positionals)
-        const { workerCommand } = await commands.worker()
-        return await workerCommand(
-          {
-            db: postgresUrl('worker', values.db),
-            ...(values.queue !== undefined ? { queue: values.queue } : {}),
-            concurrency: count('worker', '--concurrency', values.concurrency, 1),
-            visibilityTimeout: count('worker', '--visibility-timeout', values['visibility-timeout'], 300),
-            grace: count('worker', '--grace', values.grace, 10, 0),
-            ...agentFlags('worker', values),
-            yes: values.yes === true,
-            env,
-          },
-          out,
-        )
-      }
-      case 'submit': {
-        const { values, positionals } = parseCommand('submit', rest, {
-          db: { type: 'string' },
-          queue: { type: 'string' },
-        })
-        if (values.help) return help(out, 'submit')
-        const [session, ...words] = positionals
-        const message = words.join(' ').trim()
-        if (session === undefined || message === '') {
-          throw new UsageError(`submit needs a session id and a message\n\n${HELP.submit}`, 2)
-        }
-        const db = postgresUrl('submit', values.db)
-        const { submitCommand } = await commands.submit()
-        await submitCommand(
-          { session, message, db, ...(values.queue !== undefined ? { queue: values.queue } : {}) },
-          out,
-        )
-        return 0
-      }
-      case 'fork': {
-        const { values, positionals } = parseCommand('fork', rest, {
-          db: { type: 'string' },
-          at: { type: 'string' },
-          id: { type: 'string' },
-        })
-        if (values.help) return help(out, 'fork')
-        if (positionals.length !== 1)
-          throw new UsageError(`fork needs exactly one session id\n\n${HELP.fork}`, 2)
-        if (values.at === undefined) throw new UsageError(`fork needs --at <seq | turn:N>\n\n${HELP.fork}`, 2)
-        const { forkCommand } = await commands.fork()
-        await forkCommand(
-          {
-            db: dbPath(values.db),
-            session: positionals[0]!,
-            at: values.at,
-            ...(values.id === undefined ? {} : { id: values.id }),
-          },
-          out,
-        )
-        return 0
-      }
-      case 'mcp': {
-        const { MCP_SERVE_HELP, mcpServeCommand } = await commands.mcpServe()
-        if (rest[0] !== 'serve') throw new UsageError(`mcp needs a subcommand: serve\n\n${MCP_SERVE_HELP}`, 2)
-        return await mcpServeCommand(rest.slice(1), out, env)
-      }
-      default:
-        throw new UsageError(`unknown command "${command}"\n\n${HELP.main}`, 2)
+    if (command === 'mcp') {
+      const { MCP_SERVE_HELP, mcpServeCommand } = await import('./commands/mcp-serve.js')
+      if (rest[0] !== 'serve') throw new UsageError(`mcp needs a subcommand: serve\n\n${MCP_SERVE_HELP}`, 2)
+      return await mcpServeCommand(rest.slice(1), out, env)
     }
+    const run = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined
+    if (run === undefined) throw new UsageError(`unknown command "${command}"\n\n${HELP.main}`, 2)
+    return await run(command, rest, out, env)
   } catch (error) {
     if (error instanceof UsageError) {
       out.error(`tooltx: ${error.message}`)
@@ -519,15 +456,14 @@ export async function main(
   }
 }
 
-/** The flags `run` and `worker` take to build their agent. */
-const AGENT_FLAGS = {
-  provider: { type: 'string' },
-  model: { type: 'string' },
-  'base-url': { type: 'string' },
-  mode: { type: 'string' },
-  workspace: { type: 'string' },
-  yes: { type: 'boolean' },
-} as const
+/** `values` without its `undefined` members: the options a command passes only when given. */
+function defined<T extends Record<string, unknown>>(
+  values: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  const present: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(values)) if (value !== undefined) present[key] = value
+  return present as { [K in keyof T]?: Exclude<T[K], undefined> }
+}
 
 /** The checked agent flags: provider, model, endpoint, mode and workspace folder. */
 function agentFlags(

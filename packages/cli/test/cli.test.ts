@@ -77,26 +77,33 @@ describe('tooltx demo and replay', () => {
 })
 
 describe('tooltx errors and help', () => {
-  it('replay of a missing session says so and how to list sessions', async () => {
-    const missing = await tooltx(cwd, 'replay', 'no-such-session')
-    expect(missing.code).toBe(1)
-    expect(missing.stderr).toContain('no session "no-such-session"')
-    expect(missing.stderr).toContain('tooltx sessions')
-  })
-
-  it('a bad flag is a usage error with the command help', async () => {
-    const bad = await tooltx(cwd, 'demo', '--bogus')
-    expect(bad.code).toBe(2)
-    expect(bad.stderr).toContain("Unknown option '--bogus'")
-    expect(bad.stderr).toContain('Usage: tooltx demo')
-  })
-
-  it('run without an API key says exactly what to set', async () => {
-    const noKey = await tooltx(cwd, 'run', 'summarise the TODOs')
-    expect(noKey.code).toBe(1)
-    expect(noKey.stderr).toContain('set OPENAI_API_KEY')
-    expect(noKey.stderr).toContain('ANTHROPIC_API_KEY')
-  })
+  const refusals = [
+    {
+      title: 'replay of a missing session says so and how to list sessions',
+      args: ['replay', 'no-such-session'],
+      code: 1,
+      says: ['no session "no-such-session"', 'tooltx sessions'],
+    },
+    {
+      title: 'a bad flag is a usage error with the command help',
+      args: ['demo', '--bogus'],
+      code: 2,
+      says: ["Unknown option '--bogus'", 'Usage: tooltx demo'],
+    },
+    {
+      title: 'run without an API key says exactly what to set',
+      args: ['run', 'summarise the TODOs'],
+      code: 1,
+      says: ['set OPENAI_API_KEY', 'ANTHROPIC_API_KEY'],
+    },
+  ]
+  for (const refusal of refusals) {
+    it(refusal.title, async () => {
+      const result = await tooltx(cwd, ...refusal.args)
+      expect(result.code).toBe(refusal.code)
+      for (const text of refusal.says) expect(result.stderr).toContain(text)
+    })
+  }
 
   it('run against an unreachable endpoint fails with a clear error and still saves the session', async () => {
     const env = { ...cleanEnv(), OPENAI_API_KEY: 'test-key' }

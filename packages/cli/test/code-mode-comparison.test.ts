@@ -1,23 +1,14 @@
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { codeModeComparison } from '../src/code-mode-comparison.js'
-import type { Output } from '../src/output.js'
+import { keptOutput } from './view-fixtures.js'
 
 const SAMPLE = fileURLToPath(new URL('../sample-workspace', import.meta.url))
 
 describe('the Code Mode comparison of the demo', () => {
   it('M2.3, X3.3: one run_code program returns a compact summary and saves at least 60% of tool-result tokens', async () => {
     const lines: string[] = []
-    const out: Output = {
-      line: (t = '') => void lines.push(t),
-      error: (t) => void lines.push(t),
-      status() {},
-      interactive: false,
-      columns: undefined,
-      prompt: undefined,
-      onClosed: () => () => {},
-    }
-    const { nativeTokens, codeTokens } = await codeModeComparison(out, SAMPLE)
+    const { nativeTokens, codeTokens } = await codeModeComparison(keptOutput(lines), SAMPLE)
     // The sample is fixed, so both counts are: the Code Mode result is the one-line-per-file summary.
     expect({ nativeTokens, codeTokens }).toEqual({ nativeTokens: 413, codeTokens: 30 })
     expect(lines).toContain(`  Code Mode: 1 tool result,  ${codeTokens} tokens entered the context`)

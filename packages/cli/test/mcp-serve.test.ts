@@ -5,6 +5,7 @@ import { promisify } from 'node:util'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterEach, describe, expect, it } from 'vitest'
+import { stdoutLines } from '../../mcp/test/mcp.fixtures.js'
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url))
 const SAMPLE = fileURLToPath(new URL('../sample-workspace', import.meta.url))
@@ -56,13 +57,7 @@ describe('Y3 tooltx mcp serve', () => {
       { stdio: ['ignore', 'pipe', 'inherit'] },
     )
     cleanups.push(() => child.kill())
-    const line = await new Promise<string>((resolve) => {
-      let buffered = ''
-      child.stdout!.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString('utf8')
-        if (buffered.includes('\n')) resolve(buffered.split('\n')[0]!)
-      })
-    })
+    const line = await stdoutLines(child).first
     expect(line).toMatch(
       /^MCP server for .*sample-workspace at http:\/\/127\.0\.0\.1:\d+\/mcp \(bearer token required\)$/,
     )

@@ -12,6 +12,7 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { openSession, type SessionEvent, sqliteReader, sqliteStore } from '@tooltx/session'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { stdoutLines } from '../../mcp/test/mcp.fixtures.js'
 import { BIN, tooltx } from './cli-harness.js'
 
 const FIXTURES = fileURLToPath(new URL('./fixtures/mcp/', import.meta.url))
@@ -66,15 +67,9 @@ async function httpServer(
     stdio: ['ignore', 'pipe', 'pipe'],
   })
   cleanups.push(() => child.kill('SIGKILL'))
-  let buffered = ''
-  const line = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString('utf8')
-      if (buffered.includes('\n')) resolve(buffered.split('\n')[0]!)
-    })
-    child.once('exit', (code) => reject(new Error(`mcp serve exited with ${code}`)))
-  })
-  return { child, url: new URL(/ at (\S+)/.exec(line)![1]!), line, second: () => buffered.split('\n')[1] }
+  const stdout = stdoutLines(child)
+  const line = await stdout.first
+  return { child, url: new URL(/ at (\S+)/.exec(line)![1]!), line, second: () => stdout.line(1) }
 }
 
 async function httpClient(url: URL): Promise<Client> {
@@ -310,14 +305,7 @@ describe('Y3 tooltx mcp serve --session', () => {
       stdio: ['ignore', 'pipe', 'inherit'],
     })
     cleanups.push(() => view.kill())
-    const site = await new Promise<string>((resolve) => {
-      let buffered = ''
-      view.stdout!.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString('utf8')
-        const match = / at (http\S+)/.exec(buffered)
-        if (match !== null) resolve(new URL(match[1]!).origin)
-      })
-    })
+    const site = new URL(/ at (http\S+)/.exec(await stdoutLines(view).first)![1]!).origin
     const listed = (await (await fetch(`${site}/api/sessions`)).json()) as {
       sessions: { id: string; status: string }[]
     }

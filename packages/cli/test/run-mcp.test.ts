@@ -1,9 +1,10 @@
 import { writeFileSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import path from 'node:path'
-import { createToolRuntime, defineTool } from '@tooltx/core'
+import { defineTool } from '@tooltx/core'
 import { mcpServer, serveHttp } from '@tooltx/mcp'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { runtimeWith } from '../../core/test/pipeline.fixtures.js'
 import { commandWords, mcpServerSpecs } from '../src/commands/run-mcp.js'
 import { UsageError } from '../src/output.js'
 import { cleanEnv, sampleWorkspace, tooltx, tooltxWith } from './cli-harness.js'
@@ -162,8 +163,7 @@ describe('Y4 tooltx run --mcp: a recorded, replayable run', () => {
   })
 
   it('Y4.2: a URL is reached over Streamable HTTP; a served failure keeps its code and text', async () => {
-    const runtime = createToolRuntime()
-    runtime.register(
+    const runtime = runtimeWith(
       defineTool({
         name: 'forecast',
         description: 'The weather forecast of a city.',

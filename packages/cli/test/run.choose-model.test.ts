@@ -22,27 +22,34 @@ const options = (env: NodeJS.ProcessEnv, more: Partial<RunOptions> = {}): RunOpt
 const ask = (opts: RunOptions) => collect(chooseModel(opts).stream(request(), new AbortController().signal))
 
 describe('tooltx run: base URL and default model', () => {
-  it('L12.6: the Anthropic adapter is sent to ANTHROPIC_BASE_URL, and --base-url wins over it', async () => {
-    const fromEnv = await wireServer(() => ({ sse: ANTHROPIC }))
-    const fromFlag = await wireServer(() => ({ sse: ANTHROPIC }))
-    const env = { ANTHROPIC_API_KEY: 'sk-ant', ANTHROPIC_BASE_URL: fromEnv.baseURL }
-    await ask(options(env))
-    expect(fromEnv.received.map((r) => r.url)).toEqual(['/v1/messages'])
-    await ask(options(env, { baseUrl: fromFlag.baseURL }))
-    expect(fromFlag.received.map((r) => r.url)).toEqual(['/v1/messages'])
-    expect(fromEnv.received).toHaveLength(1)
-  })
-
-  it('L12.6: the OpenAI-compatible adapter is sent to OPENAI_BASE_URL, and --base-url wins over it', async () => {
-    const fromEnv = await wireServer(() => ({ sse: OPENAI }), '/v1')
-    const fromFlag = await wireServer(() => ({ sse: OPENAI }), '/v1')
-    const env = { OPENAI_API_KEY: 'sk', OPENAI_BASE_URL: fromEnv.baseURL }
-    await ask(options(env))
-    expect(fromEnv.received.map((r) => r.url)).toEqual(['/v1/chat/completions'])
-    await ask(options(env, { baseUrl: fromFlag.baseURL }))
-    expect(fromFlag.received.map((r) => r.url)).toEqual(['/v1/chat/completions'])
-    expect(fromEnv.received).toHaveLength(1)
-  })
+  const endpoints = [
+    {
+      title: 'L12.6: the Anthropic adapter is sent to ANTHROPIC_BASE_URL, and --base-url wins over it',
+      sse: ANTHROPIC,
+      basePath: '',
+      env: (baseURL: string) => ({ ANTHROPIC_API_KEY: 'sk-ant', ANTHROPIC_BASE_URL: baseURL }),
+      url: '/v1/messages',
+    },
+    {
+      title: 'L12.6: the OpenAI-compatible adapter is sent to OPENAI_BASE_URL, and --base-url wins over it',
+      sse: OPENAI,
+      basePath: '/v1',
+      env: (baseURL: string) => ({ OPENAI_API_KEY: 'sk', OPENAI_BASE_URL: baseURL }),
+      url: '/v1/chat/completions',
+    },
+  ]
+  for (const endpoint of endpoints) {
+    it(endpoint.title, async () => {
+      const fromEnv = await wireServer(() => ({ sse: endpoint.sse }), endpoint.basePath)
+      const fromFlag = await wireServer(() => ({ sse: endpoint.sse }), endpoint.basePath)
+      const env = endpoint.env(fromEnv.baseURL)
+      await ask(options(env))
+      expect(fromEnv.received.map((r) => r.url)).toEqual([endpoint.url])
+      await ask(options(env, { baseUrl: fromFlag.baseURL }))
+      expect(fromFlag.received.map((r) => r.url)).toEqual([endpoint.url])
+      expect(fromEnv.received).toHaveLength(1)
+    })
+  }
 
   it('L12.5: without --model each provider gets its DEFAULT_MODELS entry, which the run help shows', async () => {
     expect(DEFAULT_MODELS).toEqual({ openai: 'gpt-5.4-mini', anthropic: 'claude-sonnet-5-5' })

@@ -2,9 +2,10 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createAgent, scripted } from '@tooltx/agent'
-import { type NewSessionEvent, openSession, sqliteStore } from '@tooltx/session'
+import { openSession, sqliteStore } from '@tooltx/session'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest'
+import { userMessageEvent } from '../../session/test/user-message.js'
 import { SAMPLE_WORKSPACE } from '../src/commands/demo.js'
 import { DEMO_SCRIPT, DEMO_TASK } from '../src/demo-script.js'
 import { renderSession } from '../src/session-timeline.js'
@@ -127,18 +128,7 @@ describeBrowser('G3 the pages in a browser', () => {
     const db = path.join(dir, 'code.db')
     const store = sqliteStore(db)
     await store.load('code')
-    const context: NewSessionEvent = {
-      type: 'user/message',
-      data: {
-        turn: 1,
-        step: 1,
-        message: {
-          role: 'user',
-          content: [{ type: 'text', text: 'the build is red' }],
-          source: { kind: 'reminder' },
-        },
-      },
-    }
+    const context = userMessageEvent('the build is red', { kind: 'reminder' })
     const turn = codeModeTurn()
     await store.append('code', numbered([...turn.slice(0, -2), context, ...turn.slice(-2)]))
     await store.close()

@@ -23,34 +23,27 @@ const stopAll = (workers: WorkerProcess[]) =>
 describe('N2.7: tooltx worker and tooltx submit', () => {
   it('N2.7: both need --db postgres://… and say so with exit status 2', async () => {
     const env = cleanEnv({ OPENAI_API_KEY: 'test-key' })
-    const worker = await tooltxWith({ cwd: '.', env }, 'worker', '--db', '.tooltx/sessions.db')
-    expect(worker.code).toBe(2)
-    expect(worker.stderr).toContain(
+    /** Runs tooltx with `args`, expecting a usage error whose stderr holds `says`. */
+    const refused = async (args: string[], says: string) => {
+      const result = await tooltxWith({ cwd: '.', env }, ...args)
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain(says)
+      return result
+    }
+    await refused(
+      ['worker', '--db', '.tooltx/sessions.db'],
       'tooltx: worker needs --db postgres://user:password@host:port/database (workers share sessions and the queue through PostgreSQL), got ".tooltx/sessions.db"',
     )
-    const submit = await tooltxWith({ cwd: '.', env }, 'submit', 'demo', 'hello')
-    expect(submit.code).toBe(2)
-    expect(submit.stderr).toContain('tooltx: submit needs --db postgres://')
+    const submit = await refused(['submit', 'demo', 'hello'], 'tooltx: submit needs --db postgres://')
     expect(submit.stderr).toContain('got no --db')
-    const noMessage = await tooltxWith(
-      { cwd: '.', env },
-      'submit',
-      'demo',
-      '--db',
-      'postgres://x@127.0.0.1/db',
+    await refused(
+      ['submit', 'demo', '--db', 'postgres://x@127.0.0.1/db'],
+      'tooltx: submit needs a session id and a message',
     )
-    expect(noMessage.code).toBe(2)
-    expect(noMessage.stderr).toContain('tooltx: submit needs a session id and a message')
-    const badCount = await tooltxWith(
-      { cwd: '.', env },
-      'worker',
-      '--db',
-      'postgres://x@127.0.0.1/db',
-      '--concurrency',
-      '0',
+    await refused(
+      ['worker', '--db', 'postgres://x@127.0.0.1/db', '--concurrency', '0'],
+      'tooltx: --concurrency must be a whole number of at least 1, got "0"',
     )
-    expect(badCount.code).toBe(2)
-    expect(badCount.stderr).toContain('tooltx: --concurrency must be a whole number of at least 1, got "0"')
   })
 })
 
@@ -111,29 +104,24 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.4: a worker killed mid-turn', ()
     onTestFinished(() => store.close())
     const events = await store.load(session)
     const calls = events.filter((e) => e.type === 'tool/call').map((e) => e.data.callId)
-    expect(brief(events)).toEqual([
+    // Each turn opens with a step that runs two calls in parallel, then starts its next step.
+    const twoCalls = (message: string, first: string | undefined, second: string | undefined) => [
       'turn/start',
       'step/start',
-      'user/message fresh',
+      `user/message ${message}`,
       'assistant/message',
-      `tool/call ${calls[0]}`,
-      `tool/call ${calls[1]}`,
-      `tool/result ${calls[0]}`,
-      `tool/result ${calls[1]}`,
+      `tool/call ${first}`,
+      `tool/call ${second}`,
+      `tool/result ${first}`,
+      `tool/result ${second}`,
       'step/end',
       'step/start',
+    ]
+    expect(brief(events)).toEqual([
+      ...twoCalls('fresh', calls[0], calls[1]),
       'step/end',
       'turn/end interrupted',
-      'turn/start',
-      'step/start',
-      'user/message resume',
-      'assistant/message',
-      `tool/call ${calls[2]}`,
-      `tool/call ${calls[3]}`,
-      `tool/result ${calls[2]}`,
-      `tool/result ${calls[3]}`,
-      'step/end',
-      'step/start',
+      ...twoCalls('resume', calls[2], calls[3]),
       'assistant/message',
       'step/end',
       'turn/end completed',

@@ -24,6 +24,14 @@ function slowTool(seen: { aborted: boolean[]; settled: number }) {
   })
 }
 
+/** The ids and name of sub call `n` (from 1) of the outer call `o` whose root is `root`. */
+const subCall = (root: string, n: number, name: string) => ({
+  rootCallId: root,
+  parentCallId: 'o',
+  subCallId: `o:code:${n}`,
+  name,
+})
+
 describe('X5 code-dispatch log events', () => {
   it('X5.1: a start event is emitted when the scheduler starts a call, with the argument snapshot', async () => {
     const rt = createToolRuntime({ mode: 'code' })
@@ -46,18 +54,12 @@ describe('X5 code-dispatch log events', () => {
     expect(starts).toEqual([
       {
         type: 'start',
-        rootCallId: 'root',
-        parentCallId: 'o',
-        subCallId: 'o:code:1',
-        name: 'first',
+        ...subCall('root', 1, 'first'),
         arguments: {},
       },
       {
         type: 'start',
-        rootCallId: 'root',
-        parentCallId: 'o',
-        subCallId: 'o:code:2',
-        name: 'second',
+        ...subCall('root', 2, 'second'),
         arguments: { deep: { list: [1, 2] } },
       },
     ])
@@ -83,29 +85,20 @@ describe('X5 code-dispatch log events', () => {
     expect(settles).toEqual([
       {
         type: 'settle',
-        rootCallId: 'o',
-        parentCallId: 'o',
-        subCallId: 'o:code:1',
-        name: 'ok',
+        ...subCall('o', 1, 'ok'),
         isError: false,
         content: [{ type: 'text', text: '{"secret":"value only"}' }],
       },
       {
         type: 'settle',
-        rootCallId: 'o',
-        parentCallId: 'o',
-        subCallId: 'o:code:2',
-        name: 'bad',
+        ...subCall('o', 2, 'bad'),
         isError: true,
         content: [{ type: 'text', text: 'Error: nope' }],
         error: { name: 'ToolFailedError', code: 'TOOL_FAILED' },
       },
       {
         type: 'settle',
-        rootCallId: 'o',
-        parentCallId: 'o',
-        subCallId: 'o:code:3',
-        name: 'slow',
+        ...subCall('o', 3, 'slow'),
         isError: true,
         content: [{ type: 'text', text: 'Error: stopped' }],
         error: { name: 'ToolFailedError', code: 'TOOL_FAILED' },

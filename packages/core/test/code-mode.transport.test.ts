@@ -1,4 +1,6 @@
 import {
+  type CodeRunErrorKind,
+  type CodeRuntime,
   createToolRuntime,
   ERROR_NAMES,
   isLosslessJson,
@@ -24,6 +26,13 @@ const call = (extra: Record<string, unknown> = {}, args: unknown = runArgs()) =>
   arguments: args,
   signal: live(),
   ...extra,
+})
+
+/** A code runtime whose every run ends with an error of `kind` and `message`, logging nothing. */
+const failingRuns = (kind: CodeRunErrorKind, message: string): CodeRuntime => ({
+  language: 'typescript',
+  isolation: 'x',
+  run: async () => ({ logs: [], error: { kind, message } }),
 })
 
 describe('X1 the run_code transport', () => {
@@ -124,16 +133,10 @@ describe('X1 the run_code transport', () => {
       'CODE_RUN_FAILED',
       'code run failed (exception): boom\nCaptured output:\nstep 1\nstep 2',
     )
-    const limit = {
-      language: 'typescript' as const,
-      isolation: 'x',
-      run: async () => ({
-        logs: [],
-        error: { kind: 'memory-limit' as const, message: 'memory limit exceeded (10 bytes)' },
-      }),
-    }
     expectFailure(
-      await rt.execute(call({ codeRuntime: limit })),
+      await rt.execute(
+        call({ codeRuntime: failingRuns('memory-limit', 'memory limit exceeded (10 bytes)') }),
+      ),
       'CODE_RUN_FAILED',
       'code run failed (memory-limit): memory limit exceeded (10 bytes)',
     )
@@ -155,16 +158,8 @@ describe('X1 the run_code transport', () => {
     controller.abort()
     expectFailure(await pending, 'ABORTED', 'tool call aborted')
     // The same kind without an outer abort (a sandbox closed under the run) is a program failure.
-    const closed = {
-      language: 'typescript' as const,
-      isolation: 'x',
-      run: async () => ({
-        logs: [],
-        error: { kind: 'abort' as const, message: 'the sandbox runtime was closed' },
-      }),
-    }
     expectFailure(
-      await rt.execute(call({ codeRuntime: closed })),
+      await rt.execute(call({ codeRuntime: failingRuns('abort', 'the sandbox runtime was closed') })),
       'CODE_RUN_FAILED',
       'code run failed (abort): the sandbox runtime was closed',
     )

@@ -1,36 +1,19 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import {
-  createToolRuntime,
-  defineTool,
   isFrozenSnapshot,
   type JsonValue,
   parseFrozenJson,
   parseToolArguments,
   snapshotJson,
 } from '../src/index.js'
+import { isDeepFrozen, note, rawTool, runtimeWith, sumTool } from './pipeline.fixtures.js'
 
 const live = new AbortController().signal
 
-/** True iff every container of `value` is frozen. */
-function deepFrozen(value: unknown): boolean {
-  if (value === null || typeof value !== 'object') return true
-  return Object.isFrozen(value) && Object.values(value).every(deepFrozen)
-}
-
 /** A tool that records the arguments object its body receives. */
-function recorder(seen: unknown[]) {
-  return {
-    name: 'probe',
-    description: 'Records its arguments.',
-    parameters: { type: 'object' },
-    output: { schema: {}, render: () => [{ type: 'text' as const, text: 'ok' }] },
-    execute: (args: unknown) => {
-      seen.push(args)
-      return 1
-    },
-  }
-}
+const recorder = (seen: unknown[]) =>
+  rawTool('probe', { description: 'Records its arguments.', execute: (args: unknown) => note(seen, args, 1) })
 
 describe('Q3.2 parseFrozenJson: JSON text straight into a frozen snapshot', () => {
   it('Q3.2: lossless JSON text parses to a deep-frozen snapshot deep-equal to JSON.parse', () => {
@@ -43,7 +26,7 @@ describe('Q3.2 parseFrozenJson: JSON text straight into a frozen snapshot', () =
         expect(parsed.ok).toBe(lossless.ok)
         if (!parsed.ok) return
         expect(parsed.value).toStrictEqual(expected)
-        expect(deepFrozen(parsed.value)).toBe(true)
+        expect(isDeepFrozen(parsed.value)).toBe(true)
         if (typeof parsed.value === 'object' && parsed.value !== null) {
           expect(isFrozenSnapshot(parsed.value)).toBe(true)
         }
@@ -78,8 +61,7 @@ describe('Q3.2 parseFrozenJson: JSON text straight into a frozen snapshot', () =
 
   it('Q3.2: execute takes the parsed tree as is: the body gets the same object', async () => {
     const seen: unknown[] = []
-    const runtime = createToolRuntime()
-    runtime.register(recorder(seen))
+    const runtime = runtimeWith(recorder(seen))
     const parsed = parseFrozenJson('{"path":"/srv","items":[{"n":1}]}', 'arguments')
     if (!parsed.ok) throw new Error(parsed.reason)
     const result = await runtime.execute({
@@ -127,16 +109,7 @@ describe('Q3.3 snapshotJson share: frozen snapshots inside a value are kept, not
   })
 
   it('Q3.3: a success result is a frozen snapshot, kept as is by a sharing snapshot', async () => {
-    const runtime = createToolRuntime()
-    runtime.register(
-      defineTool({
-        name: 'add',
-        description: 'Adds.',
-        parameters: { a: { type: 'integer', required: true }, b: { type: 'integer', required: true } },
-        output: { schema: { type: 'integer' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
-        execute: ({ a, b }) => a + b,
-      }),
-    )
+    const runtime = runtimeWith(sumTool())
     const result = await runtime.execute({
       callId: 'c',
       name: 'add',

@@ -87,34 +87,29 @@ describe('P4 approval', () => {
     expect([asked, ran.length]).toEqual([2, 0])
   })
 
-  it('P4.4: rejected is DENIED with the user-rejected message', async () => {
-    expectFailure(
-      await call(setup({ approver: () => 'rejected' }).rt),
-      'DENIED',
-      'the user rejected tool "t"',
-    )
-  })
-
-  it('P4.5: cancelled is DENIED with the cancelled message', async () => {
-    expectFailure(
-      await call(setup({ approver: () => 'cancelled' }).rt),
-      'DENIED',
+  const denials: [title: string, outcome: ApprovalOutcome, message: string][] = [
+    ['P4.4: rejected is DENIED with the user-rejected message', 'rejected', 'the user rejected tool "t"'],
+    [
+      'P4.5: cancelled is DENIED with the cancelled message',
+      'cancelled',
       'approval for tool "t" was cancelled',
-    )
-  })
+    ],
+    [
+      'P4.6: unavailable is DENIED with the unavailable message',
+      'unavailable',
+      'tool "t" requires approval, but the approval channel is unavailable',
+    ],
+  ]
+  for (const [title, outcome, message] of denials) {
+    it(title, async () => {
+      expectFailure(await call(setup({ approver: () => outcome }).rt), 'DENIED', message)
+    })
+  }
 
   it('P4.10: expired is DENIED with the expiry message and the body never runs', async () => {
     const { rt, ran } = setup({ approver: () => 'expired' })
     expectFailure(await call(rt), 'DENIED', 'approval for tool "t" expired before anyone decided it')
     expect(ran).toEqual([])
-  })
-
-  it('P4.6: unavailable is DENIED with the unavailable message', async () => {
-    expectFailure(
-      await call(setup({ approver: () => 'unavailable' }).rt),
-      'DENIED',
-      'tool "t" requires approval, but the approval channel is unavailable',
-    )
   })
 
   it('P4.7: askApprover is the one normaliser: the four outcomes pass, anything else is unavailable', async () => {

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import {
   abortBeforeNext,
   callTool,
+  countPostExecute,
   deferred,
   expectFailure,
   flush,
@@ -10,6 +11,7 @@ import {
   live,
   note,
   rawTool,
+  runtimeWith,
 } from './pipeline.fixtures.js'
 
 function setup(overrides: Record<string, unknown> = {}) {
@@ -192,8 +194,7 @@ describe('P6 around chain', () => {
   })
 
   it('P6.10: a wrapper-authored success is normalized: re-resolved, validated, re-rendered, no concludesTurn', async () => {
-    const rt = createToolRuntime()
-    rt.register(
+    const rt = runtimeWith(
       rawTool('t', {
         output: {
           schema: { type: 'string' },
@@ -279,14 +280,10 @@ describe('P6 around chain', () => {
     ]
     for (const returned of cases) {
       const { rt, run } = setup()
-      let post = 0
-      rt.onPostExecute(async (_e, _r, next) => {
-        post++
-        return next()
-      })
+      const post = countPostExecute(rt)
       rt.wrapExecute(async () => returned as never)
       expectFailure(await run(), 'HOOK_FAILED', /^wrapExecute handler returned an invalid value: /)
-      expect(post).toBe(0)
+      expect(post()).toBe(0)
     }
   })
 

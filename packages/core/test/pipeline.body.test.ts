@@ -1,6 +1,15 @@
-import { createToolRuntime, defineTool, type Execution, type RunContext, ToolError } from '@tooltx/core'
+import { createToolRuntime, type Execution, type RunContext, ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { abortBeforeNext, deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
+import {
+  abortBeforeNext,
+  deferred,
+  expectFailure,
+  live,
+  note,
+  rawTool,
+  runtimeWith,
+  typedTool,
+} from './pipeline.fixtures.js'
 
 function withBody(execute: (args: unknown, run: RunContext) => unknown, options = {}) {
   const rt = createToolRuntime(options)
@@ -200,16 +209,7 @@ describe('P8 body and run context', () => {
   })
 
   it('P8.9: a defineTool argument failure is INVALID_ARGS from inside the body', async () => {
-    const rt = createToolRuntime()
-    rt.register(
-      defineTool({
-        name: 'typed',
-        description: 'd',
-        parameters: { path: { type: 'string', required: true } },
-        output: { schema: { type: 'null' }, render: () => [] },
-        execute: async () => null,
-      }),
-    )
+    const rt = runtimeWith(typedTool())
     expectFailure(
       await rt.execute({ callId: 'c', name: 'typed', arguments: { path: 3 }, signal: live() }),
       'INVALID_ARGS',

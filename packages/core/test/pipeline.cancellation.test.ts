@@ -1,6 +1,16 @@
-import { createToolRuntime, defineTool, type RunContext, ToolError } from '@tooltx/core'
+import { createToolRuntime, type RunContext, ToolError } from '@tooltx/core'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
-import { abortedSignal, after, deferred, expectFailure, flush, live, rawTool } from './pipeline.fixtures.js'
+import {
+  abortedSignal,
+  after,
+  deferred,
+  expectFailure,
+  flush,
+  live,
+  rawTool,
+  runtimeWith,
+  typedTool,
+} from './pipeline.fixtures.js'
 
 describe('C1 cancellation', () => {
   beforeEach(() => {
@@ -95,16 +105,7 @@ describe('C1 cancellation', () => {
 
   it('C1.4: ABORTED only after a body was invoked; a defineTool validation failure counts as invoked', async () => {
     const controller = new AbortController()
-    const rt = createToolRuntime()
-    rt.register(
-      defineTool({
-        name: 'typed',
-        description: 'd',
-        parameters: { n: { type: 'integer', required: true } },
-        output: { schema: { type: 'null' }, render: () => [] },
-        execute: async () => null,
-      }),
-    )
+    const rt = runtimeWith(typedTool())
     rt.wrapExecute(async (_e, next) => {
       const failed = await next()
       controller.abort()

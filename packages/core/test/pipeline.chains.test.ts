@@ -1,6 +1,6 @@
 import { createToolRuntime, type PreDecision } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { deferred, expectFailure, flush, live, note, rawTool } from './pipeline.fixtures.js'
+import { countingTool, deferred, expectFailure, flush, live, note, rawTool } from './pipeline.fixtures.js'
 
 const run = (rt: ReturnType<typeof createToolRuntime>, signal = live()) =>
   rt.execute({ callId: 'c', name: 't', arguments: {}, signal })
@@ -71,15 +71,8 @@ describe('P1 hook chains', () => {
 
   it('P1.4: next() ignores its arguments; only the outermost return is acted on', async () => {
     const rt = createToolRuntime()
-    let bodies = 0
-    rt.register(
-      rawTool('t', {
-        execute: async () => {
-          bodies++
-          return 1
-        },
-      }),
-    )
+    const body = countingTool('t', 1)
+    rt.register(body.tool)
     rt.onPreExecute(async (_e, next) => {
       const inner = await (next as (x: unknown) => Promise<PreDecision>)({ kind: 'deny', reason: 'ignored' })
       expect(inner).toEqual({ kind: 'deny', reason: 'inner' })
@@ -87,7 +80,7 @@ describe('P1 hook chains', () => {
     })
     rt.onPreExecute(async () => ({ kind: 'deny', reason: 'inner' }))
     expect((await run(rt)).isError).toBe(false)
-    expect(bodies).toBe(1)
+    expect(body.runs()).toBe(1)
   })
 
   it('P1.5: returning without next() short-circuits everything inward', async () => {

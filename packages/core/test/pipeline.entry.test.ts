@@ -3,23 +3,20 @@ import { describe, expect, it } from 'vitest'
 import {
   abortedSignal,
   callTool,
+  countingTool,
+  countPostExecute,
   expectFailure,
   isDeepFrozen,
   live,
   note,
   rawTool,
+  throwingTool,
 } from './pipeline.fixtures.js'
 
 describe('P2 entry', () => {
   it('P2.1: every kind of failure resolves with one deep-frozen result', async () => {
     const rt = createToolRuntime()
-    rt.register(
-      rawTool('throws', {
-        execute: async () => {
-          throw new Error('body')
-        },
-      }),
-    )
+    rt.register(throwingTool('throws', 'body'))
     rt.register(rawTool('bad-output', { execute: async () => undefined }))
     const results = await Promise.all([
       callTool(rt, 'throws'),
@@ -84,21 +81,10 @@ describe('P2 entry', () => {
 
   it('P2.4: non-lossless arguments are the final-result INVALID_ARGS and the execution has no arguments key', async () => {
     const rt = createToolRuntime()
-    let body = 0
-    let post = 0
+    const body = countingTool('t', 1)
     let exec: Execution | undefined
-    rt.register(
-      rawTool('t', {
-        execute: async () => {
-          body++
-          return 1
-        },
-      }),
-    )
-    rt.onPostExecute(async (_e, _r, next) => {
-      post++
-      return next()
-    })
+    rt.register(body.tool)
+    const post = countPostExecute(rt)
     rt.onResult((e) => {
       exec = e
     })
@@ -109,7 +95,7 @@ describe('P2 entry', () => {
       expectFailure(result, 'INVALID_ARGS', 'invalid arguments: arguments are not lossless JSON')
       expect('arguments' in exec!).toBe(false)
     }
-    expect([body, post]).toEqual([0, 0])
+    expect([body.runs(), post()]).toEqual([0, 0])
   })
 
   it('P2.5: a throwing arguments getter fails after exactly one read', async () => {

@@ -1,21 +1,31 @@
-import { createToolRuntime, ERROR_NAMES, ToolError, type ToolErrorCode } from '@tooltx/core'
+import { createToolRuntime, ERROR_NAMES, ToolError, type ToolErrorCode, type ToolRuntime } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import { trapping } from './hostile-values.js'
-import { abortedSignal, after, callTool, expectFailure, live, rawTool } from './pipeline.fixtures.js'
+import {
+  abortedSignal,
+  after,
+  callTool,
+  expectFailure,
+  live,
+  rawTool,
+  throwingTool,
+} from './pipeline.fixtures.js'
 
 /** A Proxy that throws from every trap. */
 const hostile = () => trapping(['get', 'has', 'ownKeys', 'getPrototypeOf', 'getOwnPropertyDescriptor'])
 
+/** Runtimes with a plain tool `t` and `thrower` as its pre-execute hook, guard, around handler or post-execute hook. */
+const hookPlaces = (thrower: () => never): ((rt: ToolRuntime) => void)[] => [
+  (rt) => after(() => rt.register(rawTool('t')), rt.onPreExecute(thrower)),
+  (rt) => after(() => rt.register(rawTool('t')), rt.guard(thrower)),
+  (rt) => after(() => rt.register(rawTool('t')), rt.wrapExecute(thrower)),
+  (rt) => after(() => rt.register(rawTool('t')), rt.onPostExecute(thrower)),
+]
+
 describe('E1 failure results', () => {
   it('E1.1: runtime-made failures carry the table name for their code', async () => {
     const rt = createToolRuntime({ mode: 'both' })
-    rt.register(
-      rawTool('t', {
-        execute: async () => {
-          throw new Error('x')
-        },
-      }),
-    )
+    rt.register(throwingTool('t', 'x'))
     rt.register(rawTool('bad', { execute: async () => undefined }))
     const results = await Promise.all([
       callTool(rt, 'nope'),
@@ -53,10 +63,7 @@ describe('E1 failure results', () => {
     }
     const places: ((rt: ReturnType<typeof createToolRuntime>) => void)[] = [
       (rt) => rt.register(rawTool('t', { execute: thrower })),
-      (rt) => after(() => rt.register(rawTool('t')), rt.onPreExecute(thrower)),
-      (rt) => after(() => rt.register(rawTool('t')), rt.guard(thrower)),
-      (rt) => after(() => rt.register(rawTool('t')), rt.wrapExecute(thrower)),
-      (rt) => after(() => rt.register(rawTool('t')), rt.onPostExecute(thrower)),
+      ...hookPlaces(thrower),
       (rt) => rt.register(rawTool('t', { finalizeContent: thrower })),
       (rt) =>
         rt.register(
@@ -103,30 +110,9 @@ describe('E1 failure results', () => {
             },
           }),
         ),
-      (rt: ReturnType<typeof createToolRuntime>) => {
-        rt.register(rawTool('t'))
-        rt.onPreExecute(() => {
-          throw 1
-        })
-      },
-      (rt: ReturnType<typeof createToolRuntime>) => {
-        rt.register(rawTool('t'))
-        rt.guard(() => {
-          throw 1
-        })
-      },
-      (rt: ReturnType<typeof createToolRuntime>) => {
-        rt.register(rawTool('t'))
-        rt.wrapExecute(() => {
-          throw 1
-        })
-      },
-      (rt: ReturnType<typeof createToolRuntime>) => {
-        rt.register(rawTool('t'))
-        rt.onPostExecute(() => {
-          throw 1
-        })
-      },
+      ...hookPlaces(() => {
+        throw 1
+      }),
     ]) {
       const rt = createToolRuntime()
       place(rt)
@@ -181,13 +167,7 @@ describe('E1 failure results', () => {
 
   it('E1.7: messages never start with "Error: " and content is "Error: <message>"', async () => {
     const rt = createToolRuntime()
-    rt.register(
-      rawTool('t', {
-        execute: async () => {
-          throw new Error('plain')
-        },
-      }),
-    )
+    rt.register(throwingTool('t', 'plain'))
     const result = await callTool(rt, 't')
     expect(result.isError && result.error.message).toBe('plain')
     expect(result.content).toEqual([{ type: 'text', text: 'Error: plain' }])

@@ -1,6 +1,8 @@
 /** Shared fixtures of the runtime and pipeline tests (not a test file itself). */
 import {
   type AnyToolDefinition,
+  createToolRuntime,
+  defineTool,
   ERROR_NAMES,
   type ToolErrorCode,
   type ToolResult,
@@ -47,6 +49,66 @@ export function rawTool(name: string, overrides: Partial<Record<keyof AnyToolDef
     ...overrides,
   } as AnyToolDefinition
 }
+
+/** A raw tool `name` whose body answers `value`; `runs()` is how many times the body ran so far. */
+export function countingTool(name: string, value: unknown) {
+  let runs = 0
+  const tool = rawTool(name, {
+    execute: async () => {
+      runs++
+      return value
+    },
+  })
+  return { tool, runs: () => runs }
+}
+
+/** Registers a pass-through post-execute hook on `runtime`; the returned function says how often it ran. */
+export function countPostExecute(runtime: Pick<ToolRuntime, 'onPostExecute'>): () => number {
+  let runs = 0
+  runtime.onPostExecute(async (_e, _r, next) => {
+    runs++
+    return next()
+  })
+  return () => runs
+}
+
+/** A raw tool whose body rejects with `new Error(message)`. */
+export const throwingTool = (name: string, message: string) =>
+  rawTool(name, {
+    execute: async () => {
+      throw new Error(message)
+    },
+  })
+
+/** A fresh runtime with default options and `definitions` registered in order. */
+export function runtimeWith(...definitions: AnyToolDefinition[]): ToolRuntime {
+  const runtime = createToolRuntime()
+  for (const definition of definitions) runtime.register(definition)
+  return runtime
+}
+
+/** `add` (defineTool): two required integers `a` and `b`; the value is their integer sum, rendered as text. */
+export const sumTool = () =>
+  defineTool({
+    name: 'add',
+    description: 'Add two integers.',
+    parameters: { a: { type: 'integer', required: true }, b: { type: 'integer', required: true } },
+    output: {
+      schema: { type: 'integer' },
+      render: (_args, value) => [{ type: 'text', text: String(value) }],
+    },
+    execute: async ({ a, b }) => a + b,
+  })
+
+/** `typed` (defineTool): one required string `path`, a `null` value with no content. */
+export const typedTool = () =>
+  defineTool({
+    name: 'typed',
+    description: 'd',
+    parameters: { path: { type: 'string', required: true } },
+    output: { schema: { type: 'null' }, render: () => [] },
+    execute: async () => null,
+  })
 
 /** A promise with its settle functions exposed. */
 export function deferred<T = void>() {

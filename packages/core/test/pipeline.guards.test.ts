@@ -1,6 +1,6 @@
 import { createToolRuntime, ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
+import { countPostExecute, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 function setup() {
   const ran: string[] = []
@@ -71,14 +71,10 @@ describe('P5 guards', () => {
 
   it('P5.4: a guard denial is the post-result DENIED', async () => {
     const { rt, run } = setup()
-    let post = 0
-    rt.onPostExecute(async (_e, _r, next) => {
-      post++
-      return next()
-    })
+    const post = countPostExecute(rt)
     rt.guard((exec) => (exec.name === 't' ? 'protected path' : undefined))
     expectFailure(await run(), 'DENIED', 'tool "t" denied by guard: protected path')
-    expect(post).toBe(1)
+    expect(post()).toBe(1)
   })
 
   it('P5.5: a throwing guard is the final-result HOOK_FAILED; a ToolError keeps its code', async () => {

@@ -1,6 +1,6 @@
 import { createToolRuntime, type Execution, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { assertPublishable, StageLog } from '../src/pipeline/invariants.js'
+import { assertPublishable, Stage, StageLog } from '../src/pipeline/invariants.js'
 import { after, callTool, live, rawTool } from './pipeline.fixtures.js'
 import { thrownToolError } from './thrown.js'
 
@@ -55,26 +55,26 @@ describe('V1 invariants', () => {
 
   it('V1.2: stages only move forward: pre once, approval after ask, guards after allow, around after guards', () => {
     const twice = new StageLog()
-    twice.enterPre()
-    expect(invariant(() => twice.enterPre())).toMatch(/pre-execute out of order/)
-    expect(invariant(() => new StageLog().enterApproval())).toMatch(/without an ask/)
-    expect(invariant(() => new StageLog().enterGuards())).toMatch(/without an allow/)
-    expect(invariant(() => new StageLog().enterAround())).toMatch(/before the guards/)
+    twice.enter(Stage.pre)
+    expect(invariant(() => twice.enter(Stage.pre))).toMatch(/pre-execute out of order/)
+    expect(invariant(() => new StageLog().enter(Stage.approval))).toMatch(/without an ask/)
+    expect(invariant(() => new StageLog().enter(Stage.guards))).toMatch(/without an allow/)
+    expect(invariant(() => new StageLog().enter(Stage.around))).toMatch(/before the guards/)
     expect(invariant(() => new StageLog().assertBody())).toMatch(/outside the around stage/)
     const post = new StageLog()
     expect(invariant(() => post.enterPost(false))).toMatch(/final-result/)
     post.enterPost(true)
     expect(invariant(() => post.enterPost(true))).toMatch(/out of order/)
     const fin = new StageLog()
-    fin.enterFinalize()
-    expect(invariant(() => fin.enterFinalize())).toMatch(/finalizeContent out of order/)
-    expect(invariant(() => new StageLog().enterObserve())).toMatch(/before the finalizer/)
+    fin.enter(Stage.finalize)
+    expect(invariant(() => fin.enter(Stage.finalize))).toMatch(/finalizeContent out of order/)
+    expect(invariant(() => new StageLog().enter(Stage.observe))).toMatch(/before the finalizer/)
     const publish = new StageLog()
-    publish.enterFinalize()
+    publish.enter(Stage.finalize)
     expect(invariant(() => publish.assertPublishing())).toMatch(/before the observers/)
-    publish.enterObserve()
+    publish.enter(Stage.observe)
     expect(() => publish.assertPublishing()).not.toThrow()
-    expect(invariant(() => publish.enterObserve())).toMatch(/observers/)
+    expect(invariant(() => publish.enter(Stage.observe))).toMatch(/observers/)
   })
 
   it('V1.2: a full run passes every stage in order exactly once', async () => {

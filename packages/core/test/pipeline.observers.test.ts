@@ -1,6 +1,6 @@
 import { createToolRuntime, type Execution, type RunContext, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { abortedSignal, callTool, flush, live, rawTool } from './pipeline.fixtures.js'
+import { abortedSignal, callTool, flush, live, rawTool, throwingTool } from './pipeline.fixtures.js'
 
 describe('P12 result observers', () => {
   it('P12.1: observers run synchronously in order with the execution and the very resolved result', async () => {
@@ -107,13 +107,7 @@ describe('P13 the two routes', () => {
   it('P13.2: tool outcomes, denials, unknown tools and later aborts are post-results', async () => {
     const rt = createToolRuntime()
     rt.register(rawTool('ok'))
-    rt.register(
-      rawTool('throws', {
-        execute: async () => {
-          throw new Error('x')
-        },
-      }),
-    )
+    rt.register(throwingTool('throws', 'x'))
     rt.register(rawTool('invalid', { execute: async () => undefined }))
     rt.register(rawTool('denied'))
     rt.guard((exec) => (exec.name === 'denied' ? 'no' : undefined))

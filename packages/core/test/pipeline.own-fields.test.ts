@@ -1,6 +1,6 @@
-import { createToolRuntime } from '@tooltx/core'
+import { createToolRuntime, type ToolRuntime } from '@tooltx/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { expectFailure, live, rawTool } from './pipeline.fixtures.js'
+import { countingTool, expectFailure, live, rawTool } from './pipeline.fixtures.js'
 
 const proto = Object.prototype as Record<string, unknown>
 const polluted: string[] = []
@@ -17,29 +17,25 @@ afterEach(() => {
 
 function runtime() {
   const rt = createToolRuntime()
-  let ran = 0
-  rt.register(
-    rawTool('t', {
-      execute: async () => {
-        ran++
-        return 'ran'
-      },
-    }),
-  )
-  return { rt, ran: () => ran }
+  const body = countingTool('t', 'ran')
+  rt.register(body.tool)
+  return { rt, ran: body.runs }
 }
 
 const input = { callId: 'c', name: 't', arguments: {} }
+
+/** Calls `t` once through `rt` and asserts the HOOK_FAILED failure with `message`. */
+async function expectHookFailed(rt: ToolRuntime, message: string) {
+  expectFailure(await rt.execute({ ...input, signal: live() }), 'HOOK_FAILED', message)
+}
 
 describe('P1.10 decisions are read from own properties only', () => {
   it('P1.10, P3.3: under Object.prototype.kind = "allow", a pre-execute {} fails closed as HOOK_FAILED', async () => {
     const { rt, ran } = runtime()
     rt.onPreExecute(() => ({}) as never)
     pollute('kind', 'allow')
-    const result = await rt.execute({ ...input, signal: live() })
-    expectFailure(
-      result,
-      'HOOK_FAILED',
+    await expectHookFailed(
+      rt,
       'onPreExecute handler returned an invalid value: kind must be "allow", "deny" or "ask", got undefined',
     )
     expect(ran()).toBe(0)
@@ -59,12 +55,7 @@ describe('P1.10 decisions are read from own properties only', () => {
     const { rt, ran } = runtime()
     rt.wrapExecute(() => ({}) as never)
     pollute('isError', false)
-    const result = await rt.execute({ ...input, signal: live() })
-    expectFailure(
-      result,
-      'HOOK_FAILED',
-      'wrapExecute handler returned an invalid value: isError must be a boolean',
-    )
+    await expectHookFailed(rt, 'wrapExecute handler returned an invalid value: isError must be a boolean')
     expect(ran()).toBe(0)
   })
 
@@ -72,10 +63,8 @@ describe('P1.10 decisions are read from own properties only', () => {
     const { rt } = runtime()
     rt.onPostExecute(() => ({ kind: 'accept', content: [{ text: 'no type' }] }) as never)
     pollute('type', 'text')
-    const result = await rt.execute({ ...input, signal: live() })
-    expectFailure(
-      result,
-      'HOOK_FAILED',
+    await expectHookFailed(
+      rt,
       'onPostExecute handler returned an invalid value: content[0].type is not a non-empty string',
     )
   })
@@ -86,10 +75,8 @@ describe('P1.10 decisions are read from own properties only', () => {
       () => ({ kind: 'accept', additionalContexts: [{ content: [{ type: 'text', text: 'x' }] }] }) as never,
     )
     pollute('role', 'user')
-    const result = await rt.execute({ ...input, signal: live() })
-    expectFailure(
-      result,
-      'HOOK_FAILED',
+    await expectHookFailed(
+      rt,
       'onPostExecute handler returned an invalid value: additionalContexts[0].role is not "user"',
     )
   })

@@ -1,6 +1,6 @@
 import { createToolRuntime, type RunContext, ToolError, type ToolResult } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { expectFailure, isDeepFrozen, live, rawTool } from './pipeline.fixtures.js'
+import { countPostExecute, expectFailure, isDeepFrozen, live, rawTool } from './pipeline.fixtures.js'
 
 const ctx = (text: string) => ({ role: 'user' as const, content: [{ type: 'text' as const, text }] })
 
@@ -40,11 +40,7 @@ describe('P10 post-execute', () => {
 
   it('P10.2: post-execute runs once for post-results and never for final-results', async () => {
     const { rt, run } = setup()
-    let calls = 0
-    rt.onPostExecute(async (_e, _r, next) => {
-      calls++
-      return next()
-    })
+    const calls = countPostExecute(rt)
     await run()
     await rt.execute({ callId: 'c', name: 't', arguments: { x: undefined }, signal: live() })
     const off = rt.onPreExecute(async () => {
@@ -52,7 +48,7 @@ describe('P10 post-execute', () => {
     })
     await run()
     off()
-    expect(calls).toBe(1)
+    expect(calls()).toBe(1)
   })
 
   it('P10.3: handlers get the frozen execution with the caller signal and a deep-frozen result', async () => {

@@ -1,6 +1,6 @@
 import { type ApprovalRequest, createToolRuntime, ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
+import { countPostExecute, deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 function setup(approver?: (r: ApprovalRequest) => never) {
   const ran: string[] = []
@@ -53,15 +53,11 @@ describe('P3 pre-execute', () => {
     ]
     for (const [decision, detail] of cases) {
       const { rt, run, ran } = setup()
-      let post = 0
-      rt.onPostExecute(async (_e, _r, next) => {
-        post++
-        return next()
-      })
+      const post = countPostExecute(rt)
       rt.onPreExecute(async () => decision as never)
       expectFailure(await run(), 'HOOK_FAILED', `onPreExecute handler returned an invalid value: ${detail}`)
       expect(ran).toEqual([])
-      expect(post).toBe(0)
+      expect(post()).toBe(0)
     }
   })
 
@@ -84,14 +80,10 @@ describe('P3 pre-execute', () => {
       asked++
       return 'allowed-once'
     }) as never)
-    let post = 0
-    rt.onPostExecute(async (_e, _r, next) => {
-      post++
-      return next()
-    })
+    const post = countPostExecute(rt)
     rt.onPreExecute(async () => ({ kind: 'deny', reason: 'no shell' }))
     expectFailure(await run(), 'DENIED', 'tool "t" denied by pre-execute policy: no shell')
-    expect([ran, asked, post]).toEqual([[], 0, 1])
+    expect([ran, asked, post()]).toEqual([[], 0, 1])
   })
 
   it('P3.6: a throwing handler is the final-result HOOK_FAILED; a ToolError keeps its identity', async () => {

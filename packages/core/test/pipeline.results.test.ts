@@ -1,18 +1,12 @@
 import { createToolRuntime, type RunContext } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
-import { after, callTool, rawTool } from './pipeline.fixtures.js'
+import { after, callTool, rawTool, throwingTool } from './pipeline.fixtures.js'
 
 describe('O1 execution-local result', () => {
   it('O1.1: success and failure shapes; optional keys are absent, never undefined', async () => {
     const rt = createToolRuntime()
     rt.register(rawTool('ok'))
-    rt.register(
-      rawTool('bad', {
-        execute: async () => {
-          throw new Error('x')
-        },
-      }),
-    )
+    rt.register(throwingTool('bad', 'x'))
     const ok = await callTool(rt, 'ok')
     const bad = await callTool(rt, 'bad')
     expect(Object.keys(ok)).toEqual(['isError', 'value', 'content'])

@@ -10,6 +10,16 @@ const flush = async () => {
 
 const pre = (log: string[]) => log.filter((l) => l.startsWith('pre:') || l.startsWith('ask:'))
 
+/** `job` (made by `make`): concurrency-safe; its body logs `body:<id>`, then answers what `answer(id)` resolves with. */
+const gatedJob = (log: string[], answer: (id: string) => Promise<unknown>, make = rawTool) =>
+  make('job', {
+    isConcurrencySafe: () => true,
+    execute: async (args: { id: string }) => {
+      log.push(`body:${args.id}`)
+      return answer(args.id)
+    },
+  })
+
 /**
  * A runtime with a concurrency-safe tool `job` whose body waits for the gate named by
  * `args.id`, and a log of every phase: `pre:<id>`, `body:<id>`, `post:<id>`.
@@ -20,13 +30,9 @@ function harness() {
   const gate = gates<void>()
   const idOf = (args: unknown) => (args as { id: string }).id
   rt.register(
-    rawTool('job', {
-      isConcurrencySafe: () => true,
-      execute: async (args: { id: string }) => {
-        log.push(`body:${args.id}`)
-        await gate(args.id).promise
-        return args.id
-      },
+    gatedJob(log, async (id) => {
+      await gate(id).promise
+      return id
     }),
   )
   /** A pre-execute handler that logs `pre:<id>` and holds `c1` until the returned deferred settles (a person deciding). */
@@ -191,15 +197,7 @@ describe('P1 call sequences', () => {
     const rt = createToolRuntime({ mode: 'code' })
     const log: string[] = []
     const gate = gates<JsonValue>()
-    rt.register(
-      tool('job', {
-        isConcurrencySafe: () => true,
-        execute: async (args: { id: string }) => {
-          log.push(`body:${args.id}`)
-          return gate(args.id).promise
-        },
-      }),
-    )
+    rt.register(gatedJob(log, (id) => gate(id).promise, tool))
     const person = deferred<void>()
     rt.onPreExecute(async (exec, next) => {
       if (exec.parent === undefined) return next()

@@ -1,4 +1,11 @@
-import { createToolRuntime, type RunContext, retry, type ToolFailure, timeout } from '@tooltx/core'
+import {
+  createToolRuntime,
+  type RunContext,
+  retry,
+  type ToolFailure,
+  type ToolRuntime,
+  timeout,
+} from '@tooltx/core'
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest'
 import { appliesToOf, declareAppliesTo } from '../src/pipeline/applies-to.js'
 import { callTool, deferred, expectFailure, flush, live, rawTool } from './pipeline.fixtures.js'
@@ -9,6 +16,18 @@ beforeEach(() => {
 afterEach(() => {
   vi.useRealTimers()
 })
+
+/** A runtime with one idempotent raw tool `name` whose body is `execute`, wrapped by `wrapper`. */
+function wrappedTool(
+  name: string,
+  wrapper: Parameters<ToolRuntime['wrapExecute']>[0],
+  execute: () => Promise<unknown>,
+) {
+  const rt = createToolRuntime()
+  rt.register(rawTool(name, { effect: 'idempotent', execute }))
+  rt.wrapExecute(wrapper)
+  return rt
+}
 
 /** A body that waits for its signal (or a gate) and records the signal it saw. */
 function slowTool(name: string, timeoutMs?: number) {
@@ -137,33 +156,19 @@ describe('P7 built-in timeout and retry', () => {
   })
 
   it('P7.6: retry calls next() until not retryable or attempts are spent; bad attempts throw', async () => {
-    const rt = createToolRuntime()
     let calls = 0
-    rt.register(
-      rawTool('t', {
-        effect: 'idempotent',
-        execute: async () => {
-          calls++
-          if (calls < 3) throw new Error(`flaky ${calls}`)
-          return calls
-        },
-      }),
-    )
-    rt.wrapExecute(retry({ attempts: 5 }))
+    const rt = wrappedTool('t', retry({ attempts: 5 }), async () => {
+      calls++
+      if (calls < 3) throw new Error(`flaky ${calls}`)
+      return calls
+    })
     expect(await callTool(rt, 't')).toMatchObject({
       value: 3,
     })
     calls = -10
-    const limited = createToolRuntime()
-    limited.register(
-      rawTool('t', {
-        effect: 'idempotent',
-        execute: async () => {
-          throw new Error(`fail ${++calls}`)
-        },
-      }),
-    )
-    limited.wrapExecute(retry({ attempts: 2 }))
+    const limited = wrappedTool('t', retry({ attempts: 2 }), async () => {
+      throw new Error(`fail ${++calls}`)
+    })
     expectFailure(await callTool(limited, 't'), 'TOOL_FAILED', 'fail -8')
     for (const attempts of [0, 1.5, -1, Number.NaN, '2', undefined]) {
       expect(() => retry({ attempts: attempts as never })).toThrow(
@@ -173,19 +178,10 @@ describe('P7 built-in timeout and retry', () => {
   })
 
   it('P7.7: only failures retry, only on an exact true, never once a signal aborted; default retries TOOL_FAILED only', async () => {
-    const rt = createToolRuntime()
     let calls = 0
-    rt.register(
-      rawTool('denied', {
-        effect: 'idempotent',
-        execute: async () => {
-          calls++
-          throw new Error('x')
-        },
-      }),
-    )
     const seen: [string, number][] = []
-    rt.wrapExecute(
+    const rt = wrappedTool(
+      'denied',
       retry({
         attempts: 3,
         when: (result: ToolFailure, attempt) => {
@@ -193,6 +189,10 @@ describe('P7 built-in timeout and retry', () => {
           return (attempt === 1 ? true : 'yes') as never
         },
       }),
+      async () => {
+        calls++
+        throw new Error('x')
+      },
     )
     await callTool(rt, 'denied')
     expect(seen).toEqual([
@@ -201,56 +201,37 @@ describe('P7 built-in timeout and retry', () => {
     ])
     expect(calls).toBe(2)
 
-    const byDefault = createToolRuntime()
     let n = 0
-    byDefault.register(
-      rawTool('out', {
-        effect: 'idempotent',
-        execute: async () => {
-          n++
-          return undefined
-        },
-      }),
-    )
-    byDefault.wrapExecute(retry({ attempts: 3 }))
+    const byDefault = wrappedTool('out', retry({ attempts: 3 }), async () => {
+      n++
+      return undefined
+    })
     expectFailure(await callTool(byDefault, 'out'), 'INVALID_TOOL_OUTPUT')
     expect(n).toBe(1)
 
-    const aborting = createToolRuntime()
     const caller = new AbortController()
     let m = 0
-    aborting.register(
-      rawTool('t', {
-        effect: 'idempotent',
-        execute: async () => {
-          m++
-          caller.abort()
-          throw new Error('x')
-        },
-      }),
-    )
-    aborting.wrapExecute(retry({ attempts: 3, when: () => true }))
+    const aborting = wrappedTool('t', retry({ attempts: 3, when: () => true }), async () => {
+      m++
+      caller.abort()
+      throw new Error('x')
+    })
     await aborting.execute({ callId: 'c', name: 't', arguments: {}, signal: caller.signal })
     expect(m).toBe(1)
   })
 
   it('P7.8: a throwing when makes the wrapper throw, giving HOOK_FAILED', async () => {
-    const rt = createToolRuntime()
-    rt.register(
-      rawTool('t', {
-        effect: 'idempotent',
-        execute: async () => {
-          throw new Error('x')
-        },
-      }),
-    )
-    rt.wrapExecute(
+    const rt = wrappedTool(
+      't',
       retry({
         attempts: 2,
         when: () => {
           throw new Error('when broke')
         },
       }),
+      async () => {
+        throw new Error('x')
+      },
     )
     expectFailure(await callTool(rt, 't'), 'HOOK_FAILED', 'wrapExecute handler failed: when broke')
   })

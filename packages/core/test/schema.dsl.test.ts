@@ -30,23 +30,8 @@ function isDeepFrozen(value: unknown): boolean {
 
 describe('S1 author DSL', () => {
   it('S1.1: every node kind compiles; oneOf needs two branches and no type beside it', () => {
-    const schema = compileValueSchema({
-      type: 'object',
-      additionalProperties: false,
-      properties: {
-        s: { type: 'string' },
-        n: { type: 'number' },
-        i: { type: 'integer' },
-        b: { type: 'boolean' },
-        z: { type: 'null' },
-        a: { type: 'array' },
-        ai: { type: 'array', items: { type: 'string' } },
-        o: { type: 'object', additionalProperties: true },
-        j: { type: 'json' },
-        u: { oneOf: [{ type: 'string' }, { type: 'null' }] },
-      },
-    })
-    expect(schema.properties).toEqual({
+    // Every kind but json compiles to itself; json compiles to the empty schema.
+    const kept = {
       s: { type: 'string' },
       n: { type: 'number' },
       i: { type: 'integer' },
@@ -55,9 +40,14 @@ describe('S1 author DSL', () => {
       a: { type: 'array' },
       ai: { type: 'array', items: { type: 'string' } },
       o: { type: 'object', additionalProperties: true },
-      j: {},
       u: { oneOf: [{ type: 'string' }, { type: 'null' }] },
+    } as const
+    const schema = compileValueSchema({
+      type: 'object',
+      additionalProperties: false,
+      properties: { ...kept, j: { type: 'json' } },
     })
+    expect(schema.properties).toEqual({ ...kept, j: {} })
     expect(schemaError(() => compileValueSchema({ oneOf: [{ type: 'string' }] })).message).toBe(
       'output.schema.oneOf must be an array of at least two DSL nodes',
     )

@@ -5,7 +5,7 @@ import path from 'node:path'
 import { createToolRuntime, type JsonValue, type ToolResult } from '@tooltx/core'
 import { type McpToolSet, mcpTools } from '@tooltx/mcp'
 import { afterEach, describe, expect, it } from 'vitest'
-import { cleanupAll, cleanups, fixture, startHttpFixture } from './mcp.fixtures.js'
+import { cleanupAll, cleanups, fixture, progressSteps, startHttpFixture } from './mcp.fixtures.js'
 
 afterEach(cleanupAll)
 
@@ -323,6 +323,6 @@ describe('Y2.10 round trip: tooltx server → tooltx client', () => {
     // A short wait before the answer: the SDK client drops progress it reads in one chunk with the answer (Y2.9).
     const result = await call('mcp__tx__slow', { steps: 3, waitMs: 50 })
     expect(result.content).toEqual([{ type: 'text', text: 'done' }])
-    expect(updates).toEqual([1, 2, 3].map((i) => ({ progress: i, total: 3, message: `step ${i}` })))
+    expect(updates).toEqual(progressSteps(3, 'step'))
   })
 })

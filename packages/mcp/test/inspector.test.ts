@@ -10,6 +10,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
+import { stdoutLines } from './mcp.fixtures.js'
 
 const require = createRequire(import.meta.url)
 const INSPECTOR = path.join(
@@ -90,23 +91,11 @@ describe('Y3 tooltx mcp serve with the MCP Inspector CLI', () => {
       },
     )
     cleanups.push(() => child.kill())
-    const line = await new Promise<string>((resolve) => {
-      let buffered = ''
-      child.stdout!.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString('utf8')
-        if (buffered.includes('\n')) resolve(buffered.split('\n')[0]!)
-      })
-    })
+    const line = await stdoutLines(child).first
     const url = /at (\S+) \(bearer token required\)$/.exec(line)![1]!
-    const list = await inspector(
-      url,
-      '--transport',
-      'http',
-      '--header',
-      `Authorization: Bearer ${token}`,
-      '--method',
-      'tools/list',
-    )
+    const authed = (...args: string[]) =>
+      inspector(url, '--transport', 'http', '--header', `Authorization: Bearer ${token}`, ...args)
+    const list = await authed('--method', 'tools/list')
     expect(list.code).toBe(0)
     expect(list.json.tools.map((t: { name: string }) => t.name)).toEqual([
       'grep',
@@ -115,19 +104,7 @@ describe('Y3 tooltx mcp serve with the MCP Inspector CLI', () => {
       'run_check',
       'write_note',
     ])
-    const grep = await inspector(
-      url,
-      '--transport',
-      'http',
-      '--header',
-      `Authorization: Bearer ${token}`,
-      '--method',
-      'tools/call',
-      '--tool-name',
-      'grep',
-      '--tool-arg',
-      'pattern=TODO',
-    )
+    const grep = await authed('--method', 'tools/call', '--tool-name', 'grep', '--tool-arg', 'pattern=TODO')
     expect(grep.json.isError).toBe(false)
     expect(textOf(grep.json)).toContain('src/inventory.ts:9')
     const refused = await inspector(url, '--transport', 'http', '--method', 'tools/list')

@@ -3,7 +3,8 @@ import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/cli
 import { createToolRuntime, defineTool, type ToolRuntime } from '@tooltx/core'
 import { mcpServer, mcpTools, serveHttp } from '@tooltx/mcp'
 import { afterEach, describe, expect, it } from 'vitest'
-import { cleanupAll, cleanups } from './mcp.fixtures.js'
+import { addTool } from './fixtures/add-tool.mjs'
+import { cleanupAll, cleanups, expectServedAdd, progressSteps } from './mcp.fixtures.js'
 
 afterEach(cleanupAll)
 
@@ -14,22 +15,7 @@ const codeOf = (result: { _meta?: Record<string, unknown> }) =>
 
 function served(): ToolRuntime {
   const runtime = createToolRuntime()
-  runtime.register(
-    defineTool({
-      name: 'add',
-      description: 'Add two integers.',
-      parameters: { a: { type: 'integer', required: true }, b: { type: 'integer', required: true } },
-      output: {
-        schema: {
-          type: 'object',
-          additionalProperties: false,
-          properties: { sum: { type: 'integer', required: true } },
-        },
-        render: (args, value) => [{ type: 'text', text: `${args.a} + ${args.b} = ${value.sum}` }],
-      },
-      execute: ({ a, b }) => ({ sum: a + b }),
-    }),
-  )
+  runtime.register(addTool())
   runtime.register(
     defineTool({
       name: 'count',
@@ -83,18 +69,7 @@ describe('Y1.14 the 2026-07-28 revision over HTTP', () => {
     expect([modern.getProtocolEra(), modern.getNegotiatedProtocolVersion()]).toEqual(['modern', '2026-07-28'])
     const { tools } = await modern.listTools()
     expect(tools.map((t) => t.name)).toEqual(['add', 'count', 'deploy'])
-    const sum = await modern.callTool({ name: 'add', arguments: { a: 2, b: 3 } })
-    expect([sum.isError ?? false, sum.structuredContent, textOf(sum)]).toEqual([
-      false,
-      { sum: 5 },
-      '2 + 3 = 5',
-    ])
-    const bad = await modern.callTool({ name: 'add', arguments: { a: 'two', b: 3 } })
-    expect([bad.isError, codeOf(bad), textOf(bad)]).toEqual([
-      true,
-      'INVALID_ARGS',
-      'Error: invalid arguments: "a" must be an integer',
-    ])
+    await expectServedAdd(modern)
   })
 
   it('Y1.14: progress reaches the caller; an ask fails closed as DENIED (the revision has no elicitation request)', async () => {
@@ -106,11 +81,7 @@ describe('Y1.14 the 2026-07-28 revision over HTTP', () => {
       { onprogress: (p) => updates.push(p) },
     )
     expect(textOf(counted)).toBe('3')
-    expect(updates).toEqual([
-      { progress: 1, total: 3, message: 'at 1' },
-      { progress: 2, total: 3, message: 'at 2' },
-      { progress: 3, total: 3, message: 'at 3' },
-    ])
+    expect(updates).toEqual(progressSteps(3, 'at'))
     const deploy = await modern.callTool({ name: 'deploy', arguments: { service: 'api' } })
     expect([deploy.isError, codeOf(deploy), textOf(deploy)]).toEqual([
       true,

@@ -7,7 +7,14 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js'
 import { afterEach, describe, expect, it } from 'vitest'
-import { cleanupAll, cleanups, fixture, startHttpFixture } from './mcp.fixtures.js'
+import {
+  cleanupAll,
+  cleanups,
+  expectServedAdd,
+  fixture,
+  progressSteps,
+  startHttpFixture,
+} from './mcp.fixtures.js'
 
 afterEach(cleanupAll)
 
@@ -54,18 +61,7 @@ describe.each(['stdio', 'http'] as const)('Y1 served over %s to the v1 SDK clien
       cursor = page.nextCursor
     } while (cursor !== undefined)
     expect(names).toEqual(['add', 'deploy', 'read_note', 'results', 'shout', 'slow', 'toggle'])
-    const sum = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } })
-    expect([sum.isError ?? false, sum.structuredContent, textOf(sum)]).toEqual([
-      false,
-      { sum: 5 },
-      '2 + 3 = 5',
-    ])
-    const bad = await client.callTool({ name: 'add', arguments: { a: 'two', b: 3 } })
-    expect([bad.isError, codeOf(bad), textOf(bad)]).toEqual([
-      true,
-      'INVALID_ARGS',
-      'Error: invalid arguments: "a" must be an integer',
-    ])
+    await expectServedAdd(client)
     const denied = await client.callTool({ name: 'read_note', arguments: { name: 'secret' } })
     expect([denied.isError, codeOf(denied)]).toEqual([true, 'DENIED'])
   })
@@ -87,9 +83,6 @@ describe.each(['stdio', 'http'] as const)('Y1 served over %s to the v1 SDK clien
       onprogress: (p) => updates.push(p),
     })
     expect(textOf(result)).toBe('done')
-    expect(updates).toEqual([
-      { progress: 1, total: 2, message: 'step 1' },
-      { progress: 2, total: 2, message: 'step 2' },
-    ])
+    expect(updates).toEqual(progressSteps(2, 'step'))
   })
 })

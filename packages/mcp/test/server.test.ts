@@ -1,7 +1,7 @@
 import http from 'node:http'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
-import { cleanupAll, cleanups, connect, startHttpFixture } from './mcp.fixtures.js'
+import { cleanupAll, cleanups, connect, progressSteps, startHttpFixture } from './mcp.fixtures.js'
 
 afterEach(cleanupAll)
 
@@ -9,6 +9,29 @@ const textOf = (result: { content?: unknown }) =>
   (result.content as { type: string; text?: string }[]).map((b) => b.text ?? `<${b.type}>`).join('\n')
 const metaOf = (result: { _meta?: Record<string, unknown> }) =>
   result._meta?.['tooltx/result'] as Record<string, unknown>
+
+/** Calls a tool over `client` and asserts an isError result with exactly `text` and a `_meta` matching `meta`. */
+async function expectFailedCall(
+  client: Client,
+  call: { name: string; arguments: Record<string, unknown> },
+  text: string,
+  meta: Record<string, unknown>,
+): Promise<void> {
+  const result = await client.callTool(call)
+  expect(result.isError).toBe(true)
+  expect(textOf(result)).toBe(text)
+  expect(metaOf(result)).toMatchObject(meta)
+}
+
+/** The fixture's `results` text once it names the `slow` call (asked up to 50 times, 50 ms apart). */
+async function slowResult(client: Client): Promise<string> {
+  let seen = ''
+  for (let i = 0; i < 50 && !seen.includes('slow:'); i++) {
+    seen = textOf(await client.callTool({ name: 'results', arguments: {} }))
+    if (!seen.includes('slow:')) await new Promise((r) => setTimeout(r, 50))
+  }
+  return seen
+}
 
 describe.each(['stdio', 'http'] as const)('Y1 served over %s', (kind) => {
   it('Y1.2, Y1.3, Y1.4: tools/list pages the view in name order with schemas, titles and annotations', async () => {
@@ -71,16 +94,15 @@ describe.each(['stdio', 'http'] as const)('Y1 served over %s', (kind) => {
 
   it('Y1.5: invalid arguments and unknown tools are isError results with the tooltx message, never JSON-RPC errors', async () => {
     const client = await connect(kind)
-    const bad = await client.callTool({ name: 'add', arguments: { a: 'two' } })
-    expect(bad.isError).toBe(true)
-    expect(textOf(bad)).toBe(
+    await expectFailedCall(
+      client,
+      { name: 'add', arguments: { a: 'two' } },
       'Error: invalid arguments: missing required property "b"; "a" must be an integer',
+      { isError: true, code: 'INVALID_ARGS', name: 'ToolArgsError' },
     )
-    expect(metaOf(bad)).toMatchObject({ isError: true, code: 'INVALID_ARGS', name: 'ToolArgsError' })
-    const unknown = await client.callTool({ name: 'nope', arguments: {} })
-    expect(unknown.isError).toBe(true)
-    expect(textOf(unknown)).toBe('Error: unknown tool "nope"')
-    expect(metaOf(unknown)).toMatchObject({ code: 'UNKNOWN_TOOL' })
+    await expectFailedCall(client, { name: 'nope', arguments: {} }, 'Error: unknown tool "nope"', {
+      code: 'UNKNOWN_TOOL',
+    })
   })
 
   it('Y1.5: guards apply to MCP calls', async () => {
@@ -95,12 +117,12 @@ describe.each(['stdio', 'http'] as const)('Y1 served over %s', (kind) => {
 
   it('Y1.7: an ask fails closed (DENIED) when the client cannot elicit', async () => {
     const client = await connect(kind)
-    const result = await client.callTool({ name: 'deploy', arguments: { service: 'staging' } })
-    expect(result.isError).toBe(true)
-    expect(textOf(result)).toBe(
+    await expectFailedCall(
+      client,
+      { name: 'deploy', arguments: { service: 'staging' } },
       'Error: tool "deploy" requires approval, but the approval channel is unavailable',
+      { code: 'DENIED' },
     )
-    expect(metaOf(result)).toMatchObject({ code: 'DENIED' })
   })
 
   it('Y1.7: an ask is elicited, bound to the arguments digest; only an exact approval runs the tool', async () => {
@@ -148,11 +170,7 @@ describe.each(['stdio', 'http'] as const)('Y1 served over %s', (kind) => {
       { onprogress: (p) => updates.push(p) },
     )
     expect(textOf(result)).toBe('done')
-    expect(updates).toEqual([
-      { progress: 1, total: 3, message: 'step 1' },
-      { progress: 2, total: 3, message: 'step 2' },
-      { progress: 3, total: 3, message: 'step 3' },
-    ])
+    expect(updates).toEqual(progressSteps(3, 'step'))
   })
 
   it("Y1.8: cancelling mid-call aborts the call's signal and the result is ABORTED", async () => {
@@ -163,12 +181,7 @@ describe.each(['stdio', 'http'] as const)('Y1 served over %s', (kind) => {
       { signal: controller.signal, onprogress: () => controller.abort() },
     )
     await expect(call).rejects.toThrow()
-    let seen = ''
-    for (let i = 0; i < 50 && !seen.includes('slow:'); i++) {
-      seen = textOf(await client.callTool({ name: 'results', arguments: {} }))
-      if (!seen.includes('slow:')) await new Promise((r) => setTimeout(r, 50))
-    }
-    expect(seen).toBe('slow:ABORTED')
+    expect(await slowResult(client)).toBe('slow:ABORTED')
   })
 
   it('Y1.9: a change of the served view sends notifications/tools/list_changed', async () => {
@@ -272,12 +285,7 @@ describe('Y1 HTTP transport', () => {
     const watcher = new Client({ name: 'watcher', version: '1.0.0' })
     await watcher.connect(new StreamableHTTPClientTransport(url))
     cleanups.push(() => watcher.close())
-    let seen = ''
-    for (let i = 0; i < 50 && !seen.includes('slow:'); i++) {
-      seen = textOf(await watcher.callTool({ name: 'results', arguments: {} }))
-      if (!seen.includes('slow:')) await new Promise((r) => setTimeout(r, 50))
-    }
-    expect(seen).toBe('slow:ABORTED')
+    expect(await slowResult(watcher)).toBe('slow:ABORTED')
   })
 
   it('Y1.13: with a bearer token, requests without it get 401 and clients with it are served', async () => {

@@ -1,13 +1,13 @@
 /** `mcpServer`'s `wrapCall` (Y1.15), over a real loopback HTTP server and the official client. */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
-import { createToolRuntime, defineTool, type ExecuteInput } from '@tooltx/core'
+import { defineTool, type ExecuteInput } from '@tooltx/core'
 import { mcpServer, serveHttp } from '@tooltx/mcp'
 import { describe, expect, it } from 'vitest'
+import { runtimeWith } from '../../core/test/pipeline.fixtures.js'
 
 describe('Y1.15 wrapCall', () => {
   it('Y1.15: every served call runs through wrapCall, whose result the client gets', async () => {
-    const runtime = createToolRuntime()
-    runtime.register(
+    const runtime = runtimeWith(
       defineTool({
         name: 'echo',
         description: 'echo',

@@ -9,6 +9,7 @@ import {
 import { createToolRuntime, defineTool, type ToolRuntime } from '@tooltx/core'
 import { instrument } from '@tooltx/otel'
 import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest'
+import { sumTool } from '../../core/test/pipeline.fixtures.js'
 
 const exporter = new InMemorySpanExporter()
 const provider = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] })
@@ -31,18 +32,7 @@ function rig(options: { approver?: 'allowed-once' | 'rejected' } = {}): ToolRunt
   const runtime = createToolRuntime(
     options.approver === undefined ? {} : { approver: () => options.approver as 'allowed-once' | 'rejected' },
   )
-  runtime.register(
-    defineTool({
-      name: 'add',
-      description: 'Add two integers.',
-      parameters: { a: { type: 'integer', required: true }, b: { type: 'integer', required: true } },
-      output: {
-        schema: { type: 'integer' },
-        render: (_args, value) => [{ type: 'text', text: String(value) }],
-      },
-      execute: async ({ a, b }) => a + b,
-    }),
-  )
+  runtime.register(sumTool())
   runtime.register(
     defineTool({
       name: 'deploy',

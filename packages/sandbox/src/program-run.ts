@@ -7,6 +7,7 @@ import {
   snapshotJson,
   TOOL_ARGS_NOT_LOSSLESS,
 } from '@tooltx/core'
+import { ComputeWatch } from './compute-watch.js'
 import { abortMessage, type LimitKind, limitMessage, type SandboxLimits } from './limits.js'
 import type { WorkerMessage, WorkerOutcome } from './protocol.js'
 import type { SandboxWorker, WorkerPool } from './worker-pool.js'
@@ -27,8 +28,6 @@ export interface ProgramRunInput {
 const RESOLUTION_NOT_LOSSLESS = 'binding resolution must be lossless JSON'
 const TOO_DEEP = 'binding resolution is nested too deeply to pass into the sandbox'
 const COMPLETION_NOT_LOSSLESS = 'program completion must be lossless JSON'
-
-const clockNow = () => performance.timeOrigin + performance.now()
 
 /** A rejection as the guest will rebuild it: `name` and `message`, plus `toolName`/`code` when strings. */
 function describeRejection(reason: unknown): {
@@ -107,13 +106,10 @@ export class ProgramRun {
       failure: (error) => this.onFailure(error),
     })
     worker.post({ type: 'run', program: this.input.program, names })
-    // The worker interrupts itself at the budget; this catches native operations that never
-    // consult the interrupt handler, a little later, by terminating the thread.
     const every = Math.min(100, Math.max(5, Math.floor(limits.computeMs / 20)))
+    const watch = new ComputeWatch(worker.meters, limits.computeMs)
     this.computeTimer = setInterval(() => {
-      const meters = worker.meters
-      const busy = meters[1]! > 0 ? clockNow() - meters[1]! : 0
-      if (meters[0]! + busy > limits.computeMs * 1.05) this.stop('compute-limit')
+      if (watch.overBudget()) this.stop('compute-limit')
     }, every)
   }
 

@@ -18,9 +18,10 @@ export interface WorkerStart {
   limits: WorkerLimits
   /**
    * A shared `Float64Array(3)` the worker writes and the host reads, reset for each run:
-   * `[0]` compute milliseconds used by finished slices, `[1]` when the running slice started
-   * (`timeOrigin + now()`, 0 when idle), `[2]` UTF-8 bytes of the binding calls (arguments
-   * plus settlement text) whose settlement the program has received.
+   * `[0]` compute milliseconds used by finished slices, `[1]` the number of the running slice
+   * (1, 2, … within a run; 0 when idle), `[2]` UTF-8 bytes of the binding calls (arguments
+   * plus settlement text) whose settlement the program has received. No clock reading crosses
+   * threads: each side times with its own monotonic `performance.now()` (X8.20).
    */
   meters: SharedArrayBuffer
 }

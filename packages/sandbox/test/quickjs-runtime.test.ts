@@ -9,13 +9,10 @@ import {
 import { DEFAULT_LIMITS, quickjsRuntime } from '@tooltx/sandbox'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { bindings, probeBinding } from './bindings.js'
 
 const runtime = quickjsRuntime({ computeMs: 2_000, wallMs: 10_000, memoryBytes: 32 * 2 ** 20, poolSize: 1 })
 const never = new AbortController().signal
-
-function bindings(map: Record<string, CodeBinding>): Record<string, CodeBinding> {
-  return Object.assign(Object.create(null), map)
-}
 
 const echo = bindings({ echo: async (args) => args })
 
@@ -25,6 +22,21 @@ function run(
   signal = never,
 ): Promise<CodeRunResult> {
   return runtime.run({ program, bindings: with_, signal })
+}
+
+/** Runs `use` on a fresh runtime made with `options` (closed afterwards); `go` runs one program with a live signal. */
+async function withRuntime(
+  options: Parameters<typeof quickjsRuntime>[0],
+  use: (
+    go: (program: string, with_?: Record<string, CodeBinding>) => Promise<CodeRunResult>,
+  ) => Promise<void>,
+): Promise<void> {
+  const own = quickjsRuntime(options)
+  try {
+    await use((program, with_ = echo) => own.run({ program, bindings: with_, signal: never }))
+  } finally {
+    await own.close()
+  }
 }
 
 beforeAll(() => runtime.warm())
@@ -116,97 +128,62 @@ describe('X8.2 / X8.3 error kinds, defaults and messages', () => {
   })
 
   it('X8.3: limit messages name the configured limit under their own kind', async () => {
-    const small = quickjsRuntime({
+    const small = {
       computeMs: 100,
       wallMs: 5_000,
       memoryBytes: 16 * 2 ** 20,
       maxOutputBytes: 8,
       poolSize: 0,
-    })
-    try {
-      expect((await small.run({ program: 'for (;;) {}', bindings: echo, signal: never })).error).toEqual({
+    }
+    await withRuntime(small, async (go) => {
+      expect((await go('for (;;) {}')).error).toEqual({
         kind: 'compute-limit',
         message: 'compute budget exhausted (100ms busy)',
       })
-      expect(
-        (await small.run({ program: 'console.log("123456789")', bindings: echo, signal: never })).error,
-      ).toEqual({
+      expect((await go('console.log("123456789")')).error).toEqual({
         kind: 'output-limit',
         message: 'output limit exceeded (8 bytes)',
       })
-    } finally {
-      await small.close()
-    }
+    })
     // Its own runtime with a roomy compute budget: on a loaded machine filling the array could
     // spend 100 ms of compute before it reaches the memory limit.
-    const tight = quickjsRuntime({
-      computeMs: 10_000,
-      wallMs: 20_000,
-      memoryBytes: 16 * 2 ** 20,
-      poolSize: 0,
-    })
-    try {
-      expect(
-        (await tight.run({ program: 'new Array(1e8).fill(0)', bindings: echo, signal: never })).error,
-      ).toEqual({
-        kind: 'memory-limit',
-        message: `memory limit exceeded (${16 * 2 ** 20} bytes)`,
-      })
-    } finally {
-      await tight.close()
-    }
-    const wall = quickjsRuntime({ wallMs: 150, poolSize: 0 })
-    try {
+    await withRuntime(
+      {
+        computeMs: 10_000,
+        wallMs: 20_000,
+        memoryBytes: 16 * 2 ** 20,
+        poolSize: 0,
+      },
+      async (go) => {
+        expect((await go('new Array(1e8).fill(0)')).error).toEqual({
+          kind: 'memory-limit',
+          message: `memory limit exceeded (${16 * 2 ** 20} bytes)`,
+        })
+      },
+    )
+    await withRuntime({ wallMs: 150, poolSize: 0 }, async (go) => {
       const never = bindings({ wait: () => new Promise(() => {}) })
-      expect(
-        (
-          await wall.run({
-            program: 'await tools.wait({})',
-            bindings: never,
-            signal: new AbortController().signal,
-          })
-        ).error,
-      ).toEqual({
+      expect((await go('await tools.wait({})', never)).error).toEqual({
         kind: 'wall-limit',
         message: 'wall-clock ceiling reached (150ms)',
       })
-    } finally {
-      await wall.close()
-    }
+    })
   })
 })
 
 describe('X8.4 compute counts only program time', () => {
   it('X8.4: waiting on slow bindings does not consume the compute budget; wall time counts it', async () => {
     const slow = bindings({ sleep: () => new Promise((resolve) => setTimeout(() => resolve(null), 250)) })
-    const own = quickjsRuntime({ computeMs: 150, wallMs: 5_000, poolSize: 0 })
-    try {
-      const waited = await own.run({
-        program: 'for (let i = 0; i < 3; i++) await tools.sleep({})\nreturn "done"',
-        bindings: slow,
-        signal: never,
-      })
+    await withRuntime({ computeMs: 150, wallMs: 5_000, poolSize: 0 }, async (go) => {
+      const waited = await go('for (let i = 0; i < 3; i++) await tools.sleep({})\nreturn "done"', slow)
       expect(waited).toEqual({ logs: [], value: 'done' })
-      const busy = await own.run({
-        program: 'await tools.sleep({})\nfor (;;) {}',
-        bindings: slow,
-        signal: never,
-      })
+      const busy = await go('await tools.sleep({})\nfor (;;) {}', slow)
       expect(busy.error?.kind).toBe('compute-limit')
-    } finally {
-      await own.close()
-    }
-    const wall = quickjsRuntime({ computeMs: 5_000, wallMs: 400, poolSize: 0 })
-    try {
-      const waited = await wall.run({
-        program: 'for (let i = 0; i < 3; i++) await tools.sleep({})',
-        bindings: slow,
-        signal: never,
-      })
+    })
+    await withRuntime({ computeMs: 5_000, wallMs: 400, poolSize: 0 }, async (go) => {
+      const waited = await go('for (let i = 0; i < 3; i++) await tools.sleep({})', slow)
       expect(waited.error?.kind).toBe('wall-limit')
-    } finally {
-      await wall.close()
-    }
+    })
   })
 })
 
@@ -395,6 +372,16 @@ describe('X8.6 / X8.7 / X3 only lossless JSON crosses', () => {
        return out`,
       failing,
     )
+    // What the program sees of a thrown value that is not a tool call failure.
+    const plainError = (name: string, message: string) => ({
+      name,
+      message,
+      toolName: null,
+      code: null,
+      isError: true,
+      isToolCallError: false,
+      extra: null,
+    })
     expect(result.value).toEqual([
       {
         name: 'ToolCallError',
@@ -405,33 +392,9 @@ describe('X8.6 / X8.7 / X3 only lossless JSON crosses', () => {
         isToolCallError: true,
         extra: null,
       },
-      {
-        name: 'RangeError',
-        message: 'out of range',
-        toolName: null,
-        code: null,
-        isError: true,
-        isToolCallError: false,
-        extra: null,
-      },
-      {
-        name: 'Error',
-        message: 'a string',
-        toolName: null,
-        code: null,
-        isError: true,
-        isToolCallError: false,
-        extra: null,
-      },
-      {
-        name: 'Error',
-        message: '<unprintable thrown value>',
-        toolName: null,
-        code: null,
-        isError: true,
-        isToolCallError: false,
-        extra: null,
-      },
+      plainError('RangeError', 'out of range'),
+      plainError('Error', 'a string'),
+      plainError('Error', '<unprintable thrown value>'),
     ])
   })
 })
@@ -449,20 +412,12 @@ describe('X8.8 TypeScript program as an async function body', () => {
   })
 
   it('X8.8: a transpile error is an exception and no sandbox starts', async () => {
-    let called = false
-    const result = await run(
-      'console.log("never")\nconst x: = 1',
-      bindings({
-        probe: async () => {
-          called = true
-          return null
-        },
-      }),
-    )
+    const probe = probeBinding()
+    const result = await run('console.log("never")\nconst x: = 1', probe.bindings)
     expect(result.logs).toEqual([])
     expect(result.error?.kind).toBe('exception')
     expect(result.error?.message).toMatch(/^TypeScript transpile failed: .*\(2:\d+\)/)
-    expect(called).toBe(false)
+    expect(probe.called()).toBe(false)
   })
 
   it('X8.8: runtime errors point at the model’s own line', async () => {
@@ -511,16 +466,12 @@ describe('X8.9 console and output bytes', () => {
   })
 
   it('X8.9: output bytes are the UTF-8 bytes of the log lines plus the completion JSON', async () => {
-    const own = quickjsRuntime({ maxOutputBytes: 11, poolSize: 0 })
-    try {
-      const go = (program: string) => own.run({ program, bindings: echo, signal: never })
+    await withRuntime({ maxOutputBytes: 11, poolSize: 0 }, async (go) => {
       // 'éé' is 4 bytes plus 1 for its line, '"abcd"' 6: exactly 11 (X8.16 adds the line's byte).
       expect(await go('console.log("éé")\nreturn "abcd"')).toEqual({ logs: ['éé'], value: 'abcd' })
       expect((await go('console.log("éé")\nreturn "abcde"')).error?.kind).toBe('output-limit')
       expect((await go('console.log("ééééé")\nconsole.log("x")')).error?.kind).toBe('output-limit')
-    } finally {
-      await own.close()
-    }
+    })
   })
 
   it('X8.18: log lines and exception messages cross losslessly, lone surrogates included', async () => {
@@ -558,21 +509,12 @@ describe('X8.10 a fresh sandbox per run', () => {
 
 describe('X8.11 abort', () => {
   it('X8.11: a signal aborted before run starts nothing', async () => {
-    let called = false
+    const probe = probeBinding()
     const controller = new AbortController()
     controller.abort()
-    const result = await run(
-      'await tools.probe({})',
-      bindings({
-        probe: async () => {
-          called = true
-          return null
-        },
-      }),
-      controller.signal,
-    )
+    const result = await run('await tools.probe({})', probe.bindings, controller.signal)
     expect(result).toEqual({ logs: [], error: { kind: 'abort', message: 'run aborted before it started' } })
-    expect(called).toBe(false)
+    expect(probe.called()).toBe(false)
   })
 
   it('X8.11: an abort while the program waits on a binding ends the run with kind abort and its logs', async () => {

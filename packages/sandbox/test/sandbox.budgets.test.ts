@@ -7,14 +7,11 @@ import type { CodeBinding, CodeRunResult } from '@tooltx/core'
 import { DEFAULT_LIMITS, type QuickJSRuntimeOptions, quickjsRuntime } from '@tooltx/sandbox'
 import { transform } from 'sucrase'
 import { afterAll, describe, expect, it } from 'vitest'
+import { bindings, probeBinding } from './bindings.js'
 
 const never = new AbortController().signal
 const opened: { close(): Promise<void> }[] = []
 afterAll(() => Promise.all(opened.map((runtime) => runtime.close())))
-
-function bindings(map: Record<string, CodeBinding>): Record<string, CodeBinding> {
-  return Object.assign(Object.create(null), map)
-}
 
 /** A runtime with `options` (one warm worker) and a `run` for it, closed after the suite. */
 function sandbox(options: QuickJSRuntimeOptions) {
@@ -82,16 +79,10 @@ describe('X8.13 the program text', () => {
   it('X8.13: defaults to 256 KiB; a larger program is an exception naming both sizes, and nothing runs', async () => {
     expect(DEFAULT_LIMITS.maxProgramBytes).toBe(262_144)
     expect(() => quickjsRuntime({ maxProgramBytes: -1 })).toThrow(/"maxProgramBytes"/)
-    let called = false
+    const probe = probeBinding()
     const run = sandbox({ maxProgramBytes: 1_000 })
-    const probe = bindings({
-      probe: async () => {
-        called = true
-        return null
-      },
-    })
     // "é" is two bytes: 17 + 2 * 500 = 1,017 bytes.
-    const result = await run(`tools.probe({})//${'é'.repeat(500)}`, probe)
+    const result = await run(`tools.probe({})//${'é'.repeat(500)}`, probe.bindings)
     expect(result).toEqual({
       logs: [],
       error: {
@@ -100,7 +91,7 @@ describe('X8.13 the program text', () => {
           'program too large: 1017 bytes, over the 1000-byte limit; send a shorter program and pass data through tool calls',
       },
     })
-    expect(called).toBe(false)
+    expect(probe.called()).toBe(false)
     expect(await run(`return 1//${'é'.repeat(490)}`)).toEqual({ logs: [], value: 1 })
   })
 

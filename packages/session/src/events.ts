@@ -8,6 +8,7 @@ import type {
   JsonValue,
   UserMessage,
 } from '@tooltx/core'
+import { EVENT_SCOPES } from './event-scopes.js'
 
 /** A 1-based position in a session log (L1.2). Branded so it is never mixed up with a turn or step. */
 export type Seq = number & { readonly __brand: 'Seq' }
@@ -229,21 +230,6 @@ export type NewSessionEvent = {
 }[SessionEventType]
 
 /** Every event type, in the order of L1.7 (`session/fork` first, A2.1). */
-export const SESSION_EVENT_TYPES: readonly SessionEventType[] = Object.freeze([
-  'session/fork',
-  'turn/start',
-  'step/start',
-  'user/message',
-  'assistant/message',
-  'tool/call',
-  'tool/result',
-  'tool/effect',
-  'approval/asked',
-  'approval/decided',
-  'turn/resumed',
-  'tool/code-dispatch-start',
-  'tool/code-dispatch',
-  'context/compacted',
-  'step/end',
-  'turn/end',
-])
+export const SESSION_EVENT_TYPES: readonly SessionEventType[] = Object.freeze(
+  Object.keys(EVENT_SCOPES) as (keyof typeof EVENT_SCOPES)[],
+)

@@ -1,4 +1,5 @@
 import { isApprovalOutcome, type JsonValue, type ToolCallBlock } from '@tooltx/core'
+import { EVENT_SCOPES } from './event-scopes.js'
 import {
   type ApprovalAskedData,
   type ApprovalDecidedData,
@@ -179,7 +180,7 @@ export class LogState {
     if (!isObject(data)) return `${type} data must be an object`
     if (type === 'session/fork') return this.#checkFork(data)
     if (!isCount(data.turn)) return `${type} needs a positive integer "turn"`
-    if (type !== 'turn/start' && type !== 'turn/end' && !isCount(data.step)) {
+    if (EVENT_SCOPES[type as SessionEventType] === 'step' && !isCount(data.step)) {
       return `${type} needs a positive integer "step"`
     }
     if (type === 'turn/start') return this.#checkTurnStart(data)
@@ -221,20 +222,6 @@ export class LogState {
         if (data.stop !== undefined && !(isObject(data.stop) && STOP_REASONS.has(data.stop.reason as string)))
           return `step/end stop ${q(data.stop)} is not { reason: <a known stop reason>, raw? }`
         return undefined
-      case 'context/compacted':
-        return this.#checkCompacted(data)
-      case 'user/message':
-        return this.#checkUserMessage(data)
-      case 'assistant/message':
-        return this.#checkAssistantMessage(data)
-      case 'tool/call':
-        return this.#checkToolCall(data)
-      case 'tool/result':
-        return this.#checkToolResult(data)
-      case 'tool/effect':
-        return this.#checkToolEffect(data)
-      case 'approval/asked':
-        return this.#checkAsked(data)
       case 'approval/decided':
         if (!isId(data.callId) || !this.pendingApprovals.has(data.callId)) {
           return `approval/decided for call ${q(data.callId)} does not follow an undecided approval/asked`
@@ -244,11 +231,6 @@ export class LogState {
         if (data.reason !== undefined && typeof data.reason !== 'string')
           return 'approval/decided "reason" must be a string'
         return undefined
-      case 'turn/resumed':
-        return this.#checkResumed(data)
-      case 'tool/code-dispatch-start':
-      case 'tool/code-dispatch':
-        return this.#checkDispatch(type, data)
       case 'turn/end':
         if (!TURN_END_REASONS.has(data.reason as string))
           return `turn/end reason ${q(data.reason)} is unknown`
@@ -258,8 +240,24 @@ export class LogState {
           return 'turn/end carries a known "limit" iff its reason is "limit"'
         return undefined
       default:
-        return undefined
+        return LogState.#checks[type]?.(this, data)
     }
+  }
+
+  /** The checks of the event types whose data a method of their own checks, beyond the turn checks. */
+  static readonly #checks: {
+    readonly [K in SessionEventType]?: (state: LogState, data: Data) => string | undefined
+  } = {
+    'context/compacted': (state, data) => state.#checkCompacted(data),
+    'user/message': (state, data) => state.#checkUserMessage(data),
+    'assistant/message': (state, data) => state.#checkAssistantMessage(data),
+    'tool/call': (state, data) => state.#checkToolCall(data),
+    'tool/result': (state, data) => state.#checkToolResult(data),
+    'tool/effect': (state, data) => state.#checkToolEffect(data),
+    'approval/asked': (state, data) => state.#checkAsked(data),
+    'turn/resumed': (state, data) => state.#checkResumed(data),
+    'tool/code-dispatch-start': (state, data) => state.#checkDispatch('tool/code-dispatch-start', data),
+    'tool/code-dispatch': (state, data) => state.#checkDispatch('tool/code-dispatch', data),
   }
 
   /** L8.1, F2.2: one undecided ask per call; a durable ask names a running call of the turn and its expiry. */

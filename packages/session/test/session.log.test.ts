@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import { ToolError } from '@tooltx/core'
 import { describe, expect, expectTypeOf, it, vi } from 'vitest'
 import {
@@ -8,6 +9,13 @@ import {
   type SessionEventMap,
   type SessionStore,
 } from '../src/index.js'
+
+/** The event types docs/SPEC.md's L1.7 names, in its order: each a backticked `<scope>/<name>`. */
+function specEventTypes(): string[] {
+  const spec = readFileSync(new URL('../../../docs/SPEC.md', import.meta.url), 'utf8')
+  const item = spec.split('\n').find((line) => line.startsWith('- **L1.7**')) ?? ''
+  return [...item.matchAll(/`([a-z]+\/[a-z-]+)[ `]/g)].map((m) => m[1]!)
+}
 
 const open = (store: SessionStore = memoryStore(), id = 's') => openSession(store, { id })
 
@@ -145,26 +153,9 @@ describe('L1 the session log', () => {
   })
 
   it('L1.7: the event map has exactly the fifteen event types and typed data', () => {
-    expect([...SESSION_EVENT_TYPES].sort()).toEqual(
-      [
-        'session/fork',
-        'turn/start',
-        'step/start',
-        'user/message',
-        'assistant/message',
-        'tool/call',
-        'tool/result',
-        'tool/effect',
-        'approval/asked',
-        'approval/decided',
-        'turn/resumed',
-        'tool/code-dispatch-start',
-        'tool/code-dispatch',
-        'context/compacted',
-        'step/end',
-        'turn/end',
-      ].sort(),
-    )
+    const specTypes = specEventTypes()
+    expect(specTypes).toHaveLength(16)
+    expect([...SESSION_EVENT_TYPES].sort()).toEqual([...specTypes].sort())
     expectTypeOf<keyof SessionEventMap>().toEqualTypeOf<(typeof SESSION_EVENT_TYPES)[number]>()
     expectTypeOf<SessionEventMap['tool/call']['arguments']>().toEqualTypeOf<string>()
     expectTypeOf<SessionEventMap['turn/end']['reason']>().toEqualTypeOf<

@@ -20,6 +20,16 @@ const block = (id: string, args = `{"n":"${id}"}`): ToolCallBlock => ({
   arguments: args,
 })
 
+/** The tool/result repair writes for block `id`: a failure with `text` as its one text block and `error`. */
+const repairedResult = (id: string, text: string, error: { name: string; code: string }) => ({
+  ...T,
+  callId: id,
+  name: `t_${id}`,
+  content: [{ type: 'text', text }],
+  isError: true,
+  error,
+})
+
 /** A store holding a crashed turn: calls a (answered), b (called, unanswered), c (never called), an open approval. */
 async function crashedStore(): Promise<SessionStore> {
   const store = memoryStore()
@@ -72,14 +82,12 @@ describe('L9 crash repair on resume', () => {
   it('L9.2: a logged call without a result gets TOOL_OUTCOME_UNKNOWN', async () => {
     const session = await openSession(await crashedStore(), { id: 'r' })
     const result = session.events().find((e) => e.type === 'tool/result' && e.data.callId === 'b')!
-    expect(result.data).toEqual({
-      ...T,
-      callId: 'b',
-      name: 't_b',
-      content: [{ type: 'text', text: OUTCOME_UNKNOWN_TEXT }],
-      isError: true,
-      error: { name: 'ToolOutcomeUnknownError', code: 'TOOL_OUTCOME_UNKNOWN' },
-    })
+    expect(result.data).toEqual(
+      repairedResult('b', OUTCOME_UNKNOWN_TEXT, {
+        name: 'ToolOutcomeUnknownError',
+        code: 'TOOL_OUTCOME_UNKNOWN',
+      }),
+    )
     expect(OUTCOME_UNKNOWN_TEXT).toBe(
       'Error: tool call outcome is unknown: the session ended before its result was recorded, so the call may or may not have taken effect. Verify the external state before relying on it; retry only a read-only or idempotent tool.',
     )
@@ -90,14 +98,7 @@ describe('L9 crash repair on resume', () => {
     const forC = session.events().filter((e) => 'callId' in e.data && e.data.callId === 'c')
     expect(forC.map((e) => e.data)).toEqual([
       { ...T, callId: 'c', name: 't_c', arguments: '{oops' },
-      {
-        ...T,
-        callId: 'c',
-        name: 't_c',
-        content: [{ type: 'text', text: NOT_STARTED_TEXT }],
-        isError: true,
-        error: { name: 'ToolNotStartedError', code: 'TOOL_NOT_STARTED' },
-      },
+      repairedResult('c', NOT_STARTED_TEXT, { name: 'ToolNotStartedError', code: 'TOOL_NOT_STARTED' }),
     ])
     expect(NOT_STARTED_TEXT).toBe('Error: tool call was not started before the session ended')
   })

@@ -51,6 +51,22 @@ async function holder(kind: string, place: string, leaseMs: number) {
   return { proc, out }
 }
 
+/** Runs `use` with a lease holder (as `holder` starts it), then kills the holder and waits for its exit. */
+async function withHolder(
+  kind: string,
+  place: string,
+  leaseMs: number,
+  use: (held: Awaited<ReturnType<typeof holder>>) => Promise<void>,
+): Promise<void> {
+  const held = await holder(kind, place, leaseMs)
+  try {
+    await use(held)
+  } finally {
+    held.proc.kill('SIGKILL')
+    await exited(held.proc)
+  }
+}
+
 /** Opens `held` on a new store object, retrying while it is refused; resolves with the session and how long that took. */
 async function takeOver(k: Kind, place: string, leaseMs: number, deadline: number) {
   const started = Date.now()
@@ -122,8 +138,7 @@ function leaseSuite(kinds: readonly Kind[]): void {
 
       it(`L14.1: while one process holds a session, another process and another store object are refused with the holder and its lease expiry, and nothing is repaired`, async () => {
         const place = await k.place()
-        const { proc } = await holder(k.kind, place, 5000)
-        try {
+        await withHolder(k.kind, place, 5000, async ({ proc }) => {
           const store = k.open(place, { leaseMs: 5000 })
           const error = (await openSession(store, { id: 'held' }).catch((e: unknown) => e)) as Error
           expect(error.message).toMatch(
@@ -137,10 +152,7 @@ function leaseSuite(kinds: readonly Kind[]): void {
           expect(refused).toContain(`is held by another live writer (process ${proc.pid}`)
           expect(await types(store)).toEqual(RUNNING)
           await store.close()
-        } finally {
-          proc.kill('SIGKILL')
-          await exited(proc)
-        }
+        })
       }, 60_000)
 
       it(`L14.3: once the holding process is killed another writer takes the lease over within the lease time, and only then repairs the turn`, async () => {
@@ -159,8 +171,7 @@ function leaseSuite(kinds: readonly Kind[]): void {
       it(`L14.5: a paused writer whose lease ran out and was taken over cannot append when it wakes (fencing)`, async () => {
         const leaseMs = 1500
         const place = await k.place()
-        const { proc, out } = await holder(k.kind, place, leaseMs)
-        try {
+        await withHolder(k.kind, place, leaseMs, async ({ proc, out }) => {
           proc.kill('SIGSTOP')
           const { store, session, ms } = await takeOver(k, place, leaseMs, leaseMs + 10_000)
           // The paused process is alive, so only its lease running out lets the taker in: at the
@@ -174,10 +185,7 @@ function leaseSuite(kinds: readonly Kind[]): void {
           expect(answer).toMatch(/wrote nothing/)
           expect(await types(store)).toEqual(REPAIRED)
           await store.close()
-        } finally {
-          proc.kill('SIGKILL')
-          await exited(proc)
-        }
+        })
       }, 60_000)
     })
   }

@@ -4,11 +4,11 @@
  */
 import { statSync } from 'node:fs'
 import path from 'node:path'
-import { parseArgs } from 'node:util'
 import { servedCallRecorder } from '@tooltx/agent'
 import { createToolRuntime, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
 import { type HttpEndpoint, mcpServer, serveHttp, serveStdio } from '@tooltx/mcp'
 import { assertSessionId, DEFAULT_SQLITE_PATH, openSession } from '@tooltx/session'
+import { parseFlags } from '../flags.js'
 import { type Output, UsageError } from '../output.js'
 import { replayHint } from '../replay-hint.js'
 import { openStore } from '../session-store.js'
@@ -63,23 +63,11 @@ interface ServeFlags {
 }
 
 function readFlags(args: string[]): { values: ServeFlags; positionals: string[] } {
-  try {
-    return parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        workspace: { type: 'string' },
-        http: { type: 'string' },
-        token: { type: 'string' },
-        tools: { type: 'string' },
-        db: { type: 'string' },
-        session: { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${MCP_SERVE_HELP}`, 2)
-  }
+  return parseFlags(
+    args,
+    { strings: ['workspace', 'http', 'token', 'tools', 'db', 'session'] },
+    MCP_SERVE_HELP,
+  )
 }
 
 /** The runtime and scope to serve: the user's tools module (Y3.4), else the workspace tools (Y3.1). */

@@ -40,6 +40,12 @@ export interface RunOptions {
 /** The flags and environment that pick a model, shared by `run` and `worker`. */
 export type ModelChoice = Pick<RunOptions, 'provider' | 'model' | 'baseUrl' | 'env'>
 
+/** Each provider's adapter and the environment variables of its key and endpoint. */
+const PROVIDERS = {
+  openai: { keyVar: 'OPENAI_API_KEY', baseUrlVar: 'OPENAI_BASE_URL', adapter: openaiCompatible },
+  anthropic: { keyVar: 'ANTHROPIC_API_KEY', baseUrlVar: 'ANTHROPIC_BASE_URL', adapter: anthropic },
+} as const
+
 /** Chooses the provider and builds its adapter; says exactly what to set when a key is missing. */
 export function chooseModel(options: ModelChoice): ModelAdapter {
   const { env } = options
@@ -51,27 +57,18 @@ export function chooseModel(options: ModelChoice): ModelAdapter {
         'or ANTHROPIC_API_KEY, or pass --provider with the matching key in the environment',
     )
   }
-  if (provider === 'openai') {
-    const apiKey = env.OPENAI_API_KEY
-    if (!apiKey) throw new UsageError('--provider openai needs OPENAI_API_KEY in the environment')
-    const baseURL = options.baseUrl ?? env.OPENAI_BASE_URL
-    return openaiCompatible({
-      apiKey,
-      model: options.model ?? DEFAULT_MODELS.openai,
-      ...(baseURL ? { baseURL } : {}),
-    })
-  }
-  if (provider === 'anthropic') {
-    const apiKey = env.ANTHROPIC_API_KEY
-    if (!apiKey) throw new UsageError('--provider anthropic needs ANTHROPIC_API_KEY in the environment')
-    const baseURL = options.baseUrl ?? env.ANTHROPIC_BASE_URL
-    return anthropic({
-      apiKey,
-      model: options.model ?? DEFAULT_MODELS.anthropic,
-      ...(baseURL ? { baseURL } : {}),
-    })
-  }
-  throw new UsageError(`unknown --provider "${provider}"; use openai or anthropic`)
+  if (!Object.hasOwn(PROVIDERS, provider))
+    throw new UsageError(`unknown --provider "${provider}"; use openai or anthropic`)
+  const known = provider as keyof typeof PROVIDERS
+  const { keyVar, baseUrlVar, adapter } = PROVIDERS[known]
+  const apiKey = env[keyVar]
+  if (!apiKey) throw new UsageError(`--provider ${provider} needs ${keyVar} in the environment`)
+  const baseURL = options.baseUrl ?? env[baseUrlVar]
+  return adapter({
+    apiKey,
+    model: options.model ?? DEFAULT_MODELS[known],
+    ...(baseURL ? { baseURL } : {}),
+  })
 }
 
 /** The system prompt of the agent `run` and `worker` build. */

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises'
-import { defineTool, ToolError } from '@tooltx/core'
+import { ToolError } from '@tooltx/core'
 import { RE2JS } from 're2js'
-import type { Workspace } from './workspace.js'
+import { closedObject, workspaceTool } from './workspace-tool.js'
 
 const MAX_MATCHES = 100
 
@@ -11,94 +11,68 @@ const MAX_MATCHES = 100
  * so no pattern can freeze the process (K1.3); protected files and links out of the workspace
  * are never searched (K1.1, K1.2).
  */
-export function grepTool(workspace: Workspace) {
-  return defineTool({
-    name: 'grep',
-    description: 'Search the text files of the workspace for a regular expression, line by line.',
-    parameters: {
-      pattern: {
-        type: 'string',
-        required: true,
-        description: 'A regular expression (RE2 syntax: no backreferences or lookarounds)',
-      },
-      path: { type: 'string', description: 'Folder or file to search, relative to the root (default ".")' },
+export const grepTool = workspaceTool({
+  name: 'grep',
+  description: 'Search the text files of the workspace for a regular expression, line by line.',
+  parameters: {
+    pattern: {
+      type: 'string',
+      required: true,
+      description: 'A regular expression (RE2 syntax: no backreferences or lookarounds)',
     },
-    output: {
-      schema: {
-        type: 'object',
-        additionalProperties: false,
-        properties: {
-          matches: {
-            type: 'array',
-            required: true,
-            items: {
-              type: 'object',
-              additionalProperties: false,
-              properties: {
-                path: { type: 'string', required: true },
-                line: { type: 'integer', required: true },
-                text: { type: 'string', required: true },
-              },
-            },
-          },
-          truncated: { type: 'boolean', required: true },
-          total: { type: 'integer', required: true },
-        },
-      },
-      render: (_args, value) => [
-        {
-          type: 'text',
-          text:
-            value.matches.length === 0
-              ? 'no matches'
-              : value.matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join('\n') +
-                (value.truncated ? `\n… ${value.total} matches in all` : ''),
-        },
-      ],
-      // The card reads this structured copy; a UI never parses the rendered text.
-      presentationMeta: (_args, value) => ({
-        matches: value.matches,
-        truncated: value.truncated,
-        total: value.total,
-      }),
+    path: { type: 'string', description: 'Folder or file to search, relative to the root (default ".")' },
+  },
+  fields: {
+    matches: {
+      type: 'array',
+      items: closedObject({ path: 'string', line: 'integer', text: 'string' }),
     },
-    isConcurrencySafe: () => true,
-    async execute(args, run) {
-      const regex = compilePattern(args.pattern)
-      const matches: { path: string; line: number; text: string }[] = []
-      let total = 0
-      for await (const file of workspace.files(args.path ?? '.', run.signal)) {
-        run.signal.throwIfAborted()
-        const text = await readFile(file.real, { encoding: 'utf8', signal: run.signal })
-        if (text.includes('\u0000')) continue
-        text.split('\n').forEach((line, i) => {
-          if (!regex.test(line)) return
-          total++
-          if (matches.length < MAX_MATCHES) matches.push({ path: file.path, line: i + 1, text: line.trim() })
-        })
-      }
-      matches.sort((a, b) => (a.path === b.path ? a.line - b.line : a.path < b.path ? -1 : 1))
-      return { matches, truncated: total > matches.length, total }
-    },
-    presentCall: (args) => ({ card: 'generic', title: `Search for /${args.pattern}/`, kind: 'search' }),
-    presentResult: (_args, result) => {
-      if (result.isError || !isGrepMeta(result.meta)) return undefined
-      const files = new Map<string, { line: number; text: string }[]>()
-      for (const match of result.meta.matches) {
-        const list = files.get(match.path) ?? []
-        list.push({ line: match.line, text: match.text })
-        files.set(match.path, list)
-      }
-      return {
-        card: 'search',
-        shape: 'matches',
-        files: [...files].map(([filePath, matches]) => ({ path: filePath, matches })),
-        truncated: result.meta.truncated,
-        total: result.meta.total,
-      }
-    },
-  })
-}
+    truncated: 'boolean',
+    total: 'integer',
+  },
+  text: (_args, value) =>
+    value.matches.length === 0
+      ? 'no matches'
+      : value.matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join('\n') +
+        (value.truncated ? `\n… ${value.total} matches in all` : ''),
+  // The card reads this structured copy; a UI never parses the rendered text.
+  meta: 'value',
+  readOnly: true,
+  async execute(args, run, workspace) {
+    const regex = compilePattern(args.pattern)
+    const matches: { path: string; line: number; text: string }[] = []
+    let total = 0
+    for await (const file of workspace.files(args.path ?? '.', run.signal)) {
+      run.signal.throwIfAborted()
+      const text = await readFile(file.real, { encoding: 'utf8', signal: run.signal })
+      if (text.includes('\u0000')) continue
+      text.split('\n').forEach((line, i) => {
+        if (!regex.test(line)) return
+        total++
+        if (matches.length < MAX_MATCHES) matches.push({ path: file.path, line: i + 1, text: line.trim() })
+      })
+    }
+    matches.sort((a, b) => (a.path === b.path ? a.line - b.line : a.path < b.path ? -1 : 1))
+    return { matches, truncated: total > matches.length, total }
+  },
+  presentCall: (args) => ({ card: 'generic', title: `Search for /${args.pattern}/`, kind: 'search' }),
+  presentResult: (_args, result) => {
+    if (result.isError || !isGrepMeta(result.meta)) return undefined
+    const files = new Map<string, { line: number; text: string }[]>()
+    for (const match of result.meta.matches) {
+      const list = files.get(match.path) ?? []
+      list.push({ line: match.line, text: match.text })
+      files.set(match.path, list)
+    }
+    return {
+      card: 'search',
+      shape: 'matches',
+      files: [...files].map(([filePath, matches]) => ({ path: filePath, matches })),
+      truncated: result.meta.truncated,
+      total: result.meta.total,
+    }
+  },
+})
 
 /** Compiles a model's pattern for RE2; a pattern RE2 cannot run is `BAD_PATTERN` saying why. */
 function compilePattern(pattern: string): RE2JS {

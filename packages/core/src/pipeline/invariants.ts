@@ -39,10 +39,47 @@ export const Stage = {
 /** One of the `Stage` numbers. */
 export type StageNumber = (typeof Stage)[keyof typeof Stage]
 
+/** Why the stage log may not enter a stage yet, or `undefined` when it may (V1.2). */
+type Unmet = (log: StageLog) => string | undefined
+
+/**
+ * Each stage after entry: its name in the out-of-order breach and what must hold before it is
+ * entered — approval needs an `ask`, guards an `allow`, the around stage the guards, and the
+ * observers the finalizer.
+ */
+const ENTRY_RULES: Readonly<
+  Record<Exclude<StageNumber, 0>, { readonly name: string; readonly unmet?: Unmet }>
+> = {
+  [Stage.pre]: { name: 'pre-execute' },
+  [Stage.approval]: {
+    name: 'approval',
+    unmet: (log) => (log.asked ? undefined : 'approval consulted without an ask decision'),
+  },
+  [Stage.guards]: {
+    name: 'guards',
+    unmet: (log) => (log.allowed ? undefined : 'guards ran without an allow decision'),
+  },
+  [Stage.around]: {
+    name: 'around stage',
+    unmet: (log) => at(log, Stage.guards, 'around stage entered before the guards ran'),
+  },
+  [Stage.post]: { name: 'post-execute' },
+  [Stage.finalize]: { name: 'finalizeContent' },
+  [Stage.observe]: {
+    name: 'observers',
+    unmet: (log) => at(log, Stage.finalize, 'observers ran before the finalizer stage'),
+  },
+}
+
+/** `breachWhenNot` unless the log stands exactly at `stage`. */
+function at(log: StageLog, stage: StageNumber, breachWhenNot: string): string | undefined {
+  return log.stage === stage ? undefined : breachWhenNot
+}
+
 /**
  * The stage log of one execution (V1.2): stages only move forward, so each runs at most
- * once and in order; approval needs an `ask`, guards an `allow`, the around stage the
- * guards, a body the around stage, post-execute a post-result, and publishing the observers.
+ * once and in order, each entered only when its rule in `ENTRY_RULES` holds; a body runs
+ * only inside the around stage, and a result is published only after the observers.
  */
 export class StageLog {
   /** The last stage entered. */
@@ -52,54 +89,24 @@ export class StageLog {
   /** The decision after pre-execute and approval was `allow`. */
   allowed = false
 
-  private advance(to: StageNumber, what: string): void {
-    if (this.stage >= to) breach(`${what} out of order (stage ${this.stage} already reached)`)
+  /** Enters `to`, or breaches when its rule does not hold or `to` was already reached. */
+  enter(to: Exclude<StageNumber, 0>): void {
+    const rule = ENTRY_RULES[to]
+    const unmet = rule.unmet?.(this)
+    if (unmet !== undefined) breach(unmet)
+    if (this.stage >= to) breach(`${rule.name} out of order (stage ${this.stage} already reached)`)
     this.stage = to
   }
 
-  /** Pre-execute runs at most once, first. */
-  enterPre(): void {
-    this.advance(Stage.pre, 'pre-execute')
-  }
-
-  /** Approval runs only after an `ask`. */
-  enterApproval(): void {
-    if (!this.asked) breach('approval consulted without an ask decision')
-    this.advance(Stage.approval, 'approval')
-  }
-
-  /** Guards run only after the decision is allow. */
-  enterGuards(): void {
-    if (!this.allowed) breach('guards ran without an allow decision')
-    this.advance(Stage.guards, 'guards')
-  }
-
-  /** The around stage runs only after the guards. */
-  enterAround(): void {
-    if (this.stage !== Stage.guards) breach('around stage entered before the guards ran')
-    this.advance(Stage.around, 'around stage')
+  /** Post-execute runs only for post-results (P13), and then as `enter(Stage.post)`. */
+  enterPost(isPostResult: boolean): void {
+    if (!isPostResult) breach('post-execute ran for a final-result')
+    this.enter(Stage.post)
   }
 
   /** A body runs only inside the around stage (that is, inside a `next()` call). */
   assertBody(): void {
     if (this.stage !== Stage.around) breach('a tool body ran outside the around stage')
-  }
-
-  /** Post-execute runs at most once and only for post-results. */
-  enterPost(isPostResult: boolean): void {
-    if (!isPostResult) breach('post-execute ran for a final-result')
-    this.advance(Stage.post, 'post-execute')
-  }
-
-  /** The finalizer stage runs at most once. */
-  enterFinalize(): void {
-    this.advance(Stage.finalize, 'finalizeContent')
-  }
-
-  /** Observers run exactly once, after the finalizer. */
-  enterObserve(): void {
-    if (this.stage !== Stage.finalize) breach('observers ran before the finalizer stage')
-    this.advance(Stage.observe, 'observers')
   }
 
   /** A result is published only after the observers ran. */

@@ -20,14 +20,17 @@ function isLeapYear(year: number): boolean {
   return year % 4 === 0 && (year % 100 !== 0 || year % 400 === 0)
 }
 
+/** The first three groups of a match, as the numbers their digits spell. */
+function leadingNumbers(m: RegExpExecArray): [number, number, number] {
+  return [Number(m[1]), Number(m[2]), Number(m[3])]
+}
+
 const DATE = /^(\d{4})-(\d{2})-(\d{2})$/
 
 function isDate(text: string): boolean {
   const m = DATE.exec(text)
   if (m === null) return false
-  const year = Number(m[1])
-  const month = Number(m[2])
-  const day = Number(m[3])
+  const [year, month, day] = leadingNumbers(m)
   if (month < 1 || month > 12 || day < 1) return false
   return day <= (month === 2 && isLeapYear(year) ? 29 : DAYS[month - 1]!)
 }
@@ -38,9 +41,7 @@ const TIME = /^(\d{2}):(\d{2}):(\d{2})(?:\.\d+)?(z|([+-])(\d{2}):(\d{2}))$/i
 function isTime(text: string): boolean {
   const m = TIME.exec(text)
   if (m === null) return false
-  const hour = Number(m[1])
-  const minute = Number(m[2])
-  const second = Number(m[3])
+  const [hour, minute, second] = leadingNumbers(m)
   const offsetHour = m[5] === undefined ? 0 : Number(m[6])
   const offsetMinute = m[5] === undefined ? 0 : Number(m[7])
   if (hour > 23 || minute > 59 || second > 60 || offsetHour > 23 || offsetMinute > 59) return false

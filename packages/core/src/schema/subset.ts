@@ -60,46 +60,43 @@ const TYPES = ['object', 'array', 'string', 'number', 'integer', 'boolean', 'nul
 const SCALARS: ReadonlySet<string> = new Set<ScalarType>(['string', 'number', 'integer', 'boolean', 'null'])
 const TYPE_LIST = TYPES.map((t) => JSON.stringify(t)).join(', ')
 
-/** S3.1: the constraint keywords and annotations of the subset, each a bit of `Keywords.present`. */
-const TYPE = 1
-const ONE_OF = 2
-const PROPERTIES = 4
-const REQUIRED = 8
-const ADDITIONAL = 16
-const ITEMS = 32
-const ENUM = 64
-const CONST = 128
-const DESCRIPTION = 256
-const TITLE = 512
-const DEFAULT = 1024
-const EXAMPLES = 2048
+/** S3.1: the constraint keywords and annotations of the subset, in the order of their bits. */
+const SUBSET_KEYWORDS = [
+  'type',
+  'oneOf',
+  'properties',
+  'required',
+  'additionalProperties',
+  'items',
+  'enum',
+  'const',
+  'description',
+  'title',
+  'default',
+  'examples',
+] as const
+type SubsetKeyword = (typeof SUBSET_KEYWORDS)[number]
+/** The bit of each subset keyword in `Keywords.present`. */
+const BIT = Object.freeze(Object.fromEntries(SUBSET_KEYWORDS.map((key, i) => [key, 1 << i]))) as Readonly<
+  Record<SubsetKeyword, number>
+>
+const BIT_OF: ReadonlyMap<string, number> = new Map(Object.entries(BIT))
 
 /** Keywords that belong to one type (S3.3, S3.4), with the requirement they state. */
-const TYPED_KEYWORDS: readonly (readonly [number, string, (type: string | undefined) => boolean, string])[] =
-  [
-    [PROPERTIES, 'properties', (t) => t === 'object', 'requires type "object"'],
-    [REQUIRED, 'required', (t) => t === 'object', 'requires type "object"'],
-    [ADDITIONAL, 'additionalProperties', (t) => t === 'object', 'requires type "object"'],
-    [ITEMS, 'items', (t) => t === 'array', 'requires type "array"'],
-    [ENUM, 'enum', (t) => t !== undefined && SCALARS.has(t), 'requires a scalar type'],
-    [CONST, 'const', (t) => t !== undefined && SCALARS.has(t), 'requires a scalar type'],
-  ]
+const TYPED_KEYWORDS: readonly (readonly [SubsetKeyword, (type: string | undefined) => boolean, string])[] = [
+  ['properties', (t) => t === 'object', 'requires type "object"'],
+  ['required', (t) => t === 'object', 'requires type "object"'],
+  ['additionalProperties', (t) => t === 'object', 'requires type "object"'],
+  ['items', (t) => t === 'array', 'requires type "array"'],
+  ['enum', (t) => t !== undefined && SCALARS.has(t), 'requires a scalar type'],
+  ['const', (t) => t !== undefined && SCALARS.has(t), 'requires a scalar type'],
+]
 
 /** The keywords of one schema node, each read once; `present` has the bit of every key found. */
 class Keywords {
   present = 0
-  type: unknown = undefined
-  oneOf: unknown = undefined
-  properties: unknown = undefined
-  required: unknown = undefined
-  additionalProperties: unknown = undefined
-  items: unknown = undefined
-  enum: unknown = undefined
-  const: unknown = undefined
-  description: unknown = undefined
-  title: unknown = undefined
-  default: unknown = undefined
-  examples: unknown = undefined
+  /** The value of each subset keyword found. */
+  readonly value: { [K in SubsetKeyword]?: unknown } = {}
   /** The constraint keywords found (S3.9), in key order. */
   constraints: [ConstraintKey, unknown][] | undefined = undefined
   /** The value of a `$schema` key (allowed at the root only, S3.10). */
@@ -111,55 +108,13 @@ class Keywords {
 
 /** Stores one own entry of a schema node in `into`; a key outside the subset is remembered. */
 function setKeyword(into: Keywords, key: string, value: unknown): void {
+  const bit = BIT_OF.get(key)
+  if (bit !== undefined) {
+    into.present |= bit
+    into.value[key as SubsetKeyword] = value
+    return
+  }
   switch (key) {
-    case 'type':
-      into.present |= TYPE
-      into.type = value
-      return
-    case 'oneOf':
-      into.present |= ONE_OF
-      into.oneOf = value
-      return
-    case 'properties':
-      into.present |= PROPERTIES
-      into.properties = value
-      return
-    case 'required':
-      into.present |= REQUIRED
-      into.required = value
-      return
-    case 'additionalProperties':
-      into.present |= ADDITIONAL
-      into.additionalProperties = value
-      return
-    case 'items':
-      into.present |= ITEMS
-      into.items = value
-      return
-    case 'enum':
-      into.present |= ENUM
-      into.enum = value
-      return
-    case 'const':
-      into.present |= CONST
-      into.const = value
-      return
-    case 'description':
-      into.present |= DESCRIPTION
-      into.description = value
-      return
-    case 'title':
-      into.present |= TITLE
-      into.title = value
-      return
-    case 'default':
-      into.present |= DEFAULT
-      into.default = value
-      return
-    case 'examples':
-      into.present |= EXAMPLES
-      into.examples = value
-      return
     case '$schema':
       into.hasDialect = true
       into.dialect = value
@@ -321,24 +276,24 @@ function parseNode(value: unknown, path: string, parse: Parse, children: Task[])
   const present = entries.present
 
   let type: string | undefined
-  if ((present & TYPE) !== 0) {
-    const raw = entries.type
+  if ((present & BIT.type) !== 0) {
+    const raw = entries.value.type
     if (Array.isArray(raw)) out.push(`${path}.type must be a single type name, not an array of types`)
     else if (typeof raw !== 'string' || !(TYPES as readonly string[]).includes(raw)) {
       out.push(`${path}.type must be one of ${TYPE_LIST}`)
     } else type = raw
   }
   let branches: unknown[] | undefined
-  if ((present & ONE_OF) !== 0) {
-    if ((present & TYPE) !== 0) out.push(`${path} must not combine type and oneOf`)
-    branches = readArray(entries.oneOf, parse)
+  if ((present & BIT.oneOf) !== 0) {
+    if ((present & BIT.type) !== 0) out.push(`${path} must not combine type and oneOf`)
+    branches = readArray(entries.value.oneOf, parse)
     if (branches === undefined || branches.length < 2) {
       out.push(`${path}.oneOf must be an array of at least two schemas`)
       branches = undefined
     }
   }
-  for (const [bit, key, allowed, requirement] of TYPED_KEYWORDS) {
-    if ((present & bit) !== 0 && !allowed(type)) out.push(`${path}.${key} ${requirement}`)
+  for (const [key, allowed, requirement] of TYPED_KEYWORDS) {
+    if ((present & BIT[key]) !== 0 && !allowed(type)) out.push(`${path}.${key} ${requirement}`)
   }
 
   const description = checkAnnotations(entries, path, parse)
@@ -347,16 +302,16 @@ function parseNode(value: unknown, path: string, parse: Parse, children: Task[])
   }
   const constraints = readConstraints(entries, type, path, out)
   const documented =
-    (present & DEFAULT) !== 0 && isLossless(entries.default, parse)
-      ? { value: entries.default as JsonValue }
+    (present & BIT.default) !== 0 && isLossless(entries.value.default, parse)
+      ? { value: entries.value.default as JsonValue }
       : undefined
 
   let properties: { key: string; schema: SchemaNode }[] | undefined
-  if ((present & PROPERTIES) !== 0) {
+  if ((present & BIT.properties) !== 0) {
     const slots: { key: string; schema: SchemaNode }[] = []
     const queued: Task[] = []
     const where = { path: `${path}.properties`, what: 'an object of schemas' }
-    const read = readEntries(entries.properties, where, parse, (key, child) => {
+    const read = readEntries(entries.value.properties, where, parse, (key, child) => {
       const slot = { key, schema: INVALID }
       slots.push(slot)
       queued.push({ value: child, path: `${path}.properties.${key}`, set: (node) => (slot.schema = node) })
@@ -367,20 +322,21 @@ function parseNode(value: unknown, path: string, parse: Parse, children: Task[])
     }
   }
   let required: string[] = []
-  if ((present & REQUIRED) !== 0) required = checkRequired(entries.required, properties, path, parse)
-  const additional = entries.additionalProperties
-  if ((present & ADDITIONAL) !== 0 && typeof additional !== 'boolean') {
+  if ((present & BIT.required) !== 0)
+    required = checkRequired(entries.value.required, properties, path, parse)
+  const additional = entries.value.additionalProperties
+  if ((present & BIT.additionalProperties) !== 0 && typeof additional !== 'boolean') {
     out.push(`${path}.additionalProperties must be a boolean`)
   }
   let enumValues: unknown[] | undefined
-  if ((present & ENUM) !== 0) {
-    enumValues = readArray(entries.enum, parse)
+  if ((present & BIT.enum) !== 0) {
+    enumValues = readArray(entries.value.enum, parse)
     if (enumValues === undefined || enumValues.length === 0 || !isLossless(enumValues, parse)) {
       out.push(`${path}.enum must be a non-empty array of lossless JSON values`)
     }
   }
-  const constValue = entries.const
-  if ((present & CONST) !== 0 && !isLossless(constValue, parse))
+  const constValue = entries.value.const
+  if ((present & BIT.const) !== 0 && !isLossless(constValue, parse))
     out.push(`${path}.const must be lossless JSON`)
 
   if (branches !== undefined) {
@@ -399,8 +355,8 @@ function parseNode(value: unknown, path: string, parse: Parse, children: Task[])
       default: documented,
       description,
     }
-    if ((present & ITEMS) !== 0) {
-      children.push({ value: entries.items, path: `${path}.items`, set: (n) => (node.items = n) })
+    if ((present & BIT.items) !== 0) {
+      children.push({ value: entries.value.items, path: `${path}.items`, set: (n) => (node.items = n) })
     }
     return node
   }
@@ -411,7 +367,7 @@ function parseNode(value: unknown, path: string, parse: Parse, children: Task[])
     kind: 'scalar',
     type: type as ScalarType,
     enum: enumValues as JsonValue[] | undefined,
-    const: (present & CONST) !== 0 ? { value: constValue as JsonValue } : undefined,
+    const: (present & BIT.const) !== 0 ? { value: constValue as JsonValue } : undefined,
     constraints,
     default: documented,
     description,
@@ -447,20 +403,21 @@ function readConstraints(
 function checkAnnotations(entries: Keywords, path: string, parse: Parse): string | undefined {
   const { out } = parse
   const present = entries.present
-  if ((present & DESCRIPTION) !== 0 && typeof entries.description !== 'string') {
+  if ((present & BIT.description) !== 0 && typeof entries.value.description !== 'string') {
     out.push(`${path}.description must be a string`)
   }
-  if ((present & TITLE) !== 0 && typeof entries.title !== 'string') out.push(`${path}.title must be a string`)
-  if ((present & DEFAULT) !== 0 && !isLossless(entries.default, parse)) {
+  if ((present & BIT.title) !== 0 && typeof entries.value.title !== 'string')
+    out.push(`${path}.title must be a string`)
+  if ((present & BIT.default) !== 0 && !isLossless(entries.value.default, parse)) {
     out.push(`${path}.default must be lossless JSON`)
   }
-  if ((present & EXAMPLES) !== 0) {
-    const examples = entries.examples
+  if ((present & BIT.examples) !== 0) {
+    const examples = entries.value.examples
     if (!Array.isArray(examples) || !isLossless(examples, parse)) {
       out.push(`${path}.examples must be an array of lossless JSON values`)
     }
   }
-  const description = entries.description
+  const description = entries.value.description
   return typeof description === 'string' ? description : undefined
 }
 

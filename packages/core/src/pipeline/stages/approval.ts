@@ -12,6 +12,7 @@ import {
   noApprovalChannel,
   userRejected,
 } from '../failures.js'
+import { Stage } from '../invariants.js'
 
 /** Resolves with the approver's answer, or with `undefined` as soon as `signal` aborts (P4.8). */
 function untilAborted(
@@ -35,7 +36,7 @@ function untilAborted(
  * aborted before or while asking (P4.8).
  */
 export async function approve(call: Call, reason: string | undefined): Promise<ToolResult | undefined> {
-  call.enterApproval()
+  call.enter(Stage.approval)
   const approver = call.approver ?? call.core.options.approver
   if (approver === undefined) return noApprovalChannel(call.name)
   const { exec } = call

@@ -24,7 +24,7 @@ import {
   notSerializable,
   unknownTool,
 } from '../failures.js'
-import { isBreach } from '../invariants.js'
+import { isBreach, Stage } from '../invariants.js'
 import { baseDispatch } from './body.js'
 import { successFromValue } from './output.js'
 
@@ -193,7 +193,7 @@ function noWrapperActs(call: Call, entries: readonly HookEntry<AroundHandler>[])
  * to `ABORTED` or `ABORTED_BEFORE_DISPATCH` with its contexts (P6.15).
  */
 export function dispatch(call: Call): Promise<Outcome> {
-  call.enterAround()
+  call.enter(Stage.around)
   const entries = call.core.around.entries
   // Without a wrapper that would act, the base dispatch runs directly, skipping the chain's
   // view, bookkeeping and promise layers (bench/pipeline.bench.ts, no hooks).

@@ -16,7 +16,7 @@ import {
   notSerializable,
   thrown,
 } from '../failures.js'
-import { assertPublishable, isBreach } from '../invariants.js'
+import { assertPublishable, isBreach, Stage } from '../invariants.js'
 
 const noop = () => {}
 /** The result fields materialization checks; `value` was frozen at its boundary (P11.1). */
@@ -52,7 +52,7 @@ function materialize(result: ToolResult): ToolResult {
  * `RESULT_NOT_SERIALIZABLE`, and a throw is `TOOL_FAILED` (a `ToolError` keeps its code).
  */
 function finalize(call: Call, result: ToolResult): ToolResult {
-  call.enterFinalize()
+  call.enter(Stage.finalize)
   const finalizer = call.finalizer
   if (finalizer === undefined) return result
   let returned: unknown
@@ -71,7 +71,7 @@ function finalize(call: Call, result: ToolResult): ToolResult {
 
 /** Calls the observers covering the call, in registration order; their errors are contained (P12). */
 function observe(call: Call, result: ToolResult): void {
-  call.enterObserve()
+  call.enter(Stage.observe)
   const { core, exec, record } = call
   const observers = core.observers.entries
   for (let i = nextCovering(observers, 0, record); i >= 0; i = nextCovering(observers, i + 1, record)) {

@@ -5,7 +5,7 @@ import type { ScopeRecord } from '../../registry/registry.js'
 import type { Call, Outcome } from '../call.js'
 import { final, post } from '../call.js'
 import { deniedByGuard, hookInvalid, hookThrew } from '../failures.js'
-import { isBreach } from '../invariants.js'
+import { isBreach, Stage } from '../invariants.js'
 
 const noop = () => {}
 
@@ -46,7 +46,7 @@ function captureGuards(call: Call): (readonly Guard[])[] {
  * a guard that threw or returned anything but a non-empty string or `undefined`.
  */
 export function runGuards(call: Call): Outcome | undefined {
-  call.enterGuards()
+  call.enter(Stage.guards)
   if (call.record === undefined && call.core.guards.length === 0) return undefined
   for (const list of captureGuards(call)) {
     for (const guard of list) {

@@ -7,7 +7,7 @@ import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
 import { runChain } from '../chain.js'
 import { hookInvalid, hookThrew } from '../failures.js'
-import { isBreach } from '../invariants.js'
+import { isBreach, Stage } from '../invariants.js'
 
 /** The chain's answer, normalized (P3.3, P3.4), or the final-result of a failed handler. */
 export type PreVerdict =
@@ -68,7 +68,7 @@ export async function preExecute(call: Call): Promise<PreVerdict> {
   const entries = call.core.pre.entries
   const first = nextCovering(entries, 0, call.record)
   if (first < 0) return ALLOWED
-  call.enterPre()
+  call.enter(Stage.pre)
   let raw: unknown
   try {
     raw = await runChain(entries, first, call.record, (fn, next) => fn(call.exec, next), ALLOW)
