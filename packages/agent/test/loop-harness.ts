@@ -132,13 +132,12 @@ export async function rig(
     return opened ? `done ${id}` : `stopped ${id}`
   }
   const params = { id: { type: 'string', required: true } } as const
-  const text = textOutput
   scope.register(
     defineTool({
       name: 'wait',
       description: 'Waits for its gate.',
       parameters: params,
-      output: text,
+      output: textOutput,
       isConcurrencySafe: () => true,
       execute: (args, run) => waiting(args.id, run.signal),
     }),
@@ -148,7 +147,7 @@ export async function rig(
       name: 'write',
       description: 'An exclusive call that waits for its gate.',
       parameters: params,
-      output: text,
+      output: textOutput,
       execute: (args, run) => waiting(args.id, run.signal),
     }),
   )
@@ -157,7 +156,7 @@ export async function rig(
       name: 'echo',
       description: 'Returns at once.',
       parameters: params,
-      output: text,
+      output: textOutput,
       isConcurrencySafe: () => true,
       execute: (args) => {
         trace.push(`start ${args.id}`, `end ${args.id}`)
@@ -170,7 +169,7 @@ export async function rig(
       name: 'note',
       description: 'Defers a context.',
       parameters: { id: { type: 'string', required: true }, text: { type: 'string', required: true } },
-      output: text,
+      output: textOutput,
       isConcurrencySafe: () => true,
       execute: (args, run) => {
         run.deferContext(args.text)
@@ -183,7 +182,7 @@ export async function rig(
       name: 'finish',
       description: 'Concludes the turn.',
       parameters: params,
-      output: text,
+      output: textOutput,
       isConcurrencySafe: () => true,
       execute: (args, run) => {
         run.concludeTurn()
@@ -196,7 +195,7 @@ export async function rig(
       name: 'slow',
       description: 'Times out after 5 ms unless its gate opens first.',
       parameters: params,
-      output: text,
+      output: textOutput,
       isConcurrencySafe: () => true,
       timeoutMs: 5,
       execute: (args, run) => waiting(args.id, run.signal),
@@ -352,7 +351,7 @@ export function line(event: SessionEvent): string {
 }
 
 /** The first `line`s of a turn on the user message `text`: the opening write (L10.2). */
-export const opening = (text: string): string[] => [
+const opening = (text: string): string[] => [
   'turn/start',
   'step/start',
   `user/message ${JSON.stringify(text)}`,
