@@ -42,7 +42,14 @@ import { recordingApprover } from './recording-approver.js'
 import { recoverCalls, recoverSession } from './recovery.js'
 import { type BatchHooks, type ScheduleOptions, type ScheduleOutcome, schedule } from './scheduler.js'
 import { stepRequest } from './step-request.js'
-import { callsBefore, isSuspension, lastReplyText, pendingDecision, type Suspension } from './suspension.js'
+import {
+  callsBefore,
+  isSuspension,
+  lastReplyText,
+  pendingDecision,
+  type StepEnd,
+  type Suspension,
+} from './suspension.js'
 import { effectSink, notStartedEvents } from './tool-events.js'
 import { limitEnd, resolveBounds, type TurnBounds } from './turn-bounds.js'
 import { replyText, suspendedOutcome, type TurnOutcome, turnOutcome } from './turn-outcome.js'
@@ -130,7 +137,6 @@ export interface Agent {
 /** What `#reply` gets from its step: the reply read and the view it was read against. */
 interface ReplyStep {
   readonly step: number
-  readonly signal: AbortSignal
   readonly reply: ReplyOutcome
   readonly tools: ToolSurface['tools']
   readonly view: ToolView
@@ -158,6 +164,8 @@ interface TurnState {
   openStep: number | undefined
   /** The `turn/start` is durable. */
   started: boolean
+  /** Aborts the turn: `abort()`, or the `maxTurnMs` timer. */
+  readonly signal: AbortSignal
   /** The `maxTurnMs` timer aborted the turn signal. */
   timedOut: boolean
   /** The turn's pending events (see `Journal` for when each becomes durable). */
@@ -449,6 +457,7 @@ class AgentLoop implements Agent {
       text,
       openStep: resumed?.step,
       started: resumed !== undefined,
+      signal: controller.signal,
       timedOut: false,
       journal: new Journal(this.#options.session),
     }
@@ -462,7 +471,7 @@ class AgentLoop implements Agent {
           }, maxTurnMs)
     let end: TurnEndData | Suspension
     try {
-      end = await this.#steps(state, controller.signal, resumed)
+      end = await this.#steps(state, resumed)
     } finally {
       clearTimeout(timer)
     }
@@ -481,11 +490,7 @@ class AgentLoop implements Agent {
    * `turn/end`). What the last step staged becomes durable with `turn/end`, in the turn's last
    * write (L3.6). A resumed turn starts in its open step (F2.7).
    */
-  async #steps(
-    state: TurnState,
-    signal: AbortSignal,
-    resumed: SuspendedTurn | undefined,
-  ): Promise<TurnEndData | Suspension> {
+  async #steps(state: TurnState, resumed: SuspendedTurn | undefined): Promise<TurnEndData | Suspension> {
     const { turn, journal } = state
     try {
       if (resumed === undefined) journal.stage({ type: 'turn/start', data: { turn } })
@@ -493,8 +498,8 @@ class AgentLoop implements Agent {
         this.#position = { turn, step }
         let end =
           resumed !== undefined && step === resumed.step
-            ? await this.#resumeStep(state, resumed, signal)
-            : await this.#step(state, step, signal)
+            ? await this.#resumeStep(state, resumed)
+            : await this.#step(state, step)
         if (isSuspension(end)) {
           await journal.flush()
           return end
@@ -529,13 +534,9 @@ class AgentLoop implements Agent {
    * on the next flush when no call starts. Every way out of the step stages its `step/end`
    * (L3.8). Resolves with the turn's end when the turn is over.
    */
-  async #step(
-    state: TurnState,
-    step: number,
-    signal: AbortSignal,
-  ): Promise<TurnEndData | Suspension | undefined> {
+  async #step(state: TurnState, step: number): Promise<StepEnd> {
     const { session, runtime, scope, model } = this.#options
-    const { turn, journal } = state
+    const { turn, journal, signal } = state
     journal.stage({ type: 'step/start', data: { turn, step } })
     for (const entry of this.#fifo.splice(0)) {
       journal.stage({ type: 'user/message', data: { turn, step, message: entry.message } })
@@ -567,7 +568,7 @@ class AgentLoop implements Agent {
       }
       if (reply.status === 'complete') this.#budget?.observe(measured, reply.usage)
       const stop = reply.status === 'complete' ? reply.stop : undefined
-      const end = await this.#reply(state, { step, signal, reply, tools, view, scope: prepared.scope })
+      const end = await this.#reply(state, { step, reply, tools, view, scope: prepared.scope })
       // A suspended step stays open until its turn resumes (F2.3).
       if (!isSuspension(end))
         journal.stage({ type: 'step/end', data: stepEnd(turn, step, stop, prepared.prepared) })
@@ -610,10 +611,7 @@ class AgentLoop implements Agent {
    * over. Incomplete tool calls of an aborted reply are dropped; its partial text is kept only
    * when there is some (L6.6).
    */
-  async #reply(
-    state: TurnState,
-    { step, signal, reply, tools, view, scope }: ReplyStep,
-  ): Promise<TurnEndData | Suspension | undefined> {
+  async #reply(state: TurnState, { step, reply, tools, view, scope }: ReplyStep): Promise<StepEnd> {
     const { turn, journal } = state
     const assistant = { type: 'assistant/message', data: { turn, step, content: reply.content } } as const
     if (reply.status === 'aborted') {
@@ -627,7 +625,7 @@ class AgentLoop implements Agent {
     journal.stage(assistant)
     const calls = reply.content.filter((block): block is ToolCallBlock => block.type === 'tool-call')
     if (calls.length === 0) return this.#hasQueued() ? undefined : { turn, reason: 'completed' }
-    return this.#batch(state, { step, signal, tools, view, scope }, calls)
+    return this.#batch(state, { step, tools, view, scope }, calls)
   }
 
   /**
@@ -637,11 +635,11 @@ class AgentLoop implements Agent {
    */
   async #batch(
     state: TurnState,
-    { step, signal, tools, view, scope }: Omit<ReplyStep, 'reply'>,
+    { step, tools, view, scope }: Omit<ReplyStep, 'reply'>,
     calls: readonly ToolCallBlock[],
     called?: ReadonlySet<string>,
-  ): Promise<TurnEndData | Suspension | undefined> {
-    const { turn, journal } = state
+  ): Promise<StepEnd> {
+    const { turn, journal, signal } = state
     const { model, runtime } = this.#options
     const options: { -readonly [K in keyof ScheduleOptions]: ScheduleOptions[K] } = {
       runtime,
@@ -682,14 +680,10 @@ class AgentLoop implements Agent {
    * and the waiting call and the later ones run as one batch of the agent's scope (a
    * `prepareStep` narrowing of the step is not replayed), without a second `tool/call`.
    */
-  async #resumeStep(
-    state: TurnState,
-    resumed: SuspendedTurn,
-    signal: AbortSignal,
-  ): Promise<TurnEndData | Suspension | undefined> {
+  async #resumeStep(state: TurnState, resumed: SuspendedTurn): Promise<StepEnd> {
     const { runtime, scope, session } = this.#options
     const { turn, step } = resumed
-    const { journal } = state
+    const { journal, signal } = state
     journal.stage({ type: 'turn/resumed', data: { turn, step } })
     await journal.flush()
     const view = runtime.view(scope)
@@ -705,7 +699,7 @@ class AgentLoop implements Agent {
     })
     const called = new Set(resumed.parked.filter((p) => p.called).map((p) => p.block.id))
     const calls = resumed.parked.map((p) => p.block)
-    const end = await this.#batch(state, { step, signal, tools, view, scope }, calls, called)
+    const end = await this.#batch(state, { step, tools, view, scope }, calls, called)
     this.#decisions.clear()
     if (!isSuspension(end)) journal.stage({ type: 'step/end', data: { turn, step } })
     return end

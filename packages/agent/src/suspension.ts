@@ -7,9 +7,11 @@ export interface Suspension {
   readonly pending: readonly PendingDecision[]
 }
 
+/** What a step resolves with: the turn's end, its suspension, or `undefined` when another step follows. */
+export type StepEnd = TurnEndData | Suspension | undefined
+
 /** True for a step's suspension, false for a turn's end or for "another step follows". */
-export const isSuspension = (x: TurnEndData | Suspension | undefined): x is Suspension =>
-  x !== undefined && 'pending' in x
+export const isSuspension = (x: StepEnd): x is Suspension => x !== undefined && 'pending' in x
 
 /** The text of the latest `assistant/message` in `events` (L13.3). */
 export function lastReplyText(events: ReturnType<Session['events']>): string {

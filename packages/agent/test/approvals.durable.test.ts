@@ -17,9 +17,9 @@ import {
   suspendedTurn,
 } from '@tooltx/session'
 import fc from 'fast-check'
-import { afterEach, describe, expect, it } from 'vitest'
+import { afterEach, describe, expect } from 'vitest'
 import { type AgentOptions, createAgent, decide, pendingApprovals, scripted } from '../src/index.js'
-import { calledTurn } from './loop-harness.js'
+import { CLOSING_TYPES, calledTurn, itWithRig } from './loop-harness.js'
 
 interface Tools {
   readonly runtime: ReturnType<typeof createToolRuntime>
@@ -67,6 +67,14 @@ const call = (id: string, name: string, n: number) => ({ id, name, arguments: JS
 const lines = (events: readonly SessionEvent[]) =>
   events.map((e) => ('callId' in e.data ? `${e.type} ${e.data.callId}` : e.type))
 
+/** The `lines` of a durable ask on call `id` that was decided, resumed and run. */
+const decidedAndRun = (id: string) => [
+  `approval/asked ${id}`,
+  `approval/decided ${id}`,
+  'turn/resumed',
+  `tool/result ${id}`,
+]
+
 const results = (events: readonly SessionEvent[]) =>
   events.flatMap((e) =>
     e.type === 'tool/result'
@@ -99,6 +107,9 @@ async function rig(options: Parameters<typeof tools>[0] = {}): Promise<Rig> {
       }),
   }
 }
+
+/** `it` with a fresh default `rig()` as `r`. */
+const it = itWithRig(() => rig())
 
 const digestOf = (session: Session) => pendingApprovals(session)[0]!.argumentsDigest
 
@@ -146,8 +157,9 @@ describe('F2 durable approvals', () => {
     }
   })
 
-  it('F2.2, F2.3, F2.4, F2.5, F2.7: a durable ask suspends the turn; decide, then resume finishes it', async () => {
-    const r = await rig()
+  it('F2.2, F2.3, F2.4, F2.5, F2.7: a durable ask suspends the turn; decide, then resume finishes it', async ({
+    r,
+  }) => {
     const agent = r.agent(
       [{ toolCalls: [call('c1', 'look', 1), call('c2', 'pay', 2), call('c3', 'look', 3)] }, { text: 'paid' }],
       { approvals: { mode: 'durable', expiresAfterMs: 60_000, deciders: ['alice', 'bob'] } },
@@ -223,18 +235,15 @@ describe('F2 durable approvals', () => {
       'turn/resumed',
       'tool/result c2',
       'tool/result c3',
-      'step/end',
-      'step/start',
-      'assistant/message',
-      'step/end',
-      'turn/end',
+      ...CLOSING_TYPES,
     ])
     expect(r.session.events().find((e) => e.type === 'turn/resumed')?.data).toEqual({ turn: 1, step: 1 })
     expect(await agent.resume()).toBeUndefined()
   })
 
-  it('F2.3, F2.7: calls that had not started get their tool/call on resume; started ones never get a second', async () => {
-    const r = await rig()
+  it('F2.3, F2.7: calls that had not started get their tool/call on resume; started ones never get a second', async ({
+    r,
+  }) => {
     const agent = r.agent(
       [{ toolCalls: [call('c1', 'pay', 1), call('c2', 'look', 2), call('c3', 'look', 3)] }, { text: 'ok' }],
       { maxParallelToolCalls: 1 },
@@ -245,10 +254,7 @@ describe('F2 durable approvals', () => {
     expect((await agent.resume())?.reason).toBe('completed')
     expect(lines(r.session.events()).slice(4, 13)).toEqual([
       'tool/call c1',
-      'approval/asked c1',
-      'approval/decided c1',
-      'turn/resumed',
-      'tool/result c1',
+      ...decidedAndRun('c1'),
       'tool/call c2',
       'tool/result c2',
       'tool/call c3',
@@ -256,8 +262,9 @@ describe('F2 durable approvals', () => {
     ])
   })
 
-  it('F2.5: refusals append nothing: unknown call, tampered digest, not a decider, malformed; a second decision conflicts', async () => {
-    const r = await rig()
+  it('F2.5: refusals append nothing: unknown call, tampered digest, not a decider, malformed; a second decision conflicts', async ({
+    r,
+  }) => {
     const agent = r.agent([{ toolCalls: [call('c1', 'pay', 1)] }, { text: 'ok' }], {
       approvals: { mode: 'durable', deciders: ['alice'] },
     })
@@ -315,8 +322,7 @@ describe('F2 durable approvals', () => {
     expect(r2.session.events().filter((e) => e.type === 'approval/decided')).toHaveLength(1)
   })
 
-  it('F2.5, F2.7: a denied approval resumes to a DENIED result and the body never runs', async () => {
-    const r = await rig()
+  it('F2.5, F2.7: a denied approval resumes to a DENIED result and the body never runs', async ({ r }) => {
     const agent = r.agent([{ toolCalls: [call('c1', 'pay', 1)] }, { text: 'not paid' }])
     await agent.send('go')
     await decide(r.session, 'c1', { decision: 'denied', by: 'alice', digest: digestOf(r.session) })
@@ -327,8 +333,9 @@ describe('F2 durable approvals', () => {
     ])
   })
 
-  it('F2.6, P4.10: an expired approval is recorded expired by decide and by resume, and fails closed', async () => {
-    const r = await rig()
+  it('F2.6, P4.10: an expired approval is recorded expired by decide and by resume, and fails closed', async ({
+    r,
+  }) => {
     const agent = r.agent([{ toolCalls: [call('c1', 'pay', 1)] }, { text: 'late' }], {
       approvals: { mode: 'durable', expiresAfterMs: 1 },
     })
@@ -362,16 +369,10 @@ describe('F2 durable approvals', () => {
     await agent2.send('go')
     await new Promise((resolve) => setTimeout(resolve, 5))
     expect((await agent2.resume())?.reason).toBe('completed')
-    expect(lines(r2.session.events()).slice(5, 9)).toEqual([
-      'approval/asked c1',
-      'approval/decided c1',
-      'turn/resumed',
-      'tool/result c1',
-    ])
+    expect(lines(r2.session.events()).slice(5, 9)).toEqual(decidedAndRun('c1'))
   })
 
-  it('F2.7: resume on an undecided approval stays suspended and appends nothing', async () => {
-    const r = await rig()
+  it('F2.7: resume on an undecided approval stays suspended and appends nothing', async ({ r }) => {
     const agent = r.agent([{ toolCalls: [call('c1', 'pay', 1)] }])
     const first = await agent.send('go')
     const count = r.session.events().length
@@ -404,8 +405,7 @@ describe('F2 durable approvals', () => {
     ])
   })
 
-  it('F2.7: a later call that asks durably suspends the resumed turn again', async () => {
-    const r = await rig()
+  it('F2.7: a later call that asks durably suspends the resumed turn again', async ({ r }) => {
     const agent = r.agent([{ toolCalls: [call('c1', 'pay', 1), call('c2', 'pay', 2)] }, { text: 'both' }])
     await agent.send('go')
     await decide(r.session, 'c1', { decision: 'allowed-once', by: 'a', digest: digestOf(r.session) })
@@ -426,16 +426,13 @@ describe('F2 durable approvals', () => {
       'approval/decided c2',
       'turn/resumed',
       'tool/result c2',
-      'step/end',
-      'step/start',
-      'assistant/message',
-      'step/end',
-      'turn/end',
+      ...CLOSING_TYPES,
     ])
   })
 
-  it('F2.8: send on a suspended session waits for the decision, then drains into the resumed turn', async () => {
-    const r = await rig()
+  it('F2.8: send on a suspended session waits for the decision, then drains into the resumed turn', async ({
+    r,
+  }) => {
     const agent = r.agent([{ toolCalls: [call('c1', 'pay', 1)] }, { text: 'done' }])
     await agent.send('go')
     const waiting = await agent.send('and then?')
@@ -568,11 +565,7 @@ describe('F2 durable approvals', () => {
         'approval/decided c2',
         'turn/resumed',
         'tool/result c2',
-        'step/end',
-        'step/start',
-        'assistant/message',
-        'step/end',
-        'turn/end',
+        ...CLOSING_TYPES,
       ])
       await resumed.close()
       await c.close()

@@ -11,6 +11,7 @@ import { promisify } from 'node:util'
 import { fileStore, openSession, postgresStore, type SessionStore, sqliteStore } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { describePostgres, freshPostgres } from '../../session/test/postgres.js'
+import { CLOSING_TYPES, OPENING_TYPES } from './loop-harness.js'
 
 const run = promisify(execFile)
 const script = fileURLToPath(new URL('./fixtures/approval-process.mjs', import.meta.url))
@@ -63,20 +64,14 @@ async function threeProcesses(kind: Kind, location: string, dir: string): Promis
   const events = session.events()
   const types = events.map((e) => e.type)
   expect(types).toEqual([
-    'turn/start',
-    'step/start',
-    'user/message',
+    ...OPENING_TYPES,
     'assistant/message',
     'tool/call',
     'approval/asked',
     'approval/decided',
     'turn/resumed',
     'tool/result',
-    'step/end',
-    'step/start',
-    'assistant/message',
-    'step/end',
-    'turn/end',
+    ...CLOSING_TYPES,
   ])
   const digests = events.flatMap((e) =>
     e.type === 'approval/asked' || e.type === 'approval/decided' ? [e.data.argumentsDigest] : [],

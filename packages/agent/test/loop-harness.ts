@@ -16,7 +16,7 @@ import {
   type ScriptedToolCall,
   scripted,
 } from '@tooltx/agent'
-import { createToolRuntime, defineTool, type ToolDefinition } from '@tooltx/core'
+import { type AnyToolDefinition, createToolRuntime, defineTool, type ToolDefinition } from '@tooltx/core'
 import {
   memoryStore,
   type NewSessionEvent,
@@ -26,7 +26,7 @@ import {
   type SessionStore,
   sqliteStore,
 } from '@tooltx/session'
-import { onTestFinished } from 'vitest'
+import { it as base, onTestFinished } from 'vitest'
 
 /** A promise with its resolver, for bodies that wait until the test lets them go. */
 export interface Gate {
@@ -69,6 +69,20 @@ function until(promise: Promise<void>, signal: AbortSignal): Promise<boolean> {
       resolve(true)
     })
   })
+}
+
+/** A tool output that is a string, shown to the model as one text block. */
+export const textOutput = {
+  schema: { type: 'string' },
+  render: (_: unknown, v: string) => [{ type: 'text', text: v }],
+} as const
+
+/** A fresh runtime and its scope, with `tools` registered on the scope. */
+export function scopeWith(...tools: AnyToolDefinition[]) {
+  const runtime = createToolRuntime()
+  const scope = runtime.scope()
+  for (const tool of tools) scope.register(tool)
+  return { runtime, scope }
 }
 
 /** Everything a loop test works with. */
@@ -118,16 +132,12 @@ export async function rig(
     return opened ? `done ${id}` : `stopped ${id}`
   }
   const params = { id: { type: 'string', required: true } } as const
-  const text = {
-    schema: { type: 'string' },
-    render: (_: unknown, v: string) => [{ type: 'text', text: v }],
-  } as const
   scope.register(
     defineTool({
       name: 'wait',
       description: 'Waits for its gate.',
       parameters: params,
-      output: text,
+      output: textOutput,
       isConcurrencySafe: () => true,
       execute: (args, run) => waiting(args.id, run.signal),
     }),
@@ -137,7 +147,7 @@ export async function rig(
       name: 'write',
       description: 'An exclusive call that waits for its gate.',
       parameters: params,
-      output: text,
+      output: textOutput,
       execute: (args, run) => waiting(args.id, run.signal),
     }),
   )
@@ -146,7 +156,7 @@ export async function rig(
       name: 'echo',
       description: 'Returns at once.',
       parameters: params,
-      output: text,
+      output: textOutput,
       isConcurrencySafe: () => true,
       execute: (args) => {
         trace.push(`start ${args.id}`, `end ${args.id}`)
@@ -159,7 +169,7 @@ export async function rig(
       name: 'note',
       description: 'Defers a context.',
       parameters: { id: { type: 'string', required: true }, text: { type: 'string', required: true } },
-      output: text,
+      output: textOutput,
       isConcurrencySafe: () => true,
       execute: (args, run) => {
         run.deferContext(args.text)
@@ -172,7 +182,7 @@ export async function rig(
       name: 'finish',
       description: 'Concludes the turn.',
       parameters: params,
-      output: text,
+      output: textOutput,
       isConcurrencySafe: () => true,
       execute: (args, run) => {
         run.concludeTurn()
@@ -185,7 +195,7 @@ export async function rig(
       name: 'slow',
       description: 'Times out after 5 ms unless its gate opens first.',
       parameters: params,
-      output: text,
+      output: textOutput,
       isConcurrencySafe: () => true,
       timeoutMs: 5,
       execute: (args, run) => waiting(args.id, run.signal),
@@ -218,6 +228,32 @@ export async function rig(
   }
   onTestFinished(() => r.close())
   return r
+}
+
+/**
+ * vitest's `it` with a fixture `r`: a fresh rig from `make` for each test that names `r` in its
+ * parameter (`async ({ r }) => …`); a test that does not name it builds none.
+ */
+export function itWithRig<R>(make: () => Promise<R>) {
+  return base.extend<{ r: R }>({
+    // biome-ignore lint/correctness/noEmptyPattern: vitest reads a fixture's dependencies from this pattern
+    r: async ({}, use: (r: R) => Promise<void>) => {
+      await use(await make())
+    },
+  })
+}
+
+/** `it` with a fresh default `rig()` as `r` (closed when the test finishes). */
+export const it = itWithRig(() => rig())
+
+/** The call ids the rig's pre-execute stage sees, in the order it sees them (a hook that records and goes on). */
+export function preExecuted(r: Rig): string[] {
+  const seen: string[] = []
+  r.runtime.onPreExecute((exec, next) => {
+    seen.push(exec.callId)
+    return next()
+  })
+  return seen
 }
 
 /** The raw argument string of a call to one of the rig's tools. */
@@ -314,8 +350,30 @@ export function line(event: SessionEvent): string {
   }
 }
 
-/** The first `line`s of a turn that `go` started: the opening write (L10.2). */
-export const OPENING: readonly string[] = ['turn/start', 'step/start', 'user/message "go"']
+/** The first `line`s of a turn on the user message `text`: the opening write (L10.2). */
+const opening = (text: string): string[] => [
+  'turn/start',
+  'step/start',
+  `user/message ${JSON.stringify(text)}`,
+]
+
+/** The event types of a turn's opening write. */
+export const OPENING_TYPES: readonly string[] = ['turn/start', 'step/start', 'user/message']
+
+/**
+ * The event types that end a turn whose batch is followed by a text reply: the step boundary,
+ * the reply, the closing `step/end` and `turn/end`.
+ */
+export const CLOSING_TYPES: readonly string[] = [
+  'step/end',
+  'step/start',
+  'assistant/message',
+  'step/end',
+  'turn/end',
+]
+
+/** The first `line`s of a turn that `go` started. */
+export const OPENING: readonly string[] = opening('go')
 
 /**
  * The last `line`s of a turn whose batch is followed by the text reply `text`: the step
@@ -329,8 +387,33 @@ export const closingText = (text: string): string[] => [
   'turn/end completed',
 ]
 
+/**
+ * The `line`s of a turn on the user message `text` whose only step failed before its reply was
+ * logged: the step closes and the turn ends with an error.
+ */
+export const failedTurn = (text: string): string[] => [...opening(text), 'step/end', 'turn/end error']
+
+/**
+ * The `line`s of a batch of calls `c<id>` (in model order) that all start together and succeed:
+ * the reply naming them, a `tool/call` each, then a result each, committed in model order.
+ */
+export const parallelBatch = (...ids: string[]): string[] => [
+  `assistant/message ${ids.map((id) => `c${id}`).join(' ')}`,
+  ...ids.map((id) => `tool/call c${id}`),
+  ...ids.map((id) => `tool/result c${id} ok`),
+]
+
+/** The data of the first `tool/result` in `session`'s log. */
+export const firstResult = (session: Session) => session.events().find((e) => e.type === 'tool/result')?.data
+
 /** The session log as `line`s. */
 export const lines = (session: Session): string[] => session.events().map(line)
+
+/** The rig's session log as `line`s, once `agent` is idle. */
+export async function idleLines(r: Rig, agent: Agent): Promise<string[]> {
+  await agent.whenIdle()
+  return lines(r.session)
+}
 
 /**
  * Resolves once `check()` is true, polling between macrotasks (no timing involved: it only

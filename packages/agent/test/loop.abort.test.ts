@@ -1,21 +1,27 @@
-import { describe, expect, it } from 'vitest'
-import { answeredOnce, call, eventually, go, lines, OPENING, rig } from './loop-harness.js'
+import { describe, expect } from 'vitest'
+import {
+  answeredOnce,
+  call,
+  eventually,
+  go,
+  idleLines,
+  it,
+  lines,
+  OPENING,
+  preExecuted,
+} from './loop-harness.js'
 
 describe('L6 abort (SQLite session)', () => {
-  it('L6.1, L6.2, L6.3, L6.5: abort mid-batch commits the started calls, synthesizes pairs for the rest, then ends aborted', async () => {
-    const r = await rig()
-    const entered: string[] = []
-    r.runtime.onPreExecute((exec, next) => {
-      entered.push(exec.callId)
-      return next()
-    })
+  it('L6.1, L6.2, L6.3, L6.5: abort mid-batch commits the started calls, synthesizes pairs for the rest, then ends aborted', async ({
+    r,
+  }) => {
+    const entered = preExecuted(r)
     const { agent, model } = go(r, [
       { toolCalls: [call('echo', '1'), call('wait', '2'), call('write', '3'), call('wait', '4')] },
     ])
     await eventually(() => r.trace.includes('start 2'), 'call 2 started')
     agent.abort()
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       ...OPENING,
       'assistant/message c1 c2 c3 c4',
       'tool/call c1',
@@ -52,8 +58,7 @@ describe('L6 abort (SQLite session)', () => {
     model.assertDone()
   })
 
-  it('L6.2: a started call that ignores the abort is awaited and keeps its own result', async () => {
-    const r = await rig()
+  it('L6.2: a started call that ignores the abort is awaited and keeps its own result', async ({ r }) => {
     r.scope.register({
       name: 'stubborn',
       description: 'Ignores its signal.',
@@ -76,13 +81,13 @@ describe('L6 abort (SQLite session)', () => {
     expect(lines(r.session).slice(-3)).toEqual(['tool/result c1 TOOL_FAILED', 'step/end', 'turn/end aborted'])
   })
 
-  it('L6.4: an abort during an exclusive call starts nothing of the parallel group after it', async () => {
-    const r = await rig()
+  it('L6.4: an abort during an exclusive call starts nothing of the parallel group after it', async ({
+    r,
+  }) => {
     const { agent } = go(r, [{ toolCalls: [call('write', '1'), call('echo', '2'), call('echo', '3')] }])
     await eventually(() => r.trace.includes('start 1'), 'the barrier started')
     agent.abort()
-    await agent.whenIdle()
-    expect(lines(r.session).slice(4)).toEqual([
+    expect((await idleLines(r, agent)).slice(4)).toEqual([
       'tool/call c1',
       'tool/result c1 ABORTED',
       'tool/call c2',
@@ -95,8 +100,9 @@ describe('L6 abort (SQLite session)', () => {
     expect(r.trace).toEqual(['start 1', 'end 1'])
   })
 
-  it('L6.6: abort mid-stream keeps the partial text and appends no tool/call for incomplete blocks', async () => {
-    const r = await rig()
+  it('L6.6: abort mid-stream keeps the partial text and appends no tool/call for incomplete blocks', async ({
+    r,
+  }) => {
     const { agent } = go(
       r,
       [{ text: 'Let me look at that.', toolCalls: [call('echo', '1'), call('echo', '2')] }],
@@ -107,8 +113,7 @@ describe('L6 abort (SQLite session)', () => {
         },
       },
     )
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       ...OPENING,
       'assistant/message "Let me look at that."',
       'step/end',
@@ -118,15 +123,14 @@ describe('L6 abort (SQLite session)', () => {
     expect(answeredOnce(r.session)).toBe(true)
   })
 
-  it('L6.6: abort before any text streamed appends no assistant/message at all', async () => {
-    const r = await rig()
+  it('L6.6: abort before any text streamed appends no assistant/message at all', async ({ r }) => {
     const { agent } = go(r, [{ toolCalls: [call('echo', '1')] }], { onModelEvent: () => agent.abort() })
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([...OPENING, 'step/end', 'turn/end aborted'])
+    expect(await idleLines(r, agent)).toEqual([...OPENING, 'step/end', 'turn/end aborted'])
   })
 
-  it('L6.7: contexts of results committed during an abort wait in the FIFO for the first step of the next turn', async () => {
-    const r = await rig()
+  it('L6.7: contexts of results committed during an abort wait in the FIFO for the first step of the next turn', async ({
+    r,
+  }) => {
     const { agent } = go(r, [
       { toolCalls: [call('note', '1', { text: 'remember this' }), call('wait', '2')] },
       { text: 'next turn' },
@@ -158,8 +162,9 @@ describe('L6 abort (SQLite session)', () => {
 })
 
 describe('L6.8 abort and queued input (SQLite session)', () => {
-  it('L6.8: after an abort, queued user input waits for the next send instead of starting a turn', async () => {
-    const r = await rig()
+  it('L6.8: after an abort, queued user input waits for the next send instead of starting a turn', async ({
+    r,
+  }) => {
     const { agent, model } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'both seen' }])
     await eventually(() => r.trace.includes('start 1'), 'the call started')
     const queued = agent.send('queued while running')
@@ -182,8 +187,9 @@ describe('L6.8 abort and queued input (SQLite session)', () => {
     ])
   })
 
-  it('L6.8: abort({ keepQueued: true }) starts the next turn with the queued input at once', async () => {
-    const r = await rig()
+  it('L6.8: abort({ keepQueued: true }) starts the next turn with the queued input at once', async ({
+    r,
+  }) => {
     const { agent } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'went on' }])
     await eventually(() => r.trace.includes('start 1'), 'the call started')
     const queued = agent.send('queued while running')
@@ -195,8 +201,7 @@ describe('L6.8 abort and queued input (SQLite session)', () => {
     ])
   })
 
-  it('L6.8: abort options other than { keepQueued?: boolean } throw INVALID_DEFINITION', async () => {
-    const r = await rig()
+  it('L6.8: abort options other than { keepQueued?: boolean } throw INVALID_DEFINITION', async ({ r }) => {
     const { agent } = go(r, [{ text: 'ok' }])
     for (const bad of [null, 'yes', { keepQueued: 'yes' }]) {
       expect(() => agent.abort(bad as never)).toThrow(expect.objectContaining({ code: 'INVALID_DEFINITION' }))

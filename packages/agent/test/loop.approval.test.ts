@@ -1,7 +1,18 @@
 import { createHash } from 'node:crypto'
 import type { ApprovalOutcome, Approver } from '@tooltx/core'
-import { describe, expect, it } from 'vitest'
-import { answeredOnce, call, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
+import { describe, expect } from 'vitest'
+import {
+  answeredOnce,
+  call,
+  eventually,
+  failingOnce,
+  firstResult,
+  go,
+  it,
+  lines,
+  type Rig,
+  rig,
+} from './loop-harness.js'
 
 /** The lowercase hex SHA-256 of `{"id":"<id>"}`, the canonical JSON of the rig's arguments (P4.9). */
 const digestOf = (id: string) => createHash('sha256').update(JSON.stringify({ id })).digest('hex')
@@ -58,8 +69,7 @@ describe('L8 approval events (SQLite session)', () => {
     await agent.whenIdle()
     expect(lines(r.session).slice(4, 8)).toEqual(decidedLines('rejected', 'DENIED'))
     expect(approvalEvents(r)[1]?.data).toMatchObject({ outcome: 'rejected', argumentsDigest: digestOf('1') })
-    const result = r.session.events().find((e) => e.type === 'tool/result')
-    expect(result?.data).toMatchObject({
+    expect(firstResult(r.session)).toMatchObject({
       content: [{ type: 'text', text: 'Error: the user rejected tool "write"' }],
     })
     expect(r.trace).toEqual([])
@@ -107,16 +117,16 @@ describe('L8 approval events (SQLite session)', () => {
     const { agent, r } = await askedRun(undefined)
     await agent.whenIdle()
     expect(approvalEvents(r)).toEqual([])
-    const result = r.session.events().find((e) => e.type === 'tool/result')
-    expect(result?.data).toMatchObject({
+    expect(firstResult(r.session)).toMatchObject({
       content: [
         { type: 'text', text: 'Error: tool "write" requires approval, but there is no approval channel' },
       ],
     })
   })
 
-  it('L8.1: approvals in a parallel group are recorded per call, each asked before its decision', async () => {
-    const r = await rig()
+  it('L8.1: approvals in a parallel group are recorded per call, each asked before its decision', async ({
+    r,
+  }) => {
     r.runtime.onPreExecute((exec, next) => (exec.name === 'echo' ? { kind: 'ask' } : next()))
     const pending = new Map<string, (o: ApprovalOutcome) => void>()
     const { agent } = go(r, [{ toolCalls: [call('echo', '1'), call('echo', '2')] }, { text: 'ok' }], {

@@ -1,6 +1,13 @@
-import { createAgent, type ModelAdapter, type ModelRequest, scripted } from '@tooltx/agent'
+import {
+  type AgentOptions,
+  createAgent,
+  type ModelAdapter,
+  type ModelRequest,
+  scripted,
+  type TurnOutcome,
+} from '@tooltx/agent'
 import type { TurnEndData } from '@tooltx/session'
-import { describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import {
   agentOn,
   answeredOnce,
@@ -8,7 +15,9 @@ import {
   eventually,
   failingOnce,
   go,
+  itWithRig,
   lines,
+  preExecuted,
   type Rig,
   rig,
 } from './loop-harness.js'
@@ -33,15 +42,37 @@ function runaway(perStep = 1): ModelAdapter & { requests: ModelRequest[] } {
   }
 }
 
+/** Sends `go` to an agent on `r` with `options` and a `runaway(perStep)` model; resolves with both. */
+async function runawayTurn(r: Rig, perStep: number, options: Partial<AgentOptions>) {
+  const model = runaway(perStep)
+  const outcome = await agentOn(r, { model, ...options }).send('go')
+  return { model, outcome }
+}
+
 /** The data of the log's last event, read as a `turn/end`. */
 const turnEnd = (rig: Rig) => rig.session.events().at(-1)?.data as TurnEndData | undefined
 
+/** The `turn/end` data of turn 1 when the bound `limit` ended it, saying so in `message`. */
+const limitEnd = (limit: string, message: string) => ({ turn: 1, reason: 'limit', limit, message })
+
+/** Turn 1 ended at the bound `limit`: its `turn/end` says `message`, and its outcome has the reply `text`. */
+function expectLimited(
+  r: Rig,
+  outcome: TurnOutcome | undefined,
+  end: { limit: string; message: string; text: string },
+) {
+  expect(turnEnd(r)).toEqual(limitEnd(end.limit, end.message))
+  expect(outcome).toEqual({ turn: 1, reason: 'limit', limit: end.limit, text: end.text })
+}
+
+/** `it` with a fresh memory-store rig as `r`. */
+const it = itWithRig(() => rig({ store: 'memory' }))
+
 describe('L13 bounds and turn outcomes', () => {
-  it('L13.1, L3.8: maxSteps ends a turn whose model always calls a tool, after closing the last step', async () => {
-    const r = await rig({ store: 'memory' })
-    const model = runaway()
-    const agent = agentOn(r, { model, maxSteps: 3 })
-    const outcome = await agent.send('go')
+  it('L13.1, L3.8: maxSteps ends a turn whose model always calls a tool, after closing the last step', async ({
+    r,
+  }) => {
+    const { model, outcome } = await runawayTurn(r, 1, { maxSteps: 3 })
     expect(model.requests).toHaveLength(3)
     expect(lines(r.session).slice(-4)).toEqual([
       'tool/call c3_0',
@@ -49,37 +80,20 @@ describe('L13 bounds and turn outcomes', () => {
       'step/end',
       'turn/end limit',
     ])
-    expect(turnEnd(r)).toEqual({
-      turn: 1,
-      reason: 'limit',
-      limit: 'maxSteps',
-      message: 'the turn reached maxSteps (3 steps)',
-    })
-    expect(outcome).toEqual({ turn: 1, reason: 'limit', limit: 'maxSteps', text: '' })
+    expectLimited(r, outcome, { limit: 'maxSteps', message: 'the turn reached maxSteps (3 steps)', text: '' })
   })
 
-  it('L13.2: by default a turn makes at most 100 model requests', async () => {
-    const r = await rig({ store: 'memory' })
-    const model = runaway()
-    const agent = agentOn(r, { model })
-    const outcome = await agent.send('go')
+  it('L13.2: by default a turn makes at most 100 model requests', async ({ r }) => {
+    const { model, outcome } = await runawayTurn(r, 1, {})
     expect(model.requests).toHaveLength(100)
     expect(outcome.limit).toBe('maxSteps')
   })
 
-  it('L13.1, L13.4: calls beyond maxToolCalls get not-started pairs without running, and the turn ends with limit', async () => {
-    const r = await rig({ store: 'memory' })
-    const decided: string[] = []
-    r.runtime.onPreExecute((exec, next) => {
-      decided.push(exec.callId)
-      return next()
-    })
-    const model = runaway(3)
-    const agent = agentOn(r, {
-      model,
-      maxToolCalls: 5,
-    })
-    const outcome = await agent.send('go')
+  it('L13.1, L13.4: calls beyond maxToolCalls get not-started pairs without running, and the turn ends with limit', async ({
+    r,
+  }) => {
+    const decided = preExecuted(r)
+    const { model, outcome } = await runawayTurn(r, 3, { maxToolCalls: 5 })
     expect(model.requests).toHaveLength(2)
     expect(r.trace.filter((t) => t.startsWith('start'))).toEqual([
       'start 1_0',
@@ -105,33 +119,23 @@ describe('L13 bounds and turn outcomes', () => {
       ],
       error: { name: 'AbortError', code: 'ABORTED_BEFORE_DISPATCH' },
     })
-    expect(turnEnd(r)).toEqual({
-      turn: 1,
-      reason: 'limit',
-      limit: 'maxToolCalls',
-      message: 'the turn reached maxToolCalls (5 tool calls)',
-    })
+    expect(turnEnd(r)).toEqual(limitEnd('maxToolCalls', 'the turn reached maxToolCalls (5 tool calls)'))
     expect(outcome.reason).toBe('limit')
     // L13.4: the refused call ran no hook, and every block still has one answer.
     expect(decided).toEqual(['c1_0', 'c1_1', 'c1_2', 'c2_0', 'c2_1'])
     expect(answeredOnce(r.session)).toBe(true)
   })
 
-  it('L13.1: a turn that used up maxToolCalls exactly ends without asking the model again', async () => {
-    const r = await rig({ store: 'memory' })
-    const model = runaway(2)
-    const agent = agentOn(r, {
-      model,
-      maxToolCalls: 2,
-    })
-    const outcome = await agent.send('go')
+  it('L13.1: a turn that used up maxToolCalls exactly ends without asking the model again', async ({ r }) => {
+    const { model, outcome } = await runawayTurn(r, 2, { maxToolCalls: 2 })
     expect(model.requests).toHaveLength(1)
     expect(lines(r.session).slice(-3)).toEqual(['tool/result c1_1 ok', 'step/end', 'turn/end limit'])
     expect(outcome.limit).toBe('maxToolCalls')
   })
 
-  it('L13.1, L3.8: maxTurnMs aborts the running call, closes the step and ends the turn with limit', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.1, L3.8: maxTurnMs aborts the running call, closes the step and ends the turn with limit', async ({
+    r,
+  }) => {
     const { agent } = go(r, [{ text: 'Waiting.', toolCalls: [call('wait', '1'), call('write', '2')] }], {
       maxTurnMs: 20,
     })
@@ -144,17 +148,16 @@ describe('L13 bounds and turn outcomes', () => {
       'step/end',
       'turn/end limit',
     ])
-    expect(turnEnd(r)).toEqual({
-      turn: 1,
-      reason: 'limit',
+    expectLimited(r, outcome, {
       limit: 'maxTurnMs',
       message: 'the turn reached maxTurnMs (20 ms)',
+      text: 'Waiting.',
     })
-    expect(outcome).toEqual({ turn: 1, reason: 'limit', limit: 'maxTurnMs', text: 'Waiting.' })
   })
 
-  it('L13.2: a bound that is neither a positive integer nor Infinity throws INVALID_DEFINITION at createAgent', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.2: a bound that is neither a positive integer nor Infinity throws INVALID_DEFINITION at createAgent', async ({
+    r,
+  }) => {
     const base = { runtime: r.runtime, scope: r.scope, session: r.session, model: scripted([]) }
     for (const key of ['maxSteps', 'maxToolCalls', 'maxTurnMs'] as const) {
       for (const bad of [0, -1, 1.5, Number.NaN, '3', null]) {
@@ -176,8 +179,9 @@ describe('L13 bounds and turn outcomes', () => {
     )
   })
 
-  it('L13.3: send resolves with the outcome of the turn its message went into: reason and final text', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.3: send resolves with the outcome of the turn its message went into: reason and final text', async ({
+    r,
+  }) => {
     const model = scripted([
       { text: 'Looking.', toolCalls: [call('echo', '1')] },
       { text: 'All done.' },
@@ -192,8 +196,7 @@ describe('L13 bounds and turn outcomes', () => {
     expect(await agent.send('c')).toEqual({ turn: 2, reason: 'completed', text: 'Second.' })
   })
 
-  it('L13.3: a model failure resolves send and whenIdle with reason error and its message', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.3: a model failure resolves send and whenIdle with reason error and its message', async ({ r }) => {
     const agent = agentOn(r, { model: scripted([]) })
     expect(await agent.whenIdle()).toBeUndefined()
     const outcome = await agent.send('hello')
@@ -207,8 +210,7 @@ describe('L13 bounds and turn outcomes', () => {
     expect(await agent.whenIdle()).toBe(outcome)
   })
 
-  it('L13.3: an aborted turn resolves with reason aborted and the text streamed so far', async () => {
-    const r = await rig({ store: 'memory' })
+  it('L13.3: an aborted turn resolves with reason aborted and the text streamed so far', async ({ r }) => {
     const { agent } = go(r, [{ text: 'Let me check.', toolCalls: [call('wait', '1')] }, { text: 'Next.' }])
     await eventually(() => r.trace.includes('start 1'), 'the call started')
     const later = agent.send('and this')

@@ -1,6 +1,17 @@
 import { defineTool, ERROR_NAMES, type ToolDefinition } from '@tooltx/core'
-import { describe, expect, it } from 'vitest'
-import { call, closingText, eventually, go, lines, OPENING, rig } from './loop-harness.js'
+import { describe, expect } from 'vitest'
+import {
+  call,
+  closingText,
+  eventually,
+  firstResult,
+  go,
+  idleLines,
+  it,
+  lines,
+  OPENING,
+  parallelBatch,
+} from './loop-harness.js'
 
 /** A raw tool (no validation) that records the arguments it was given. */
 function rawRecorder(seen: unknown[]): ToolDefinition {
@@ -18,8 +29,9 @@ function rawRecorder(seen: unknown[]): ToolDefinition {
 }
 
 describe('L4 tool calls in the loop (SQLite session)', () => {
-  it('L4.1, L4.2: empty → {}, whitespace → {}, JSON → parsed, anything else → the raw string, which a raw tool receives unchanged', async () => {
-    const r = await rig()
+  it('L4.1, L4.2: empty → {}, whitespace → {}, JSON → parsed, anything else → the raw string, which a raw tool receives unchanged', async ({
+    r,
+  }) => {
     const seen: unknown[] = []
     r.scope.register(rawRecorder(seen))
     const { agent } = go(r, [
@@ -41,15 +53,13 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
     expect(raws).toEqual(['', ' \n\t', '{"a":[1,2]}', '7', '{"a": tru'])
   })
 
-  it('L4.2: a defineTool tool fails a string argument with "arguments" must be an object', async () => {
-    const r = await rig()
+  it('L4.2: a defineTool tool fails a string argument with "arguments" must be an object', async ({ r }) => {
     const { agent } = go(r, [
       { toolCalls: [{ id: 'c1', name: 'echo', arguments: 'not json' }] },
       { text: 'ok' },
     ])
     await agent.whenIdle()
-    const result = r.session.events().find((e) => e.type === 'tool/result')
-    expect(result?.data).toMatchObject({
+    expect(firstResult(r.session)).toMatchObject({
       callId: 'c1',
       isError: true,
       error: { code: 'INVALID_ARGS' },
@@ -58,8 +68,9 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
     expect(r.trace).toEqual([])
   })
 
-  it('L4.3, L4.4: each call gets its own input; its tool/call is durable when its pipeline starts, and no later call is logged before it starts', async () => {
-    const r = await rig()
+  it('L4.3, L4.4: each call gets its own input; its tool/call is durable when its pipeline starts, and no later call is logged before it starts', async ({
+    r,
+  }) => {
     const atEntry: { callId: string; rootCallId: string; scoped: boolean; logged: string[] }[] = []
     r.runtime.onPreExecute((exec, next) => {
       atEntry.push({
@@ -94,8 +105,9 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
     ])
   })
 
-  it('L4.5, L4.6, L5.3: a parallel batch starts in model order, overlaps, and commits in model order whatever order it finishes in', async () => {
-    const r = await rig()
+  it('L4.5, L4.6, L5.3: a parallel batch starts in model order, overlaps, and commits in model order whatever order it finishes in', async ({
+    r,
+  }) => {
     const { agent } = go(r, [
       { toolCalls: [call('wait', '1'), call('wait', '2'), call('wait', '3')] },
       { text: 'ok' },
@@ -109,16 +121,9 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
     // Nothing is committed before call 1 has its result.
     expect(lines(r.session).filter((l) => l.startsWith('tool/result'))).toEqual([])
     r.gates.open('1')
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       ...OPENING,
-      'assistant/message c1 c2 c3',
-      'tool/call c1',
-      'tool/call c2',
-      'tool/call c3',
-      'tool/result c1 ok',
-      'tool/result c2 ok',
-      'tool/result c3 ok',
+      ...parallelBatch('1', '2', '3'),
       ...closingText('ok'),
     ])
     expect(r.trace).toEqual(['start 1', 'start 2', 'start 3', 'end 3', 'end 2', 'end 1'])
@@ -126,8 +131,9 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
 })
 
 describe('O2 durable results', () => {
-  it('O2.1, O2.2, O2.3, O2.4: tool/result holds content, isError, error info and meta only; the model sees content and isError', async () => {
-    const r = await rig()
+  it('O2.1, O2.2, O2.3, O2.4: tool/result holds content, isError, error info and meta only; the model sees content and isError', async ({
+    r,
+  }) => {
     r.scope.register(
       defineTool({
         name: 'measure',
@@ -199,8 +205,7 @@ describe('O2 durable results', () => {
 })
 
 describe('L10 ownership of durability', () => {
-  it('L10.1: runtime.execute appends nothing to the session; only the loop does', async () => {
-    const r = await rig()
+  it('L10.1: runtime.execute appends nothing to the session; only the loop does', async ({ r }) => {
     const before = r.session.events().length
     const result = await r.runtime.execute({
       callId: 'direct',

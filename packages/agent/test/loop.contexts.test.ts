@@ -1,9 +1,10 @@
-import { describe, expect, it } from 'vitest'
-import { call, eventually, go, lines, OPENING, rig } from './loop-harness.js'
+import { describe, expect } from 'vitest'
+import { call, eventually, go, idleLines, it, lines, OPENING, parallelBatch } from './loop-harness.js'
 
 describe('L7 deferred contexts and conclusion (SQLite session)', () => {
-  it('L7.1, L7.2, L7.3, L7.5: contexts and a message sent mid-batch land after every result, in commit/FIFO order', async () => {
-    const r = await rig()
+  it('L7.1, L7.2, L7.3, L7.5: contexts and a message sent mid-batch land after every result, in commit/FIFO order', async ({
+    r,
+  }) => {
     const { agent } = go(r, [
       {
         toolCalls: [
@@ -17,16 +18,9 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
     await eventually(() => lines(r.session).includes('tool/result c1 ok'), 'c1 committed')
     agent.send('sent mid-batch')
     r.gates.open('2')
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       ...OPENING,
-      'assistant/message c1 c2 c3',
-      'tool/call c1',
-      'tool/call c2',
-      'tool/call c3',
-      'tool/result c1 ok',
-      'tool/result c2 ok',
-      'tool/result c3 ok',
+      ...parallelBatch('1', '2', '3'),
       'step/end',
       'step/start',
       'user/message "ctx one"',
@@ -48,15 +42,15 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
     })
   })
 
-  it('L7.4: a concluding result lets every call of the batch run and commit, then ends the turn without another request', async () => {
-    const r = await rig()
+  it('L7.4: a concluding result lets every call of the batch run and commit, then ends the turn without another request', async ({
+    r,
+  }) => {
     r.gates.open('2')
     r.gates.open('3')
     const { agent, model } = go(r, [
       { toolCalls: [call('finish', '1'), call('wait', '2'), call('write', '3')] },
     ])
-    await agent.whenIdle()
-    expect(lines(r.session).slice(4)).toEqual([
+    expect((await idleLines(r, agent)).slice(4)).toEqual([
       'tool/call c1',
       'tool/call c2',
       'tool/result c1 ok',
@@ -70,14 +64,12 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
     model.assertDone()
   })
 
-  it('L7.4: when the FIFO holds contexts, a concluding batch runs another step first', async () => {
-    const r = await rig()
+  it('L7.4: when the FIFO holds contexts, a concluding batch runs another step first', async ({ r }) => {
     const { agent, model } = go(r, [
       { toolCalls: [call('finish', '1'), call('note', '2', { text: 'one more thing' })] },
       { text: 'noted' },
     ])
-    await agent.whenIdle()
-    expect(lines(r.session).slice(6)).toEqual([
+    expect((await idleLines(r, agent)).slice(6)).toEqual([
       'tool/result c1 ok',
       'tool/result c2 ok',
       'step/end',
@@ -90,8 +82,7 @@ describe('L7 deferred contexts and conclusion (SQLite session)', () => {
     model.assertDone()
   })
 
-  it('L7.4, O1.5: a failed call never concludes the turn', async () => {
-    const r = await rig()
+  it('L7.4, O1.5: a failed call never concludes the turn', async ({ r }) => {
     r.runtime.onPostExecute((exec, _result, next) =>
       exec.name === 'finish' ? { kind: 'block', feedback: [{ type: 'text', text: 'blocked' }] } : next(),
     )

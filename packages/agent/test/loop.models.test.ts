@@ -2,10 +2,27 @@ import { getEventListeners } from 'node:events'
 import { anthropic, estimateTokens, openaiCompatible } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import { deriveMessages, memoryStore, openSession } from '@tooltx/session'
-import { afterEach, describe, expect, it } from 'vitest'
-import { agentOn, bashTool, lines, type Rig, rig } from './loop-harness.js'
+import { describe, expect } from 'vitest'
+import {
+  agentOn,
+  bashTool,
+  failedTurn,
+  firstResult,
+  itWithRig,
+  lines,
+  type Rig,
+  rig,
+  textOutput,
+} from './loop-harness.js'
 import { type Answer, type Received, wireServer } from './loopback-server.js'
-import { anthropicStop, anthropicText, anthropicToolUse, chatChunk, messageStart } from './wire-fixtures.js'
+import {
+  anthropicStop,
+  anthropicText,
+  anthropicToolUse,
+  chatChunk,
+  chatToolCall,
+  messageStart,
+} from './wire-fixtures.js'
 
 /** A text block, then a tool_use of `bash` whose input the token limit cut inside a string. */
 const CUT = [
@@ -22,10 +39,7 @@ const usageChunk = (prompt: number) =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [], usage: { prompt_tokens: prompt, completion_tokens: 5, total_tokens: prompt + 5 } })}\n\n`
 /** A reply calling `name` with `args` as call `id`. */
 const callReply = (id: string, name: string, args: string): string[] => [
-  chunk({
-    role: 'assistant',
-    tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }],
-  }),
+  chatToolCall(id, name, args),
   chunk({}, 'tool_calls'),
   'data: [DONE]\n\n',
 ]
@@ -36,21 +50,25 @@ const textReply = (text: string, prompt?: number): string[] => [
   'data: [DONE]\n\n',
 ]
 
-describe('T2–T4 in the loop', () => {
-  let r: Rig
-  afterEach(async () => {
-    await r?.close()
-  })
+/** The data of the `step/end` events in `r`'s log. */
+const stepEnds = (r: Rig) => r.session.events().flatMap((e) => (e.type === 'step/end' ? [e.data] : []))
 
-  /** Registers `bash` (records what it ran with) and `read {path}` (returns a long text). */
-  function tools(seen: unknown[] = []): void {
+/** The `step/end` of step 1 when the provider cut its reply at the token limit. */
+const CUT_STEP_END = { turn: 1, step: 1, stop: { reason: 'max_tokens', raw: 'max_tokens' } }
+
+/** `it` with a fresh memory-store rig as `r`. */
+const it = itWithRig(() => rig({ store: 'memory' }))
+
+describe('T2–T4 in the loop', () => {
+  /** Registers on `r` `bash` (records what it ran with) and `read {path}` (returns a long text). */
+  function tools(r: Rig, seen: unknown[] = []): void {
     r.scope.register(bashTool(seen))
     r.scope.register(
       defineTool({
         name: 'read',
         description: 'Reads a file.',
         parameters: { path: { type: 'string', required: true } },
-        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        output: textOutput,
         presentCall: (args) => ({ card: 'generic', title: `Read ${args.path}` }),
         isConcurrencySafe: () => true,
         execute: ({ path }) => `${path}: ${'lorem ipsum dolor sit amet '.repeat(40)}`,
@@ -63,9 +81,8 @@ describe('T2–T4 in the loop', () => {
     return { server, model: anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 }) }
   }
 
-  it('T2.1, T2.2: each step records its reply stop reason on step/end', async () => {
-    r = await rig({ store: 'memory' })
-    tools()
+  it('T2.1, T2.2: each step records its reply stop reason on step/end', async ({ r }) => {
+    tools(r)
     const server = await wireServer(
       (n) => ({ sse: n === 1 ? callReply('c1', 'read', '{"path":"a"}') : textReply('ok') }),
       '/v1',
@@ -73,17 +90,18 @@ describe('T2–T4 in the loop', () => {
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
     const agent = agentOn(r, { model })
     expect(await agent.send('go')).toMatchObject({ reason: 'completed', text: 'ok' })
-    const ends = r.session.events().flatMap((e) => (e.type === 'step/end' ? [e.data] : []))
+    const ends = stepEnds(r)
     expect(ends).toEqual([
       { turn: 1, step: 1, stop: { reason: 'tool_calls', raw: 'tool_calls' } },
       { turn: 1, step: 2, stop: { reason: 'stop', raw: 'stop' } },
     ])
   })
 
-  it('T2.3: a reply cut by max_tokens mid tool call never runs it; by default the turn ends with the step stop recorded', async () => {
-    r = await rig({ store: 'memory' })
+  it('T2.3: a reply cut by max_tokens mid tool call never runs it; by default the turn ends with the step stop recorded', async ({
+    r,
+  }) => {
     const seen: unknown[] = []
-    tools(seen)
+    tools(r, seen)
     const { model } = await claude((n) => (n === 1 ? CUT : DONE_TEXT))
     const agent = agentOn(r, { model })
     const outcome = await agent.send('clean up')
@@ -92,21 +110,15 @@ describe('T2–T4 in the loop', () => {
       'the provider cut the reply (stop_reason "max_tokens") while it held tool calls',
     )
     expect(seen).toEqual([])
-    expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "clean up"',
-      'step/end',
-      'turn/end error',
-    ])
-    const end = r.session.events().find((e) => e.type === 'step/end')
-    expect(end?.data).toEqual({ turn: 1, step: 1, stop: { reason: 'max_tokens', raw: 'max_tokens' } })
+    expect(lines(r.session)).toEqual(failedTurn('clean up'))
+    expect(stepEnds(r)[0]).toEqual(CUT_STEP_END)
   })
 
-  it("T2.3: with onCutToolCalls 'tell-model' the cut call is recorded, answered without running, and the model is asked again", async () => {
-    r = await rig({ store: 'memory' })
+  it("T2.3: with onCutToolCalls 'tell-model' the cut call is recorded, answered without running, and the model is asked again", async ({
+    r,
+  }) => {
     const seen: unknown[] = []
-    tools(seen)
+    tools(r, seen)
     const { model, server } = await claude((n) => (n === 1 ? CUT : DONE_TEXT))
     const agent = agentOn(r, {
       model,
@@ -143,14 +155,14 @@ describe('T2–T4 in the loop', () => {
         },
       ],
     })
-    const end = r.session.events().find((e) => e.type === 'step/end')
-    expect(end?.data).toEqual({ turn: 1, step: 1, stop: { reason: 'max_tokens', raw: 'max_tokens' } })
+    expect(stepEnds(r)[0]).toEqual(CUT_STEP_END)
   })
 
-  it('T4.1, T4.2, T4.3: prepareStep narrows the tools through a restriction, so the hidden tool is absent from the request and its call fails UNKNOWN_TOOL; it is recorded on step/end', async () => {
-    r = await rig({ store: 'memory' })
+  it('T4.1, T4.2, T4.3: prepareStep narrows the tools through a restriction, so the hidden tool is absent from the request and its call fails UNKNOWN_TOOL; it is recorded on step/end', async ({
+    r,
+  }) => {
     const seen: unknown[] = []
-    tools(seen)
+    tools(r, seen)
     const server = await wireServer(
       (n) => ({ sse: n === 1 ? callReply('c1', 'bash', '{"cmd":"ls"}') : textReply('ok') }),
       '/v1',
@@ -184,14 +196,13 @@ describe('T2–T4 in the loop', () => {
     expect(second.tools.map((t: { function: { name: string } }) => t.function.name)).toContain('bash')
     expect(second.tool_choice).toBeUndefined()
     expect(second.messages[0]).toEqual({ role: 'system', content: 'Be careful.' })
-    const result = r.session.events().find((e) => e.type === 'tool/result')
-    expect(result?.data).toMatchObject({
+    expect(firstResult(r.session)).toMatchObject({
       callId: 'c1',
       isError: true,
       error: { code: 'UNKNOWN_TOOL' },
       content: [{ type: 'text', text: 'Error: unknown tool "bash"' }],
     })
-    const ends = r.session.events().flatMap((e) => (e.type === 'step/end' ? [e.data] : []))
+    const ends = stepEnds(r)
     expect(ends[0]).toEqual({
       turn: 1,
       step: 1,
@@ -203,9 +214,10 @@ describe('T2–T4 in the loop', () => {
     expect(r.runtime.view(r.scope).get('bash')?.name).toBe('bash')
   })
 
-  it('T4.1: a prepareStep answer of the wrong shape, or forcing a tool the step does not offer, ends the turn with a message saying what was wrong', async () => {
-    r = await rig({ store: 'memory' })
-    tools()
+  it('T4.1: a prepareStep answer of the wrong shape, or forcing a tool the step does not offer, ends the turn with a message saying what was wrong', async ({
+    r,
+  }) => {
+    tools(r)
     const server = await wireServer(() => ({ sse: textReply('ok') }), '/v1')
     const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
     const answers: unknown[] = [
@@ -252,8 +264,9 @@ describe('T2–T4 in the loop', () => {
     expect(claudeServer.received).toHaveLength(12)
   })
 
-  it('T3.1: a context option that is not { maxTokens, strategy } throws INVALID_DEFINITION at createAgent', async () => {
-    r = await rig({ store: 'memory' })
+  it('T3.1: a context option that is not { maxTokens, strategy } throws INVALID_DEFINITION at createAgent', async ({
+    r,
+  }) => {
     const model = openaiCompatible({ apiKey: 'k', model: 'm' })
     const make = (context: unknown) => () =>
       agentOn(r, {
@@ -307,8 +320,8 @@ describe('T2–T4 in the loop', () => {
   ] as const)(
     'T3.2, T3.3, T3.4, T3.5, T3.6: a session on a small budget (%s, %i steps) compacts and keeps working; replay derives the messages of the last request',
     async (strategy, STEPS) => {
-      r = await rig({ store: 'memory' })
-      tools()
+      const r = await rig({ store: 'memory' })
+      tools(r)
       // A session of its own without verify: checking replay after every append would make the run quadratic.
       const store = memoryStore()
       const session = await openSession(store, { id: 'long' })

@@ -3,7 +3,7 @@ import { createToolRuntime, defineTool } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { answeredOnce } from './loop-harness.js'
+import { answeredOnce, textOutput } from './loop-harness.js'
 
 /** One call of a random batch: which tool, and how many macrotask ticks its body takes. */
 interface CallPlan {
@@ -44,10 +44,7 @@ async function runBatch(plan: CallPlan[], maxParallel: number, abortAfterEvents:
     id: { type: 'string', required: true },
     ticks: { type: 'integer', required: true },
   } as const
-  const output = {
-    schema: { type: 'string' },
-    render: (_: unknown, v: string) => [{ type: 'text', text: v }],
-  } as const
+  const output = textOutput
   scope.register(
     defineTool({
       name: 'safe',

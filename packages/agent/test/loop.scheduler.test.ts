@@ -1,4 +1,4 @@
-import { createAgent, scripted } from '@tooltx/agent'
+import { scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import {
   NOT_STARTED_TEXT,
@@ -7,14 +7,17 @@ import {
   type SessionEvent,
   sqliteStore,
 } from '@tooltx/session'
-import { describe, expect, it } from 'vitest'
+import { describe, expect } from 'vitest'
 import {
+  agentOn,
   answeredOnce,
   call,
   closingText,
   eventually,
   failingOnce,
   go,
+  idleLines,
+  it,
   lines,
   OPENING,
   type Rig,
@@ -27,8 +30,9 @@ const calls = (session: Rig['session']) => lines(session).filter((l) => l.starts
 const resultOf = (callId: string) => (e: SessionEvent) => e.type === 'tool/result' && e.data.callId === callId
 
 describe('L5 scheduler (SQLite session)', () => {
-  it('L5.2, L5.3, L4.5, L4.6: an exclusive call in the middle of a batch is a barrier on both sides', async () => {
-    const r = await rig()
+  it('L5.2, L5.3, L4.5, L4.6: an exclusive call in the middle of a batch is a barrier on both sides', async ({
+    r,
+  }) => {
     const { agent } = go(r, [
       {
         toolCalls: [
@@ -48,13 +52,8 @@ describe('L5 scheduler (SQLite session)', () => {
     expect(calls(r.session)).toEqual(['tool/call c1', 'tool/call c2'])
     r.gates.open('1')
     await eventually(() => r.trace.includes('start 3'), 'the barrier started')
-    expect(calls(r.session)).toEqual([
-      'tool/call c1',
-      'tool/call c2',
-      'tool/result c1 ok',
-      'tool/result c2 ok',
-      'tool/call c3',
-    ])
+    const barrier = ['tool/call c1', 'tool/call c2', 'tool/result c1 ok', 'tool/result c2 ok', 'tool/call c3']
+    expect(calls(r.session)).toEqual(barrier)
     // Nothing after the barrier starts while it runs.
     await new Promise((resolve) => setImmediate(resolve))
     expect(r.trace).toEqual(['start 1', 'start 2', 'end 2', 'end 1', 'start 3'])
@@ -64,11 +63,7 @@ describe('L5 scheduler (SQLite session)', () => {
     r.gates.open('4')
     await agent.whenIdle()
     expect(calls(r.session)).toEqual([
-      'tool/call c1',
-      'tool/call c2',
-      'tool/result c1 ok',
-      'tool/result c2 ok',
-      'tool/call c3',
+      ...barrier,
       'tool/result c3 ok',
       'tool/call c4',
       'tool/call c5',
@@ -78,8 +73,9 @@ describe('L5 scheduler (SQLite session)', () => {
     expect(r.trace.slice(5, 8)).toEqual(['end 3', 'start 4', 'start 5'])
   })
 
-  it('L5.1: each call is classified right before it starts, so a re-registration while it waits is seen', async () => {
-    const r = await rig()
+  it('L5.1: each call is classified right before it starts, so a re-registration while it waits is seen', async ({
+    r,
+  }) => {
     const flex = (safe: boolean) =>
       defineTool({
         name: 'flex',
@@ -116,8 +112,9 @@ describe('L5 scheduler (SQLite session)', () => {
     switcher()
   })
 
-  it('L5.4: at most maxParallelToolCalls calls run at once; the pool rolls as calls finish', async () => {
-    const r = await rig()
+  it('L5.4: at most maxParallelToolCalls calls run at once; the pool rolls as calls finish', async ({
+    r,
+  }) => {
     const { agent } = go(
       r,
       [{ toolCalls: ['1', '2', '3', '4'].map((id) => call('wait', id)) }, { text: 'ok' }],
@@ -141,8 +138,7 @@ describe('L5 scheduler (SQLite session)', () => {
     ])
   })
 
-  it('L5.4: maxParallelToolCalls 1 makes the batch fully serial', async () => {
-    const r = await rig()
+  it('L5.4: maxParallelToolCalls 1 makes the batch fully serial', async ({ r }) => {
     for (const id of ['1', '2', '3']) r.gates.open(id)
     const { agent } = go(r, [{ toolCalls: ['1', '2', '3'].map((id) => call('wait', id)) }, { text: 'ok' }], {
       maxParallelToolCalls: 1,
@@ -151,14 +147,12 @@ describe('L5 scheduler (SQLite session)', () => {
     expect(r.trace).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'end 3'])
   })
 
-  it('L5.4: a maxParallelToolCalls that is not a positive integer throws INVALID_DEFINITION', async () => {
-    const r = await rig()
+  it('L5.4: a maxParallelToolCalls that is not a positive integer throws INVALID_DEFINITION', async ({
+    r,
+  }) => {
     for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, '2']) {
       expect(() =>
-        createAgent({
-          runtime: r.runtime,
-          scope: r.scope,
-          session: r.session,
+        agentOn(r, {
           model: scripted([]),
           maxParallelToolCalls: bad as number,
         }),
@@ -166,8 +160,9 @@ describe('L5 scheduler (SQLite session)', () => {
     }
   })
 
-  it('L4.6, P7.3: a call that times out is committed as TOOL_TIMEOUT in its place; the batch goes on', async () => {
-    const r = await rig()
+  it('L4.6, P7.3: a call that times out is committed as TOOL_TIMEOUT in its place; the batch goes on', async ({
+    r,
+  }) => {
     r.gates.open('3')
     const { agent } = go(r, [
       { toolCalls: [call('echo', '1'), call('slow', '2'), call('wait', '3')] },
@@ -189,15 +184,15 @@ describe('L5 scheduler (SQLite session)', () => {
     expect(lines(r.session).at(-1)).toBe('turn/end completed')
   })
 
-  it('P3.5, L4.6: a denied call is committed as DENIED in model order and its body never runs', async () => {
-    const r = await rig()
+  it('P3.5, L4.6: a denied call is committed as DENIED in model order and its body never runs', async ({
+    r,
+  }) => {
     r.gates.open('2')
     r.runtime.onPreExecute((exec, next) =>
       exec.callId === 'c1' ? { kind: 'deny', reason: 'not today' } : next(),
     )
     const { agent } = go(r, [{ toolCalls: [call('wait', '1'), call('wait', '2')] }, { text: 'ok' }])
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       ...OPENING,
       'assistant/message c1 c2',
       'tool/call c1',
@@ -319,9 +314,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
         .map(({ type, data }) => ({ type, data })),
     ).toEqual(expected)
     expect(answeredOnce(again)).toBe(true)
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
+    const agent = agentOn(r, {
       session: again,
       model: scripted([{ text: 'fine' }]),
     })
@@ -373,8 +366,7 @@ describe('L5.5, L5.6 scheduler failure and repair', () => {
     await expect(agent.whenIdle()).rejects.toThrow('disk gone')
     broken = false
     agent.send('again')
-    await agent.whenIdle()
-    expect(lines(r.session).slice(5)).toEqual([
+    expect((await idleLines(r, agent)).slice(5)).toEqual([
       'tool/result c1 TOOL_OUTCOME_UNKNOWN',
       'step/end',
       'turn/end interrupted',
@@ -432,8 +424,9 @@ describe('L5.7 policy phases in model order (SQLite session)', () => {
     ])
   })
 
-  it('L5.7: a slow pre-execute on one call delays the decision of the next call of the batch', async () => {
-    const r = await rig()
+  it('L5.7: a slow pre-execute on one call delays the decision of the next call of the batch', async ({
+    r,
+  }) => {
     const decided: string[] = []
     let letGo!: () => void
     const person = new Promise<void>((resolve) => {

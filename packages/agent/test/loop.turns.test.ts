@@ -1,19 +1,33 @@
 import { type Agent, createAgent, scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
-import { describe, expect, it } from 'vitest'
-import { args, call, closingText, eventually, failingOnce, go, lines, type Rig, rig } from './loop-harness.js'
+import { describe, expect } from 'vitest'
+import {
+  agentOn,
+  args,
+  call,
+  closingText,
+  eventually,
+  failedTurn,
+  failingOnce,
+  go,
+  idleLines,
+  it,
+  lines,
+  type Rig,
+  rig,
+} from './loop-harness.js'
 
 describe('L3 turns and steps (SQLite session)', () => {
-  it('L3.1, L3.2, L3.3, L3.4, L3.6, L3.5, L3.7: one turn with a tool step and a text step, in this exact order', async () => {
-    const r = await rig()
+  it('L3.1, L3.2, L3.3, L3.4, L3.6, L3.5, L3.7: one turn with a tool step and a text step, in this exact order', async ({
+    r,
+  }) => {
     const model = scripted([
       { text: 'Looking.', toolCalls: [{ id: 'c1', name: 'echo', arguments: args('a') }] },
       { text: 'All done.' },
     ])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     agent.send('hello')
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       'turn/start',
       'step/start',
       'user/message "hello"',
@@ -48,8 +62,9 @@ describe('L3 turns and steps (SQLite session)', () => {
     model.assertDone()
   })
 
-  it('L3.3: the surface is read at request time, so a tool registered during step 1 is offered in step 2', async () => {
-    const r = await rig()
+  it('L3.3: the surface is read at request time, so a tool registered during step 1 is offered in step 2', async ({
+    r,
+  }) => {
     const scope = r.scope
     scope.register(
       defineTool({
@@ -79,14 +94,12 @@ describe('L3 turns and steps (SQLite session)', () => {
     expect(model.requests[1]?.tools.some((t) => t.name === 'late')).toBe(true)
   })
 
-  it('L3.5: a message queued while a text-only reply streams makes another step instead of ending the turn', async () => {
-    const r = await rig()
+  it('L3.5: a message queued while a text-only reply streams makes another step instead of ending the turn', async ({
+    r,
+  }) => {
     const model = scripted([{ text: 'first answer' }, { text: 'second answer' }])
     let injected = false
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    const agent = agentOn(r, {
       model,
       onModelEvent: () => {
         if (injected) return
@@ -95,8 +108,7 @@ describe('L3 turns and steps (SQLite session)', () => {
       },
     })
     agent.send('question')
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       'turn/start',
       'step/start',
       'user/message "question"',
@@ -110,18 +122,18 @@ describe('L3 turns and steps (SQLite session)', () => {
     ])
   })
 
-  it('L3.2, L3.3, L3.7: messages sent back to back drain in FIFO order at the first step; a later send starts the next turn', async () => {
-    const r = await rig()
+  it('L3.2, L3.3, L3.7: messages sent back to back drain in FIFO order at the first step; a later send starts the next turn', async ({
+    r,
+  }) => {
     const model = scripted([{ text: 'one' }, { text: 'two' }])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     await agent.whenIdle()
     expect(r.session.events()).toEqual([])
     agent.send('a')
     agent.send('b')
     await agent.whenIdle()
     agent.send('c')
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
+    expect(await idleLines(r, agent)).toEqual([
       'turn/start',
       'step/start',
       'user/message "a"',
@@ -144,21 +156,17 @@ describe('L3 turns and steps (SQLite session)', () => {
     ).toEqual([{ turn: 1 }, { turn: 2 }])
   })
 
-  it('L3.1, L1.8: inject queues any user message, and turn numbers continue after reopening the session', async () => {
-    const r = await rig()
-    const first = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+  it('L3.1, L1.8: inject queues any user message, and turn numbers continue after reopening the session', async ({
+    r,
+  }) => {
+    const first = agentOn(r, {
       model: scripted([{ text: 'x' }]),
     })
     first.inject({ role: 'user', content: [{ type: 'text', text: 'injected' }], source: { kind: 'test' } })
     await first.whenIdle()
     await r.session.close()
     const again = await r.reopen()
-    const second = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
+    const second = agentOn(r, {
       session: again,
       model: scripted([{ text: 'y' }]),
     })
@@ -178,19 +186,13 @@ describe('L3 turns and steps (SQLite session)', () => {
     await again.close()
   })
 
-  it('L3.5, L5.5: a model failure ends the turn with turn/end error and its message; the next send starts a new turn', async () => {
-    const r = await rig()
+  it('L3.5, L5.5: a model failure ends the turn with turn/end error and its message; the next send starts a new turn', async ({
+    r,
+  }) => {
     const model = scripted([])
-    const agent = createAgent({ runtime: r.runtime, scope: r.scope, session: r.session, model })
+    const agent = agentOn(r, { model })
     agent.send('hello')
-    await agent.whenIdle()
-    expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "hello"',
-      'step/end',
-      'turn/end error',
-    ])
+    expect(await idleLines(r, agent)).toEqual(failedTurn('hello'))
     expect(r.session.events().at(-1)?.data).toMatchObject({
       reason: 'error',
       message: expect.stringContaining('no scripted step left for request 1'),
@@ -210,18 +212,16 @@ function stepsClosed(session: Rig['session']): boolean {
 }
 
 describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () => {
-  it('L3.8: an abort mid-stream, an abort mid-batch and a model failure each close the step before turn/end', async () => {
-    const r = await rig()
+  it('L3.8: an abort mid-stream, an abort mid-batch and a model failure each close the step before turn/end', async ({
+    r,
+  }) => {
     let agent!: Agent
     let streamAbort = true
     const model = scripted([
       { text: 'streaming', toolCalls: [call('echo', '1')] },
       { toolCalls: [call('wait', '2')] },
     ])
-    agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+    agent = agentOn(r, {
       model,
       onModelEvent: () => {
         if (streamAbort) agent.abort()
@@ -262,12 +262,10 @@ describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () =>
     expect(stepsClosed(r.session)).toBe(true)
   })
 
-  it('L3.9: inject snapshots the message at the call, so changing it afterwards changes nothing logged', async () => {
-    const r = await rig()
-    const agent = createAgent({
-      runtime: r.runtime,
-      scope: r.scope,
-      session: r.session,
+  it('L3.9: inject snapshots the message at the call, so changing it afterwards changes nothing logged', async ({
+    r,
+  }) => {
+    const agent = agentOn(r, {
       model: scripted([{ text: 'ok' }]),
     })
     const message = { role: 'user' as const, content: [{ type: 'text', text: 'original' }] }
@@ -283,8 +281,9 @@ describe('L3.8, L3.9 step closure and injected messages (SQLite session)', () =>
     })
   })
 
-  it('L3.9: a message that is not lossless JSON throws INVALID_DEFINITION at inject, and the running turn carries on', async () => {
-    const r = await rig()
+  it('L3.9: a message that is not lossless JSON throws INVALID_DEFINITION at inject, and the running turn carries on', async ({
+    r,
+  }) => {
     const { agent } = go(r, [{ toolCalls: [call('wait', '1')] }, { text: 'finished' }])
     await eventually(() => r.trace.includes('start 1'), 'the call started')
     const bad = [

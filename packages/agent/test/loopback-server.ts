@@ -94,18 +94,19 @@ export function sseFixture(file: string): string[] {
   return readFileSync(new URL(`./fixtures/${file}`, import.meta.url), 'utf8').split(/(?<=\n\n)/)
 }
 
+/** The one tool of `request()`, as the model sees it. */
+export const READ_FILE: ModelRequest['tools'][number] = {
+  name: 'read_file',
+  description: 'Read a UTF-8 file.',
+  parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+}
+
 /** A request with a system prompt, instructions, the `read_file` tool and one user message. */
 export function request(overrides: Partial<ModelRequest> = {}): ModelRequest {
   return {
     system: 'You are terse.',
     instructions: 'Tools: read_file.',
-    tools: [
-      {
-        name: 'read_file',
-        description: 'Read a UTF-8 file.',
-        parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-      },
-    ],
+    tools: [READ_FILE],
     messages: [{ role: 'user', content: [{ type: 'text', text: 'read /etc/hostname' }] }],
     ...overrides,
   }

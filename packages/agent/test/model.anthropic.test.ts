@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest'
 import {
   abortAtToolArguments,
   collect,
+  READ_FILE,
   refusedURL,
   request,
   sseFixture,
@@ -13,6 +14,22 @@ import {
 const EVENTS = sseFixture('anthropic-text-and-tools.sse')
 
 const sse = (type: string, data: unknown) => `event: ${type}\ndata: ${JSON.stringify(data)}\n\n`
+
+/**
+ * What streaming `request()` threw when the server answers with HTTP `status` and an Anthropic
+ * error body of `type` saying `message`; the adapter sends `apiKey` (default `k`), no retries.
+ */
+async function httpError(answer: { status: number; type: string; message: string; apiKey?: string }) {
+  const { status, type, message } = answer
+  const server = await wireServer(() => ({ status, json: { type: 'error', error: { type, message } } }))
+  const model = anthropic({
+    baseURL: server.baseURL,
+    apiKey: answer.apiKey ?? 'k',
+    model: 'c',
+    maxRetries: 0,
+  })
+  return { server, error: await streamError(model) }
+}
 
 describe('anthropic against a loopback Messages API server', () => {
   it('L3.4: streams text and tool-call deltas, then one message with the raw argument strings and usage', async () => {
@@ -56,13 +73,7 @@ describe('anthropic against a loopback Messages API server', () => {
       max_tokens: 4096,
       stream: true,
       system: 'You are terse.\n\nTools: read_file.',
-      tools: [
-        {
-          name: 'read_file',
-          description: 'Read a UTF-8 file.',
-          input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-        },
-      ],
+      tools: [{ name: 'read_file', description: 'Read a UTF-8 file.', input_schema: READ_FILE.parameters }],
       messages: [{ role: 'user', content: [{ type: 'text', text: 'read /etc/hostname' }] }],
     })
   })
@@ -212,12 +223,12 @@ describe('anthropic against a loopback Messages API server', () => {
   })
 
   it('an HTTP 401 becomes a ModelError that names the status and the server message and says to check the apiKey', async () => {
-    const server = await wireServer(() => ({
+    const { server, error } = await httpError({
       status: 401,
-      json: { type: 'error', error: { type: 'authentication_error', message: 'invalid x-api-key' } },
-    }))
-    const model = anthropic({ baseURL: server.baseURL, apiKey: 'wrong', model: 'c', maxRetries: 0 })
-    const error = await streamError(model)
+      type: 'authentication_error',
+      message: 'invalid x-api-key',
+      apiKey: 'wrong',
+    })
     expect(error).toBeInstanceOf(ModelError)
     expect(error).toMatchObject({ kind: 'http', status: 401, adapter: 'anthropic:c' })
     expect((error as Error).message).toBe(
@@ -227,12 +238,11 @@ describe('anthropic against a loopback Messages API server', () => {
   })
 
   it('an HTTP 500 becomes a ModelError that says to retry later', async () => {
-    const server = await wireServer(() => ({
+    const { server, error } = await httpError({
       status: 500,
-      json: { type: 'error', error: { type: 'api_error', message: 'Internal server error' } },
-    }))
-    const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
-    const error = await streamError(model)
+      type: 'api_error',
+      message: 'Internal server error',
+    })
     expect(error).toMatchObject({ kind: 'http', status: 500 })
     expect((error as Error).message).toContain('Internal server error')
     expect((error as Error).message).toContain('The provider failed; retry later')

@@ -7,8 +7,8 @@ import {
 } from '@tooltx/agent'
 import { parseToolArguments } from '@tooltx/core'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
-import { agentOn, bashTool, lines, rig } from './loop-harness.js'
+import { describe, expect } from 'vitest'
+import { agentOn, bashTool, failedTurn, it, lines } from './loop-harness.js'
 import { type Answer, collect, request, sseFixture, wireServer } from './loopback-server.js'
 import { anthropicToolUse, anthropicStop as anthropicWireStop, chatChunk, DONE } from './wire-fixtures.js'
 
@@ -101,8 +101,9 @@ describe('L12.1 a reply is complete only when the stream says so', () => {
 describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
   const bash = bashTool
 
-  it('L12.1: a truncated OpenAI-compatible reply ends the turn with an error; the raw tool never runs and no tool/call is logged', async () => {
-    const r = await rig()
+  it('L12.1: a truncated OpenAI-compatible reply ends the turn with an error; the raw tool never runs and no tool/call is logged', async ({
+    r,
+  }) => {
     const seen: unknown[] = []
     r.scope.register(bash(seen))
     // Later requests get a plain answer, so a loop that ran the cut call still ends.
@@ -111,21 +112,16 @@ describe('L12.1 in the loop: no call of an unfinished reply runs', () => {
     agent.send('clean up')
     await agent.whenIdle()
     expect(seen).toEqual([])
-    expect(lines(r.session)).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message "clean up"',
-      'step/end',
-      'turn/end error',
-    ])
+    expect(lines(r.session)).toEqual(failedTurn('clean up'))
     const end = r.session.events().at(-1)
     expect(end?.type === 'turn/end' && end.data.message).toBe(
       `openai-compatible:m: the stream ended before a finish_reason, ${UNFINISHED_TAIL}`,
     )
   })
 
-  it('L12.2: an Anthropic reply cut at max_tokens inside a tool_use ends the turn with an error; the raw tool never runs', async () => {
-    const r = await rig()
+  it('L12.2: an Anthropic reply cut at max_tokens inside a tool_use ends the turn with an error; the raw tool never runs', async ({
+    r,
+  }) => {
     const seen: unknown[] = []
     r.scope.register(bash(seen))
     const model = await claude(

@@ -10,6 +10,7 @@ import { describe, expect, it } from 'vitest'
 import {
   abortAtToolArguments,
   collect,
+  READ_FILE,
   refusedURL,
   request,
   sseFixture,
@@ -75,16 +76,7 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
       stream: true,
       stream_options: { include_usage: true },
       max_tokens: 321,
-      tools: [
-        {
-          type: 'function',
-          function: {
-            name: 'read_file',
-            description: 'Read a UTF-8 file.',
-            parameters: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
-          },
-        },
-      ],
+      tools: [{ type: 'function', function: READ_FILE }],
       messages: [
         { role: 'system', content: 'You are terse.\n\nTools: read_file.' },
         { role: 'user', content: 'read /etc/hostname' },

@@ -90,6 +90,27 @@ const SEARCH_STRICT = {
   additionalProperties: false,
 }
 
+/**
+ * One turn on a strict-mode adapter whose first reply calls `search` as `callId` with the raw
+ * arguments `raw`, sent `message`; `seen` is emptied first. Resolves with the turn's session.
+ */
+async function strictTurn(turn: { callId: string; raw: string; message: string }) {
+  seen.length = 0
+  const server = await wireServer(
+    (n) => ({ sse: n === 1 ? toolCallReply(turn.callId, 'search', turn.raw) : textReply('done') }),
+    '/v1',
+  )
+  const runtime = createToolRuntime()
+  const scope = runtime.scope()
+  scope.register(search)
+  const session = await openSession(memoryStore(), { id: 'strict' })
+  const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', strictTools: true })
+  const agent = createAgent({ runtime, scope, session, model })
+  agent.send(turn.message)
+  await agent.whenIdle()
+  return session
+}
+
 describe('Z1: OpenAI strict mode', () => {
   it('Z1.1: with strictTools every tool goes out with strict: true, closed objects and nullable-required optionals', async () => {
     const server = await wireServer(() => ({ sse: textReply('ok') }), '/v1')
@@ -164,21 +185,9 @@ describe('Z1: OpenAI strict mode', () => {
   })
 
   it('Z1.3, Z1.4: the tool sees absent optionals where the model sent null; the log keeps the raw string', async () => {
-    seen.length = 0
     const raw =
       '{"query":"q","limit":null,"cursor":null,"since":null,"filter":{"tag":null,"owner":"me"},"ids":null}'
-    const server = await wireServer(
-      (n) => ({ sse: n === 1 ? toolCallReply('call_s', 'search', raw) : textReply('done') }),
-      '/v1',
-    )
-    const runtime = createToolRuntime()
-    const scope = runtime.scope()
-    scope.register(search)
-    const session = await openSession(memoryStore(), { id: 'strict' })
-    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', strictTools: true })
-    const agent = createAgent({ runtime, scope, session, model })
-    agent.send('find q')
-    await agent.whenIdle()
+    const session = await strictTurn({ callId: 'call_s', raw, message: 'find q' })
 
     // Optional and not nullable → absent; nullable optional and nullable required → null kept.
     expect(seen).toEqual([{ query: 'q', cursor: null, since: null, filter: { owner: 'me' } }])
@@ -189,20 +198,8 @@ describe('Z1: OpenAI strict mode', () => {
   })
 
   it('Z1.3: a null at a required property that does not accept null still fails validation, saying so', async () => {
-    seen.length = 0
     const raw = '{"query":null,"limit":null,"cursor":null,"since":null,"filter":null,"ids":[1,null]}'
-    const server = await wireServer(
-      (n) => ({ sse: n === 1 ? toolCallReply('call_n', 'search', raw) : textReply('done') }),
-      '/v1',
-    )
-    const runtime = createToolRuntime()
-    const scope = runtime.scope()
-    scope.register(search)
-    const session = await openSession(memoryStore(), { id: 'strict-bad' })
-    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', strictTools: true })
-    const agent = createAgent({ runtime, scope, session, model })
-    agent.send('find')
-    await agent.whenIdle()
+    const session = await strictTurn({ callId: 'call_n', raw, message: 'find' })
 
     expect(seen).toEqual([])
     const result = session.events().find((event) => event.type === 'tool/result')

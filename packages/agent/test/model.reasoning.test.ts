@@ -1,7 +1,7 @@
 import { anthropic, ModelError, openaiCompatible } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
-import { afterEach, describe, expect, it } from 'vitest'
-import { agentOn, lines, type Rig, rig } from './loop-harness.js'
+import { describe, expect } from 'vitest'
+import { agentOn, itWithRig, lines, type Rig, rig, textOutput } from './loop-harness.js'
 import { collect, request, wireServer } from './loopback-server.js'
 import {
   anthropicEvent,
@@ -54,20 +54,18 @@ const REASON_THEN_TEXT = [
   'data: [DONE]\n\n',
 ]
 
-describe('T1 reasoning content', () => {
-  let r: Rig
-  afterEach(async () => {
-    await r?.close()
-  })
+/** `it` with a fresh default rig as `r`. */
+const it = itWithRig(() => rig())
 
-  /** Registers `lookup {q}`, which records the arguments and the whole input it was given. */
-  function lookup(seen: unknown[]): void {
+describe('T1 reasoning content', () => {
+  /** Registers on `r` `lookup {q}`, which records the arguments and the whole input it was given. */
+  function lookup(r: Rig, seen: unknown[]): void {
     r.scope.register(
       defineTool({
         name: 'lookup',
         description: 'Looks a country up.',
         parameters: { q: { type: 'string', required: true } },
-        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        output: textOutput,
         execute: (args, run) => {
           seen.push({ args, keys: Object.keys(run).sort() })
           return 'capital: Paris'
@@ -76,10 +74,11 @@ describe('T1 reasoning content', () => {
     )
   }
 
-  it('T1.1, T1.2: Anthropic thinking and redacted_thinking are recorded in assistant/message and the second request carries them back byte for byte', async () => {
-    r = await rig()
+  it('T1.1, T1.2: Anthropic thinking and redacted_thinking are recorded in assistant/message and the second request carries them back byte for byte', async ({
+    r,
+  }) => {
     const seen: unknown[] = []
-    lookup(seen)
+    lookup(r, seen)
     const server = await wireServer((n) => ({ sse: n === 1 ? THINK_THEN_CALL : ANSWER }))
     const model = anthropic({
       baseURL: server.baseURL,
@@ -145,10 +144,11 @@ describe('T1 reasoning content', () => {
     })
   })
 
-  it('T1.3: OpenAI-compatible reasoning_content becomes one reasoning block and goes back in reasoning_content on the tool-call turn only', async () => {
-    r = await rig()
+  it('T1.3: OpenAI-compatible reasoning_content becomes one reasoning block and goes back in reasoning_content on the tool-call turn only', async ({
+    r,
+  }) => {
     const seen: unknown[] = []
-    lookup(seen)
+    lookup(r, seen)
     const server = await wireServer((n) => ({ sse: n === 1 ? REASON_THEN_CALL : REASON_THEN_TEXT }), '/v1')
     const model = openaiCompatible({
       baseURL: server.baseURL,
@@ -215,8 +215,7 @@ describe('T1 reasoning content', () => {
     expect(server.received[0]?.body.messages[2].reasoning_content).toBeUndefined()
   })
 
-  it('T1.6: a reply aborted while it streams keeps no partial reasoning', async () => {
-    r = await rig()
+  it('T1.6: a reply aborted while it streams keeps no partial reasoning', async ({ r }) => {
     const server = await wireServer(() => ({ sse: THINK_THEN_CALL.slice(0, 4), hang: true }))
     const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxRetries: 0 })
     const agent = agentOn(r, {

@@ -1,32 +1,27 @@
 /** `servedCallRecorder`: calls from outside the loop recorded one turn each (Y3.5, Y1.15). */
 import { servedCallRecorder } from '@tooltx/agent'
-import { createToolRuntime, defineTool, type ExecuteInput, type ToolResult } from '@tooltx/core'
+import type { ExecuteInput, ToolResult } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { countedTool } from './counted-tool.js'
 
 function setup() {
-  const runtime = createToolRuntime()
-  let ran = 0
-  runtime.register(
-    defineTool({
-      name: 'echo',
-      description: 'echo',
-      parameters: { text: { type: 'string', required: true } },
-      execute: async ({ text }) => {
-        ran++
-        await new Promise((resolve) => setTimeout(resolve, text.length))
-        return text
-      },
-    }),
-  )
+  const { runtime, runs } = countedTool({
+    name: 'echo',
+    description: 'echo',
+    body: async (text) => {
+      await new Promise((resolve) => setTimeout(resolve, text.length))
+      return text
+    },
+  })
   const input = (callId: string, text: string): ExecuteInput => ({
     callId,
     name: 'echo',
     arguments: { text },
     signal: new AbortController().signal,
   })
-  return { runtime, input, ran: () => ran }
+  return { runtime, input, ran: runs }
 }
 
 const codeOf = (r: ToolResult) => (r.isError ? r.error.info.code : 'ok')

@@ -1,25 +1,13 @@
 import { type AuditDecision, auditSession, createAgent, type ScriptedStep, scripted } from '@tooltx/agent'
-import { type Approver, createToolRuntime, defineTool, type ToolRuntime } from '@tooltx/core'
+import type { Approver, ToolRuntime } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { countedTool } from './counted-tool.js'
 
 /** A runtime with one `note` tool whose body counts its runs, and the count. */
 function notes(): { runtime: ToolRuntime; runs: () => number } {
-  let count = 0
-  const runtime = createToolRuntime()
-  runtime.register(
-    defineTool({
-      name: 'note',
-      description: 'Write a note.',
-      parameters: { text: { type: 'string', required: true } },
-      execute: async ({ text }) => {
-        count++
-        return { saved: text }
-      },
-    }),
-  )
-  return { runtime, runs: () => count }
+  return countedTool({ name: 'note', description: 'Write a note.', body: async (text) => ({ saved: text }) })
 }
 
 /** The policy of the property test: `ask` asks, `no` is denied by a guard, a number throws. */

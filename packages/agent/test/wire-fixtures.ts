@@ -59,5 +59,16 @@ export const anthropicToolUse = ({ index, id, name, json, unclosed }: ToolUse) =
 export const chatChunk = (delta: Record<string, unknown>, finish: string | null = null) =>
   `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
 
+/** The chunk that opens tool call 0 as `id`, calling `name`, with the first piece `args` of its arguments. */
+export const chatToolCall = (id: string, name: string, args: string) =>
+  chatChunk({
+    role: 'assistant',
+    tool_calls: [{ index: 0, id, type: 'function', function: { name, arguments: args } }],
+  })
+
+/** A chunk that adds the piece `args` to the arguments of tool call 0. */
+export const chatToolArgs = (args: string) =>
+  chatChunk({ tool_calls: [{ index: 0, function: { arguments: args } }] })
+
 /** The Chat Completions stream's last line. */
 export const DONE = 'data: [DONE]\n\n'

@@ -6,7 +6,10 @@ import { createToolRuntime, defineTool } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
 import * as mock from 'ai/test'
 import { describe, expect, it } from 'vitest'
+import { CLOSING_TYPES, OPENING_TYPES } from '../../agent/test/loop-harness.js'
 import { collect, refusedURL, request, wireServer } from '../../agent/test/loopback-server.js'
+import { chatChunk, chatToolArgs, chatToolCall, DONE } from '../../agent/test/wire-fixtures.js'
+import { loopbackProvider } from './loopback-provider.js'
 
 const usage = (input: number, output: number) => ({
   inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
@@ -179,17 +182,11 @@ describe('Z2: aiSdkModel', () => {
 
     const types = session.events().map((event) => event.type)
     expect(types).toEqual([
-      'turn/start',
-      'step/start',
-      'user/message',
+      ...OPENING_TYPES,
       'assistant/message',
       'tool/call',
       'tool/result',
-      'step/end',
-      'step/start',
-      'assistant/message',
-      'step/end',
-      'turn/end',
+      ...CLOSING_TYPES,
     ])
     const call = session.events().find((event) => event.type === 'tool/call')
     expect(call?.data).toMatchObject({ callId: 'call_1', arguments: '{"path": "/etc/hostname"}' })
@@ -300,31 +297,16 @@ describe('Z2: aiSdkModel', () => {
   })
 
   it('Z2.5: @ai-sdk/openai-compatible against a real loopback server drives the loop end to end', async () => {
-    const chunk = (delta: object, finish: string | null = null) =>
-      `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
-    const toolReply = [
-      chunk({
-        role: 'assistant',
-        tool_calls: [
-          { index: 0, id: 'call_w', type: 'function', function: { name: 'read_file', arguments: '' } },
-        ],
-      }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: '{"path":' } }] }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: '"/w"}' } }] }),
-      chunk({}, 'tool_calls'),
-      'data: [DONE]\n\n',
-    ]
-    const textReply = [
-      chunk({ role: 'assistant', content: 'All read.' }),
-      chunk({}, 'stop'),
-      'data: [DONE]\n\n',
-    ]
-    const server = await wireServer((n) => ({ sse: n === 1 ? toolReply : textReply }), '/v1')
-    const provider = compatible.createOpenAICompatible({
-      name: 'loop',
-      baseURL: server.baseURL,
-      apiKey: 'k',
-    })
+    const { server, provider } = await loopbackProvider(
+      [
+        chatToolCall('call_w', 'read_file', ''),
+        chatToolArgs('{"path":'),
+        chatToolArgs('"/w"}'),
+        chatChunk({}, 'tool_calls'),
+        DONE,
+      ],
+      'All read.',
+    )
     const runtime = createToolRuntime()
     const scope = runtime.scope()
     scope.register(readFile)

@@ -1,10 +1,11 @@
 import type { LanguageModelV4StreamPart } from '@ai-sdk/provider'
 import { createAgent } from '@tooltx/agent'
 import * as lib from '@tooltx/ai-sdk'
-import { createToolRuntime, defineTool } from '@tooltx/core'
+import { defineTool } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
 import * as mock from 'ai/test'
 import { describe, expect, it } from 'vitest'
+import { scopeWith, textOutput } from '../../agent/test/loop-harness.js'
 
 const usage = {
   inputTokens: { total: 5, noCache: 5, cacheRead: 0, cacheWrite: 0 },
@@ -38,14 +39,12 @@ describe("T1.4: the AI SDK bridge's reasoning", () => {
         stream: mock.convertArrayToReadableStream(parts),
       })),
     })
-    const runtime = createToolRuntime()
-    const scope = runtime.scope()
-    scope.register(
+    const { runtime, scope } = scopeWith(
       defineTool({
         name: 'lookup',
         description: 'Looks a country up.',
         parameters: { q: { type: 'string', required: true } },
-        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        output: textOutput,
         execute: () => 'Paris',
       }),
     )

@@ -1,12 +1,12 @@
-import * as compatible from '@ai-sdk/openai-compatible'
 import type { LanguageModelV4GenerateResult } from '@ai-sdk/provider'
 import * as lib from '@tooltx/ai-sdk'
 import { createToolRuntime, defineTool, type ToolResult } from '@tooltx/core'
 import * as ai from 'ai'
 import * as mock from 'ai/test'
 import { describe, expect, it } from 'vitest'
-import { wireServer } from '../../agent/test/loopback-server.js'
+import { chatChunk, chatToolArgs, chatToolCall, DONE } from '../../agent/test/wire-fixtures.js'
 import { addTool } from '../../mcp/test/fixtures/add-tool.mjs'
+import { loopbackProvider } from './loopback-provider.js'
 
 const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
@@ -113,26 +113,10 @@ describe('Z2: aiSdkTools', () => {
 
   it('Z2.6: streamText with @ai-sdk/openai-compatible against a loopback server sends the scope schemas and runs through the runtime', async () => {
     const { runtime, scope, executed } = rig()
-    const chunk = (delta: object, finish: string | null = null) =>
-      `data: ${JSON.stringify({ id: 'x', object: 'chat.completion.chunk', created: 1, model: 'm', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`
-    const toolReply = [
-      chunk({
-        role: 'assistant',
-        tool_calls: [
-          { index: 0, id: 's1', type: 'function', function: { name: 'add', arguments: '{"a":40,' } },
-        ],
-      }),
-      chunk({ tool_calls: [{ index: 0, function: { arguments: '"b":2}' } }] }),
-      chunk({}, 'tool_calls'),
-      'data: [DONE]\n\n',
-    ]
-    const textReply = [chunk({ role: 'assistant', content: '42' }), chunk({}, 'stop'), 'data: [DONE]\n\n']
-    const server = await wireServer((n) => ({ sse: n === 1 ? toolReply : textReply }), '/v1')
-    const provider = compatible.createOpenAICompatible({
-      name: 'loop',
-      baseURL: server.baseURL,
-      apiKey: 'k',
-    })
+    const { server, provider } = await loopbackProvider(
+      [chatToolCall('s1', 'add', '{"a":40,'), chatToolArgs('"b":2}'), chatChunk({}, 'tool_calls'), DONE],
+      '42',
+    )
     const result = ai.streamText({
       model: provider.chatModel('m'),
       tools: lib.aiSdkTools(runtime, { scope }),

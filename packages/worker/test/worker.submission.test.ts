@@ -45,37 +45,34 @@ describe('N2.3: submission marks and plans', () => {
   })
 
   it('N2.3: answered after a completed, error or limit turn; resume after only interrupted or aborted ones; fresh when absent', () => {
-    expect(planSubmission(log([]), 'a')).toBe('fresh')
-    expect(
-      planSubmission(
-        log([
+    const cases: { turns: Parameters<typeof log>[0]; plan: ReturnType<typeof planSubmission> }[] = [
+      { turns: [], plan: 'fresh' },
+      {
+        turns: [
           { id: 'b', reason: 'completed' },
           { id: undefined, reason: 'completed' },
-        ]),
-        'a',
-      ),
-    ).toBe('fresh')
-    expect(planSubmission(log([{ id: 'a', reason: 'interrupted' }]), 'a')).toBe('resume')
-    expect(
-      planSubmission(
-        log([
+        ],
+        plan: 'fresh',
+      },
+      { turns: [{ id: 'a', reason: 'interrupted' }], plan: 'resume' },
+      {
+        turns: [
           { id: 'a', reason: 'interrupted' },
           { id: 'a', reason: 'aborted' },
-        ]),
-        'a',
-      ),
-    ).toBe('resume')
-    expect(
-      planSubmission(
-        log([
+        ],
+        plan: 'resume',
+      },
+      {
+        turns: [
           { id: 'a', reason: 'interrupted' },
           { id: 'a', reason: 'completed' },
-        ]),
-        'a',
-      ),
-    ).toBe('answered')
-    expect(planSubmission(log([{ id: 'a', reason: 'error' }]), 'a')).toBe('answered')
-    expect(planSubmission(log([{ id: 'a', reason: 'limit' }]), 'a')).toBe('answered')
+        ],
+        plan: 'answered',
+      },
+      { turns: [{ id: 'a', reason: 'error' }], plan: 'answered' },
+      { turns: [{ id: 'a', reason: 'limit' }], plan: 'answered' },
+    ]
+    for (const { turns, plan } of cases) expect(planSubmission(log(turns), 'a')).toBe(plan)
   })
 
   it('N2.3: for any log of whole turns the plan follows from the reasons of the turns holding the id', () => {

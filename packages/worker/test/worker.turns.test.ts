@@ -3,32 +3,38 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createAgent, type ScriptedStep, scripted } from '@tooltx/agent'
-import { createToolRuntime, defineTool } from '@tooltx/core'
+import { defineTool } from '@tooltx/core'
 import { memoryStore, openSession, type SessionEvent, sqliteStore } from '@tooltx/session'
 import { createWorker, RESUME_TEXT, turnQueue, type WorkerJobReport } from '@tooltx/worker'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { scopeWith, textOutput } from '../../agent/test/loop-harness.js'
 import { freshPrefix, freshSchema, POSTGRES_URL, requirePostgresInCi } from './postgres.js'
-
-const text = {
-  schema: { type: 'string' },
-  render: (_: unknown, v: string) => [{ type: 'text', text: v }],
-} as const
 
 /** A runtime with one parallel-safe tool, `look`, that echoes its `id` argument. */
 function toolset() {
-  const runtime = createToolRuntime()
-  const scope = runtime.scope()
-  scope.register(
+  return scopeWith(
     defineTool({
       name: 'look',
       description: 'Echoes its id.',
       parameters: { id: { type: 'string', required: true } },
-      output: text,
+      output: textOutput,
       isConcurrencySafe: () => true,
       execute: (args) => `saw ${args.id}`,
     }),
   )
-  return { runtime, scope }
+}
+
+/**
+ * What a worker test starts from: a memory store, a queue on a fresh schema (`queue` adds queue
+ * options), the `toolset()`, and an empty list for the worker's job reports.
+ */
+function workerSetup(queue: { retryDelaySeconds?: number } = {}) {
+  return {
+    store: memoryStore(),
+    queue: turnQueue({ connectionString: POSTGRES_URL!, schema: freshSchema(), ...queue }),
+    ...toolset(),
+    reports: [] as WorkerJobReport[],
+  }
 }
 
 /** Two parallel tool calls, then a text answer. */
@@ -49,10 +55,7 @@ const brief = (events: readonly SessionEvent[]) =>
 
 describe.skipIf(POSTGRES_URL === undefined)('N2: workers on a PostgreSQL queue', () => {
   it('N2.2: a worker picks up a submitted turn, runs it with the agent loop and completes the job', async () => {
-    const store = memoryStore()
-    const queue = turnQueue({ connectionString: POSTGRES_URL!, schema: freshSchema() })
-    const { runtime, scope } = toolset()
-    const reports: WorkerJobReport[] = []
+    const { store, queue, runtime, scope, reports } = workerSetup()
     let turns = 0
     let finished!: () => void
     const done = new Promise<void>((resolve) => {
@@ -136,9 +139,7 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.1, N2.6: the queue and graceful 
   }
 
   it('N2.6: stop() lets a running turn finish within graceMs, then resolves with the job completed', async () => {
-    const store = memoryStore()
-    const queue = turnQueue({ connectionString: POSTGRES_URL!, schema: freshSchema() })
-    const reports: WorkerJobReport[] = []
+    const { store, queue, reports } = workerSetup()
     const worker = await slowWorker(queue, store, 10_000, reports)
     const session = `${freshPrefix()}-grace`
     const id = await queue.submit(session, 'take your time')
@@ -150,9 +151,7 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.1, N2.6: the queue and graceful 
   })
 
   it('N2.6: after graceMs stop() aborts the turn and hands the job back; another worker resumes it to a completed turn', async () => {
-    const store = memoryStore()
-    const queue = turnQueue({ connectionString: POSTGRES_URL!, schema: freshSchema(), retryDelaySeconds: 0 })
-    const reports: WorkerJobReport[] = []
+    const { store, queue, reports } = workerSetup({ retryDelaySeconds: 0 })
     const first = await slowWorker(queue, store, 0, reports)
     const session = `${freshPrefix()}-handback`
     const id = await queue.submit(session, 'take your time')
@@ -189,10 +188,7 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.1, N2.6: the queue and graceful 
 
 describe.skipIf(POSTGRES_URL === undefined)('N2.5: handing jobs back', () => {
   it('N2.5: two jobs of one session in one worker run one after the other: the second is handed back, never opened beside the first', async () => {
-    const store = memoryStore()
-    const queue = turnQueue({ connectionString: POSTGRES_URL!, schema: freshSchema() })
-    const { runtime, scope } = toolset()
-    const reports: WorkerJobReport[] = []
+    const { store, queue, runtime, scope, reports } = workerSetup()
     const session = `${freshPrefix()}-twice`
     const first = await queue.submit(session, 'one')
     const second = await queue.submit(session, 'two')
@@ -271,15 +267,12 @@ requirePostgresInCi('N2.2')
 describe.skipIf(POSTGRES_URL === undefined)('F2.12: workers and durable approvals', () => {
   it('F2.12: a job whose turn suspends is done; after the decision the next job resumes the turn, then runs its own', async () => {
     const { decide, pendingApprovals } = await import('@tooltx/agent')
-    const store = memoryStore()
-    const queue = turnQueue({ connectionString: POSTGRES_URL!, schema: freshSchema() })
-    const { runtime, scope } = toolset()
+    const { store, queue, runtime, scope, reports } = workerSetup()
     runtime.onPreExecute(async () => ({ kind: 'ask', reason: 'check' }))
     const scripts: ScriptedStep[][] = [
       [{ toolCalls: [{ id: 'p1', name: 'look', arguments: '{"id":"a"}' }] }],
       [{ text: 'resumed answer' }, { text: 'second answer' }],
     ]
-    const reports: WorkerJobReport[] = []
     const worker = await createWorker({
       store,
       queue,

@@ -21,7 +21,7 @@ import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemProm
 import { unfinishedStream } from './model-error.js'
 import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
 import { isReasoning, type ReplyBlock } from './reasoning.js'
-import { bodyMessage, type SdkDescriptor, sdkConnection } from './sdk-connection.js'
+import { bodyMessage, type SdkDescriptor, sdkAdapter } from './sdk-connection.js'
 import { sdkEvents } from './sdk-stream.js'
 
 /** Options of `anthropic`. */
@@ -99,13 +99,11 @@ function errorDetail(error: APIError): string | undefined {
  */
 export function anthropic(options: AnthropicOptions): ModelAdapter {
   const name = `anthropic:${options.model}`
-  // The SDK is an optional peer dependency: imported on the first request, never at import (L12.4).
-  const connect = sdkConnection({ adapter: name, settings: options, sdk: SDK })
-
-  return {
-    name,
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
-      const { client, endpoint } = await connect(signal)
+  return sdkAdapter({
+    adapter: name,
+    settings: options,
+    sdk: SDK,
+    async *stream({ client, endpoint }, request, signal): AsyncIterable<ModelStreamEvent> {
       const body = messagesRequest(request, options)
 
       // Blocks in content-block order; `toolIndex` maps a content-block index to the call's ordinal.
@@ -211,7 +209,7 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
         hasToolCalls: toolIndex.size > 0,
       })
     },
-  }
+  })
 }
 
 /** The streaming Messages API request for `request` under the adapter's `options`. */

@@ -22,7 +22,7 @@ import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemProm
 import { ModelError, unfinishedStream } from './model-error.js'
 import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
 import { type ReplyBlock, reasoningOf } from './reasoning.js'
-import { type SdkDescriptor, sdkConnection } from './sdk-connection.js'
+import { type SdkDescriptor, sdkAdapter } from './sdk-connection.js'
 import { sdkEvents } from './sdk-stream.js'
 import { restoreOptional, strictParameters } from './strict-schema.js'
 
@@ -101,13 +101,11 @@ const SDK: SdkDescriptor<typeof import('openai'), APIError> = {
  */
 export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter {
   const name = `openai-compatible:${options.model}`
-  // The SDK is an optional peer dependency: imported on the first request, never at import (L12.4).
-  const connect = sdkConnection({ adapter: name, settings: options, sdk: SDK })
-
-  return {
-    name,
-    async *stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<ModelStreamEvent> {
-      const { client, endpoint } = await connect(signal)
+  const adapter = sdkAdapter({
+    adapter: name,
+    settings: options,
+    sdk: SDK,
+    async *stream({ client, endpoint }, request, signal): AsyncIterable<ModelStreamEvent> {
       const body = chatRequest(request, options)
 
       const calls = new ToolCallCollector(name)
@@ -161,8 +159,8 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
         hasToolCalls: toolCalls.length > 0,
       })
     },
-    ...(options.strictTools === true ? { parseArguments: strictArguments } : {}),
-  }
+  })
+  return options.strictTools === true ? { ...adapter, parseArguments: strictArguments } : adapter
 }
 
 /**

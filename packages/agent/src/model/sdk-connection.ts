@@ -1,3 +1,4 @@
+import type { ModelAdapter, ModelRequest, ModelStreamEvent } from './model.js'
 import { ModelAbortError } from './model-error.js'
 import { lazyClient, type SdkPackage } from './sdk-loader.js'
 import {
@@ -46,13 +47,41 @@ export interface SdkConnection<C, E extends SdkApiError> {
   endpoint: SdkEndpoint<E>
 }
 
+/** What `sdkAdapter` builds an adapter from: its connection, and how it streams one request. */
+export interface SdkAdapterOptions<M extends SdkModule<E>, E extends SdkApiError>
+  extends SdkConnectionOptions<M, E> {
+  /** The model stream events of `request`, read through the connected client. */
+  stream(
+    connection: SdkConnection<InstanceType<M['default']>, E>,
+    request: ModelRequest,
+    signal: AbortSignal,
+  ): AsyncIterable<ModelStreamEvent>
+}
+
+/**
+ * An SDK-backed model adapter named `adapter`. Its `stream` connects (see `sdkConnection`: the
+ * SDK is an optional peer dependency, imported on the first request, never at import, L12.4)
+ * and then yields what `options.stream` yields for the request.
+ */
+export function sdkAdapter<M extends SdkModule<E>, E extends SdkApiError>(
+  options: SdkAdapterOptions<M, E>,
+): ModelAdapter {
+  const connect = sdkConnection(options)
+  return {
+    name: options.adapter,
+    async *stream(request, signal) {
+      yield* options.stream(await connect(signal), request, signal)
+    },
+  }
+}
+
 /**
  * An SDK-backed adapter's connection (L12.4): a function that rejects with `ModelAbortError`
  * when `signal` has already aborted, and otherwise resolves the client and its endpoint,
  * importing the SDK and building the client on its first call only (see `lazyClient` for the
  * failures).
  */
-export function sdkConnection<M extends SdkModule<E>, E extends SdkApiError>(
+function sdkConnection<M extends SdkModule<E>, E extends SdkApiError>(
   options: SdkConnectionOptions<M, E>,
 ): (signal: AbortSignal) => Promise<SdkConnection<InstanceType<M['default']>, E>> {
   const { adapter, settings, sdk } = options
