@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs'
-import { createServer, type IncomingHttpHeaders } from 'node:http'
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, ReplyAccumulator } from '@tooltx/agent'
 import { onTestFinished } from 'vitest'
@@ -31,6 +31,30 @@ export interface WireServer {
 }
 
 /**
+ * Starts an HTTP server on 127.0.0.1 at a free port that reads each request's whole body as
+ * UTF-8 text and hands it to `handle`; it is closed when the current test finishes. Resolves
+ * with the port.
+ */
+export async function loopbackHttp(
+  handle: (req: IncomingMessage, body: string, res: ServerResponse) => Promise<void>,
+): Promise<number> {
+  const server = createServer((req, res) => {
+    let raw = ''
+    req.setEncoding('utf8')
+    req.on('data', (chunk: string) => {
+      raw += chunk
+    })
+    req.on('end', () => void handle(req, raw, res))
+  })
+  onTestFinished(() => {
+    server.closeAllConnections()
+    server.close()
+  })
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  return (server.address() as AddressInfo).port
+}
+
+/**
  * A real HTTP server on 127.0.0.1 that records requests and answers request n (from 1) with
  * `answer(n)`, replaying recorded wire responses. `basePath` is appended to the base URL (such as
  * `/v1`). The server and its connections are closed when the current test finishes.
@@ -41,35 +65,22 @@ export async function wireServer(answer: (n: number) => Answer, basePath = ''): 
   const responseClosed = new Promise<'client' | 'server'>((resolve) => {
     resolveClosed = resolve
   })
-  const server = createServer((req, res) => {
-    let raw = ''
-    req.setEncoding('utf8')
-    req.on('data', (chunk: string) => {
-      raw += chunk
-    })
-    req.on('end', async () => {
-      received.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(raw), raw })
-      res.on('close', () => resolveClosed(res.writableEnded ? 'server' : 'client'))
-      const a = answer(received.length)
-      if ('status' in a) {
-        res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers })
-        res.end(JSON.stringify(a.json))
-        return
-      }
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
-      for (const event of a.sse) {
-        res.write(event)
-        await new Promise((resolve) => setImmediate(resolve))
-      }
-      if (!a.hang) res.end()
-    })
+  const port = await loopbackHttp(async (req, raw, res) => {
+    received.push({ url: req.url ?? '', headers: req.headers, body: JSON.parse(raw), raw })
+    res.on('close', () => resolveClosed(res.writableEnded ? 'server' : 'client'))
+    const a = answer(received.length)
+    if ('status' in a) {
+      res.writeHead(a.status, { 'content-type': 'application/json', ...a.headers })
+      res.end(JSON.stringify(a.json))
+      return
+    }
+    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' })
+    for (const event of a.sse) {
+      res.write(event)
+      await new Promise((resolve) => setImmediate(resolve))
+    }
+    if (!a.hang) res.end()
   })
-  onTestFinished(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
   const closedBy = (ms = 2_000) => {
     let timer: ReturnType<typeof setTimeout> | undefined
     const open = new Promise<'still open'>((resolve) => {

@@ -1,6 +1,4 @@
-import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
-import { onTestFinished } from 'vitest'
+import { loopbackHttp } from '../../agent/test/loopback-server.js'
 
 /** One scripted reply: text and tool calls (raw argument strings). */
 export interface FakeReply {
@@ -39,40 +37,27 @@ export async function fakeModel(
   replies: FakeReply[] | ((request: FakeRequest) => FakeReply),
 ): Promise<FakeModel> {
   const requests: FakeModel['requests'] = []
-  const server = createServer((req, res) => {
-    let raw = ''
-    req.setEncoding('utf8')
-    req.on('data', (piece: string) => {
-      raw += piece
-    })
-    req.on('end', async () => {
-      const request = JSON.parse(raw) as FakeRequest
-      requests.push(request)
-      const reply =
-        typeof replies === 'function' ? replies(request) : (replies[requests.length - 1] ?? { text: 'done.' })
-      if (reply.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, reply.delayMs))
-      if (res.destroyed) return
-      res.writeHead(200, { 'content-type': 'text/event-stream' })
-      res.write(chunk({ role: 'assistant', content: reply.text ?? '' }))
-      for (const [index, call] of (reply.toolCalls ?? []).entries()) {
-        const wire = {
-          index,
-          id: call.id,
-          type: 'function',
-          function: { name: call.name, arguments: call.arguments },
-        }
-        res.write(chunk({ tool_calls: [wire] }))
+  const port = await loopbackHttp(async (_req, raw, res) => {
+    const request = JSON.parse(raw) as FakeRequest
+    requests.push(request)
+    const reply =
+      typeof replies === 'function' ? replies(request) : (replies[requests.length - 1] ?? { text: 'done.' })
+    if (reply.delayMs !== undefined) await new Promise((resolve) => setTimeout(resolve, reply.delayMs))
+    if (res.destroyed) return
+    res.writeHead(200, { 'content-type': 'text/event-stream' })
+    res.write(chunk({ role: 'assistant', content: reply.text ?? '' }))
+    for (const [index, call] of (reply.toolCalls ?? []).entries()) {
+      const wire = {
+        index,
+        id: call.id,
+        type: 'function',
+        function: { name: call.name, arguments: call.arguments },
       }
-      res.write(chunk({}, reply.toolCalls ? 'tool_calls' : 'stop'))
-      res.end('data: [DONE]\n\n')
-    })
+      res.write(chunk({ tool_calls: [wire] }))
+    }
+    res.write(chunk({}, reply.toolCalls ? 'tool_calls' : 'stop'))
+    res.end('data: [DONE]\n\n')
   })
-  onTestFinished(() => {
-    server.closeAllConnections()
-    server.close()
-  })
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-  const { port } = server.address() as AddressInfo
   return { baseURL: `http://127.0.0.1:${port}/v1`, requests }
 }
 
