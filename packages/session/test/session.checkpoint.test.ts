@@ -3,12 +3,11 @@
  * session, an open reads it and the events after it, a checkpoint that fails any check is
  * ignored and rebuilt, and a session opened from one behaves exactly as one replayed whole.
  */
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { copyFileSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { type JsonValue, stringifyJson, ToolError } from '@tooltx/core'
 import fc from 'fast-check'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   DEFAULT_CHECKPOINT_EVERY,
   deriveMessages,
@@ -24,9 +23,9 @@ import {
 import { LogState } from '../src/log-state.js'
 import { defaultSqliteDriver, loadSqliteDriver } from '../src/sqlite-driver.js'
 import { scriptTurns, seededRandom } from './log-script.js'
+import { tempRoot } from './temp-root.js'
 
-const root = mkdtempSync(join(tmpdir(), 'tooltx-checkpoint-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
+const root = tempRoot('tooltx-checkpoint-')
 let n = 0
 const fresh = (): string => join(root, `c${n++}`)
 const json = (value: unknown): string => stringifyJson(value as JsonValue)

@@ -3,10 +3,8 @@
  * is killed with SIGKILL at seeded random moments; after every kill the log must reopen with
  * every acknowledged event intact and be repaired into a valid conversation.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   deriveMessages,
   fileStore,
@@ -20,9 +18,9 @@ import {
 import { child, exited, lines } from './child-process.js'
 import { seededRandom, toolPairingProblem } from './log-script.js'
 import { describePostgres, freshPostgres } from './postgres.js'
+import { tempRoot } from './temp-root.js'
 
-const root = mkdtempSync(join(tmpdir(), 'tooltx-crash-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
+const root = tempRoot('tooltx-crash-')
 
 type Kind = 'file' | 'sqlite' | 'postgres'
 const RUNS = 50

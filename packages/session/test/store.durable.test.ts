@@ -1,15 +1,14 @@
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { DEFAULT_SQLITE_PATH, fileStore, openSession, type SessionEvent, sqliteStore } from '../src/index.js'
 import { formatBatch } from '../src/jsonl-log.js'
 import { loadSqliteDriver } from '../src/sqlite-driver.js'
 import { SQLITE_DRIVERS } from './sqlite-drivers.js'
+import { tempRoot } from './temp-root.js'
 
-const root = mkdtempSync(join(tmpdir(), 'tooltx-durable-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
+const root = tempRoot('tooltx-durable-')
 let n = 0
 const fresh = (): string => join(root, `d${n++}`)
 const openDefault = (path: string) =>

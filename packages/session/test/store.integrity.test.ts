@@ -4,19 +4,18 @@
  * survives the durable stores (L1.9); the SQLite driver is chosen and loaded as L11.6 says.
  */
 import { spawnSync } from 'node:child_process'
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import Module from 'node:module'
-import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type JsonValue, stringifyJson, ToolError } from '@tooltx/core'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { fileStore, openSession, type SessionStore, sqliteStore } from '../src/index.js'
 import { loadSqliteDriver } from '../src/sqlite-driver.js'
 import { SQLITE_DRIVERS } from './sqlite-drivers.js'
+import { tempRoot } from './temp-root.js'
 
-const root = mkdtempSync(join(tmpdir(), 'tooltx-integrity-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
+const root = tempRoot('tooltx-integrity-')
 let n = 0
 const fresh = (): string => join(root, `i${n++}`)
 const T = { turn: 1, step: 1 }

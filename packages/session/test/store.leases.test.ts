@@ -3,10 +3,8 @@
  * running; another writer is refused while it lives, takes over (and only then repairs) once it
  * is killed, and a paused holder whose lease ran out is fenced when it wakes up.
  */
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import {
   fileStore,
   type LeaseOptions,
@@ -17,9 +15,9 @@ import {
 } from '../src/index.js'
 import { child, exited, lines } from './child-process.js'
 import { describePostgres, freshPostgres } from './postgres.js'
+import { tempRoot } from './temp-root.js'
 
-const root = mkdtempSync(join(tmpdir(), 'tooltx-leases-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
+const root = tempRoot('tooltx-leases-')
 let n = 0
 
 interface Kind {

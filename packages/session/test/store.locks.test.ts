@@ -3,15 +3,14 @@
  * a lock survives a restart of a process that gets the same pid; closing a session lets it go.
  */
 import { spawn, spawnSync } from 'node:child_process'
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
-import { tmpdir } from 'node:os'
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { afterAll, describe, expect, it } from 'vitest'
+import { describe, expect, it } from 'vitest'
 import { fileStore, openSession } from '../src/index.js'
 import { child, exited, lines } from './child-process.js'
+import { tempRoot } from './temp-root.js'
 
-const root = mkdtempSync(join(tmpdir(), 'tooltx-locks-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
+const root = tempRoot('tooltx-locks-')
 
 const deadPid = (): number => spawnSync(process.execPath, ['-e', '0']).pid!
 

@@ -1,14 +1,12 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, it } from 'vitest'
+import { it } from 'vitest'
 import { fileStore, memoryStore, postgresStore, sqliteStore } from '../src/index.js'
 import { describePostgres, freshPostgres, PG_URL } from './postgres.js'
 import { SQLITE_DRIVERS } from './sqlite-drivers.js'
 import { storeConformance } from './store-conformance.js'
+import { tempRoot } from './temp-root.js'
 
-const root = mkdtempSync(join(tmpdir(), 'tooltx-stores-'))
-afterAll(() => rmSync(root, { recursive: true, force: true }))
+const root = tempRoot('tooltx-stores-')
 let n = 0
 const fresh = (): string => join(root, `b${n++}`)
 
