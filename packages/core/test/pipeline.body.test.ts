@@ -47,9 +47,12 @@ describe('P8 body and run context', () => {
       'deferContext',
       'concludeTurn',
       'progress',
-      'idempotencyKey',
       'recordEffect',
     ])
+    // F1.2: the lazy key is the context's one inherited getter, not an own key.
+    expect(seen!.idempotencyKey).toMatch(/^[0-9a-f]{64}$/)
+    expect(Object.hasOwn(seen!, 'idempotencyKey')).toBe(false)
+    expect(Object.isFrozen(seen)).toBe(true)
     expect(seen).toMatchObject({
       callId: 'c',
       rootCallId: 'root',
