@@ -231,21 +231,77 @@ export default async (): Promise<BenchSection[]> => {
   // exports and nothing else: parse into a frozen snapshot, validate, the body, snapshot and
   // validate the value, render and snapshot the content, freeze the result.
   const outputSchema = def.output.schema
-  const contractFloor = async () => {
+  const parsedArguments = () => {
     const parsedArgs = parseFrozenJson(raw, 'arguments')
     if (!parsedArgs.ok || validateValue(parameters, parsedArgs.value, 'arguments').length > 0)
       throw new Error('invalid')
-    const value = snapshotJson(await body(parsedArgs.value as unknown as Args), { freeze: true })
+    return parsedArgs.value as unknown as Args
+  }
+  const frozenResult = (parsedArgs: Args, returned: unknown) => {
+    const value = snapshotJson(returned, { freeze: true })
     if (!value.ok || validateValue(outputSchema, value.value, 'value').length > 0)
       throw new Error('invalid value')
-    const content = snapshotJson(def.output.render(parsedArgs.value as never, value.value as never), {
+    const content = snapshotJson(def.output.render(parsedArgs as never, value.value as never), {
       freeze: true,
     })
     if (!content.ok) throw new Error('invalid content')
     return Object.freeze({ isError: false, value: value.value, content: content.value })
   }
+  const contractFloor = async () => {
+    const parsedArgs = parsedArguments()
+    return frozenResult(parsedArgs, await body(parsedArgs))
+  }
+  // The same work plus the identity the contract gives every call, in plain code: a fresh
+  // symbol token registered as in flight (I1.2, I1.3), the frozen execution (I1.6), and the
+  // frozen run context with its bound functions and inherited lazy key (P8.2, P8.3, F1.2).
+  const inFlight = new Map<symbol, object>()
+  class Context {
+    get idempotencyKey(): string {
+      return ''
+    }
+  }
+  const identityFloor = async () => {
+    const parsedArgs = parsedArguments()
+    const token = Symbol('tooltx.call')
+    const exec = Object.freeze({
+      callId: 'call_1',
+      rootCallId: 'call_1',
+      name: 'find_files',
+      arguments: parsedArgs,
+      token,
+      signal,
+    })
+    inFlight.set(token, exec)
+    try {
+      let settled = false
+      let concluded = false
+      const deferred: unknown[] = []
+      const context = new Context() as unknown as Record<string, unknown>
+      context.callId = exec.callId
+      context.rootCallId = exec.rootCallId
+      context.name = exec.name
+      context.arguments = exec.arguments
+      context.token = token
+      context.signal = signal
+      context.attempt = 1
+      context.deferContext = (message: unknown) => {
+        if (!settled) deferred.push(message)
+      }
+      context.concludeTurn = () => {
+        concluded = !settled
+      }
+      context.progress = (update: unknown) => update
+      context.recordEffect = async (receipt: unknown) => receipt
+      Object.freeze(context)
+      const returned = await body(parsedArgs)
+      settled = true
+      return concluded ? undefined : frozenResult(parsedArgs, returned)
+    } finally {
+      inFlight.delete(token)
+    }
+  }
 
-  const [floor, contract, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath] =
+  const [floor, contract, identity, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath] =
     await measureInterleaved(
       [
         {
@@ -260,6 +316,11 @@ export default async (): Promise<BenchSection[]> => {
           name: 'contract floor: parseFrozenJson + validate + body + value/content snapshots',
           ops: 10_000,
           fn: contractFloor,
+        },
+        {
+          name: 'contract floor + call identity: token in flight, frozen execution, run context',
+          ops: 10_000,
+          fn: identityFloor,
         },
         { name: 'tooltx execute, no hooks', ops: 4_000, fn: () => bare.execute(input) },
         { name: 'tooltx execute, one handler per hook kind', ops: 2_000, fn: () => hooked.execute(input) },
@@ -317,14 +378,16 @@ export default async (): Promise<BenchSection[]> => {
         '**execute(parseFrozenJson(raw))** is the raw-string entry: `parseFrozenJson` parses the argument string and freezes the parsed tree in place as a frozen snapshot (Q3.2), which `execute` takes as is (Q3.1); every check of the no-hook row still runs (output validation, freezing, lossless JSON). ' +
         '**AI SDK 7 row** (`ai` 7): what `generateText` does per tool call, through its public exports: `safeParseJSON({ text, schema })` (secure JSON parse plus the zod Standard Schema validation of `doParseToolCall`), `executeTool` (the generator `executeToolCall` drains) with the options object it passes, and the `tool-result` part it builds; it leaves out tool lookup, tool-call repair, the telemetry and tracing-channel wrappers and the start/end callbacks, so it is a lower bound of the SDK per-call path. ' +
         "**Contract floor**: only the work the contract requires of a raw-string call, with core's exports and no pipeline: `parseFrozenJson`, `validateValue` of the arguments, the body, `snapshotJson(value, { freeze: true })` and its output-schema validation, `render` and the frozen snapshot of its content, the frozen result object. " +
+        '**Contract floor + call identity** adds, in plain code, what the contract gives every call besides that work: a fresh `Symbol` token set in and deleted from an in-flight `Map` (I1.2, I1.3), the frozen execution object (I1.6), and the frozen run context with its four bound functions and an inherited lazy `idempotencyKey` (P8.2, P8.3, F1.2); no stage, hook list, invariant check or error path. ' +
         "**OpenAI Agents SDK row**: the public `tool.invoke(runContext, jsonString)`: `JSON.parse` plus zod validation, `execute`, its (disabled) debug logging with a string conversion of the result, and its error-to-result handling; the Runner's span, approval check and output-item building are outside it, so compare it with the raw-string tooltx row. " +
         'Neither peer snapshots or freezes arguments or results, validates outputs, or checks invariants. All rows are timed interleaved (each round runs every case once in turn), 21 rounds after 3 warm-ups.',
-      rows: [floor, contract, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath],
+      rows: [floor, contract, identity, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath],
       ratios: [
         `tooltx no hooks / floor = ${ratio(noHooks, floor)}`,
         `tooltx all hook kinds / no hooks = ${ratio(allHooks, noHooks)}`,
         `tooltx raw string in / AI SDK 7 full path = ${ratio(frozenRaw, aiPath)}`,
         `contract floor / AI SDK 7 full path = ${ratio(contract, aiPath)}; tooltx raw string in / contract floor = ${ratio(frozenRaw, contract)}`,
+        `contract floor + call identity / AI SDK 7 full path = ${ratio(identity, aiPath)}; tooltx raw string in / that floor = ${ratio(frozenRaw, identity)}`,
         `tooltx execute(JSON.parse(raw)) / AI SDK 7 full path = ${ratio(parsed, aiPath)}`,
         `Agents SDK / tooltx raw string in = ${ratio(agentsPath, frozenRaw)}`,
       ],
