@@ -251,6 +251,47 @@ export default async (): Promise<BenchSection[]> => {
     const parsedArgs = parsedArguments()
     return frozenResult(parsedArgs, await body(parsedArgs))
   }
+  // The bare V8 operations J1 needs for exactly these shapes, inlined: what any implementation of
+  // the same checks (plain prototype, no hidden or symbol keys, dense array, finite numbers),
+  // copies and freezes must pay, with no tooltx code on the way (validation as above).
+  const flatPlainCopy = (source: Record<string, unknown>) => {
+    const proto = Object.getPrototypeOf(source)
+    const keys = Object.keys(source)
+    if (
+      (proto !== Object.prototype && proto !== null) ||
+      Object.getOwnPropertyNames(source).length !== keys.length ||
+      Object.getOwnPropertySymbols(source).length > 0
+    )
+      throw new Error('not plain')
+    const copy: Record<string, unknown> = {}
+    for (const key of keys) {
+      const child = source[key]
+      if (typeof child === 'object' || (typeof child === 'number' && !Number.isFinite(child)))
+        throw new Error('not flat lossless JSON')
+      copy[key] = child
+    }
+    return Object.freeze(copy)
+  }
+  const v8Floor = async () => {
+    const parsedArgs = JSON.parse(raw) as Args & Record<string, unknown>
+    for (const key of Object.keys(parsedArgs))
+      if (typeof parsedArgs[key] === 'number' && !Number.isFinite(parsedArgs[key])) throw new Error('lossy')
+    Object.freeze(parsedArgs)
+    if (validateValue(parameters, parsedArgs, 'arguments').length > 0) throw new Error('invalid')
+    const value = flatPlainCopy(await body(parsedArgs))
+    if (validateValue(outputSchema, value as never, 'value').length > 0) throw new Error('invalid value')
+    const rendered = def.output.render(parsedArgs as never, value as never) as unknown[]
+    const blocks = Object.keys(rendered)
+    if (
+      !Array.isArray(rendered) ||
+      Object.getPrototypeOf(rendered) !== Array.prototype ||
+      blocks.length !== rendered.length ||
+      Reflect.ownKeys(rendered).length !== blocks.length + 1
+    )
+      throw new Error('not a dense plain array')
+    const content = Object.freeze(rendered.map((block) => flatPlainCopy(block as Record<string, unknown>)))
+    return Object.freeze({ isError: false, value, content })
+  }
   // The same work plus the identity the contract gives every call, in plain code: a fresh
   // symbol token registered as in flight (I1.2, I1.3), the frozen execution (I1.6), and the
   // frozen run context with its bound functions and inherited lazy key (P8.2, P8.3, F1.2).
@@ -301,7 +342,7 @@ export default async (): Promise<BenchSection[]> => {
     }
   }
 
-  const [floor, contract, identity, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath] =
+  const [floor, contract, v8, identity, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath] =
     await measureInterleaved(
       [
         {
@@ -316,6 +357,11 @@ export default async (): Promise<BenchSection[]> => {
           name: 'contract floor: parseFrozenJson + validate + body + value/content snapshots',
           ops: 10_000,
           fn: contractFloor,
+        },
+        {
+          name: 'V8 floor of the same checks: reflection, copies and freezes inlined for these shapes',
+          ops: 10_000,
+          fn: v8Floor,
         },
         {
           name: 'contract floor + call identity: token in flight, frozen execution, run context',
@@ -378,15 +424,17 @@ export default async (): Promise<BenchSection[]> => {
         '**execute(parseFrozenJson(raw))** is the raw-string entry: `parseFrozenJson` parses the argument string and freezes the parsed tree in place as a frozen snapshot (Q3.2), which `execute` takes as is (Q3.1); every check of the no-hook row still runs (output validation, freezing, lossless JSON). ' +
         '**AI SDK 7 row** (`ai` 7): what `generateText` does per tool call, through its public exports: `safeParseJSON({ text, schema })` (secure JSON parse plus the zod Standard Schema validation of `doParseToolCall`), `executeTool` (the generator `executeToolCall` drains) with the options object it passes, and the `tool-result` part it builds; it leaves out tool lookup, tool-call repair, the telemetry and tracing-channel wrappers and the start/end callbacks, so it is a lower bound of the SDK per-call path. ' +
         "**Contract floor**: only the work the contract requires of a raw-string call, with core's exports and no pipeline: `parseFrozenJson`, `validateValue` of the arguments, the body, `snapshotJson(value, { freeze: true })` and its output-schema validation, `render` and the frozen snapshot of its content, the frozen result object. " +
+        "**V8 floor** does the contract floor's checks with no tooltx code at all, inlined for exactly this call's shapes: `JSON.parse`, a finite-number check and freeze of the arguments, the same `validateValue` calls, and for the value and each content block the prototype test, `Object.keys`, `Object.getOwnPropertyNames` and `Object.getOwnPropertySymbols` (J1.1's no hidden or symbol keys), the copy and the freeze; for the content array `Array.isArray`, its prototype, `Object.keys` and `Reflect.ownKeys` (dense, no extra keys). Any implementation of J1 pays at least this. " +
         '**Contract floor + call identity** adds, in plain code, what the contract gives every call besides that work: a fresh `Symbol` token set in and deleted from an in-flight `Map` (I1.2, I1.3), the frozen execution object (I1.6), and the frozen run context with its four bound functions and an inherited lazy `idempotencyKey` (P8.2, P8.3, F1.2); no stage, hook list, invariant check or error path. ' +
         "**OpenAI Agents SDK row**: the public `tool.invoke(runContext, jsonString)`: `JSON.parse` plus zod validation, `execute`, its (disabled) debug logging with a string conversion of the result, and its error-to-result handling; the Runner's span, approval check and output-item building are outside it, so compare it with the raw-string tooltx row. " +
         'Neither peer snapshots or freezes arguments or results, validates outputs, or checks invariants. All rows are timed interleaved (each round runs every case once in turn), 21 rounds after 3 warm-ups.',
-      rows: [floor, contract, identity, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath],
+      rows: [floor, contract, v8, identity, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath],
       ratios: [
         `tooltx no hooks / floor = ${ratio(noHooks, floor)}`,
         `tooltx all hook kinds / no hooks = ${ratio(allHooks, noHooks)}`,
         `tooltx raw string in / AI SDK 7 full path = ${ratio(frozenRaw, aiPath)}`,
         `contract floor / AI SDK 7 full path = ${ratio(contract, aiPath)}; tooltx raw string in / contract floor = ${ratio(frozenRaw, contract)}`,
+        `V8 floor of the contract's checks / AI SDK 7 full path = ${ratio(v8, aiPath)}; contract floor / V8 floor = ${ratio(contract, v8)}`,
         `contract floor + call identity / AI SDK 7 full path = ${ratio(identity, aiPath)}; tooltx raw string in / that floor = ${ratio(frozenRaw, identity)}`,
         `tooltx execute(JSON.parse(raw)) / AI SDK 7 full path = ${ratio(parsed, aiPath)}`,
         `Agents SDK / tooltx raw string in = ${ratio(agentsPath, frozenRaw)}`,
