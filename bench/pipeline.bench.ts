@@ -83,6 +83,19 @@ class ViewSignal extends Returning {
     ;(view as ViewSignal).#signal = signal
   }
 }
+/** A lazy key as an own accessor: one shared getter, defined on each context. */
+const LAZY_KEY: PropertyDescriptor = {
+  enumerable: true,
+  get(): string {
+    return 'key'
+  },
+}
+/** The same lazy key as a getter every context inherits (runtime/stages/body.ts). */
+class LazyKeyContext {
+  get idempotencyKey(): string {
+    return 'key'
+  }
+}
 const SHARED_SIGNAL: PropertyDescriptor = {
   enumerable: true,
   get(this: object) {
@@ -156,10 +169,26 @@ async function mechanisms(signal: AbortSignal): Promise<BenchSection> {
     new ViewSignal(view, signal)
     Object.freeze(view)
   })
+  const contextFields = (context: Record<string, unknown>) => {
+    context.callId = 'c'
+    context.name = 'n'
+    context.signal = signal
+    context.attempt = 1
+    context.concludeTurn = () => {}
+    return Object.freeze(context)
+  }
+  const ownAccessor = await measure('run context: own lazy getter (defineProperty) + freeze', () => {
+    const context: Record<string, unknown> = {}
+    Object.defineProperty(context, 'idempotencyKey', LAZY_KEY)
+    contextFields(context)
+  })
+  const inherited = await measure('run context: getter inherited from its class + freeze', () => {
+    contextFields(new LazyKeyContext() as unknown as Record<string, unknown>)
+  })
   return {
     title: 'Pipeline hot-path mechanisms',
     method:
-      'The V8 costs behind four choices in the runtime, each measured as the runtime uses it; a trick stays only ' +
+      'The V8 costs behind five choices in the runtime, each measured as the runtime uses it; a trick stays only ' +
       'where its gain is at least 5% of the no-hook call above. Marking (kept): frozen snapshots and containers ' +
       'the runtime built are marked with a private class field stamped before freezing instead of a `WeakSet` ' +
       '(a fresh object per call, five per call before). In-flight calls (trick dropped): a `Map` keyed by the ' +
@@ -168,13 +197,17 @@ async function mechanisms(signal: AbortSignal): Promise<BenchSection> {
       'tests `instanceof Promise` and awaits only a promise; two awaits of settled values cost more than 5% of ' +
       'the no-hook call. Around views (kept): one ' +
       'getter/setter pair shared by every view (an accessor pair is part of the V8 map, so per-view closures ' +
-      'give every view its own map), paid only by calls with a wrapper.',
-    rows: [weakSet, stamp, map, arrays, awaited, checked, closures, shared],
+      'give every view its own map), paid only by calls with a wrapper. Run context (kept): the lazy ' +
+      '`idempotencyKey` is a getter the context inherits from its class rather than an own accessor defined ' +
+      'on each context; in the whole raw-string call the own accessor cost about a tenth (see the issue 13 ' +
+      'section of BENCHMARKS.md).',
+    rows: [weakSet, stamp, map, arrays, awaited, checked, closures, shared, ownAccessor, inherited],
     ratios: [
       `WeakSet / private field = ${ratio(weakSet, stamp)}`,
       `Map / two arrays = ${ratio(map, arrays)}`,
       `two awaits / two instanceof checks = ${ratio(awaited, checked)}`,
       `per-view closures / shared accessor = ${ratio(closures, shared)}`,
+      `own lazy getter / inherited getter = ${ratio(ownAccessor, inherited)}`,
     ],
   }
 }
