@@ -83,6 +83,19 @@ class ViewSignal extends Returning {
     ;(view as ViewSignal).#signal = signal
   }
 }
+/** A lazy key as an own accessor: one shared getter, defined on each context. */
+const LAZY_KEY: PropertyDescriptor = {
+  enumerable: true,
+  get(): string {
+    return 'key'
+  },
+}
+/** The same lazy key as a getter every context inherits (runtime/stages/body.ts). */
+class LazyKeyContext {
+  get idempotencyKey(): string {
+    return 'key'
+  }
+}
 const SHARED_SIGNAL: PropertyDescriptor = {
   enumerable: true,
   get(this: object) {
@@ -156,10 +169,26 @@ async function mechanisms(signal: AbortSignal): Promise<BenchSection> {
     new ViewSignal(view, signal)
     Object.freeze(view)
   })
+  const contextFields = (context: Record<string, unknown>) => {
+    context.callId = 'c'
+    context.name = 'n'
+    context.signal = signal
+    context.attempt = 1
+    context.concludeTurn = () => {}
+    return Object.freeze(context)
+  }
+  const ownAccessor = await measure('run context: own lazy getter (defineProperty) + freeze', () => {
+    const context: Record<string, unknown> = {}
+    Object.defineProperty(context, 'idempotencyKey', LAZY_KEY)
+    contextFields(context)
+  })
+  const inherited = await measure('run context: getter inherited from its class + freeze', () => {
+    contextFields(new LazyKeyContext() as unknown as Record<string, unknown>)
+  })
   return {
     title: 'Pipeline hot-path mechanisms',
     method:
-      'The V8 costs behind four choices in the runtime, each measured as the runtime uses it; a trick stays only ' +
+      'The V8 costs behind five choices in the runtime, each measured as the runtime uses it; a trick stays only ' +
       'where its gain is at least 5% of the no-hook call above. Marking (kept): frozen snapshots and containers ' +
       'the runtime built are marked with a private class field stamped before freezing instead of a `WeakSet` ' +
       '(a fresh object per call, five per call before). In-flight calls (trick dropped): a `Map` keyed by the ' +
@@ -168,13 +197,17 @@ async function mechanisms(signal: AbortSignal): Promise<BenchSection> {
       'tests `instanceof Promise` and awaits only a promise; two awaits of settled values cost more than 5% of ' +
       'the no-hook call. Around views (kept): one ' +
       'getter/setter pair shared by every view (an accessor pair is part of the V8 map, so per-view closures ' +
-      'give every view its own map), paid only by calls with a wrapper.',
-    rows: [weakSet, stamp, map, arrays, awaited, checked, closures, shared],
+      'give every view its own map), paid only by calls with a wrapper. Run context (kept): the lazy ' +
+      '`idempotencyKey` is a getter the context inherits from its class rather than an own accessor defined ' +
+      'on each context; in the whole raw-string call the own accessor cost about a tenth (see the issue 13 ' +
+      'section of BENCHMARKS.md).',
+    rows: [weakSet, stamp, map, arrays, awaited, checked, closures, shared, ownAccessor, inherited],
     ratios: [
       `WeakSet / private field = ${ratio(weakSet, stamp)}`,
       `Map / two arrays = ${ratio(map, arrays)}`,
       `two awaits / two instanceof checks = ${ratio(awaited, checked)}`,
       `per-view closures / shared accessor = ${ratio(closures, shared)}`,
+      `own lazy getter / inherited getter = ${ratio(ownAccessor, inherited)}`,
     ],
   }
 }
@@ -231,21 +264,118 @@ export default async (): Promise<BenchSection[]> => {
   // exports and nothing else: parse into a frozen snapshot, validate, the body, snapshot and
   // validate the value, render and snapshot the content, freeze the result.
   const outputSchema = def.output.schema
-  const contractFloor = async () => {
+  const parsedArguments = () => {
     const parsedArgs = parseFrozenJson(raw, 'arguments')
     if (!parsedArgs.ok || validateValue(parameters, parsedArgs.value, 'arguments').length > 0)
       throw new Error('invalid')
-    const value = snapshotJson(await body(parsedArgs.value as unknown as Args), { freeze: true })
+    return parsedArgs.value as unknown as Args
+  }
+  const frozenResult = (parsedArgs: Args, returned: unknown) => {
+    const value = snapshotJson(returned, { freeze: true })
     if (!value.ok || validateValue(outputSchema, value.value, 'value').length > 0)
       throw new Error('invalid value')
-    const content = snapshotJson(def.output.render(parsedArgs.value as never, value.value as never), {
+    const content = snapshotJson(def.output.render(parsedArgs as never, value.value as never), {
       freeze: true,
     })
     if (!content.ok) throw new Error('invalid content')
     return Object.freeze({ isError: false, value: value.value, content: content.value })
   }
+  const contractFloor = async () => {
+    const parsedArgs = parsedArguments()
+    return frozenResult(parsedArgs, await body(parsedArgs))
+  }
+  // The bare V8 operations J1 needs for exactly these shapes, inlined: what any implementation of
+  // the same checks (plain prototype, no hidden or symbol keys, dense array, finite numbers),
+  // copies and freezes must pay, with no tooltx code on the way (validation as above).
+  const flatPlainCopy = (source: Record<string, unknown>) => {
+    const proto = Object.getPrototypeOf(source)
+    const keys = Object.keys(source)
+    if (
+      (proto !== Object.prototype && proto !== null) ||
+      Object.getOwnPropertyNames(source).length !== keys.length ||
+      Object.getOwnPropertySymbols(source).length > 0
+    )
+      throw new Error('not plain')
+    const copy: Record<string, unknown> = {}
+    for (const key of keys) {
+      const child = source[key]
+      if (typeof child === 'object' || (typeof child === 'number' && !Number.isFinite(child)))
+        throw new Error('not flat lossless JSON')
+      copy[key] = child
+    }
+    return Object.freeze(copy)
+  }
+  const v8Floor = async () => {
+    const parsedArgs = JSON.parse(raw) as Args & Record<string, unknown>
+    for (const key of Object.keys(parsedArgs))
+      if (typeof parsedArgs[key] === 'number' && !Number.isFinite(parsedArgs[key])) throw new Error('lossy')
+    Object.freeze(parsedArgs)
+    if (validateValue(parameters, parsedArgs, 'arguments').length > 0) throw new Error('invalid')
+    const value = flatPlainCopy(await body(parsedArgs))
+    if (validateValue(outputSchema, value as never, 'value').length > 0) throw new Error('invalid value')
+    const rendered = def.output.render(parsedArgs as never, value as never) as unknown[]
+    const blocks = Object.keys(rendered)
+    if (
+      !Array.isArray(rendered) ||
+      Object.getPrototypeOf(rendered) !== Array.prototype ||
+      blocks.length !== rendered.length ||
+      Reflect.ownKeys(rendered).length !== blocks.length + 1
+    )
+      throw new Error('not a dense plain array')
+    const content = Object.freeze(rendered.map((block) => flatPlainCopy(block as Record<string, unknown>)))
+    return Object.freeze({ isError: false, value, content })
+  }
+  // The same work plus the identity the contract gives every call, in plain code: a fresh
+  // symbol token registered as in flight (I1.2, I1.3), the frozen execution (I1.6), and the
+  // frozen run context with its bound functions and inherited lazy key (P8.2, P8.3, F1.2).
+  const inFlight = new Map<symbol, object>()
+  class Context {
+    get idempotencyKey(): string {
+      return ''
+    }
+  }
+  const identityFloor = async () => {
+    const parsedArgs = parsedArguments()
+    const token = Symbol('tooltx.call')
+    const exec = Object.freeze({
+      callId: 'call_1',
+      rootCallId: 'call_1',
+      name: 'find_files',
+      arguments: parsedArgs,
+      token,
+      signal,
+    })
+    inFlight.set(token, exec)
+    try {
+      let settled = false
+      let concluded = false
+      const deferred: unknown[] = []
+      const context = new Context() as unknown as Record<string, unknown>
+      context.callId = exec.callId
+      context.rootCallId = exec.rootCallId
+      context.name = exec.name
+      context.arguments = exec.arguments
+      context.token = token
+      context.signal = signal
+      context.attempt = 1
+      context.deferContext = (message: unknown) => {
+        if (!settled) deferred.push(message)
+      }
+      context.concludeTurn = () => {
+        concluded = !settled
+      }
+      context.progress = (update: unknown) => update
+      context.recordEffect = async (receipt: unknown) => receipt
+      Object.freeze(context)
+      const returned = await body(parsedArgs)
+      settled = true
+      return concluded ? undefined : frozenResult(parsedArgs, returned)
+    } finally {
+      inFlight.delete(token)
+    }
+  }
 
-  const [floor, contract, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath] =
+  const [floor, contract, v8, identity, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath] =
     await measureInterleaved(
       [
         {
@@ -260,6 +390,16 @@ export default async (): Promise<BenchSection[]> => {
           name: 'contract floor: parseFrozenJson + validate + body + value/content snapshots',
           ops: 10_000,
           fn: contractFloor,
+        },
+        {
+          name: 'V8 floor of the same checks: reflection, copies and freezes inlined for these shapes',
+          ops: 10_000,
+          fn: v8Floor,
+        },
+        {
+          name: 'contract floor + call identity: token in flight, frozen execution, run context',
+          ops: 10_000,
+          fn: identityFloor,
         },
         { name: 'tooltx execute, no hooks', ops: 4_000, fn: () => bare.execute(input) },
         { name: 'tooltx execute, one handler per hook kind', ops: 2_000, fn: () => hooked.execute(input) },
@@ -317,14 +457,18 @@ export default async (): Promise<BenchSection[]> => {
         '**execute(parseFrozenJson(raw))** is the raw-string entry: `parseFrozenJson` parses the argument string and freezes the parsed tree in place as a frozen snapshot (Q3.2), which `execute` takes as is (Q3.1); every check of the no-hook row still runs (output validation, freezing, lossless JSON). ' +
         '**AI SDK 7 row** (`ai` 7): what `generateText` does per tool call, through its public exports: `safeParseJSON({ text, schema })` (secure JSON parse plus the zod Standard Schema validation of `doParseToolCall`), `executeTool` (the generator `executeToolCall` drains) with the options object it passes, and the `tool-result` part it builds; it leaves out tool lookup, tool-call repair, the telemetry and tracing-channel wrappers and the start/end callbacks, so it is a lower bound of the SDK per-call path. ' +
         "**Contract floor**: only the work the contract requires of a raw-string call, with core's exports and no pipeline: `parseFrozenJson`, `validateValue` of the arguments, the body, `snapshotJson(value, { freeze: true })` and its output-schema validation, `render` and the frozen snapshot of its content, the frozen result object. " +
+        "**V8 floor** does the contract floor's checks with no tooltx code at all, inlined for exactly this call's shapes: `JSON.parse`, a finite-number check and freeze of the arguments, the same `validateValue` calls, and for the value and each content block the prototype test, `Object.keys`, `Object.getOwnPropertyNames` and `Object.getOwnPropertySymbols` (J1.1's no hidden or symbol keys), the copy and the freeze; for the content array `Array.isArray`, its prototype, `Object.keys` and `Reflect.ownKeys` (dense, no extra keys). Any implementation of J1 pays at least this. " +
+        '**Contract floor + call identity** adds, in plain code, what the contract gives every call besides that work: a fresh `Symbol` token set in and deleted from an in-flight `Map` (I1.2, I1.3), the frozen execution object (I1.6), and the frozen run context with its four bound functions and an inherited lazy `idempotencyKey` (P8.2, P8.3, F1.2); no stage, hook list, invariant check or error path. ' +
         "**OpenAI Agents SDK row**: the public `tool.invoke(runContext, jsonString)`: `JSON.parse` plus zod validation, `execute`, its (disabled) debug logging with a string conversion of the result, and its error-to-result handling; the Runner's span, approval check and output-item building are outside it, so compare it with the raw-string tooltx row. " +
         'Neither peer snapshots or freezes arguments or results, validates outputs, or checks invariants. All rows are timed interleaved (each round runs every case once in turn), 21 rounds after 3 warm-ups.',
-      rows: [floor, contract, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath],
+      rows: [floor, contract, v8, identity, noHooks, allHooks, parsed, frozenRaw, aiPath, agentsPath],
       ratios: [
         `tooltx no hooks / floor = ${ratio(noHooks, floor)}`,
         `tooltx all hook kinds / no hooks = ${ratio(allHooks, noHooks)}`,
         `tooltx raw string in / AI SDK 7 full path = ${ratio(frozenRaw, aiPath)}`,
         `contract floor / AI SDK 7 full path = ${ratio(contract, aiPath)}; tooltx raw string in / contract floor = ${ratio(frozenRaw, contract)}`,
+        `V8 floor of the contract's checks / AI SDK 7 full path = ${ratio(v8, aiPath)}; contract floor / V8 floor = ${ratio(contract, v8)}`,
+        `contract floor + call identity / AI SDK 7 full path = ${ratio(identity, aiPath)}; tooltx raw string in / that floor = ${ratio(frozenRaw, identity)}`,
         `tooltx execute(JSON.parse(raw)) / AI SDK 7 full path = ${ratio(parsed, aiPath)}`,
         `Agents SDK / tooltx raw string in = ${ratio(agentsPath, frozenRaw)}`,
       ],

@@ -56,6 +56,27 @@ describe('F1 effects', () => {
     expect(idempotencyKey({ scope: 's', callId: 'c', arguments: { a: [3], b: 1 } })).not.toBe(key)
   })
 
+  it('F1.2: the key is a getter the run context inherits: the same value, no own key, absent from a spread', async () => {
+    let context: RunContext | undefined
+    const rt = createToolRuntime()
+    rt.register(
+      rawTool('t', {
+        execute: async (_args: unknown, run: RunContext) => {
+          context = run
+          return 1
+        },
+      }),
+    )
+    await rt.execute({ callId: 'c', name: 't', arguments: { a: 1 }, signal: live() })
+    const key = idempotencyKey({ scope: '', callId: 'c', arguments: { a: 1 } })
+    expect(context!.idempotencyKey).toBe(key)
+    expect('idempotencyKey' in context!).toBe(true)
+    expect(Object.hasOwn(context!, 'idempotencyKey')).toBe(false)
+    expect(Object.keys(context!)).not.toContain('idempotencyKey')
+    expect({ ...context! }).not.toHaveProperty('idempotencyKey')
+    expect(Object.isFrozen(context)).toBe(true)
+  })
+
   it('F1.2: the key digest is SHA-256 (checked against node:crypto for arbitrary strings)', async () => {
     const { createHash } = await import('node:crypto')
     fc.assert(

@@ -47,9 +47,9 @@ describe('P8 body and run context', () => {
       'deferContext',
       'concludeTurn',
       'progress',
-      'idempotencyKey',
       'recordEffect',
     ])
+    expect(Object.isFrozen(seen)).toBe(true)
     expect(seen).toMatchObject({
       callId: 'c',
       rootCallId: 'root',

@@ -12,37 +12,28 @@ import type { RunContext } from '../../execution.js'
 import { frozenSnapshotOrThrow, vouchFreeze } from '../../frozen.js'
 import { nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
-import { TargetStamp } from '../../target-stamp.js'
 import type { Call } from '../call.js'
 import { aborted, abortedBeforeDispatch, thrown, unknownTool } from '../failures.js'
 import { breach, isBreach } from '../invariants.js'
 import { fuseSignals } from '../signals.js'
 import { successFromValue } from './output.js'
 
-/** The call a run context belongs to, stamped on the context (see target-stamp.ts). */
-class ContextCall extends TargetStamp {
+/**
+ * The object every run context is (P8.2): the attempt's fields are added to it as own data
+ * properties, and `idempotencyKey` is the one getter on this class's prototype (F1.2). A lazy
+ * key needs a getter; defined as an own accessor on each context (one `Object.defineProperty`
+ * per attempt) it cost about a tenth of a whole call (bench/pipeline.bench.ts, run context).
+ */
+class ContextObject {
   readonly #call: Call
 
-  constructor(context: object, call: Call) {
-    super(context)
+  constructor(call: Call) {
     this.#call = call
   }
 
-  static of(context: object): Call {
-    return (context as ContextCall).#call
-  }
-}
-
-/**
- * The run context's `idempotencyKey`: derived on first read and once per call, so every attempt
- * passes its backend the same key and a body that never reads it costs nothing (F1.2). One
- * getter shared by every context: a getter made per context gives each its own V8 map, which
- * cost several times the rest of the context (bench/pipeline.bench.ts, mechanisms).
- */
-const IDEMPOTENCY_KEY: PropertyDescriptor = {
-  enumerable: true,
-  get(this: object): string {
-    const call = ContextCall.of(this)
+  /** Derived on first read and once per call, so every attempt passes its backend the same key. */
+  get idempotencyKey(): string {
+    const call = this.#call
     const { exec } = call
     call.idempotencyKey ??= idempotencyKey({
       scope: call.effects.scope,
@@ -50,7 +41,7 @@ const IDEMPOTENCY_KEY: PropertyDescriptor = {
       arguments: exec.arguments ?? null,
     })
     return call.idempotencyKey
-  },
+  }
 }
 
 /** One attempt's run context and what it records (P6.4, P8.2–P8.8). */
@@ -111,23 +102,20 @@ class Attempt {
       if (this.settled) breach('recordEffect called after the tool call attempt settled')
       await effects.sink?.({ callId: exec.callId, name: exec.name, receipt: snap })
     }
-    const context: Record<string, unknown> = {
-      callId: exec.callId,
-      rootCallId: exec.rootCallId,
-      name: exec.name,
-      arguments: exec.arguments,
-      token: exec.token,
-      signal,
-      attempt,
-      deferContext,
-      concludeTurn,
-      progress,
-    }
-    Object.defineProperty(context, 'idempotencyKey', IDEMPOTENCY_KEY)
+    const context = new ContextObject(call) as unknown as Record<string, unknown>
+    context.callId = exec.callId
+    context.rootCallId = exec.rootCallId
+    context.name = exec.name
+    context.arguments = exec.arguments
+    context.token = exec.token
+    context.signal = signal
+    context.attempt = attempt
+    context.deferContext = deferContext
+    context.concludeTurn = concludeTurn
+    context.progress = progress
     context.recordEffect = recordEffect
     if (exec.scope !== undefined) context.scope = exec.scope
     if (exec.parent !== undefined) context.parent = exec.parent
-    new ContextCall(context, call)
     this.context = Object.freeze(context) as unknown as RunContext
   }
 

@@ -5,6 +5,7 @@
 
 import { checkContent } from '../../content-checks.js'
 import { frozenJsonProblem } from '../../frozen.js'
+import { isFrozenSnapshot } from '../../lossless-json.js'
 import { nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
@@ -35,6 +36,8 @@ function cancellation(call: Call, result: ToolResult): ToolResult {
  * into `RESULT_NOT_SERIALIZABLE` without value, meta or contexts.
  */
 function materialize(result: ToolResult): ToolResult {
+  // A result the output boundary vouched for was built from checked snapshots (V1.3's walk skips it too).
+  if (isFrozenSnapshot(result)) return result
   for (const field of MATERIALIZED_FIELDS) {
     if (
       field in result &&
