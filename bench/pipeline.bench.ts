@@ -62,14 +62,14 @@ class Returning {
     return target
   }
 }
-/** The private-field mark the runtime uses instead of a WeakSet (runtime/target-stamp.ts). */
+/** The private-field mark the runtime uses instead of a WeakSet (packages/core/src/target-stamp.ts). */
 class Mark extends Returning {
   readonly #mark = true
   static has(value: object): boolean {
     return #mark in value
   }
 }
-/** An around view's state in private fields, behind one shared accessor (runtime/around-view.ts). */
+/** An around view's state in private fields, behind one shared accessor (packages/core/src/pipeline/around-view.ts). */
 class ViewSignal extends Returning {
   #signal: AbortSignal
   constructor(view: object, signal: AbortSignal) {
@@ -90,7 +90,7 @@ const LAZY_KEY: PropertyDescriptor = {
     return 'key'
   },
 }
-/** The same lazy key as a getter every context inherits (runtime/stages/body.ts). */
+/** The same lazy key as a getter every context inherits (packages/core/src/pipeline/stages/body.ts). */
 class LazyKeyContext {
   get idempotencyKey(): string {
     return 'key'
@@ -107,8 +107,9 @@ const SHARED_SIGNAL: PropertyDescriptor = {
 }
 
 /**
- * The V8 costs behind the hot-path choices in packages/core/src/runtime: how the runtime marks
- * objects it built, keeps its calls in flight, and gives wrappers a writable `signal`.
+ * The V8 costs behind the hot-path choices in packages/core/src/pipeline: how the runtime marks
+ * objects it built, keeps its calls in flight, gives wrappers a writable `signal`, and gives the
+ * run context its lazy key.
  */
 async function mechanisms(signal: AbortSignal): Promise<BenchSection> {
   const marks = new WeakSet<object>()
