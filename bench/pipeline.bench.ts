@@ -348,9 +348,8 @@ export default async (): Promise<BenchSection[]> => {
     })
     inFlight.set(token, exec)
     try {
-      let settled = false
-      let concluded = false
-      const deferred: unknown[] = []
+      // What one attempt records, as the runtime's Attempt does (P8.4, P8.7, P8.8).
+      const attempt = { settled: false, concluded: false, deferred: [] as unknown[] }
       const context = new Context() as unknown as Record<string, unknown>
       context.callId = exec.callId
       context.rootCallId = exec.rootCallId
@@ -360,17 +359,17 @@ export default async (): Promise<BenchSection[]> => {
       context.signal = signal
       context.attempt = 1
       context.deferContext = (message: unknown) => {
-        if (!settled) deferred.push(message)
+        if (!attempt.settled) attempt.deferred.push(message)
       }
       context.concludeTurn = () => {
-        concluded = !settled
+        attempt.concluded = !attempt.settled
       }
       context.progress = (update: unknown) => update
       context.recordEffect = async (receipt: unknown) => receipt
       Object.freeze(context)
       const returned = await body(parsedArgs)
-      settled = true
-      return concluded ? undefined : frozenResult(parsedArgs, returned)
+      attempt.settled = true
+      return frozenResult(parsedArgs, returned)
     } finally {
       inFlight.delete(token)
     }
