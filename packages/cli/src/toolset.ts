@@ -3,16 +3,18 @@ import {
   type Approver,
   createToolRuntime,
   type Mode,
+  RUN_CODE,
   type RuntimeScope,
   type ToolRuntime,
 } from '@tooltx/core'
 import { withPresenter } from './presenters.js'
 import { grepTool } from './tools/grep.js'
 import { listFilesTool } from './tools/list-files.js'
-import { isProtectedPath } from './tools/protected-paths.js'
+import { pathBoundaryGuard } from './tools/path-boundary.js'
 import { readFileTool } from './tools/read-file.js'
 import { runCheckTool } from './tools/run-check.js'
 import { openWorkspace, type Workspace } from './tools/workspace.js'
+import { freeTextArguments } from './tools/workspace-tool.js'
 import { writeNoteTool } from './tools/write-note.js'
 
 /** The runtime, scope and workspace the CLI's agent works with. */
@@ -51,10 +53,14 @@ export function workspaceTools(
 }
 
 /**
- * The workspace tools behind the CLI's policy: every write asks for approval first, and
- * secrets (`.env*` files, `isProtectedPath`) are off limits twice over — a guard that no
- * approval can override denies a call whose `path` names one, and the workspace itself refuses
- * or skips them in every tool, however they are reached (a search, a symlink, `run_code`).
+ * The workspace tools behind the CLI's policy: every write asks for approval first, and the
+ * workspace's boundaries hold twice over. A guard that no approval can override
+ * (`pathBoundaryGuard`) denies any call in the scope — a workspace tool, a tool the CLI imports
+ * into it later (`--mcp`), a nested `run_code` call — with a string argument that could name a
+ * secret (`.env*` files, `isProtectedPath`) or a path outside the workspace; and the workspace
+ * itself refuses or skips them in every workspace tool, however they are reached (a search, a
+ * symlink). The program of `run_code` and the free-text arguments the workspace tools declare
+ * are not read as paths.
  */
 export function createToolset(options: ToolsetOptions): Toolset {
   const workspace = openWorkspace(options.root)
@@ -63,13 +69,14 @@ export function createToolset(options: ToolsetOptions): Toolset {
     ...(options.reportError ? { reportError: options.reportError } : {}),
   })
   const scope = runtime.scope()
-  // Each tool signs its results with its presenter, so a replay can tell it from a user's tool of the same name.
-  for (const def of workspaceTools(workspace, options))
+  // run_code's program is code and its description prose; each nested call it makes is guarded itself.
+  const freeText = new Map([[RUN_CODE, new Set(['code', 'description'])]])
+  for (const def of workspaceTools(workspace, options)) {
+    freeText.set(def.name, new Set(freeTextArguments(def)))
+    // Each tool signs its results with its presenter, so a replay can tell it from a user's tool of the same name.
     scope.register(withPresenter(`tooltx/${def.name}`, def))
-  scope.guard((exec) => {
-    const target = (exec.arguments as { path?: unknown } | undefined)?.path
-    return typeof target === 'string' && isProtectedPath(target) ? `"${target}" holds secrets` : undefined
-  })
+  }
+  scope.guard(pathBoundaryGuard(workspace.root, freeText))
   runtime.onPreExecute(
     async (exec, next) =>
       exec.name === 'write_note' ? { kind: 'ask', reason: 'writes a file in the workspace' } : next(),

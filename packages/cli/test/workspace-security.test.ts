@@ -1,12 +1,13 @@
 import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { RUN_CODE, type ToolResult } from '@tooltx/core'
+import { createToolRuntime, RUN_CODE, type ToolResult } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SAMPLE_WORKSPACE } from '../src/commands/demo.js'
-import { createToolset, fixedApprover } from '../src/toolset.js'
+import { openWorkspace } from '../src/tools/workspace.js'
+import { createToolset, fixedApprover, workspaceTools } from '../src/toolset.js'
 
 const SECRET = 'INVENTORY_DB_PASSWORD'
 const OUTSIDE_SECRET = 'TOP SECRET OUTSIDE'
@@ -37,9 +38,18 @@ beforeAll(() => {
 afterAll(() => rmSync(base, { recursive: true, force: true }))
 
 let n = 0
-/** Calls a CLI tool straight through the runtime, in `mode`, approving any write. */
-async function call(name: string, args: unknown, options: { root?: string; mode?: 'native' | 'code' } = {}) {
-  const { runtime, scope } = createToolset({ root: options.root ?? root, mode: options.mode ?? 'native' })
+/**
+ * Calls a CLI tool straight through the runtime, in `mode`, approving any write: with the CLI's
+ * policy (`createToolset`), or `bare`, the workspace tools alone, to see what they refuse themselves.
+ */
+async function call(
+  name: string,
+  args: unknown,
+  options: { root?: string; mode?: 'native' | 'code'; bare?: true } = {},
+) {
+  const { runtime, scope } = options.bare
+    ? bareTools(options.root ?? root)
+    : createToolset({ root: options.root ?? root, mode: options.mode ?? 'native' })
   const codeRuntime = options.mode === 'code' ? quickjsRuntime() : undefined
   try {
     return await runtime.execute({
@@ -54,6 +64,14 @@ async function call(name: string, args: unknown, options: { root?: string; mode?
   } finally {
     await codeRuntime?.close()
   }
+}
+
+/** The workspace tools in a runtime without the CLI's guard. */
+function bareTools(at: string) {
+  const runtime = createToolRuntime()
+  const scope = runtime.scope()
+  for (const def of workspaceTools(openWorkspace(at))) scope.register(def)
+  return { runtime, scope }
 }
 
 /** The error code of a failure, `undefined` for a success. */
@@ -143,47 +161,49 @@ describe('K1.1 protected files are protected in every tool, not only by a path a
   })
 })
 
+// The workspace's own refusals (K1.2), seen without the CLI's guard, which denies these calls first (K1.6).
 describe('K1.2 symlinks cannot escape the workspace or reach a protected file', () => {
   it('K1.2: read_file refuses a link to a file outside the workspace, and a path through a linked folder', async () => {
     for (const target of ['leak.txt', 'leakdir/secret.txt']) {
-      const result = await call('read_file', { path: target })
+      const result = await call('read_file', { path: target }, { bare: true })
       expect(codeOf(result), target).toBe('OUTSIDE_WORKSPACE')
       expect(seen(result)).not.toContain(OUTSIDE_SECRET)
     }
   })
 
   it('K1.2: grep and list_files skip links that lead outside; grep refuses to start in one', async () => {
-    const grep = await call('grep', { pattern: 'SECRET' })
+    const grep = await call('grep', { pattern: 'SECRET' }, { bare: true })
     expect(grep.isError).toBe(false)
     expect(seen(grep)).not.toContain(OUTSIDE_SECRET)
-    const list = await call('list_files', {})
+    const list = await call('list_files', {}, { bare: true })
     const paths = successValue<{ paths: string[] }>(list).paths
     expect(paths.filter((p) => p.startsWith('leak'))).toEqual([])
-    const inLink = await call('grep', { pattern: 'SECRET', path: 'leakdir' })
+    const inLink = await call('grep', { pattern: 'SECRET', path: 'leakdir' }, { bare: true })
     expect(codeOf(inLink)).toBe('OUTSIDE_WORKSPACE')
   })
 
   it('K1.2: a path that does not exist, or a link to nothing, is NOT_FOUND naming the path', async () => {
     for (const target of ['missing.txt', 'dangling.txt']) {
-      const result = await call('read_file', { path: target })
+      const result = await call('read_file', { path: target }, { bare: true })
       expect(codeOf(result), target).toBe('NOT_FOUND')
       expect(result.isError && result.error.message).toBe(`"${target}" does not exist in the workspace`)
     }
   })
 
   it('K1.2: a link to a protected file inside the workspace is protected too', async () => {
-    const read = await call('read_file', { path: 'settings.txt' })
+    const read = await call('read_file', { path: 'settings.txt' }, { bare: true })
     expect(codeOf(read)).toBe('PROTECTED')
     expect(seen(read)).not.toContain(SECRET)
-    const grep = await call('grep', { pattern: 'PASSWORD' })
+    const grep = await call('grep', { pattern: 'PASSWORD' }, { bare: true })
     expect(seen(grep)).not.toContain(SECRET)
   })
 
   it('K1.2: a link to an ordinary file inside the workspace still reads, lists and searches', async () => {
+    // With the CLI's guard too: a link that stays inside is no reason to deny.
     const read = await call('read_file', { path: 'readme-link.md', limit: 1 })
     expect(read.isError).toBe(false)
     expect(successValue<{ lines: string[] }>(read).lines).toEqual(['# Inventory service (sample workspace)'])
-    const list = await call('list_files', {})
+    const list = await call('list_files', {}, { bare: true })
     expect(successValue<{ paths: string[] }>(list).paths).toContain('readme-link.md')
     const grep = await call('grep', { pattern: '^# Inventory' })
     const files = successValue<{ matches: { path: string }[] }>(grep).matches.map((m) => m.path)
@@ -199,7 +219,7 @@ describe('K1.2 symlinks cannot escape the workspace or reach a protected file', 
     cpSync(SAMPLE_WORKSPACE, ws, { recursive: true })
     rmSync(path.join(ws, 'notes'), { recursive: true })
     symlinkSync(outside, path.join(ws, 'notes'))
-    const result = await call('write_note', { name: 'x.md', text: 'overwritten' }, { root: ws })
+    const result = await call('write_note', { name: 'x.md', text: 'overwritten' }, { root: ws, bare: true })
     expect(codeOf(result)).toBe('OUTSIDE_WORKSPACE')
     expect(existsSync(path.join(outside, 'x.md'))).toBe(false)
   })
@@ -208,7 +228,7 @@ describe('K1.2 symlinks cannot escape the workspace or reach a protected file', 
     const ws = mkdtempSync(path.join(base, 'write-'))
     cpSync(SAMPLE_WORKSPACE, ws, { recursive: true })
     symlinkSync('../.env', path.join(ws, 'notes/todo.md'))
-    const result = await call('write_note', { name: 'todo.md', text: 'overwritten' }, { root: ws })
+    const result = await call('write_note', { name: 'todo.md', text: 'overwritten' }, { root: ws, bare: true })
     expect(codeOf(result)).toBe('PROTECTED')
   })
 
@@ -217,7 +237,7 @@ describe('K1.2 symlinks cannot escape the workspace or reach a protected file', 
     cpSync(SAMPLE_WORKSPACE, ws, { recursive: true })
     rmSync(path.join(ws, 'scripts/lint.mjs'))
     symlinkSync(path.join(outside, 'check.mjs'), path.join(ws, 'scripts/lint.mjs'))
-    const result = await call('run_check', { check: 'lint' }, { root: ws })
+    const result = await call('run_check', { check: 'lint' }, { root: ws, bare: true })
     expect(codeOf(result)).toBe('OUTSIDE_WORKSPACE')
     expect(seen(result)).not.toContain(OUTSIDE_SECRET)
   })

@@ -38,6 +38,8 @@ export const grepTool = workspaceTool({
   // The card reads this structured copy; a UI never parses the rendered text.
   meta: 'value',
   readOnly: true,
+  // A regular expression: `/api/` or `.env` is text to look for, not a file to open.
+  freeText: ['pattern'],
   async execute(args, run, workspace) {
     const regex = compilePattern(args.pattern)
     const matches: { path: string; line: number; text: string }[] = []

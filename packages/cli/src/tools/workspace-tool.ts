@@ -1,4 +1,5 @@
 import {
+  type AnyToolDefinition,
   type ArgsOf,
   defineTool,
   type JsonObject,
@@ -46,7 +47,9 @@ export function closedObject<const F extends Readonly<Record<string, ValueField>
  * What a workspace tool's author writes: a `defineTool` spec whose value is the closed object
  * of `fields`, shown to the model as the one text block `text` returns (with `meta` as its
  * presentation meta; `'value'`: the value itself), and whose `execute` also gets the workspace
- * the tool is bound to. `readOnly` tools run in parallel (`isConcurrencySafe`).
+ * the tool is bound to. `readOnly` tools run in parallel (`isConcurrencySafe`). `freeText` names
+ * the arguments that are text by contract (a pattern, a note's body), never a path, which the
+ * CLI's boundary guard therefore does not read as one (K1.8).
  */
 export interface WorkspaceToolSpec<P extends ParametersSpec, F extends Readonly<Record<string, ValueField>>>
   extends Omit<ToolSpec<P, ClosedObject<F>>, 'output' | 'execute' | 'isConcurrencySafe'> {
@@ -54,6 +57,7 @@ export interface WorkspaceToolSpec<P extends ParametersSpec, F extends Readonly<
   readonly text: (args: ArgsOf<P>, value: FieldsValue<F>) => string
   readonly meta?: 'value' | ((args: ArgsOf<P>, value: FieldsValue<F>) => JsonValue | undefined)
   readonly readOnly?: true
+  readonly freeText?: readonly (keyof P & string)[]
   readonly execute: (
     args: ParsedArgsOf<P>,
     run: RunContext,
@@ -64,6 +68,14 @@ export interface WorkspaceToolSpec<P extends ParametersSpec, F extends Readonly<
 /** The options a workspace tool takes besides its workspace: a deadline overriding the spec's. */
 export interface WorkspaceToolOptions {
   readonly timeoutMs?: number
+}
+
+// Keyed by the definition `workspaceTool` built, before any registry copies it.
+const freeTexts = new WeakMap<AnyToolDefinition, readonly string[]>()
+
+/** The arguments a workspace tool's spec declared free text (`freeText`); none for any other tool. */
+export function freeTextArguments(def: AnyToolDefinition): readonly string[] {
+  return freeTexts.get(def) ?? []
 }
 
 /**
@@ -77,11 +89,11 @@ export function workspaceTool<
 >(
   spec: WorkspaceToolSpec<P, F>,
 ): (workspace: Workspace, options?: WorkspaceToolOptions) => ToolDefinition<ArgsOf<P>, FieldsValue<F>> {
-  const { fields, text, meta, readOnly, execute, timeoutMs, ...rest } = spec
+  const { fields, text, meta, readOnly, freeText = [], execute, timeoutMs, ...rest } = spec
   const schema = closedObject(fields)
   const presentationMeta = meta === 'value' ? (_args: unknown, value: JsonObject) => ({ ...value }) : meta
-  return (workspace, options = {}) =>
-    defineTool({
+  return (workspace, options = {}) => {
+    const def = defineTool({
       ...rest,
       output: {
         schema,
@@ -92,4 +104,7 @@ export function workspaceTool<
       timeoutMs: options.timeoutMs ?? timeoutMs,
       execute: (args: ParsedArgsOf<P>, run: RunContext) => execute(args, run, workspace),
     } as never) as unknown as ToolDefinition<ArgsOf<P>, FieldsValue<F>>
+    freeTexts.set(def as AnyToolDefinition, freeText)
+    return def
+  }
 }

@@ -15,6 +15,8 @@ export const writeNoteTool = workspaceTool({
     text: { type: 'string', required: true, description: 'The full Markdown text of the note' },
   },
   fields: { path: 'string', bytes: 'integer', created: 'boolean' },
+  // The note's Markdown body; its name is the path, and is read as one.
+  freeText: ['text'],
   text: (_args, value) => `${value.created ? 'Created' : 'Updated'} ${value.path} (${value.bytes} bytes)`,
   async execute(args, _run, workspace) {
     if (!NOTE_NAME.test(args.name)) {
