@@ -37,6 +37,15 @@ export function pathNamedBy(leaf: string, root: string): string | undefined {
 }
 
 /**
+ * The readings of a string a tool may take for a path: as written, and without surrounding
+ * whitespace and quotes (as some tools, and a shell, take `" .env"` or `'"/etc/passwd"'`).
+ */
+function readings(leaf: string): string[] {
+  const bare = leaf.trim().replace(/^["']|["']$/g, '')
+  return bare === leaf ? [leaf] : [leaf, bare]
+}
+
+/**
  * Where `written` really leads, as the operating system resolves it (symlinks followed, and a
  * `..` after a link climbing from the link's target): the real path of its nearest existing
  * ancestor with the rest appended, so a path to be created through a linked folder is seen
@@ -89,18 +98,31 @@ export type FreeTextArguments = ReadonlyMap<string, ReadonlySet<string>>
  */
 export function pathBoundaryGuard(root: string, freeText: FreeTextArguments = new Map()): Guard {
   const inside = (absolute: string) => absolute === root || absolute.startsWith(root + path.sep)
-  /** Why `absolute` is off limits, or `undefined`. */
-  const refusal = (absolute: string) => {
+  /** Why the path `absolute` is off limits, or `undefined`. */
+  const offLimits = (absolute: string) => {
     if (!inside(absolute)) return isProtectedPath(absolute) ? 'holds secrets' : 'is outside the workspace'
     return isProtectedPath(path.relative(root, absolute)) ? 'holds secrets' : undefined
+  }
+  /**
+   * Why `reading`, which names `written`, is off limits: its own segments (whatever folder a
+   * tool reads it from), where it lands lexically, or where it really leads.
+   */
+  const refusal = (reading: string, written: string | undefined) => {
+    if (written === undefined) return undefined
+    if (isProtectedPath(reading)) return 'holds secrets'
+    return offLimits(path.resolve(written)) ?? offLimits(realTarget(written))
   }
   const none = new Set<string>()
   return (exec) => {
     if (exec.arguments === undefined) return undefined
+    // A leaf met again is judged once: each reading may cost a few file system lookups.
+    const seen = new Set<string>()
     for (const leaf of stringLeaves(exec.arguments, freeText.get(exec.name) ?? none)) {
-      const written = pathNamedBy(leaf, root)
-      if (written === undefined) continue
-      const why = refusal(path.resolve(written)) ?? refusal(realTarget(written))
+      if (seen.has(leaf)) continue
+      seen.add(leaf)
+      const why = readings(leaf)
+        .map((reading) => refusal(reading, pathNamedBy(reading, root)))
+        .find((found) => found !== undefined)
       if (why !== undefined) {
         const shown = leaf.length > SHOWN ? `${leaf.slice(0, SHOWN)}…` : leaf
         return why === 'holds secrets'
