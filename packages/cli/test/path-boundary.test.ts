@@ -64,8 +64,12 @@ const failure = (result: ToolResult) => (result.isError ? result.error.message :
 describe('K1.5 every string that could name a path is read, at any depth', () => {
   it('K1.5: strings and keys in nested objects and arrays are read as paths, whatever the argument is called', () => {
     expect(judge({ files: [{ from: 'README.md' }, { from: '.env' }] })).toBe('".env" holds secrets')
-    expect(judge({ mapping: { 'config/.env.local': 'public.txt' } })).toBe('"config/.env.local" holds secrets')
-    expect(judge({ q: [[['nested', ['../x']]]] })).toBe('"../x" is outside the workspace; name paths inside it')
+    expect(judge({ mapping: { 'config/.env.local': 'public.txt' } })).toBe(
+      '"config/.env.local" holds secrets',
+    )
+    expect(judge({ q: [[['nested', ['../x']]]] })).toBe(
+      '"../x" is outside the workspace; name paths inside it',
+    )
     expect(judge({ path: 'README.md', n: 3, ok: true, none: null, list: ['src', 'notes/todo.md'] })).toBe(
       undefined,
     )
@@ -150,7 +154,11 @@ describe('K1.8 free-text arguments and Code Mode', () => {
     expect(judge({ pattern: '/api/.env' }, 'other', freeText)).toContain('holds secrets')
     const grep = await call('grep', { pattern: '/inventory|\\.env' })
     expect(grep.isError).toBe(false)
-    const program = await call(RUN_CODE, { code: '/* one line */ return 1', description: '.env-free' }, 'code')
+    const program = await call(
+      RUN_CODE,
+      { code: '/* one line */ return 1', description: '.env-free' },
+      'code',
+    )
     expect(program.isError).toBe(false)
   })
 
