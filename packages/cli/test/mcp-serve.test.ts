@@ -1,5 +1,6 @@
 /** `tooltx mcp serve` as a real process (needs `npm run build`), driven by the official MCP client. */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
+import { request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
@@ -92,5 +93,85 @@ describe('Y3 tooltx mcp serve', () => {
       code: 2,
       stderr: expect.stringContaining('mcp needs a subcommand: serve'),
     })
+  })
+
+  it('Y3.7: --http on an address beyond loopback refuses to start without a token; with one it serves only its own names', async () => {
+    const run = promisify(execFile)
+    const env = { ...process.env }
+    delete env.TOOLTX_MCP_TOKEN
+    const refuse = (...args: string[]) =>
+      run(process.execPath, [BIN, 'mcp', 'serve', '--workspace', SAMPLE, ...args], { env }).catch(
+        (e: { code: number; stdout: string; stderr: string }) => e,
+      )
+    for (const http of ['0.0.0.0:0', '192.0.2.7:0']) {
+      const refused = await refuse('--http', http)
+      expect(refused, http).toMatchObject({
+        code: 2,
+        stdout: '',
+        stderr: expect.stringContaining(`--http ${http} listens beyond this machine`),
+      })
+      expect((refused as { stderr: string }).stderr).toContain('pass --token T (or set TOOLTX_MCP_TOKEN)')
+    }
+    expect(await refuse('--http', '0.0.0.0:0', '--token', 'short')).toMatchObject({
+      code: 2,
+      stderr: expect.stringContaining('--token (or TOOLTX_MCP_TOKEN) must be at least 16 characters, got 5'),
+    })
+
+    const token = 'wide-token-0123456789abcdef'
+    const child: ChildProcess = spawn(
+      process.execPath,
+      [BIN, 'mcp', 'serve', '--workspace', SAMPLE, '--http', '0.0.0.0:0', '--token', token],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
+    cleanups.push(() => child.kill())
+    const line = await stdoutLines(child).first
+    expect(line).toMatch(/ at http:\/\/\S+:\d+\/mcp \(bearer token required\)$/)
+    const url = new URL(/at (\S+)/.exec(line)![1]!)
+    expect(url.hostname).not.toBe('0.0.0.0')
+    // Over loopback only: a loopback Host is refused, the printed host is served.
+    const loopback = new URL(url)
+    loopback.hostname = '127.0.0.1'
+    const refusedHost = new Client({ name: 'loopback-name', version: '1.0.0' })
+    await expect(
+      refusedHost.connect(
+        new StreamableHTTPClientTransport(loopback, {
+          requestInit: { headers: { authorization: `Bearer ${token}` } },
+        }),
+      ),
+    ).rejects.toThrow(/403|Host/)
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = request(
+        {
+          host: '127.0.0.1',
+          port: Number(url.port),
+          path: url.pathname,
+          method: 'POST',
+          headers: {
+            host: url.host,
+            authorization: `Bearer ${token}`,
+            'content-type': 'application/json',
+            accept: 'application/json, text/event-stream',
+          },
+        },
+        (res) => {
+          res.resume()
+          resolve(res.statusCode ?? 0)
+        },
+      )
+      req.on('error', reject)
+      req.end(
+        JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'initialize',
+          params: {
+            protocolVersion: '2025-06-18',
+            capabilities: {},
+            clientInfo: { name: 'raw', version: '1' },
+          },
+        }),
+      )
+    })
+    expect(status).toBe(200)
   })
 })

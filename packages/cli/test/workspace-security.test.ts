@@ -228,7 +228,11 @@ describe('K1.2 symlinks cannot escape the workspace or reach a protected file', 
     const ws = mkdtempSync(path.join(base, 'write-'))
     cpSync(SAMPLE_WORKSPACE, ws, { recursive: true })
     symlinkSync('../.env', path.join(ws, 'notes/todo.md'))
-    const result = await call('write_note', { name: 'todo.md', text: 'overwritten' }, { root: ws, bare: true })
+    const result = await call(
+      'write_note',
+      { name: 'todo.md', text: 'overwritten' },
+      { root: ws, bare: true },
+    )
     expect(codeOf(result)).toBe('PROTECTED')
   })
 

@@ -1,7 +1,7 @@
 /**
- * Streamable HTTP for a served view (Y1.11–Y1.13): a Node HTTP server, bound to loopback unless
- * told otherwise, that checks `Host` and `Origin` against allow-lists (DNS-rebinding protection)
- * and, with `bearerToken`, an `Authorization: Bearer` header, before any MCP message is read.
+ * Streamable HTTP for a served view (Y1.11–Y1.13, Y1.17): a Node HTTP server, bound to loopback
+ * unless told otherwise, that checks `Host` (by default: the names of the bound address only) and
+ * `Origin` against allow-lists (DNS-rebinding protection) and, with `bearerToken`, an `Authorization: Bearer` header, before any MCP message is read.
  * Each MCP session (`Mcp-Session-Id`) of the 2025 revisions gets its own transport over the same
  * view; a request of the stateless 2026-07-28 revision is answered by a fresh server instance.
  */
@@ -13,23 +13,30 @@ import {
   createMcpHandler,
   hostHeaderValidationResponse,
   isLegacyRequest,
-  localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server'
 import { ToolError } from '@tooltx/core'
+import { boundHostNames, hostName, urlHost } from './bound-host.js'
 import type { TooltxMcpServer } from './server.js'
 
 /** Options of {@link serveHttp}. */
 export interface ServeHttpOptions {
-  /** The address to bind; default `127.0.0.1`. Binding anything else is an explicit choice. */
+  /**
+   * The address to bind; default `127.0.0.1`. Binding anything else is an explicit choice, which
+   * serves whoever can reach the address: pair it with `bearerToken` (or your own gate in front).
+   */
   host?: string
   /** The port; default 0 (any free port, see `url`). */
   port?: number
   /** The endpoint path; default `/mcp`. */
   path?: string
-  /** Host names (no port) a request's `Host` may name; default: loopback names and `host`. */
+  /**
+   * Host names (no port) a request's `Host` may name; default: the names of the bound address
+   * only (`boundHostNames`): loopback names for a loopback `host`, the machine's name and
+   * non-loopback addresses for `0.0.0.0` or `::`, else `host` alone.
+   */
   allowedHosts?: readonly string[]
   /** Origin host names a browser request may come from; default: loopback names. */
   allowedOrigins?: readonly string[]
@@ -39,7 +46,10 @@ export interface ServeHttpOptions {
 
 /** A listening HTTP endpoint. */
 export interface HttpEndpoint {
-  /** Where clients connect, e.g. `http://127.0.0.1:51234/mcp`. */
+  /**
+   * Where clients connect, e.g. `http://127.0.0.1:51234/mcp`; bound to a wildcard, the machine's
+   * first non-loopback IPv4 address (else its host name) stands for the host (`urlHost`).
+   */
   readonly url: URL
   /** Stops listening and closes every session. */
   close(): Promise<void>
@@ -48,9 +58,6 @@ export interface HttpEndpoint {
 function optionError(message: string): ToolError {
   return new ToolError('INVALID_DEFINITION', `serveHttp: ${message}`, { name: 'DefinitionError' })
 }
-
-/** `::1` → `[::1]`, as `Host` headers and the allow-lists spell IPv6 addresses. */
-const hostName = (host: string) => (host.includes(':') && !host.startsWith('[') ? `[${host}]` : host)
 
 function sameToken(header: string | undefined, token: string): boolean {
   const match = /^Bearer (.+)$/.exec(header ?? '')
@@ -119,7 +126,7 @@ export async function serveHttp(
   if (!path.startsWith('/')) throw optionError('path must start with "/"')
   if (bearerToken !== undefined && (typeof bearerToken !== 'string' || bearerToken.length < 16))
     throw optionError('bearerToken must be a string of at least 16 characters')
-  const allowedHosts = [...(options.allowedHosts ?? [...localhostAllowedHostnames(), hostName(host)])]
+  const allowedHosts = [...(options.allowedHosts ?? boundHostNames(host))]
   const allowedOrigins = [...(options.allowedOrigins ?? localhostAllowedOrigins())]
   const transports = new Map<string, WebStandardStreamableHTTPServerTransport>()
   // The 2026-07-28 revision: stateless, one fresh server instance per request (Y1.14).
@@ -176,7 +183,7 @@ export async function serveHttp(
   })
   const { port: bound } = http.address() as AddressInfo
   return {
-    url: new URL(`http://${hostName(host)}:${bound}${path}`),
+    url: new URL(`http://${urlHost(host)}:${bound}${path}`),
     async close() {
       offListChanged()
       await Promise.allSettled([modern.close(), ...[...transports.values()].map((t) => t.close())])

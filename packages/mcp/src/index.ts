@@ -1,3 +1,4 @@
+export { boundHostNames, isLoopbackHost } from './bound-host.js'
 export { RESULT_META_KEY, type ResultMeta } from './call-result.js'
 export type { HttpConnection, McpConnection, StdioConnection } from './client-connection.js'
 export { CONNECTION_CLOSED, type ReconnectOptions } from './client-link.js'

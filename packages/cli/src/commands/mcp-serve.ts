@@ -6,7 +6,7 @@ import { statSync } from 'node:fs'
 import path from 'node:path'
 import { servedCallRecorder } from '@tooltx/agent'
 import { createToolRuntime, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
-import { type HttpEndpoint, mcpServer, serveHttp, serveStdio } from '@tooltx/mcp'
+import { type HttpEndpoint, isLoopbackHost, mcpServer, serveHttp, serveStdio } from '@tooltx/mcp'
 import { assertSessionId, DEFAULT_SQLITE_PATH, openSession } from '@tooltx/session'
 import { parseFlags } from '../flags.js'
 import { type Output, UsageError } from '../output.js'
@@ -31,8 +31,10 @@ Options:
   --tools FILE     serve the tools of your module instead: its default export (or its
                    \`tools\` export) is an array of tool definitions, or a function
                    (runtime) => … that registers them (and any policy) or returns the array
-  --http [HOST]:PORT  serve Streamable HTTP instead, on HOST (default 127.0.0.1) and PORT
-  --token T        with --http, require Authorization: Bearer T (also TOOLTX_MCP_TOKEN)
+  --http [HOST]:PORT  serve Streamable HTTP instead, on HOST (default 127.0.0.1) and PORT;
+                   a HOST other than loopback (e.g. 0.0.0.0) needs --token
+  --token T        with --http, require Authorization: Bearer T (also TOOLTX_MCP_TOKEN);
+                   at least 16 characters, e.g. --token "$(openssl rand -hex 16)"
   --session ID     record every served call in this session (created if new): one turn
                    per call, replayable with \`tooltx replay ID\`; calls then run one at a time
 ${DB_HELP}
@@ -49,6 +51,23 @@ function listenAddress(value: string): { host: string; port: number } {
     )
   const host = match[1]!.replace(/^\[(.*)\]$/, '$1')
   return { host: host === '' ? '127.0.0.1' : host, port }
+}
+
+/**
+ * Refuses what would serve the workspace to strangers (Y3.7): a non-loopback `host` without a
+ * token, and a token too short to guess at (serveHttp's minimum), each as a usage error.
+ */
+function httpGate(given: string, host: string, token: string | undefined): void {
+  if (token === undefined && !isLoopbackHost(host))
+    throw new UsageError(
+      `--http ${given} listens beyond this machine (${host} is not a loopback address), so anyone who can reach it could use the tools: pass --token T (or set TOOLTX_MCP_TOKEN), e.g. --token "$(openssl rand -hex 16)", or listen on loopback, e.g. --http 127.0.0.1:8848`,
+      2,
+    )
+  if (token !== undefined && token.length < 16)
+    throw new UsageError(
+      `--token (or TOOLTX_MCP_TOKEN) must be at least 16 characters, got ${token.length}; e.g. --token "$(openssl rand -hex 16)"`,
+      2,
+    )
 }
 
 /** The flags of `tooltx mcp serve`. */
@@ -171,13 +190,15 @@ export async function mcpServeCommand(args: string[], out: Output, env: NodeJS.P
       `mcp serve takes no arguments, got "${positionals.join(' ')}"\n\n${MCP_SERVE_HELP}`,
       2,
     )
-  const token = values.token ?? env.TOOLTX_MCP_TOKEN
+  // An empty TOOLTX_MCP_TOKEN is no token, as an unset one.
+  const token = values.token ?? (env.TOOLTX_MCP_TOKEN || undefined)
   if (token !== undefined && values.http === undefined)
     throw new UsageError(
       '--token needs --http: over stdio the client that spawned the server is the only peer',
       2,
     )
   const address = values.http === undefined ? undefined : listenAddress(values.http)
+  if (address !== undefined) httpGate(values.http!, address.host, token)
   // Over stdio, stdout carries MCP: contained errors go to stderr.
   const { runtime, scope, what } = await servedTools(values, (e) => out.error(`tooltx: ${String(e)}`))
   const recording = await recordedSession(values, out)

@@ -8,7 +8,7 @@ import { isProtectedPath } from './protected-paths.js'
 /** Longer strings are text, not paths: no file system takes a path this long (Linux `PATH_MAX`). */
 const MAX_PATH = 4096
 /** A control character (a line break above all): prose, code or data, never a path. */
-const CONTROL = /[\u0000-\u001f\u007f]/
+const CONTROL = /\p{Cc}/u
 /** `scheme://…`: a URL, which names a path only for the `file:` scheme. */
 const URL_LIKE = /^[A-Za-z][A-Za-z0-9+.-]*:\/\//
 
