@@ -5,6 +5,7 @@
  * against `.env` files and against paths outside the workspace.
  */
 import {
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -21,9 +22,10 @@ import { pathToFileURL } from 'node:url'
 import { type JsonValue, RUN_CODE, type ToolResult } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { SAMPLE_WORKSPACE } from '../src/commands/demo.js'
 import { connectRunServers, mcpServerSpecs, type RunServers } from '../src/commands/run-mcp.js'
 import { createToolset, fixedApprover, type Toolset } from '../src/toolset.js'
-import { cleanEnv, sampleWorkspace, tooltxWith } from './cli-harness.js'
+import { cleanEnv, scratch, tooltxWith } from './cli-harness.js'
 import { fakeModel, toolMessage } from './fake-model.js'
 
 const require = createRequire(import.meta.url)
@@ -60,6 +62,7 @@ beforeAll(async () => {
     mcpServerSpecs([`fs=node ${FILESYSTEM_SERVER} ${root}`]),
     toolset.runtime,
     toolset.scope,
+    toolset.workspace.root,
   )
 })
 
@@ -235,8 +238,11 @@ describe('Y4.5 the boundary guard over every tool of the official MCP filesystem
     expect(existsSync(path.join(root, 'public.txt'))).toBe(false)
   })
 
-  it('Y4.5: tooltx run --mcp --yes: the calls of the issue, read_multiple_files({ paths }) and move_file({ source }), never reach .env', async () => {
-    const cwd = sampleWorkspace()
+  it('Y4.5, Y4.6: tooltx run --mcp --yes: the calls of the issue, read_multiple_files({ paths }) and move_file({ source }), never reach .env; the server runs in the workspace', async () => {
+    // Run from the folder above the workspace: the server's "." is still the workspace (Y4.6).
+    const top = scratch()
+    const cwd = path.join(top, 'ws')
+    cpSync(SAMPLE_WORKSPACE, cwd, { recursive: true })
     writeFileSync(path.join(cwd, '.env'), `${SECRET}\n`)
     const model = await fakeModel([
       {
@@ -251,12 +257,13 @@ describe('Y4.5 the boundary guard over every tool of the official MCP filesystem
             name: 'mcp__fs__move_file',
             arguments: '{"source":".env","destination":"env.txt"}',
           },
+          { id: 'call_readme', name: 'mcp__fs__read_text_file', arguments: '{"path":"README.md"}' },
         ],
       },
       { text: 'Nothing to see.' },
     ])
     const done = await tooltxWith(
-      { cwd, env: cleanEnv({ OPENAI_API_KEY: 'k' }) },
+      { cwd: top, env: cleanEnv({ OPENAI_API_KEY: 'k' }) },
       'run',
       'read the secrets',
       '--base-url',
@@ -265,7 +272,7 @@ describe('Y4.5 the boundary guard over every tool of the official MCP filesystem
       cwd,
       '--yes',
       '--mcp',
-      `fs=node ${FILESYSTEM_SERVER} ${cwd}`,
+      `fs=node ${FILESYSTEM_SERVER} .`,
     )
     expect(done.code).toBe(0)
     expect(toolMessage(model, 'call_many')).toBe(
@@ -274,6 +281,7 @@ describe('Y4.5 the boundary guard over every tool of the official MCP filesystem
     expect(toolMessage(model, 'call_move')).toBe(
       'Error: tool "mcp__fs__move_file" denied by guard: ".env" holds secrets',
     )
+    expect(toolMessage(model, 'call_readme')).toBe(readFileSync(path.join(cwd, 'README.md'), 'utf8'))
     expect(JSON.stringify(model.requests)).not.toContain(SECRET)
     expect(readFileSync(path.join(cwd, '.env'), 'utf8')).toBe(`${SECRET}\n`)
     expect(existsSync(path.join(cwd, 'env.txt'))).toBe(false)

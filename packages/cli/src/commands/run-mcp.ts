@@ -134,13 +134,16 @@ export interface RunServers {
 
 /**
  * Connects to every server in `specs` (in order), registers its tools (`mcp__<name>__<tool>`)
- * in `scope` and makes each of their calls ask for approval first. When one cannot connect,
- * the ones already connected are closed and it throws an error naming the server and why.
+ * in `scope` and makes each of their calls ask for approval first. A command is spawned in
+ * `workspace` (Y4.6), so a relative path means to the server what it means to the scope's
+ * boundary guard and the workspace tools. When one cannot connect, the ones already connected
+ * are closed and it throws an error naming the server and why.
  */
 export async function connectRunServers(
   specs: readonly McpServerSpec[],
   runtime: ToolRuntime,
   scope: RuntimeScope,
+  workspace: string,
 ): Promise<RunServers> {
   const sets: { spec: McpServerSpec; set: McpToolSet }[] = []
   const closeAll = async () => {
@@ -148,7 +151,9 @@ export async function connectRunServers(
   }
   for (const spec of specs) {
     try {
-      sets.push({ spec, set: await mcpTools(spec.connection, { name: spec.name }) })
+      const connection =
+        'command' in spec.connection ? { ...spec.connection, cwd: workspace } : spec.connection
+      sets.push({ spec, set: await mcpTools(connection, { name: spec.name }) })
     } catch (error) {
       await closeAll()
       throw new Error(

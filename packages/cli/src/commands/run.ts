@@ -100,16 +100,18 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
       : await storedSessionId(options.db, options.session, `no session "${options.session}" to continue`)
   const store = openStore(options.db)
   const session = await openSession(store, { id })
-  const { runtime, scope } = createToolset({
+  const { runtime, scope, workspace } = createToolset({
     root: options.workspace,
     mode: options.mode,
     reportError: (e) => out.error(String(e)),
   })
-  const servers = await connectRunServers(options.mcp ?? [], runtime, scope).catch(async (error) => {
-    await session.close()
-    await store.close()
-    throw error
-  })
+  const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root).catch(
+    async (error) => {
+      await session.close()
+      await store.close()
+      throw error
+    },
+  )
   out.line(`tooltx run — ${model.name}, mode ${options.mode}, workspace ${options.workspace}`)
   for (const { name, tools, skipped } of servers.imported) {
     const left =
