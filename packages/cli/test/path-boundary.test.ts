@@ -89,15 +89,19 @@ describe('K1.5 every string that could name a path is read, at any depth', () =>
     expect(judge({ a: path.join(root, 'README.md') })).toBe(undefined)
     expect(judge({ a: path.join(root, '.env') })).toContain('holds secrets')
     expect(judge({ p: '  .env ' })).toBe('"  .env " holds secrets')
+    expect(judge({ p: '.env\t' })).toBe('".env\t" holds secrets')
     expect(judge({ p: `"${outside}"` })).toContain('is outside the workspace')
     expect(homedir()).not.toBe(root)
   })
 
-  it('K1.5: text that cannot name a path is not read: a line break, a control character, a URL of another scheme, over 4096 characters, empty', () => {
+  it('K1.5: text that cannot name a path is not read: a line break, a control character, a URL of another scheme, over 4096 characters once normalized, empty', () => {
     expect(judge({ text: 'copy /etc/passwd\nthen .env' })).toBe(undefined)
     expect(judge({ text: '/etc/passwd\u0000' })).toBe(undefined)
     expect(judge({ url: 'https://example.com/.env', ftp: 'ftp://host/../../etc' })).toBe(undefined)
     expect(judge({ big: `/${'a'.repeat(4096)}` })).toBe(undefined)
+    // Not too long once normalized, as a tool may normalize it: still a path.
+    expect(judge({ padded: `${'./'.repeat(2100)}.env` })).toContain('holds secrets')
+    expect(judge({ padded: `${'./'.repeat(2100)}..` })).toContain('is outside the workspace')
     expect(judge({ empty: '' })).toBe(undefined)
   })
 })

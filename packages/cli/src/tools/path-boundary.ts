@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url'
 import type { Guard, JsonValue } from '@tooltx/core'
 import { isProtectedPath } from './protected-paths.js'
 
-/** Longer strings are text, not paths: no file system takes a path this long (Linux `PATH_MAX`). */
+/** No system opens a longer path (Linux `PATH_MAX`), however a tool normalizes it first. */
 const MAX_PATH = 4096
 /** A control character (a line break above all): prose, code or data, never a path. */
 const CONTROL = /\p{Cc}/u
@@ -18,12 +18,20 @@ const SHOWN = 120
 /**
  * The absolute path a string could name, as written (not normalized, so a `..` after a symlink
  * still climbs out of where the link leads), or `undefined` when it cannot name one (K1.5): the
- * empty string, a string over 4096 characters or holding a control character (a line break),
- * and a URL of any scheme but `file:`. A `file:` URL names its path, `~` and `~/…` the user's
- * home, an absolute path itself, and anything else the path relative to `root`. Total.
+ * empty string, a string holding a control character (a line break), a URL of any scheme but
+ * `file:`, and a string whose path is over 4096 characters even once normalized (`./` repeated
+ * is not too long: a tool may normalize it away). A `file:` URL names its path, `~` and `~/…`
+ * the user's home, an absolute path itself, and anything else the path relative to `root`.
+ * Total.
  */
 export function pathNamedBy(leaf: string, root: string): string | undefined {
-  if (leaf === '' || leaf.length > MAX_PATH || CONTROL.test(leaf)) return undefined
+  if (leaf === '' || CONTROL.test(leaf)) return undefined
+  const written = writtenPath(leaf, root)
+  return written === undefined || path.resolve(written).length > MAX_PATH ? undefined : written
+}
+
+/** `pathNamedBy` before the length check. */
+function writtenPath(leaf: string, root: string): string | undefined {
   if (/^file:/i.test(leaf)) {
     try {
       return fileURLToPath(leaf)
