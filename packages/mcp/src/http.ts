@@ -1,7 +1,8 @@
 /**
  * Streamable HTTP for a served view (Y1.11–Y1.13, Y1.17): a Node HTTP server, bound to loopback
  * unless told otherwise, that checks `Host` (by default: the names of the bound address only) and
- * `Origin` against allow-lists (DNS-rebinding protection) and, with `bearerToken`, an `Authorization: Bearer` header, before any MCP message is read.
+ * `Origin` against allow-lists (DNS-rebinding protection) and, with `bearerToken`, an
+ * `Authorization: Bearer` header, before any MCP message is read.
  * Each MCP session (`Mcp-Session-Id`) of the 2025 revisions gets its own transport over the same
  * view; a request of the stateless 2026-07-28 revision is answered by a fresh server instance.
  */
