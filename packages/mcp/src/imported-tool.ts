@@ -61,16 +61,19 @@ function callFailure(
   plan: ImportPlan,
   signal: AbortSignal,
   broken: 'undelivered' | 'dropped' | undefined,
+  closedBecause: string | undefined,
 ): ToolError {
   // The SDK has sent notifications/cancelled; a tool failure would outlive cancellation (C1.5, C1.8).
   if (signal.aborted) return codedError('ABORTED', 'tool call aborted')
   const where = toolWhere(plan)
   if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout)
     return codedError('TOOL_TIMEOUT', `${where} did not answer within ${plan.timeoutMs} ms`)
-  if (broken === 'dropped')
+  if (broken === 'dropped') {
+    const why = closedBecause === undefined ? '' : ` (${closedBecause})`
     return connectionClosed(
-      `${where}: the connection closed before it answered; the call's outcome is unknown`,
+      `${where}: the connection closed before it answered${why}; the call's outcome is unknown`,
     )
+  }
   if (broken === 'undelivered')
     return connectionClosed(
       `${where}: the server did not take the call (${errorMessage(error)}); the call was not sent`,
@@ -121,7 +124,7 @@ async function send(
       const broken = connectionFailure(error)
       if (broken !== undefined) plan.link.lost(lease.generation)
       if (broken === 'undelivered' && attempt === 1 && !run.signal.aborted) continue
-      throw callFailure(error, plan, run.signal, broken)
+      throw callFailure(error, plan, run.signal, broken, plan.link.closedBecause(lease.generation))
     }
   }
 }

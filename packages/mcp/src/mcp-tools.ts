@@ -165,6 +165,9 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   const toolTimeouts = options.toolTimeouts ?? {}
   for (const [tool, ms] of Object.entries(toolTimeouts)) positive(ms, `toolTimeouts["${tool}"]`)
   const backoff = backoffOf(options.reconnect)
+  const maxBytes = (connection as { maxMessageBytes?: unknown } | null)?.maxMessageBytes
+  if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || (maxBytes as number) <= 0))
+    throw optionError('maxMessageBytes must be a positive integer number of bytes')
   let listing: Listing = { tools: Object.freeze([]), skipped: Object.freeze([]) }
   const targets = new Set<Registration>()
   const plan = (link: ClientLink, tool: Tool, name: string): ImportPlan => ({
