@@ -56,7 +56,7 @@ describe('Y2.15–Y2.17 a server schema is untrusted input', () => {
     expect(codeOf(outside)).toBe('INVALID_ARGS')
     expect(messageOf(outside)).toContain('"s" must match pattern "^(a|aa)+$"')
     // A backtracking engine needs about 2^40 steps for each of these; RE2 answers at once.
-    expect(Date.now() - started).toBeLessThan(3_000)
+    expect(Date.now() - started).toBeLessThan(15_000)
     expect(textOf(await call('mcp__h__redos', { s: 'aaaa' }))).toBe('redos {"s":"aaaa"}')
     expect(textOf(await call('mcp__h__redos_ajv', { s: 'aaa', bbb: 'x' }))).toBe(
       'redos_ajv {"s":"aaa","bbb":"x"}',
@@ -92,13 +92,17 @@ describe('Y2.15–Y2.17 a server schema is untrusted input', () => {
     // A re-list compiles every schema of the listing again.
     expect(textOf(await one.call('mcp__h1__relist'))).toBe('extra true')
     expect(await until(() => one.set.tools.some((t) => t.name === 'mcp__h1__extra'))).toBe(true)
-    expect(one.set.skipped.map((s) => s.tool)).toEqual(['backref', 'lookahead'])
+    expect(one.set.skipped.map((s) => s.tool)).toEqual(['backref', 'lookahead', 'refers'])
     expect(messageOf(await one.call('mcp__h1__with_id', { n: 0 }))).toBe(tooSmall)
     // A reconnection spawns the server again and lists it again.
     expect(codeOf(await one.call('mcp__h1__die'))).toBe('MCP_CONNECTION_CLOSED')
     expect(textOf(await one.call('mcp__h1__with_id', { n: 3 }))).toBe('with_id {"n":3}')
     expect(one.set.tools.map((t) => t.name)).toContain('mcp__h1__with_id')
-    expect(one.set.skipped.map((s) => s.tool)).toEqual(['backref', 'lookahead'])
+    expect(one.set.skipped.map((s) => s.tool)).toEqual(['backref', 'lookahead', 'refers'])
+    // A $ref to another schema's $id never reaches it: every schema is compiled alone.
+    expect(two.set.skipped.find((s) => s.tool === 'refers')?.reason).toMatch(
+      /^its schema cannot be compiled: can't resolve reference https:\/\/example\.com\/schemas\/shared-args/,
+    )
   })
 })
 
@@ -140,7 +144,7 @@ describe('Y2.18 every transport bounds one answer', () => {
 })
 
 describe('Y2.19, Y2.20 a remote failure carries a remote code', () => {
-  it("Y2.19: an untrusted server's failure is MCP_REMOTE_ERROR, whatever tooltx code it names", async () => {
+  it("Y2.19, E1.8: an untrusted server's failure is MCP_REMOTE_ERROR, whatever tooltx code it names", async () => {
     const { call } = await imported(hostile, { name: 'h' })
     const denied = await call('mcp__h__claims_denied')
     expect(denied).toMatchObject({
