@@ -10,7 +10,7 @@ describe('S4.17–S4.19 schemas compiled again, patterns run by an engine of the
   it('S4.17: one JSON Schema $id outside the subset compiles into any number of tools, each validating on its own', async () => {
     const schema = (minimum: number) => ({
       $id: 'https://example.com/schemas/args',
-      type: 'object',
+      type: 'object' as const,
       properties: { n: { type: 'integer', minimum }, s: { anyOf: [{ type: 'string' }, { type: 'null' }] } },
       required: ['n'],
     })
@@ -26,7 +26,7 @@ describe('S4.17–S4.19 schemas compiled again, patterns run by an engine of the
           description: '',
           parameters: schema(minimum),
           output: { schema: { type: 'integer' } },
-          execute: ({ n }) => n as number,
+          execute: (args) => (args as { n: number }).n,
         }),
       )
     const call = (name: string, n: number) =>
