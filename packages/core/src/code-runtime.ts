@@ -14,12 +14,23 @@ export type CodeRunErrorKind =
   | 'abort'
   | 'crash'
 
+/** What a rejected binding call tells the program to do instead (X3.2, X4.6). */
+const CALL_ADVICE =
+  "call the tool with one arguments object of plain JSON values, as in tools.<name>({ key: 'value' })"
+
 /**
  * The rejection of a binding call whose arguments are not lossless JSON (X3.2): it says what
  * was wrong and what the program should do instead.
  */
-export const TOOL_ARGS_NOT_LOSSLESS =
-  "tool arguments must be lossless JSON; call the tool with one arguments object of plain JSON values, as in tools.<name>({ key: 'value' })"
+export const TOOL_ARGS_NOT_LOSSLESS = `tool arguments must be lossless JSON; ${CALL_ADVICE}`
+
+/**
+ * The rejection of a binding call whose arguments could not be read: a getter or Proxy trap
+ * threw `message` (X4.6). It carries that message, as the direct entry's failure does (P2.5).
+ */
+export function toolArgsUnreadable(message: string): string {
+  return `reading the tool arguments failed: ${message}; ${CALL_ADVICE}`
+}
 
 /** A host function the program can call as `tools.<name>(args)`; only lossless JSON crosses. */
 export type CodeBinding = (args: JsonValue) => Promise<JsonValue>

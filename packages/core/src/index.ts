@@ -55,7 +55,9 @@ export * from './schema/typescript.js'
 export {
   type CompiledValidator,
   compileValidator,
+  type PatternEngine,
   type ValidationRoot,
+  type ValidatorOptions,
   validateValue,
 } from './schema/validate.js'
 export { callCard, isCallView, isResultView, resultCard } from './tool/cards.js'

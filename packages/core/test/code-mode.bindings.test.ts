@@ -6,6 +6,7 @@ import {
   RUN_CODE,
   TOOL_ARGS_NOT_LOSSLESS,
   ToolCallError,
+  toolArgsUnreadable,
 } from '@tooltx/core'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -45,18 +46,7 @@ describe('X3 bindings', () => {
   })
 
   it('X3.2: arguments that are not lossless JSON reject only that call; nothing is dispatched or logged, no number used', async () => {
-    const bad: unknown[] = [
-      undefined,
-      10n,
-      () => 1,
-      new Date(0),
-      {
-        get x() {
-          throw new Error('getter')
-        },
-      },
-      { nested: [undefined] },
-    ]
+    const bad: unknown[] = [undefined, 10n, () => 1, new Date(0), { nested: [undefined] }]
     const rt = createToolRuntime({ mode: 'code' })
     const dispatched: string[] = []
     rt.register(tool('t'))
@@ -91,6 +81,50 @@ describe('X3 bindings', () => {
         result:
           "tool arguments must be lossless JSON; call the tool with one arguments object of plain JSON values, as in tools.<name>({ key: 'value' })",
       },
+    })
+  })
+
+  it("X4.6: arguments whose getter throws reject that call with the getter's own message, as the direct entry does (P2.5)", async () => {
+    const rt = createToolRuntime({ mode: 'code' })
+    const dispatched: string[] = []
+    rt.register(tool('t'))
+    rt.onResult((exec) => void dispatched.push(exec.callId))
+    const hostile = (thrown: unknown) => ({
+      get x() {
+        throw thrown
+      },
+    })
+    const runtime = fakeRuntime(async ({ tools }) => {
+      const messages: string[] = []
+      for (const thrown of [new Error('no access to x'), 'a bare string'])
+        messages.push(((await rejectionOf(tools.t!(hostile(thrown) as never))) as TypeError).message)
+      return messages
+    })
+    const result = await rt.execute(outerCall(runtime))
+    const advice =
+      "call the tool with one arguments object of plain JSON values, as in tools.<name>({ key: 'value' })"
+    expect(result).toMatchObject({
+      isError: false,
+      value: {
+        result: [
+          `reading the tool arguments failed: no access to x; ${advice}`,
+          `reading the tool arguments failed: a bare string; ${advice}`,
+        ],
+      },
+    })
+    expect(toolArgsUnreadable('no access to x')).toBe(
+      `reading the tool arguments failed: no access to x; ${advice}`,
+    )
+    expect(dispatched).toEqual(['outer'])
+    // The direct entry reports the same getter message (P2.5).
+    const direct = await rt.execute({
+      callId: 'd',
+      name: 't',
+      arguments: hostile(new Error('no access to x')) as never,
+      signal: new AbortController().signal,
+    })
+    expect(direct).toMatchObject({
+      error: { message: 'invalid arguments: reading the arguments failed: no access to x' },
     })
   })
 

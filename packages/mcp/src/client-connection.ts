@@ -6,6 +6,8 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { boundedFetch } from './bounded-fetch.js'
+import { DEFAULT_MAX_MESSAGE_BYTES } from './message-bound.js'
 
 /** A server to spawn and talk to over its stdin/stdout. */
 export interface StdioConnection {
@@ -17,8 +19,8 @@ export interface StdioConnection {
   /** Where the child's stderr goes; default `inherit`. */
   stderr?: 'inherit' | 'ignore' | 'pipe'
   /**
-   * The largest message the server may send, in bytes; default the SDK's 10 MB. A larger one
-   * closes the connection, so its call fails `MCP_CONNECTION_CLOSED` (Y2.13).
+   * The largest message the server may send, in bytes; default 10 MB. A larger one closes the
+   * connection, so its call fails `MCP_CONNECTION_CLOSED` (Y2.13, Y2.18).
    */
   maxMessageBytes?: number
 }
@@ -28,17 +30,33 @@ export interface HttpConnection {
   url: string | URL
   /** Extra request headers, e.g. `{ authorization: 'Bearer …' }`. */
   headers?: Record<string, string>
+  /**
+   * The largest message the server may send, in bytes: one JSON answer, one event of a stream;
+   * default 10 MB. A larger one closes the connection, so its call fails
+   * `MCP_CONNECTION_CLOSED` (Y2.18), as over stdio.
+   */
+  maxMessageBytes?: number
 }
 
 /** Either kind of connection. */
 export type McpConnection = StdioConnection | HttpConnection
 
-/** The SDK transport for `connection`. */
+/**
+ * The SDK transport for `connection`, bounding each message from the server by
+ * `maxMessageBytes` (Y2.13, Y2.18): the SDK's read buffer over stdio; over HTTP a counted body
+ * that, past the bound, reports the error and closes the transport, as the stdio one does.
+ */
 export function transportFor(connection: McpConnection): Transport {
+  const maxBytes = connection.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
   if ('url' in connection) {
-    return new StreamableHTTPClientTransport(new URL(connection.url), {
+    const transport: Transport = new StreamableHTTPClientTransport(new URL(connection.url), {
       ...(connection.headers === undefined ? {} : { requestInit: { headers: connection.headers } }),
+      fetch: boundedFetch(maxBytes, (error) => {
+        transport.onerror?.(error)
+        void transport.close()
+      }),
     })
+    return transport
   }
   return new StdioClientTransport({
     command: connection.command,
@@ -46,7 +64,7 @@ export function transportFor(connection: McpConnection): Transport {
     stderr: connection.stderr ?? 'inherit',
     ...(connection.env === undefined ? {} : { env: connection.env }),
     ...(connection.cwd === undefined ? {} : { cwd: connection.cwd }),
-    ...(connection.maxMessageBytes === undefined ? {} : { maxBufferSize: connection.maxMessageBytes }),
+    maxBufferSize: maxBytes,
   })
 }
 

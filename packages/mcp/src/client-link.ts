@@ -5,6 +5,7 @@
  */
 import { type Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client'
 import { errorMessage, ToolError } from '@tooltx/core'
+import { messageTooLarge } from './message-bound.js'
 
 /** How `mcpTools` reconnects (Y2.14); every field optional. */
 export interface ReconnectOptions {
@@ -85,6 +86,8 @@ export class ClientLink {
   #generation = 0
   #reconnecting: Promise<void> | undefined
   #wake: (() => void) | undefined
+  /** Why a connection generation was closed, when tooltx closed it (a message too large, Y2.18). */
+  #closedBecause: { generation: number; reason: string } | undefined
 
   /**
    * `connect` opens a fresh transport on `client`; `backoff` undefined never reconnects;
@@ -103,6 +106,10 @@ export class ClientLink {
     // A stdio server that exits closes the transport; an HTTP stream that breaks reports an error.
     client.onclose = () => this.lost(this.#generation)
     client.onerror = (error) => {
+      // A message over the bound closes the transport next: its calls fail saying so (Y2.18).
+      const tooLarge = messageTooLarge(error)
+      if (tooLarge !== undefined)
+        this.#closedBecause = { generation: this.#generation, reason: tooLarge.message }
       if (connectionFailure(error) !== undefined) this.lost(this.#generation)
     }
   }
@@ -127,6 +134,12 @@ export class ClientLink {
   /** Marks the connection of `generation` down; a later generation, or a closed link, is kept. */
   lost(generation: number): void {
     if (this.#state === 'up' && generation === this.#generation) this.#state = 'down'
+  }
+
+  /** Why the connection of `generation` closed, when tooltx knows it (Y2.18); else `undefined`. */
+  closedBecause(generation: number): string | undefined {
+    const closed = this.#closedBecause
+    return closed?.generation === generation ? closed.reason : undefined
   }
 
   /** Closes the connection for good; a running reconnection stops at its next wait. */

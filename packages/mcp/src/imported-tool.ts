@@ -15,11 +15,11 @@ import {
   type JsonObject,
   type JsonValue,
   type ToolEffect,
-  ToolError,
+  type ToolError,
 } from '@tooltx/core'
-import { RESULT_META_KEY } from './call-result.js'
 import { type ClientLink, connectionClosed, connectionFailure, LinkDown } from './client-link.js'
 import { fromMcpContent } from './content-blocks.js'
+import { remoteError, remoteFailure } from './remote-failure.js'
 import { compileSchemaCheck, type SchemaCheck } from './schema-check.js'
 
 /** The value of an imported tool's success: the mapped content and the validated structured value. */
@@ -45,6 +45,8 @@ export interface ImportPlan {
   tool: Tool
   name: string
   timeoutMs: number
+  /** The server is trusted (`mcpTools`' `trusted`): its failures may carry tooltx's own codes (Y2.20). */
+  trusted: boolean
   /** True iff the server is trusted and the tool announces `readOnlyHint: true` (Y2.7). */
   concurrencySafe: boolean
   /** From the annotations of a trusted server only (F1.7); absent means `'write'`. */
@@ -59,37 +61,26 @@ function callFailure(
   plan: ImportPlan,
   signal: AbortSignal,
   broken: 'undelivered' | 'dropped' | undefined,
+  closedBecause: string | undefined,
 ): ToolError {
   // The SDK has sent notifications/cancelled; a tool failure would outlive cancellation (C1.5, C1.8).
   if (signal.aborted) return codedError('ABORTED', 'tool call aborted')
   const where = toolWhere(plan)
   if (SdkError.isInstance(error) && error.code === SdkErrorCode.RequestTimeout)
     return codedError('TOOL_TIMEOUT', `${where} did not answer within ${plan.timeoutMs} ms`)
-  if (broken === 'dropped')
+  if (broken === 'dropped') {
+    const why = closedBecause === undefined ? '' : ` (${closedBecause})`
     return connectionClosed(
-      `${where}: the connection closed before it answered; the call's outcome is unknown`,
+      `${where}: the connection closed before it answered${why}; the call's outcome is unknown`,
     )
+  }
   if (broken === 'undelivered')
     return connectionClosed(
       `${where}: the server did not take the call (${errorMessage(error)}); the call was not sent`,
     )
   if (ProtocolError.isInstance(error))
-    return codedError('TOOL_FAILED', `${where} answered with error ${error.code}: ${error.message}`)
+    return remoteError(`${where} answered with error ${error.code}: ${error.message}`)
   return codedError('TOOL_FAILED', `${where} failed: ${errorMessage(error)}`)
-}
-
-/** The error a remote `isError: true` result becomes: its tooltx code when it came from tooltx. */
-function remoteFailure(result: { content: unknown[]; _meta?: Record<string, unknown> }): ToolError {
-  const text = result.content
-    .map(fromMcpContent)
-    .map((b) => (b.type === 'text' ? (b.text as string) : `[${b.type}]`))
-    .join('\n')
-    .replace(/^Error: /, '')
-  const remote = result._meta?.[RESULT_META_KEY] as { code?: unknown; name?: unknown } | undefined
-  const code =
-    typeof remote?.code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(remote.code) ? remote.code : 'TOOL_FAILED'
-  const name = typeof remote?.name === 'string' && remote.name !== '' ? remote.name : 'ToolFailedError'
-  return new ToolError(code, text === '' ? 'the MCP tool failed without saying why' : text, { name })
 }
 
 /** The progress a remote notification means, as JSON for `run.progress` (Y2.9). */
@@ -133,7 +124,7 @@ async function send(
       const broken = connectionFailure(error)
       if (broken !== undefined) plan.link.lost(lease.generation)
       if (broken === 'undelivered' && attempt === 1 && !run.signal.aborted) continue
-      throw callFailure(error, plan, run.signal, broken)
+      throw callFailure(error, plan, run.signal, broken, plan.link.closedBecause(lease.generation))
     }
   }
 }
@@ -161,7 +152,7 @@ export function importedTool(plan: ImportPlan): AnyToolDefinition {
       if (violations.length > 0)
         throw codedError('INVALID_ARGS', `invalid arguments: ${violations.join('; ')}`)
       const result = await send(plan, args, run)
-      if (result.isError === true) throw remoteFailure(result)
+      if (result.isError === true) throw remoteFailure(result, plan.trusted)
       const content = result.content.map(fromMcpContent)
       if (checkOutput === undefined) return { content }
       if (result.structuredContent === undefined)

@@ -7,6 +7,7 @@ import { type AnyToolDefinition, errorMessage, type ToolEffect, ToolError } from
 import { createClient, type McpConnection } from './client-connection.js'
 import { type Backoff, ClientLink, DEFAULT_BACKOFF, type ReconnectOptions } from './client-link.js'
 import { type ImportPlan, importedTool } from './imported-tool.js'
+import { UnsafePatternError } from './linear-pattern.js'
 import { importedName, sanitize } from './tool-names.js'
 
 /** Options of {@link mcpTools}. */
@@ -17,7 +18,10 @@ export interface McpToolsOptions {
    * Trust the server's annotations (Y2.7): its `readOnlyHint: true` tools become
    * concurrency-safe, and each tool's effect class comes from its annotations (F1.7):
    * `readOnlyHint: true` is `'read'`, else `idempotentHint: true` is `'idempotent'`, else
-   * `'write'`. Default `false`: every imported tool runs exclusively and is a `'write'`.
+   * `'write'`. Trust its failure codes too (Y2.20): the tooltx code a failure names in
+   * `_meta['tooltx/result']` (`DENIED`, say) becomes the failure's code. Default `false`: every
+   * imported tool runs exclusively and is a `'write'`, and every failure the server reports is
+   * `MCP_REMOTE_ERROR` (Y2.19).
    */
   trusted?: boolean
   /** The timeout of every imported tool, in ms (Y2.8); default 60 000. */
@@ -91,7 +95,8 @@ interface Listing {
 
 /**
  * Imports `remote` in the server's order as `mcp__<server>__<tool>` (Y2.2): a name an earlier
- * tool took, or a schema `load` cannot compile, puts the tool in `skipped` instead (Y2.4).
+ * tool took, a schema `load` cannot compile (Y2.4) or a pattern RE2 cannot run (Y2.16), puts
+ * the tool in `skipped` instead.
  */
 function importListing(
   remote: readonly Tool[],
@@ -112,7 +117,11 @@ function importListing(
       tools.push(load(tool, name))
       taken.set(name, tool.name)
     } catch (error) {
-      skipped.push({ tool: tool.name, name, reason: `its schema cannot be compiled: ${errorMessage(error)}` })
+      const reason =
+        error instanceof UnsafePatternError
+          ? `its schema is refused: ${error.message}`
+          : `its schema cannot be compiled: ${errorMessage(error)}`
+      skipped.push({ tool: tool.name, name, reason })
     }
   }
   return { tools: Object.freeze(tools), skipped: Object.freeze(skipped) }
@@ -156,6 +165,9 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   const toolTimeouts = options.toolTimeouts ?? {}
   for (const [tool, ms] of Object.entries(toolTimeouts)) positive(ms, `toolTimeouts["${tool}"]`)
   const backoff = backoffOf(options.reconnect)
+  const maxBytes = (connection as { maxMessageBytes?: unknown } | null)?.maxMessageBytes
+  if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || (maxBytes as number) <= 0))
+    throw optionError('maxMessageBytes must be a positive integer number of bytes')
   let listing: Listing = { tools: Object.freeze([]), skipped: Object.freeze([]) }
   const targets = new Set<Registration>()
   const plan = (link: ClientLink, tool: Tool, name: string): ImportPlan => ({
@@ -164,6 +176,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     tool,
     name,
     timeoutMs: toolTimeouts[tool.name] ?? timeoutMs,
+    trusted: options.trusted === true,
     concurrencySafe: options.trusted === true && tool.annotations?.readOnlyHint === true,
     ...(options.trusted === true ? { effect: annotatedEffect(tool) } : {}),
   })

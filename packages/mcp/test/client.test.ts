@@ -112,7 +112,7 @@ describe('Y2 importing a server: server-everything over stdio', () => {
 })
 
 describe('Y2 importing a server: server-filesystem over stdio', () => {
-  it('Y2.3, Y2.5, Y2.6: reads through the runtime; the server refusing a path is TOOL_FAILED with its text', async () => {
+  it('Y2.3, Y2.5, Y2.6, Y2.19: reads through the runtime; the server refusing a path is MCP_REMOTE_ERROR with its text', async () => {
     const dir = realpathSync(mkdtempSync(path.join(os.tmpdir(), 'tooltx-mcp-fs-')))
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     writeFileSync(path.join(dir, 'a.txt'), 'alpha\nbeta\n')
@@ -129,7 +129,7 @@ describe('Y2 importing a server: server-filesystem over stdio', () => {
       value: { structuredContent: { content: 'alpha\nbeta\n' } },
     })
     const outside = await call('mcp__fs__read_text_file', { path: '/etc/hostname' })
-    expect(codeOf(outside)).toBe('TOOL_FAILED')
+    expect(codeOf(outside)).toBe('MCP_REMOTE_ERROR')
     expect(messageOf(outside)).toBe(
       `Access denied - path outside allowed directories: /etc/hostname not in ${dir}`,
     )
@@ -173,10 +173,10 @@ describe('Y2 importing a misbehaving server', () => {
     })
   })
 
-  it('Y2.6: a remote isError is TOOL_FAILED with its text; other blocks map to text', async () => {
+  it('Y2.6, Y2.19: a remote isError is MCP_REMOTE_ERROR with its text; other blocks map to text', async () => {
     const { call } = await imported(odd, { name: 'odd' })
     const failed = await call('mcp__odd__fails')
-    expect(codeOf(failed)).toBe('TOOL_FAILED')
+    expect(codeOf(failed)).toBe('MCP_REMOTE_ERROR')
     expect(messageOf(failed)).toBe('the disk is full')
     const mixed = await call('mcp__odd__mixed')
     expect(mixed.content).toEqual([
@@ -262,10 +262,10 @@ describe('Y2.10 round trip: tooltx server → tooltx client', () => {
   }
 
   it.each(['stdio', 'http'] as const)(
-    'Y2.10: over %s the client gets the served result: content, value, codes',
+    'Y2.10, Y2.20: over %s a trusting client gets the served result: content, value, codes',
     async (kind) => {
       const connection = kind === 'stdio' ? tooltxStdio : { url: (await startHttpFixture()).url }
-      const { tools, call } = await roundTrip(mcpTools(connection, { name: 'tx' }))
+      const { tools, call } = await roundTrip(mcpTools(connection, { name: 'tx', trusted: true }))
       expect(tools.tools.map((t) => t.name)).toEqual([
         'mcp__tx__add',
         'mcp__tx__deploy',

@@ -123,6 +123,22 @@ export function guestSetup(hostCall, hostLog, hostDone) {
     }
   }
 
+  /**
+   * The message of a thrown value, as `errorMessage` of @tooltx/core reads it: a string
+   * `message`, else the value as text; never throws.
+   */
+  function thrownMessage(/** @type {unknown} */ thrown) {
+    try {
+      if (thrown !== null && (typeof thrown === 'object' || typeof thrown === 'function')) {
+        const message = /** @type {{ message?: unknown }} */ (thrown).message
+        if (typeof message === 'string') return message
+      }
+      return toText(thrown)
+    } catch {
+      return '<unprintable thrown value>'
+    }
+  }
+
   /** One log argument as text: strings as is, errors as `Name: message`, other values as JSON. */
   function formatArgument(/** @type {unknown} */ value) {
     if (typeof value === 'string') return value
@@ -201,17 +217,17 @@ export function guestSetup(hostCall, hostLog, hostDone) {
   function binding(/** @type {string} */ name) {
     return {
       async [name](/** @type {unknown} */ args) {
+        const advice =
+          "call the tool with one arguments object of plain JSON values, as in tools.<name>({ key: 'value' })"
         let text
         try {
           text = toJson(args)
-        } catch {
-          text = undefined
+        } catch (thrown) {
+          // The same text as `toolArgsUnreadable` of @tooltx/core (X4.6).
+          throw new GuestTypeError(`reading the tool arguments failed: ${thrownMessage(thrown)}; ${advice}`)
         }
         // The same text as `TOOL_ARGS_NOT_LOSSLESS` of @tooltx/core (X3.2).
-        if (text === undefined)
-          throw new GuestTypeError(
-            "tool arguments must be lossless JSON; call the tool with one arguments object of plain JSON values, as in tools.<name>({ key: 'value' })",
-          )
+        if (text === undefined) throw new GuestTypeError(`tool arguments must be lossless JSON; ${advice}`)
         const id = hostCall(name, text)
         if (id < 0) throw new GuestError(`run is over; ${name} not dispatched`)
         return new GuestPromise((resolve, reject) => {

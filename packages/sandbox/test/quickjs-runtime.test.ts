@@ -5,6 +5,7 @@ import {
   type JsonValue,
   TOOL_ARGS_NOT_LOSSLESS,
   ToolError,
+  toolArgsUnreadable,
 } from '@tooltx/core'
 import { DEFAULT_LIMITS, quickjsRuntime } from '@tooltx/sandbox'
 import fc from 'fast-check'
@@ -272,7 +273,6 @@ describe('X8.6 / X8.7 / X3 only lossless JSON crosses', () => {
       '[1, , 3]',
       'NaN',
       '-0',
-      '{ get x() { throw new Error("getter") } }',
       '(() => { const a = {}; a.self = a; return a })()',
       'Symbol("s")',
       'Object.create({ inherited: 1 })',
@@ -287,6 +287,28 @@ describe('X8.6 / X8.7 / X3 only lossless JSON crosses', () => {
       counted,
     )
     expect(result.value).toEqual([...attempts.map(() => TOOL_ARGS_NOT_LOSSLESS), 1])
+    expect(calls).toBe(1)
+  })
+
+  it("X4.6: an argument whose getter throws rejects that call with the getter's own message, before the binding runs", async () => {
+    let calls = 0
+    const counted = bindings({ probe: async () => ++calls })
+    const result = await run(
+      `const out = []
+       for (const thrown of [new Error('no access to x'), 'a bare string', { message: 7 }]) {
+         try { await tools.probe({ get x() { throw thrown } }); out.push('dispatched') } catch (e) { out.push(e.message) }
+       }
+       out.push(await tools.probe({ fine: true }))
+       return out`,
+      counted,
+    )
+    // The same text as the in-process bindings of @tooltx/core.
+    expect(result.value).toEqual([
+      toolArgsUnreadable('no access to x'),
+      toolArgsUnreadable('a bare string'),
+      toolArgsUnreadable('[object Object]'),
+      1,
+    ])
     expect(calls).toBe(1)
   })
 

@@ -115,7 +115,9 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
   out.line(`tooltx run — ${model.name}, mode ${options.mode}, workspace ${options.workspace}`)
   for (const { name, tools, skipped } of servers.imported) {
     const left =
-      skipped === 0 ? '' : ` (${skipped} left out: their names collide or their schemas do not compile)`
+      skipped === 0
+        ? ''
+        : ` (${skipped} left out: their names collide, or their schemas do not compile or hold patterns RE2 cannot run)`
     out.line(`MCP server "${name}": ${tools} tool${tools === 1 ? '' : 's'} as mcp__${name}__<tool>${left}`)
   }
   const stop = watchSession(session, runtime, scope, out)

@@ -5,9 +5,10 @@
  */
 
 import { callSequence } from '../call-sequence.js'
-import { type CodeBinding, TOOL_ARGS_NOT_LOSSLESS } from '../code-runtime.js'
+import { type CodeBinding, TOOL_ARGS_NOT_LOSSLESS, toolArgsUnreadable } from '../code-runtime.js'
 import type { ContentBlock, ContextSource } from '../content.js'
 import { RUN_CODE } from '../definition.js'
+import { errorMessage } from '../errors.js'
 import type { ExecuteInput } from '../execution.js'
 import type { JsonValue } from '../lossless-json.js'
 import { snapshotJson } from '../lossless-json.js'
@@ -93,7 +94,7 @@ export class CodeRun {
     await this.sink.drain()
   }
 
-  /** A binding call (X3.2, X7.3): snapshot the arguments, number the call, submit it. */
+  /** A binding call (X3.2, X4.6, X7.3): snapshot the arguments, number the call, submit it. */
   private call(name: string, args: unknown): Promise<JsonValue> {
     if (this.over !== undefined) {
       return Promise.reject(new Error(`run_code run is over (${this.over}); ${name} not dispatched`))
@@ -101,8 +102,8 @@ export class CodeRun {
     let snap: ReturnType<typeof snapshotJson>
     try {
       snap = snapshotJson(args, { freeze: true, root: 'arguments' })
-    } catch {
-      snap = { ok: false, reason: 'a getter threw' }
+    } catch (error) {
+      return Promise.reject(new TypeError(toolArgsUnreadable(errorMessage(error))))
     }
     if (!snap.ok) return Promise.reject(new TypeError(TOOL_ARGS_NOT_LOSSLESS))
     const n = ++this.submitted

@@ -31,7 +31,8 @@ export function isAjvMissing(error: unknown): boolean {
   return typeof error === 'object' && error !== null && ajvMissing.has(error)
 }
 
-const instances = new Map<Dialect, AjvInstance>()
+/** The ajv class of each dialect, loaded once. */
+const classes = new Map<Dialect, AjvClass>()
 
 /** The JSON Schema dialects ajv validates here. */
 type Dialect = 'draft-07' | '2020-12'
@@ -49,9 +50,9 @@ function dialectOf($schema: unknown): Dialect {
   return typeof $schema === 'string' && /draft-0[67]/.test($schema) ? 'draft-07' : '2020-12'
 }
 
-/** The ajv instance for a dialect, created once; throws `UNSUPPORTED_SCHEMA` naming ajv when it is missing. */
-function ajvFor(dialect: Dialect, { where, why }: OutsideSubset): AjvInstance {
-  const known = instances.get(dialect)
+/** The ajv class of a dialect, loaded once; throws `UNSUPPORTED_SCHEMA` naming ajv when it is missing. */
+function ajvClass(dialect: Dialect, { where, why }: OutsideSubset): AjvClass {
+  const known = classes.get(dialect)
   if (known !== undefined) return known
   let Ajv: AjvClass
   try {
@@ -67,9 +68,19 @@ function ajvFor(dialect: Dialect, { where, why }: OutsideSubset): AjvInstance {
     ajvMissing.add(missing)
     throw missing
   }
+  classes.set(dialect, Ajv)
+  return Ajv
+}
+
+/**
+ * A fresh ajv instance for one schema (S4.17): ajv keeps every compiled schema by its `$id`
+ * and refuses the same `$id` twice, so an instance shared across schemas would refuse a
+ * definition compiled again, or let one schema's `$ref` reach another's.
+ */
+function ajvFor(dialect: Dialect, outside: OutsideSubset): AjvInstance {
+  const Ajv = ajvClass(dialect, outside)
   const ajv = new Ajv({ strict: false, allErrors: true, ownProperties: true, logger: false })
   for (const name of FORMATS) ajv.addFormat(name, FORMAT_TESTS[name])
-  instances.set(dialect, ajv)
   return ajv
 }
 

@@ -24,6 +24,15 @@ export interface Constraints {
 
 export type ConstraintKey = keyof Constraints
 
+/**
+ * Compiles a schema's `pattern` into its tester (S4.18). It may throw to refuse a pattern; the
+ * compiled validator's caller then sees that error.
+ */
+export type PatternEngine = (pattern: string) => { test(text: string): boolean }
+
+/** The default engine: JavaScript's `RegExp` with the `u` flag (S3.9); backtracking, so only for trusted schemas. */
+export const nativePatterns: PatternEngine = (pattern) => new RegExp(pattern, 'u')
+
 type Family = 'number' | 'string' | 'array'
 
 const isFiniteNumber = (v: unknown) => typeof v === 'number' && Number.isFinite(v)
@@ -107,8 +116,12 @@ function firstDuplicate(items: readonly unknown[]): [number, number] | undefined
  * Compiles `constraints` into one check that receives a value already of the node's type and
  * returns the message tails (after `"<path>" `) of every violated constraint, in keyword
  * order; `undefined` when the node has no constraint. Total for values of the right type.
+ * `patterns` compiles `pattern`.
  */
-export function constraintCheck(c: Constraints): ((value: unknown) => string[]) | undefined {
+export function constraintCheck(
+  c: Constraints,
+  patterns: PatternEngine = nativePatterns,
+): ((value: unknown) => string[]) | undefined {
   const tests: ((value: any) => string | undefined)[] = []
   const { minimum, maximum, exclusiveMinimum, exclusiveMaximum, multipleOf } = c
   if (minimum !== undefined) tests.push((v: number) => (v >= minimum ? undefined : `must be >= ${minimum}`))
@@ -132,7 +145,7 @@ export function constraintCheck(c: Constraints): ((value: unknown) => string[]) 
       codePoints(v) <= maxLength ? undefined : `must have at most ${maxLength} characters`,
     )
   if (pattern !== undefined) {
-    const regex = new RegExp(pattern, 'u')
+    const regex = patterns(pattern)
     // A long pattern (zod writes whole grammars) is cut, so a message stays one short line.
     const shown = pattern.length > 40 ? `${pattern.slice(0, 40)}…` : pattern
     const tail = `must match the pattern ${JSON.stringify(shown)}`

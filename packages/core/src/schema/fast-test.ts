@@ -2,7 +2,7 @@
  * The validator's fast test tree: an exact verdict on a value without messages. The report
  * (`report.ts`) names the violations when the verdict is "invalid" or the test threw.
  */
-import { constraintCheck } from './constraints.js'
+import { constraintCheck, type PatternEngine } from './constraints.js'
 import type { DeclaredKeys } from './declared-keys.js'
 import {
   hasEnumerableKeys,
@@ -38,10 +38,10 @@ export function typeTest(type: ScalarNode['type']): (value: unknown) => boolean 
   return TYPE_TESTS[type]
 }
 
-/** The test of a scalar node: its type, constraints, `enum` and `const`. */
-export function scalarTest(node: ScalarNode): Test {
+/** The test of a scalar node: its type, constraints (`pattern` compiled by `patterns`), `enum` and `const`. */
+export function scalarTest(node: ScalarNode, patterns: PatternEngine): Test {
   const typed = typeTest(node.type)
-  const bounds = node.constraints === undefined ? undefined : constraintCheck(node.constraints)
+  const bounds = node.constraints === undefined ? undefined : constraintCheck(node.constraints, patterns)
   const ofType = bounds === undefined ? typed : (value: unknown) => typed(value) && bounds(value).length === 0
   // Only a scalar reaches the enum and const checks, so identity is JSON equality here.
   const members = node.enum === undefined ? undefined : new Set<unknown>(node.enum)

@@ -4,7 +4,7 @@
  * "invalid" or threw.
  */
 import { errorMessage } from '../errors.js'
-import { constraintCheck } from './constraints.js'
+import { constraintCheck, type PatternEngine } from './constraints.js'
 import { isPlainObject } from './containers.js'
 import type { DeclaredKeys } from './declared-keys.js'
 import { type Test, typeTest } from './fast-test.js'
@@ -60,15 +60,15 @@ const TYPE_TAILS = {
   null: '" must be null',
 } as const
 
-/** The check of a scalar node: its type, then its `enum`, `const` and constraints. */
-export function scalarCheck(node: Extract<SchemaNode, { kind: 'scalar' }>): Check {
+/** The check of a scalar node: its type, then its `enum`, `const` and constraints (`pattern` compiled by `patterns`). */
+export function scalarCheck(node: Extract<SchemaNode, { kind: 'scalar' }>, patterns: PatternEngine): Check {
   const members = node.enum === undefined ? undefined : new Set<unknown>(node.enum)
   // Messages are `"<path>` plus a tail precomputed here, so a violation costs two joins.
   const enumTail = node.enum === undefined ? '' : `" must be one of ${JSON.stringify(node.enum)}`
   const hasConst = node.const !== undefined
   const constValue = node.const?.value
   const constTail = hasConst ? `" must be ${JSON.stringify(constValue)}` : ''
-  const bounds = node.constraints === undefined ? undefined : constraintCheck(node.constraints)
+  const bounds = node.constraints === undefined ? undefined : constraintCheck(node.constraints, patterns)
   const literal = (value: unknown, parent: string | null, key: string | number, out: string[]) => {
     if (members !== undefined && !members.has(value)) out.push(`"${pathOf(parent, key)}${enumTail}`)
     if (hasConst && value !== constValue) out.push(`"${pathOf(parent, key)}${constTail}`)

@@ -5,6 +5,7 @@
  */
 import { errorMessage, type ToolError } from '../errors.js'
 import { isFrozenSnapshot } from '../lossless-json.js'
+import { nativePatterns, type PatternEngine } from './constraints.js'
 import { declaredKeys } from './declared-keys.js'
 import { arrayTest, objectTest, oneOfTest, scalarTest, type Test } from './fast-test.js'
 import { jsonTest } from './json-shape.js'
@@ -20,7 +21,17 @@ import {
 } from './report.js'
 import { parseSchema, type SchemaNode, unsupportedSchemaError } from './subset.js'
 
+export type { PatternEngine } from './constraints.js'
 export type { ValidationRoot } from './report.js'
+
+/** Options of {@link compileValidator}. */
+export interface ValidatorOptions {
+  /**
+   * Compiles each `pattern` of the schema (S4.18); default JavaScript's `RegExp` with the `u`
+   * flag. A schema from an untrusted source needs a linear-time engine (RE2).
+   */
+  readonly patterns?: PatternEngine
+}
 
 /**
  * A compiled validator: returns the violations of `value` in order (S4.5), `[]` when valid.
@@ -35,25 +46,29 @@ interface Trees {
 }
 
 /** Both compiled trees of a subset schema; throws the `SchemaError` of `assertSupportedSchema`. */
-function compileTrees(schema: unknown): Trees {
+function compileTrees(schema: unknown, patterns: PatternEngine = nativePatterns): Trees {
   const parsed = parseSchema(schema, 'schema')
   if (parsed.violations.length > 0) throw unsupportedSchemaError(parsed.violations)
   const built = new Map<SchemaNode, Trees>()
   // Children first: the pre-order node list backwards. Iterative, so a 5,000-deep schema compiles.
   for (let i = parsed.nodes.length - 1; i >= 0; i--) {
     const node = parsed.nodes[i]!
-    if (node.kind !== 'invalid') built.set(node, nodeTrees(node, built))
+    if (node.kind !== 'invalid') built.set(node, nodeTrees(node, built, patterns))
   }
   return built.get(parsed.root)!
 }
 
 /** The trees of one node whose children's trees are already `built`. */
-function nodeTrees(node: Exclude<SchemaNode, { kind: 'invalid' }>, built: Map<SchemaNode, Trees>): Trees {
+function nodeTrees(
+  node: Exclude<SchemaNode, { kind: 'invalid' }>,
+  built: Map<SchemaNode, Trees>,
+  patterns: PatternEngine,
+): Trees {
   switch (node.kind) {
     case 'any':
       return { test: jsonTest, check: anyCheck }
     case 'scalar':
-      return { test: scalarTest(node), check: scalarCheck(node) }
+      return { test: scalarTest(node, patterns), check: scalarCheck(node, patterns) }
     case 'array': {
       const items = node.items === undefined ? undefined : built.get(node.items)!
       return { test: arrayTest(node, items?.test), check: arrayCheck(node, items?.check) }
@@ -84,11 +99,12 @@ function nodeTrees(node: Exclude<SchemaNode, { kind: 'invalid' }>, built: Map<Sc
 /**
  * Compiles a subset schema (S3) into a reusable validator: closure trees built once, without
  * code generation, iteratively (a 5,000-deep schema compiles). Throws the `SchemaError` of
- * `assertSupportedSchema` when `schema` is outside the subset. The validator reflects the schema
- * as it was when compiled; treat schemas as immutable.
+ * `assertSupportedSchema` when `schema` is outside the subset, and whatever `options.patterns`
+ * throws for a pattern it refuses (S4.18). The validator reflects the schema as it was when
+ * compiled; treat schemas as immutable.
  */
-export function compileValidator(schema: unknown): CompiledValidator {
-  const { test, check } = compileTrees(schema)
+export function compileValidator(schema: unknown, options: ValidatorOptions = {}): CompiledValidator {
+  const { test, check } = compileTrees(schema, options.patterns)
   return (value, root) => {
     // A frozen snapshot's containers are already proven plain, dense and lossless, so only
     // the schema's own constraints are checked.
