@@ -3,7 +3,14 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFile
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileReader, fileStore, openSession, sqliteStore } from '@tooltx/session'
+import {
+  defaultSqliteDriver,
+  fileReader,
+  fileStore,
+  loadSqliteDriver,
+  openSession,
+  sqliteStore,
+} from '@tooltx/session'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { cliDefinitions } from '../src/session-timeline.js'
 import { startViewServer, type ViewServer } from '../src/view/view-server.js'
@@ -197,6 +204,32 @@ describe('G2 store access and the server', () => {
     // The page itself loads and shows the API's error; the list is still served afterwards.
     expect((await fetch(`${server.url}/session/bad`)).status).toBe(200)
     expect((await fetch(`${server.url}/api/sessions`)).status).toBe(200)
+  }, 60_000)
+
+  it('G2.5: a damaged row in a SQLite database fails only its own session', async () => {
+    const dir = scratchDir()
+    const db = path.join(dir, 'sessions.db')
+    const store = sqliteStore(db)
+    for (const id of ['good', 'hurt']) {
+      await store.load(id)
+      await store.append(id, numbered(codeModeTurn()))
+    }
+    await store.close()
+    const raw = loadSqliteDriver(defaultSqliteDriver()).open(db)
+    raw.prepare("UPDATE events SET crc = NULL WHERE session = 'hurt'").run()
+    raw.prepare("UPDATE events SET data = '{broken' WHERE session = 'hurt' AND seq = 2").run()
+    raw.close()
+    const server = await serve(db)
+    const rows = ((await (await fetch(`${server.url}/api/sessions`)).json()) as { sessions: any[] }).sessions
+    expect(rows.map((row) => [row.id, row.status])).toEqual([
+      ['hurt', 'damaged'],
+      ['good', 'completed'],
+    ])
+    expect(rows[0].title).toMatch(/session "hurt" in .* is damaged at seq 2/)
+    expect((await fetch(`${server.url}/api/sessions/good`)).status).toBe(200)
+    const hurt = await fetch(`${server.url}/api/sessions/hurt`)
+    expect(hurt.status).toBe(422)
+    expect(((await hurt.json()) as any).error).toMatch(/is damaged at seq 2/)
   }, 60_000)
 
   it('G2.3: without a built page the server says how to build it', async () => {
