@@ -123,6 +123,33 @@ describe('A1 auditSession', () => {
     expect(audit.changed).toBe(3)
   })
 
+  it('A1.9: a pre-execute handler that never settles fails its call after hookTimeoutMs; the next call is audited', async () => {
+    const { runtime } = notes()
+    const events = await record(runtime, calls('{"text":"stuck"}', '{"text":"fine"}'))
+    const off = runtime.onPreExecute((exec, next) =>
+      (exec.arguments as { text?: unknown }).text === 'stuck' ? new Promise(() => {}) : next(),
+    )
+    const audit = await auditSession(events, runtime, { hookTimeoutMs: 50 })
+    off()
+    expect(audit.calls.map((c) => [c.callId, c.after])).toEqual([
+      [
+        'c1',
+        {
+          kind: 'policy-failed',
+          reason:
+            'the policy did not settle within 50 ms (a pre-execute handler, the approval step or a guard never returned), so its decision is unknown',
+        },
+      ],
+      ['c2', { kind: 'execute' }],
+    ])
+    expect(audit.changed).toBe(1)
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(auditSession(events, runtime, { hookTimeoutMs: bad })).rejects.toThrow(
+        /^auditSession: hookTimeoutMs must be a whole number of milliseconds, at least 1, got /,
+      )
+    }
+  })
+
   it('A1.2: auditing with the policy a session was recorded with changes nothing (property)', async () => {
     const argument = fc.constantFrom(
       '{"text":"a"}',

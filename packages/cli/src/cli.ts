@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { DEFAULT_MODELS } from '@tooltx/agent'
+import { DEFAULT_HOOK_TIMEOUT_MS as DEFAULT_AUDIT_HOOK_TIMEOUT_MS, DEFAULT_MODELS } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
 import { type FlagSpec, type ParsedFlags, parseFlags } from './flags.js'
@@ -185,6 +185,10 @@ Options:
                    function that registers them (default: the CLI's workspace tools)
   --all            every saved session
   --json           print every audited call and the totals as JSON
+  --hook-timeout MS
+                   how long the policy may take to decide one call (default
+                   ${DEFAULT_AUDIT_HOOK_TIMEOUT_MS}); a call it does not decide in time is a policy
+                   failure, and a policy that does not load in time a usage error
 ${DB_HELP}
   -h, --help       show this help
 
@@ -353,7 +357,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     )
   }),
   audit: command(
-    { strings: ['db', 'policy', 'tools'], booleans: ['all', 'json'] },
+    { strings: ['db', 'policy', 'tools', 'hook-timeout'], booleans: ['all', 'json'] },
     async ({ values, positionals }, out) => {
       if (values.policy === undefined || values.policy === '')
         throw new UsageError(`audit needs --policy FILE\n\n${HELP.audit}`, 2)
@@ -368,6 +372,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
           policy: values.policy,
           ...defined({ tools: values.tools }),
           json: values.json === true,
+          hookTimeoutMs: count(
+            'audit',
+            '--hook-timeout',
+            values['hook-timeout'],
+            DEFAULT_AUDIT_HOOK_TIMEOUT_MS,
+          ),
         },
         out,
       )

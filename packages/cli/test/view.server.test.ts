@@ -171,7 +171,12 @@ describe('G2 store access and the server', () => {
     writeFileSync(path.join(dir, 'notes.jsonl'), '{"hello":"world"}\n{"hello":"again"}\n')
     writeFileSync(path.join(dir, 'my notes.jsonl'), 'not json at all\n')
     const reader = fileReader(dir)!
-    expect((await reader.listSessions()).map((info) => info.id).sort()).toEqual(['bad', 'good', 'my notes', 'notes'])
+    expect((await reader.listSessions()).map((info) => info.id).sort()).toEqual([
+      'bad',
+      'good',
+      'my notes',
+      'notes',
+    ])
     await expect(reader.read('bad')).rejects.toThrow(/bad\.jsonl is damaged at line 3, seq 3 \(not JSON/)
     await expect(reader.read('my notes')).rejects.toThrow(
       /my notes\.jsonl is not a tooltx session log: "my notes" is not a session id/,
@@ -184,12 +189,20 @@ describe('G2 store access and the server', () => {
     const rows = ((await list.json()) as { sessions: any[] }).sessions
     const row = (id: string) => rows.find((s) => s.id === id)
     expect(row('good')).toMatchObject({ status: 'completed', calls: 1 })
-    expect(row('bad')).toMatchObject({ status: 'damaged', title: expect.stringMatching(/is damaged at line 3/) })
+    expect(row('bad')).toMatchObject({
+      status: 'damaged',
+      title: expect.stringMatching(/is damaged at line 3/),
+    })
     expect(row('notes')).toMatchObject({
       status: 'damaged',
-      title: expect.stringMatching(/notes\.jsonl is damaged at line 1, seq 1 \(expected an event with seq 1\)/),
+      title: expect.stringMatching(
+        /notes\.jsonl is damaged at line 1, seq 1 \(expected an event with seq 1\)/,
+      ),
     })
-    expect(row('my notes')).toMatchObject({ status: 'damaged', title: expect.stringMatching(/not a tooltx session log/) })
+    expect(row('my notes')).toMatchObject({
+      status: 'damaged',
+      title: expect.stringMatching(/not a tooltx session log/),
+    })
 
     const good = await fetch(`${server.url}/api/sessions/good`)
     expect(good.status).toBe(200)
@@ -197,7 +210,10 @@ describe('G2 store access and the server', () => {
     for (const suffix of ['', '/stream', '/events/1']) {
       const damaged = await fetch(`${server.url}/api/sessions/bad${suffix}`)
       expect(damaged.status).toBe(422)
-      expect(await damaged.json()).toEqual({ error: expect.stringMatching(/is damaged at line 3/), damaged: true })
+      expect(await damaged.json()).toEqual({
+        error: expect.stringMatching(/is damaged at line 3/),
+        damaged: true,
+      })
     }
     const foreign = await fetch(`${server.url}/api/sessions/${encodeURIComponent('my notes')}`)
     expect(foreign.status).toBe(422)

@@ -1,4 +1,4 @@
-import { auditSession } from '@tooltx/agent'
+import { auditSession, DEFAULT_HOOK_TIMEOUT_MS } from '@tooltx/agent'
 import { createToolRuntime, type ToolRuntime } from '@tooltx/core'
 import { type AuditedSession, auditJson, auditTable } from '../audit-report.js'
 import { type Output, UsageError } from '../output.js'
@@ -18,11 +18,13 @@ export interface AuditCommandOptions {
   /** The tools module (Y3.4): an array of definitions, or a function that registers or returns them. */
   tools?: string
   json: boolean
+  /** How long the policy may take to decide one call, and to load and register (A1.9, A1.10). */
+  hookTimeoutMs?: number
 }
 
 /** Registers the tools module's tools, or the CLI's workspace tools without one (schemas only; no body runs). */
-async function registerTools(runtime: ToolRuntime, file: string | undefined): Promise<void> {
-  if (file !== undefined) return registerToolsModule(runtime, file)
+async function registerTools(runtime: ToolRuntime, file: string | undefined, ms: number): Promise<void> {
+  if (file !== undefined) return registerToolsModule(runtime, file, ms)
   for (const def of workspaceTools(openWorkspace(process.cwd()))) runtime.register(def)
 }
 
@@ -30,10 +32,13 @@ async function registerTools(runtime: ToolRuntime, file: string | undefined): Pr
  * Audits stored sessions against a policy (A1): builds a runtime with the tools and the policy
  * module's registrations, decides every recorded call again without running any body
  * (`auditSession`), and prints the calls whose decision would change and the totals, or the
- * `--json` document. Resolves with the exit status: 1 when any decision would change, else 0.
+ * `--json` document. A policy whose hooks do not settle within `hookTimeoutMs` fails that call
+ * (A1.9), and one whose loading or registration does not is a usage error (A1.10). Resolves with
+ * the exit status: 1 when any decision would change, else 0.
  */
 export async function auditCommand(options: AuditCommandOptions, out: Output): Promise<number> {
-  const policy = (await importModule(options.policy, 'policy')).default
+  const hookTimeoutMs = options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS
+  const policy = (await importModule(options.policy, 'policy', hookTimeoutMs)).default
   if (typeof policy !== 'function') {
     throw new UsageError(
       `the policy module ${options.policy} must \`export default\` a function (runtime) => { runtime.guard(…); runtime.onPreExecute(…) }`,
@@ -45,8 +50,14 @@ export async function auditCommand(options: AuditCommandOptions, out: Output): P
     mode: 'both',
     reportError: (error) => out.error(`tooltx: ${String(error)}`),
   })
-  await registerTools(runtime, options.tools)
-  await callModule(policy as (runtime: ToolRuntime) => unknown, runtime, 'policy', options.policy)
+  await registerTools(runtime, options.tools, hookTimeoutMs)
+  await callModule(
+    policy as (runtime: ToolRuntime) => unknown,
+    runtime,
+    'policy',
+    options.policy,
+    hookTimeoutMs,
+  )
   const reader = existingSessions(options.db, 'nothing to audit')
   const audited: AuditedSession[] = []
   try {
@@ -56,7 +67,7 @@ export async function auditCommand(options: AuditCommandOptions, out: Output): P
       : options.sessions.map((s) => resolveSession(s, stored, options.db))
     for (const id of new Set(ids)) {
       const events = (await reader.read(id)) ?? []
-      audited.push({ id, audit: await auditSession(events, runtime) })
+      audited.push({ id, audit: await auditSession(events, runtime, { hookTimeoutMs }) })
     }
   } finally {
     await reader.close()
