@@ -65,17 +65,20 @@ ${DB_HELP}
   -h, --help       show this help`,
   approve: `Usage: tooltx approve <session> <call-id> [options]
 
-Records a decision on a durable approval: the call's turn then continues when an agent resumes
-the session (\`tooltx demo --resume <id>\` for the demo). The decision is bound to the recorded
-arguments' digest; a second decision, an expired approval, or a decider the agent does not
-allow is refused. The session must not be held by a running writer.
+Prints the call's recorded arguments whole and their digest, then records a decision on its
+durable approval: the call's turn then continues when an agent resumes the session
+(\`tooltx demo --resume <id>\` for the demo). At a terminal it asks you to confirm the
+arguments (y/N) before it approves; elsewhere an approval needs --digest, the digest of the
+arguments you checked, and without it nothing is recorded (exit 2). The decision is bound to
+that digest; a second decision, an expired approval, or a decider the agent does not allow is
+refused. The session must not be held by a running writer.
 
 Options:
-  --deny           deny the call instead of approving it
+  --deny           deny the call instead of approving it (needs no confirmation)
   --by NAME        who decides (default: <user>@<host>)
   --reason TEXT    why, recorded with the decision
-  --digest HEX     the arguments digest you were shown (\`tooltx approvals\`); refused if
-                   the recorded arguments differ (default: the recorded digest)
+  --digest HEX     the digest of the arguments you checked (printed by this command and by
+                   \`tooltx approvals\`); refused if the recorded arguments differ
 ${DB_HELP}
   -h, --help       show this help`,
   run: `Usage: tooltx run "<task>" [options]
@@ -294,7 +297,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       if (positionals.length !== 2)
         throw new UsageError(`approve needs a session id and a call id\n\n${HELP.approve}`, 2)
       const { approveCommand } = await import('./commands/approve.js')
-      await approveCommand(
+      return await approveCommand(
         {
           db: dbPath(values.db),
           session: positionals[0]!,
@@ -304,7 +307,6 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         },
         out,
       )
-      return 0
     },
   ),
   run: command(
