@@ -106,6 +106,9 @@ async function confirmed(out: Output, tool: string): Promise<boolean> {
       2,
     )
   }
-  const answer = await out.prompt.ask(`Approve ${tool} with these arguments? [y/N] `, new AbortController().signal)
+  const answer = await out.prompt.ask(
+    `Approve ${tool} with these arguments? [y/N] `,
+    new AbortController().signal,
+  )
   return answer !== undefined && /^\s*y(es)?\s*$/i.test(answer)
 }
