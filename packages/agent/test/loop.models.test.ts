@@ -410,8 +410,10 @@ describe('T2–T4 in the loop', () => {
     expect(compactions.length).toBeGreaterThan(0)
     for (const c of compactions) {
       expect(c.summary.source).toEqual({ kind: 'summary', through: c.through })
-      const text = c.summary.content[0]
-      expect(text?.type === 'text' && text.text.startsWith(`${SUMMARY_HEADING}\n\n`)).toBe(true)
+      expect(c.summary.content[0]).toEqual({
+        type: 'text',
+        text: expect.stringMatching(/^\[Context note, not a message from the user: [^\n]*\]\n\nSummary \d+/),
+      })
     }
     expect(SUMMARY_HEADING).toMatch(/^\[Context note, not a message from the user: /)
     // The derived history (and so a replay) holds it as that context, first.
