@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -6,8 +6,10 @@ import { createAgent, scripted } from '@tooltx/agent'
 import { createToolRuntime, type JsonValue, stringifyJson } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import {
+  defaultSqliteDriver,
   deriveMessages,
   forkSession,
+  loadSqliteDriver,
   memoryStore,
   openSession,
   planRepair,
@@ -219,6 +221,35 @@ describe('A1 tooltx audit', () => {
     )
     expect(bad.code).toBe(2)
     expect(bad.stderr).toMatch(/^tooltx: --hook-timeout must be a whole number of at least 1, got "0\.5"/)
+  }, 60_000)
+
+  it('A1.11: --all names a damaged session on stderr, audits the others and exits 1', async () => {
+    const copy = path.join(cwd, 'damaged.db')
+    copyFileSync(db, copy)
+    const store = sqliteStore(copy)
+    await store.append('hurt', demoEvents.slice(0, 4))
+    await store.close()
+    const raw = loadSqliteDriver(defaultSqliteDriver()).open(copy)
+    raw.prepare("UPDATE events SET crc = NULL WHERE session = 'hurt'").run()
+    raw.prepare("UPDATE events SET data = '{broken' WHERE session = 'hurt' AND seq = 2").run()
+    raw.close()
+    const result = await tooltx(
+      cwd,
+      'audit',
+      '--all',
+      '--policy',
+      policy('same-policy.mjs'),
+      '--db',
+      copy,
+      '--json',
+    )
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(
+      /^tooltx: session hurt could not be audited: invariant violated: session "hurt" in .* is damaged at seq 2 /,
+    )
+    const doc = JSON.parse(result.stdout)
+    expect(doc.sessions.map((s: { id: string }) => s.id)).toEqual([demoId])
+    expect(doc.totals).toMatchObject({ sessions: 1, calls: 7, changed: 0 })
   }, 60_000)
 
   it('A1.6: --json holds every audited call of every session and the totals, in this shape', async () => {

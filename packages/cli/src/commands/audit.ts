@@ -1,5 +1,6 @@
 import { auditSession, DEFAULT_HOOK_TIMEOUT_MS } from '@tooltx/agent'
 import { createToolRuntime, type ToolRuntime } from '@tooltx/core'
+import type { SessionEvent } from '@tooltx/session'
 import { type AuditedSession, auditJson, auditTable } from '../audit-report.js'
 import { type Output, UsageError } from '../output.js'
 import { existingSessions, resolveSession } from '../session-store.js'
@@ -33,8 +34,9 @@ async function registerTools(runtime: ToolRuntime, file: string | undefined, ms:
  * module's registrations, decides every recorded call again without running any body
  * (`auditSession`), and prints the calls whose decision would change and the totals, or the
  * `--json` document. A policy whose hooks do not settle within `hookTimeoutMs` fails that call
- * (A1.9), and one whose loading or registration does not is a usage error (A1.10). Resolves with
- * the exit status: 1 when any decision would change, else 0.
+ * (A1.9), and one whose loading or registration does not is a usage error (A1.10). A session
+ * whose log cannot be read is named on stderr and the others are audited (A1.11). Resolves with
+ * the exit status: 1 when any decision would change or a session could not be read, else 0.
  */
 export async function auditCommand(options: AuditCommandOptions, out: Output): Promise<number> {
   const hookTimeoutMs = options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS
@@ -60,13 +62,22 @@ export async function auditCommand(options: AuditCommandOptions, out: Output): P
   )
   const reader = existingSessions(options.db, 'nothing to audit')
   const audited: AuditedSession[] = []
+  let unreadable = 0
   try {
     const stored = await reader.listSessions()
     const ids = options.all
       ? stored.map((info) => info.id)
       : options.sessions.map((s) => resolveSession(s, stored, options.db))
     for (const id of new Set(ids)) {
-      const events = (await reader.read(id)) ?? []
+      let events: readonly SessionEvent[]
+      try {
+        events = (await reader.read(id)) ?? []
+      } catch (error) {
+        // One damaged log leaves the others audited (A1.11); the report is then incomplete.
+        unreadable++
+        out.error(`tooltx: session ${id} could not be audited: ${(error as Error).message}`)
+        continue
+      }
       audited.push({ id, audit: await auditSession(events, runtime, { hookTimeoutMs }) })
     }
   } finally {
@@ -74,5 +85,5 @@ export async function auditCommand(options: AuditCommandOptions, out: Output): P
   }
   if (options.json) out.line(auditJson(audited))
   else for (const line of auditTable(audited)) out.line(line)
-  return audited.some((s) => s.audit.changed > 0) ? 1 : 0
+  return unreadable > 0 || audited.some((s) => s.audit.changed > 0) ? 1 : 0
 }
