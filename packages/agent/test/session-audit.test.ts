@@ -1,6 +1,6 @@
 import { type AuditDecision, auditSession, createAgent, type ScriptedStep, scripted } from '@tooltx/agent'
-import type { Approver, ToolRuntime } from '@tooltx/core'
-import { memoryStore, openSession } from '@tooltx/session'
+import { type Approver, createToolRuntime, defineTool, type ToolRuntime } from '@tooltx/core'
+import { memoryStore, openSession, type SessionEvent } from '@tooltx/session'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { countedTool } from './counted-tool.js'
@@ -148,6 +148,65 @@ describe('A1 auditSession', () => {
         /^auditSession: hookTimeoutMs must be a whole number of milliseconds, at least 1, got /,
       )
     }
+  })
+
+  it("A1.9: a call's bound excludes the time of its nested calls, each bounded on its own", async () => {
+    const runtime = createToolRuntime({ mode: 'both' })
+    runtime.register(
+      defineTool({
+        name: 'note',
+        description: 'Write a note.',
+        parameters: { text: { type: 'string', required: true } },
+        execute: async ({ text }) => text,
+      }),
+    )
+    const at = { turn: 1, step: 1 }
+    const nested = (n: number) => [
+      {
+        type: 'tool/code-dispatch-start',
+        data: {
+          ...at,
+          rootCallId: 'code',
+          parentCallId: 'code',
+          subCallId: `s${n}`,
+          name: 'note',
+          arguments: { text: 'a' },
+        },
+      },
+      {
+        type: 'tool/code-dispatch',
+        data: {
+          ...at,
+          rootCallId: 'code',
+          parentCallId: 'code',
+          subCallId: `s${n}`,
+          name: 'note',
+          isError: false,
+          content: [],
+        },
+      },
+    ]
+    const events = [
+      { type: 'turn/start', data: { turn: 1 } },
+      {
+        type: 'tool/call',
+        data: { ...at, callId: 'code', name: 'run_code', arguments: '{"code":"return 1"}' },
+      },
+      ...nested(1),
+      ...nested(2),
+      ...nested(3),
+      { type: 'tool/result', data: { ...at, callId: 'code', name: 'run_code', isError: false, content: [] } },
+    ].map((event, i) => ({ ...event, seq: i + 1 })) as unknown as SessionEvent[]
+    const baseline = await auditSession(events, runtime, { hookTimeoutMs: 1_000 })
+    expect(baseline.calls.map((c) => c.name)).toEqual(['run_code', 'note', 'note', 'note'])
+    // Each nested call takes 400 ms of a 1,000 ms bound: 1,200 ms in all inside run_code's call.
+    runtime.onPreExecute(async (exec, next) => {
+      if (exec.name === 'note') await new Promise((resolve) => setTimeout(resolve, 400))
+      return next()
+    })
+    const slow = await auditSession(events, runtime, { hookTimeoutMs: 1_000 })
+    expect(slow.calls.map((c) => c.after)).toEqual(baseline.calls.map((c) => c.after))
+    expect(slow.calls.some((c) => c.after.kind === 'policy-failed')).toBe(false)
   })
 
   it('A1.2: auditing with the policy a session was recorded with changes nothing (property)', async () => {
