@@ -12,7 +12,7 @@ export class PausableDeadline {
   #since = 0
   #stopped = false
 
-  constructor(readonly ms: number) {
+  constructor(ms: number) {
     this.#left = ms
     this.expired = new Promise<never>((_, reject) => {
       this.#fire = () => reject(this)

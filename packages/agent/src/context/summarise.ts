@@ -36,10 +36,10 @@ export const SUMMARY_HEADING =
  * Asks `model` for a summary of the plan's prefix (the step's tools offered with `toolChoice:
  * 'none'`, since the prefix may hold tool calls) and returns the `context/compacted` data that
  * replaces the prefix by it: `undefined` when there is no prefix, the turn was aborted, or the
- * reply held no text. The summary is a context — a message whose `source` is `{ kind: 'summary', through }`, its text
- * after `SUMMARY_HEADING` — never a plain user message, so what it carries from tool output
- * gains no user authority (T3.9). A failed summary request rejects with the adapter's
- * `ModelError`.
+ * reply held no text. The summary is a context — a message whose `source` is
+ * `{ kind: 'summary', through }`, its text after `SUMMARY_HEADING` — never a plain user message,
+ * so what it carries from tool output gains no user authority (T3.9). A failed summary request
+ * rejects with the adapter's `ModelError`.
  */
 export async function summarise(
   plan: SummaryPlan,
