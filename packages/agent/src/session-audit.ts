@@ -8,6 +8,7 @@ import {
   type Approver,
   type ContentBlock,
   checkToolArguments,
+  definitionError,
   type ErrorInfo,
   type JsonValue,
   parseToolArguments,
@@ -16,6 +17,7 @@ import {
   type ToolRuntime,
 } from '@tooltx/core'
 import type { SessionEvent } from '@tooltx/session'
+import { PausableDeadline } from './pausable-deadline.js'
 
 /**
  * How a call is decided (A1.2): `execute` (allowed; its body runs, whatever it then returns),
@@ -68,7 +70,17 @@ export interface SessionAudit {
 export interface AuditOptions {
   /** The scope the calls resolve through, as the agent's did (default: the global view). */
   scope?: RuntimeScope
+  /**
+   * How long the policy may take to decide one call, in ms (default `DEFAULT_HOOK_TIMEOUT_MS`):
+   * the time its hooks (pre-execute handlers, guards, wrappers, post-execute handlers, a tool's
+   * own hooks) spend on the call, not counting its nested calls, which have their own bound.
+   * A call whose hooks do not settle within it is `policy-failed` (A1.9).
+   */
+  hookTimeoutMs?: number
 }
+
+/** The default bound on the time a policy may take to decide one call (A1.9). */
+export const DEFAULT_HOOK_TIMEOUT_MS = 5_000
 
 interface Recorded {
   readonly isError: boolean
@@ -84,6 +96,8 @@ class Item {
   after: AuditDecision | undefined
   asked: { reason?: string } | undefined
   allowed = false
+  /** The bound on the policy's time for this call, while it is being audited. */
+  bound: PausableDeadline | undefined
 
   constructor(
     readonly seq: number,
@@ -249,8 +263,10 @@ async function currentDecision(item: Item, result: ToolResult, runtime: ToolRunt
  * registered last notes that a call was allowed and a `wrapExecute` handler registered last
  * returns a stand-in failure instead of calling `next()` (wrappers registered before it run
  * around it). The allowed arguments are then validated against the tool's schema. A policy that
- * throws is that call's `policy-failed`; this function never rejects for anything a policy does.
- * Calls are audited one at a time in seq order, so the same log and policy give the same audit.
+ * throws is that call's `policy-failed`, and so is one whose hooks do not settle within
+ * `hookTimeoutMs` (A1.9): the audit goes on with the next call, so this function never rejects,
+ * and never hangs, for anything a policy does. Calls are audited one at a time in seq order, so
+ * the same log and policy give the same audit. A bad `hookTimeoutMs` throws `INVALID_DEFINITION`.
  */
 export async function auditSession(
   events: readonly SessionEvent[],
@@ -258,50 +274,80 @@ export async function auditSession(
   options: AuditOptions = {},
 ): Promise<SessionAudit> {
   const { scope } = options
+  const hookTimeoutMs = options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS
+  if (!Number.isSafeInteger(hookTimeoutMs) || hookTimeoutMs < 1) {
+    throw definitionError(
+      `auditSession: hookTimeoutMs must be a whole number of milliseconds, at least 1, got ${String(hookTimeoutMs)}`,
+    )
+  }
   const { roots, all } = recordedCalls(events)
-  const signal = new AbortController().signal
   const hookOptions = scope === undefined ? undefined : { scope }
-  // The call being decided; sequential audits make the innermost one the latest started.
+  // The call being decided; sequential audits make the innermost one the latest started. A call
+  // given up on (its policy did not settle) has its signal aborted, so should its hooks settle
+  // later, they are not taken for the call then being decided, which may share its id.
   const stack: Item[] = []
-  const current = (callId: string): Item | undefined => {
+  const current = (exec: { callId: string; signal: AbortSignal }): Item | undefined => {
     const top = stack.at(-1)
-    return top?.callId === callId ? top : undefined
+    return top?.callId === exec.callId && !exec.signal.aborted ? top : undefined
   }
   const audit = async (item: Item, parent: symbol | undefined): Promise<void> => {
     const approver: Approver = (request) => {
       item.asked = request.reason === undefined ? {} : { reason: request.reason }
       return 'allowed-once'
     }
+    const controller = new AbortController()
+    const bound = new PausableDeadline(hookTimeoutMs)
+    item.bound = bound
     stack.push(item)
     let result: ToolResult
     try {
-      result = await runtime.execute({
+      const executed = runtime.execute({
         callId: item.callId,
         name: item.name,
         arguments: item.args,
-        signal,
+        signal: controller.signal,
         approver,
         ...(scope === undefined ? {} : { scope }),
         ...(parent === undefined ? {} : { parent }),
         ...(item.nested === undefined ? {} : { rootCallId: item.nested.rootCallId }),
       })
+      result = await Promise.race([executed, bound.expired])
     } catch (error) {
+      if (error === bound) {
+        controller.abort()
+        const stage = item.allowed
+          ? 'a wrapper or post-execute handler'
+          : 'a pre-execute handler, the approval step or a guard'
+        item.after = {
+          kind: 'policy-failed',
+          reason: `the policy did not settle within ${hookTimeoutMs} ms (${stage} never returned), so its decision is unknown`,
+        }
+        return
+      }
       const message = error instanceof Error ? error.message : String(error)
       item.after = { kind: 'policy-failed', reason: message }
       return
     } finally {
+      bound.stop()
       stack.pop()
     }
     item.after = await currentDecision(item, result, runtime, scope)
   }
   const offGuard = runtime.guard((exec) => {
-    const item = current(exec.callId)
+    const item = current(exec)
     if (item !== undefined) item.allowed = true
     return undefined
   }, hookOptions)
   const offWrap = runtime.wrapExecute(async (exec) => {
-    const item = current(exec.callId)
-    for (const child of item?.children ?? []) await audit(child, exec.token)
+    const item = current(exec)
+    if (item === undefined) return STAND_IN
+    // The nested calls are bounded one by one; their time is not this call's policy's.
+    item.bound?.pause()
+    try {
+      for (const child of item.children) await audit(child, exec.token)
+    } finally {
+      item.bound?.resume()
+    }
     return STAND_IN
   }, hookOptions)
   try {

@@ -3,6 +3,7 @@ import { anthropic, estimateTokens, openaiCompatible } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
 import { deriveMessages, memoryStore, openSession } from '@tooltx/session'
 import { describe, expect } from 'vitest'
+import { SUMMARY_HEADING } from '../src/context/summarise.js'
 import {
   agentOn,
   bashTool,
@@ -365,8 +366,8 @@ describe('T2–T4 in the loop', () => {
           /^\[tool result cleared to fit the context budget: read — Read src\/file-\d+\.ts; the full result is in the session log at seq \d+\]$/,
         )
       } else {
-        expect(steps.at(-1)!.body.messages[0].content).toMatch(
-          /^\[Summary of the earlier conversation; the full history is in the session log\]\n\nSummary \d+: read \d+ files so far\.$/,
+        expect(steps.at(-1)!.body.messages[0].content).toBe(
+          `${SUMMARY_HEADING}\n\n${/Summary \d+: read \d+ files so far\.$/.exec(steps.at(-1)!.body.messages[0].content)?.[0]}`,
         )
       }
       // Replay: from scratch, and from a reopened session, the messages the last request was built from.
@@ -388,4 +389,37 @@ describe('T2–T4 in the loop', () => {
     },
     120_000,
   )
+  it('T3.9: a summary enters the history as a context of its own, never as a user message', async () => {
+    const r = await rig({ store: 'memory' })
+    tools(r)
+    const store = memoryStore()
+    const session = await openSession(store, { id: 'short' })
+    const server = await longServer()
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxRetries: 0 })
+    const agent = agentOn(r, {
+      session,
+      model,
+      maxSteps: 80,
+      maxToolCalls: Number.POSITIVE_INFINITY,
+      context: { maxTokens: 6_000, strategy: 'summarise' },
+    })
+    await agent.send('read every file')
+    const compactions = session
+      .events()
+      .flatMap((e) => (e.type === 'context/compacted' && e.data.strategy === 'summarise' ? [e.data] : []))
+    expect(compactions.length).toBeGreaterThan(0)
+    for (const c of compactions) {
+      expect(c.summary.source).toEqual({ kind: 'summary', through: c.through })
+      expect(c.summary.content[0]).toEqual({
+        type: 'text',
+        text: expect.stringMatching(/^\[Context note, not a message from the user: [^\n]*\]\n\nSummary \d+/),
+      })
+    }
+    expect(SUMMARY_HEADING).toMatch(/^\[Context note, not a message from the user: /)
+    // The derived history (and so a replay) holds it as that context, first.
+    const first = session.messages()[0]
+    expect(first).toMatchObject({ role: 'user', source: { kind: 'summary' } })
+    expect(JSON.stringify(deriveMessages(session.events()))).toBe(JSON.stringify(session.messages()))
+    await session.close()
+  }, 60_000)
 })

@@ -1,6 +1,6 @@
 import { type AuditDecision, auditSession, createAgent, type ScriptedStep, scripted } from '@tooltx/agent'
-import type { Approver, ToolRuntime } from '@tooltx/core'
-import { memoryStore, openSession } from '@tooltx/session'
+import { type Approver, createToolRuntime, defineTool, type ToolRuntime } from '@tooltx/core'
+import { memoryStore, openSession, type SessionEvent } from '@tooltx/session'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { countedTool } from './counted-tool.js'
@@ -121,6 +121,92 @@ describe('A1 auditSession', () => {
       ],
     ])
     expect(audit.changed).toBe(3)
+  })
+
+  it('A1.9: a pre-execute handler that never settles fails its call after hookTimeoutMs; the next call is audited', async () => {
+    const { runtime } = notes()
+    const events = await record(runtime, calls('{"text":"stuck"}', '{"text":"fine"}'))
+    const off = runtime.onPreExecute((exec, next) =>
+      (exec.arguments as { text?: unknown }).text === 'stuck' ? new Promise(() => {}) : next(),
+    )
+    const audit = await auditSession(events, runtime, { hookTimeoutMs: 50 })
+    off()
+    expect(audit.calls.map((c) => [c.callId, c.after])).toEqual([
+      [
+        'c1',
+        {
+          kind: 'policy-failed',
+          reason:
+            'the policy did not settle within 50 ms (a pre-execute handler, the approval step or a guard never returned), so its decision is unknown',
+        },
+      ],
+      ['c2', { kind: 'execute' }],
+    ])
+    expect(audit.changed).toBe(1)
+    for (const bad of [0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
+      await expect(auditSession(events, runtime, { hookTimeoutMs: bad })).rejects.toThrow(
+        /^auditSession: hookTimeoutMs must be a whole number of milliseconds, at least 1, got /,
+      )
+    }
+  })
+
+  it("A1.9: a call's bound excludes the time of its nested calls, each bounded on its own", async () => {
+    const runtime = createToolRuntime({ mode: 'both' })
+    runtime.register(
+      defineTool({
+        name: 'note',
+        description: 'Write a note.',
+        parameters: { text: { type: 'string', required: true } },
+        execute: async ({ text }) => text,
+      }),
+    )
+    const at = { turn: 1, step: 1 }
+    const nested = (n: number) => [
+      {
+        type: 'tool/code-dispatch-start',
+        data: {
+          ...at,
+          rootCallId: 'code',
+          parentCallId: 'code',
+          subCallId: `s${n}`,
+          name: 'note',
+          arguments: { text: 'a' },
+        },
+      },
+      {
+        type: 'tool/code-dispatch',
+        data: {
+          ...at,
+          rootCallId: 'code',
+          parentCallId: 'code',
+          subCallId: `s${n}`,
+          name: 'note',
+          isError: false,
+          content: [],
+        },
+      },
+    ]
+    const events = [
+      { type: 'turn/start', data: { turn: 1 } },
+      {
+        type: 'tool/call',
+        data: { ...at, callId: 'code', name: 'run_code', arguments: '{"code":"return 1"}' },
+      },
+      ...nested(1),
+      ...nested(2),
+      ...nested(3),
+      { type: 'tool/result', data: { ...at, callId: 'code', name: 'run_code', isError: false, content: [] } },
+    ].map((event, i) => ({ ...event, seq: i + 1 })) as unknown as SessionEvent[]
+    const baseline = await auditSession(events, runtime, { hookTimeoutMs: 1_000 })
+    expect(baseline.calls.map((c) => c.name)).toEqual(['run_code', 'note', 'note', 'note'])
+    // Each nested call takes 400 ms of a 1,000 ms bound: 1,200 ms in all inside run_code's call.
+    runtime.onPreExecute(async (exec, next) => {
+      if (exec.name === 'note') await new Promise((resolve) => setTimeout(resolve, 400))
+      return next()
+    })
+    const slow = await auditSession(events, runtime, { hookTimeoutMs: 1_000 })
+    expect(slow.calls.map((c) => c.after)).toEqual(baseline.calls.map((c) => c.after))
+    expect(slow.calls.some((c) => c.after.kind === 'policy-failed')).toBe(false)
   })
 
   it('A1.2: auditing with the policy a session was recorded with changes nothing (property)', async () => {

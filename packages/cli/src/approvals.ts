@@ -1,4 +1,5 @@
 import { type Approver, callCard } from '@tooltx/core'
+import { argumentLines } from './approval-arguments.js'
 import { callBody, callTitle } from './card-text.js'
 import type { Output } from './output.js'
 import type { DefinitionLookup } from './session-display.js'
@@ -21,13 +22,16 @@ export interface ApprovalOptions {
   onInterrupt: () => void
 }
 
-const MAX_ARGUMENT_CHARS = 400
+/** What typed at the prompt shows the whole arguments (K2.9). */
+const SHOW_ALL = /^\s*a(ll)?\s*$/i
 
 /**
  * The CLI's approver. With `yes` it allows at once. At a terminal it shows the call's card and
- * arguments and asks `Allow <tool>? [y/N]`: `y` or `yes` allows once, any other answer rejects,
- * and Ctrl-C calls `onInterrupt` (the call then ends as aborted with the run). Without a
- * terminal it answers as `unattended` says.
+ * its arguments (`argumentLines`: whole, or the start and the end with the digest when they are
+ * long) and asks `Allow <tool>? [y/N]`: `y` or `yes` allows once, `a` or `all` prints the
+ * arguments whole and asks again, any other answer rejects, and Ctrl-C calls `onInterrupt`
+ * (the call then ends as aborted with the run). Without a terminal it answers as `unattended`
+ * says.
  */
 export function cliApprover(options: ApprovalOptions): Approver {
   const { out } = options
@@ -44,21 +48,25 @@ export function cliApprover(options: ApprovalOptions): Approver {
     }
     const raw = JSON.stringify(request.arguments) ?? ''
     const view = callCard(options.lookup(request.name), request.name, raw)
-    const chars = [...raw]
-    const shown =
-      chars.length > MAX_ARGUMENT_CHARS ? `${chars.slice(0, MAX_ARGUMENT_CHARS - 1).join('')}…` : raw
-    for (const line of [`    ┌ ${callTitle(view)}`, ...callBody(view).map((text) => `    │ ${text}`)]) {
-      for (const part of wrapLine(line, out.columns, '    │   ')) out.line(part)
+    const print = (lines: readonly string[]) => {
+      for (const line of lines) for (const part of wrapLine(line, out.columns, '    │   ')) out.line(part)
     }
-    // A generic card already shows the raw arguments as its body.
-    if (view.card !== 'generic' || view.rawInput === undefined) {
-      for (const part of wrapLine(`    │ arguments: ${shown}`, out.columns, '    │   ')) out.line(part)
+    // A generic card's body is the raw arguments, which the lines below show.
+    const body = view.card === 'generic' && view.rawInput !== undefined ? [] : callBody(view)
+    print([`    ┌ ${callTitle(view)}`, ...body.map((text) => `    │ ${text}`)])
+    const shown = argumentLines(raw, { digest: request.argumentsDigest, whole: 'answer "a" below' })
+    print(shown.map((line) => `    │ ${line}`))
+    const choices = shown.length > 1 ? '[y/N, a = show all arguments]' : '[y/N]'
+    for (;;) {
+      const answer = await prompt.ask(`    └ Allow ${request.name}? ${choices} `, request.signal)
+      if (answer === undefined) {
+        options.onInterrupt()
+        return 'cancelled'
+      }
+      if (!SHOW_ALL.test(answer) || shown.length === 1) {
+        return /^\s*y(es)?\s*$/i.test(answer) ? 'allowed-once' : 'rejected'
+      }
+      print(argumentLines(raw, { digest: request.argumentsDigest }).map((line) => `    │ ${line}`))
     }
-    const answer = await prompt.ask(`    └ Allow ${request.name}? [y/N] `, request.signal)
-    if (answer === undefined) {
-      options.onInterrupt()
-      return 'cancelled'
-    }
-    return /^\s*y(es)?\s*$/i.test(answer) ? 'allowed-once' : 'rejected'
   }
 }

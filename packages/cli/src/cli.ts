@@ -1,6 +1,6 @@
 import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
-import { DEFAULT_MODELS } from '@tooltx/agent'
+import { DEFAULT_HOOK_TIMEOUT_MS as DEFAULT_AUDIT_HOOK_TIMEOUT_MS, DEFAULT_MODELS } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
 import { type FlagSpec, type ParsedFlags, parseFlags } from './flags.js'
@@ -65,17 +65,20 @@ ${DB_HELP}
   -h, --help       show this help`,
   approve: `Usage: tooltx approve <session> <call-id> [options]
 
-Records a decision on a durable approval: the call's turn then continues when an agent resumes
-the session (\`tooltx demo --resume <id>\` for the demo). The decision is bound to the recorded
-arguments' digest; a second decision, an expired approval, or a decider the agent does not
-allow is refused. The session must not be held by a running writer.
+Prints the call's recorded arguments whole and their digest, then records a decision on its
+durable approval: the call's turn then continues when an agent resumes the session
+(\`tooltx demo --resume <id>\` for the demo). At a terminal it asks you to confirm the
+arguments (y/N) before it approves; elsewhere an approval needs --digest, the digest of the
+arguments you checked, and without it nothing is recorded (exit 2). The decision is bound to
+that digest; a second decision, an expired approval, or a decider the agent does not allow is
+refused. The session must not be held by a running writer.
 
 Options:
-  --deny           deny the call instead of approving it
+  --deny           deny the call instead of approving it (needs no confirmation)
   --by NAME        who decides (default: <user>@<host>)
   --reason TEXT    why, recorded with the decision
-  --digest HEX     the arguments digest you were shown (\`tooltx approvals\`); refused if
-                   the recorded arguments differ (default: the recorded digest)
+  --digest HEX     the digest of the arguments you checked (printed by this command and by
+                   \`tooltx approvals\`); refused if the recorded arguments differ
 ${DB_HELP}
   -h, --help       show this help`,
   run: `Usage: tooltx run "<task>" [options]
@@ -185,6 +188,10 @@ Options:
                    function that registers them (default: the CLI's workspace tools)
   --all            every saved session
   --json           print every audited call and the totals as JSON
+  --hook-timeout MS
+                   how long the policy may take to decide one call (default
+                   ${DEFAULT_AUDIT_HOOK_TIMEOUT_MS}); a call it does not decide in time is a policy
+                   failure, and a policy that does not load in time a usage error
 ${DB_HELP}
   -h, --help       show this help
 
@@ -290,7 +297,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
       if (positionals.length !== 2)
         throw new UsageError(`approve needs a session id and a call id\n\n${HELP.approve}`, 2)
       const { approveCommand } = await import('./commands/approve.js')
-      await approveCommand(
+      return await approveCommand(
         {
           db: dbPath(values.db),
           session: positionals[0]!,
@@ -300,7 +307,6 @@ const COMMANDS: Readonly<Record<string, Command>> = {
         },
         out,
       )
-      return 0
     },
   ),
   run: command(
@@ -353,7 +359,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     )
   }),
   audit: command(
-    { strings: ['db', 'policy', 'tools'], booleans: ['all', 'json'] },
+    { strings: ['db', 'policy', 'tools', 'hook-timeout'], booleans: ['all', 'json'] },
     async ({ values, positionals }, out) => {
       if (values.policy === undefined || values.policy === '')
         throw new UsageError(`audit needs --policy FILE\n\n${HELP.audit}`, 2)
@@ -368,6 +374,12 @@ const COMMANDS: Readonly<Record<string, Command>> = {
           policy: values.policy,
           ...defined({ tools: values.tools }),
           json: values.json === true,
+          hookTimeoutMs: count(
+            'audit',
+            '--hook-timeout',
+            values['hook-timeout'],
+            DEFAULT_AUDIT_HOOK_TIMEOUT_MS,
+          ),
         },
         out,
       )

@@ -12,28 +12,72 @@ import { UsageError } from './output.js'
 const TOOLS_SHAPE =
   'export (as `default` or as `tools`) an array of tool definitions, or a function (runtime) => … that registers them or returns that array'
 
-/** The exports of the module at `file`; a missing file or a failed import is a usage error naming it. */
-export async function importModule(file: string, what: string): Promise<Record<string, unknown>> {
+/** How long loading a module, or its registering function, may take by default (A1.10). */
+export const MODULE_SETTLE_MS = 10_000
+
+/**
+ * `work`'s value, or a usage error saying `what` did not settle within `ms` once that much time
+ * has passed: a promise that never settles cannot leave the process to exit on an empty event
+ * loop (Node's "unsettled top-level await", exit 13) with nothing said.
+ */
+async function settledWithin<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () =>
+        reject(
+          new UsageError(`${what} did not settle within ${ms} ms; make it finish, or resolve its promise`, 2),
+        ),
+      ms,
+    )
+  })
+  try {
+    return await Promise.race([work, late])
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
+/**
+ * The exports of the module at `file`; a missing file, a failed import, or an import (its
+ * top-level `await`) that does not settle within `ms` is a usage error naming it.
+ */
+export async function importModule(
+  file: string,
+  what: string,
+  ms = MODULE_SETTLE_MS,
+): Promise<Record<string, unknown>> {
   const resolved = path.resolve(file)
   if (!statSync(resolved, { throwIfNoEntry: false })?.isFile())
     throw new UsageError(`cannot load the ${what} module ${file}: there is no file ${resolved}`, 2)
+  const loading = import(pathToFileURL(resolved).href) as Promise<Record<string, unknown>>
   try {
-    return (await import(pathToFileURL(resolved).href)) as Record<string, unknown>
+    return await settledWithin(loading, ms, `loading the ${what} module ${file}`)
   } catch (error) {
+    if (error instanceof UsageError) throw error
     throw new UsageError(`cannot load the ${what} module ${file}: ${(error as Error).message}`, 2)
   }
 }
 
-/** Calls a module's function with the runtime, turning a throw into a usage error naming the module. */
+/**
+ * Calls a module's function with the runtime, turning a throw, or a promise that does not settle
+ * within `ms`, into a usage error naming the module.
+ */
 export async function callModule(
   fn: (runtime: ToolRuntime) => unknown,
   runtime: ToolRuntime,
   what: string,
   file: string,
+  ms = MODULE_SETTLE_MS,
 ): Promise<unknown> {
   try {
-    return await fn(runtime)
+    return await settledWithin(
+      Promise.resolve().then(() => fn(runtime)),
+      ms,
+      `the ${what} module ${file}'s registering function`,
+    )
   } catch (error) {
+    if (error instanceof UsageError) throw error
     throw new UsageError(`the ${what} module ${file} threw while registering: ${(error as Error).message}`, 2)
   }
 }
@@ -42,13 +86,18 @@ export async function callModule(
  * Registers the tools of the module at `file` on `runtime` (Y3.4): its `default` export, else
  * its `tools` export, is an array of definitions, or a function that receives the runtime and
  * registers them (and any policy) itself or returns such an array. Anything else, a definition
- * the runtime refuses, or a throwing function is a usage error naming the module.
+ * the runtime refuses, a throwing function, or a load or function that does not settle within
+ * `ms` is a usage error naming the module.
  */
-export async function registerToolsModule(runtime: ToolRuntime, file: string): Promise<void> {
-  const exports = await importModule(file, 'tools')
+export async function registerToolsModule(
+  runtime: ToolRuntime,
+  file: string,
+  ms = MODULE_SETTLE_MS,
+): Promise<void> {
+  const exports = await importModule(file, 'tools', ms)
   let tools = exports.default ?? exports.tools
   if (typeof tools === 'function')
-    tools = await callModule(tools as (runtime: ToolRuntime) => unknown, runtime, 'tools', file)
+    tools = await callModule(tools as (runtime: ToolRuntime) => unknown, runtime, 'tools', file, ms)
   else if (tools === undefined) {
     const names = Object.keys(exports)
     const has = names.length === 0 ? 'nothing' : `only ${names.map((n) => `\`${n}\``).join(', ')}`

@@ -152,6 +152,28 @@ describe('tooltx demo --durable, approvals, approve and demo --resume', () => {
     ])
   }, 120_000)
 
+  it('K5.8: without a terminal, approve prints the arguments whole and their digest, and approves nothing without --digest', async () => {
+    const cwd = scratch()
+    const { id } = await suspendedDemo(cwd, [])
+    const listed = (await tooltx(cwd, 'approvals')).stdout
+    const digest = /^ {4}digest: ([0-9a-f]{64})$/m.exec(listed)?.[1]
+    const unconfirmed = await tooltx(cwd, 'approve', id, 'call_note')
+    expect(unconfirmed.code).toBe(2)
+    const lines = unconfirmed.stdout.split('\n')
+    expect(lines[0]).toBe(`write_note (call call_note) in ${id}`)
+    expect(lines[1]).toMatch(/^ {4}arguments: \{"name":"todo-summary.md","text":"# Open TODOs.*"\}$/)
+    expect(lines[2]).toBe(`    digest: ${digest}`)
+    expect(unconfirmed.stderr).toBe(
+      'tooltx: approve is not at a terminal, so it cannot ask you to confirm the arguments above, and nothing was recorded; ' +
+        'check them, then approve exactly them with --digest <the digest above>\n',
+    )
+    // Nothing was recorded: the approval still waits, and --digest then approves it.
+    expect((await tooltx(cwd, 'approvals')).stdout).toContain(`${id}  call call_note  write_note`)
+    const approved = await tooltx(cwd, 'approve', id, 'call_note', '--digest', digest!)
+    expect(approved.code).toBe(0)
+    expect(approved.stdout).toContain(`approved write_note (call call_note) in ${id}`)
+  }, 120_000)
+
   it('K5.2, K5.3, K5.4: bad input is one clear message with nothing recorded', async () => {
     const cwd = scratch()
     const none = await tooltx(cwd, 'approvals')

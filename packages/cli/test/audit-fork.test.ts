@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -6,8 +6,10 @@ import { createAgent, scripted } from '@tooltx/agent'
 import { createToolRuntime, type JsonValue, stringifyJson } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import {
+  defaultSqliteDriver,
   deriveMessages,
   forkSession,
+  loadSqliteDriver,
   memoryStore,
   openSession,
   planRepair,
@@ -135,6 +137,120 @@ describe('A1 tooltx audit', () => {
       policyFailures: 2,
     })
   }, 30_000)
+
+  it('A1.9: a hook that never settles is a policy failure of its call after --hook-timeout, and the audit goes on', async () => {
+    const started = Date.now()
+    const { code, stderr, doc } = await auditJson(
+      demoId,
+      '--policy',
+      policy('hanging-policy.mjs'),
+      '--hook-timeout',
+      '300',
+    )
+    expect(stderr).toBe('')
+    expect(code).toBe(1)
+    const pre = 'a pre-execute handler, the approval step or a guard'
+    const after = Object.fromEntries(
+      doc.sessions[0].calls.map((c: { callId: string; after: unknown }) => [c.callId, c.after]),
+    )
+    const unsettled = {
+      kind: 'policy-failed',
+      reason: `the policy did not settle within 300 ms (${pre} never returned), so its decision is unknown`,
+    }
+    expect(after.call_lint).toEqual(unsettled)
+    expect(after.call_slow).toEqual(unsettled)
+    expect(after.call_note).toEqual({
+      kind: 'policy-failed',
+      reason:
+        'the policy did not settle within 300 ms (a wrapper or post-execute handler never returned), so its decision is unknown',
+    })
+    // The calls the stuck hooks do not concern are decided as before.
+    expect(after.call_list).toEqual({ kind: 'execute' })
+    expect(doc.totals).toMatchObject({ calls: 7, changed: 3, unchanged: 4, policyFailures: 3 })
+    // Three bounded calls, not a hang: well under the 5 s default each.
+    expect(Date.now() - started).toBeLessThan(15_000)
+    const table = await tooltx(
+      cwd,
+      'audit',
+      demoId,
+      '--policy',
+      policy('hanging-policy.mjs'),
+      '--hook-timeout',
+      '200',
+      '--db',
+      db,
+    )
+    expect(table.code).toBe(1)
+    expect(table.stdout).toContain('did not settle within 200 ms')
+    expect(table.stdout).toMatch(
+      /7 calls in 1 session: 3 would change, 4 unchanged, 0 without a recorded decision, 3 policy failures/,
+    )
+  }, 60_000)
+
+  it('A1.10: a policy module whose import or registration never settles is a usage error, and --hook-timeout must be a whole number', async () => {
+    for (const [file, what] of [
+      ['hanging-import.mjs', 'loading the policy module'],
+      ['hanging-registration.mjs', 'the policy module'],
+    ] as const) {
+      const result = await tooltx(
+        cwd,
+        'audit',
+        demoId,
+        '--policy',
+        policy(file),
+        '--hook-timeout',
+        '200',
+        '--db',
+        db,
+      )
+      expect(result.code).toBe(2)
+      expect(result.stdout).toBe('')
+      expect(result.stderr).toContain(`tooltx: ${what} ${policy(file)}`)
+      expect(result.stderr).toContain('did not settle within 200 ms')
+    }
+    const bad = await tooltx(
+      cwd,
+      'audit',
+      demoId,
+      '--policy',
+      policy('same-policy.mjs'),
+      '--hook-timeout',
+      '0.5',
+      '--db',
+      db,
+    )
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toMatch(/^tooltx: --hook-timeout must be a whole number of at least 1, got "0\.5"/)
+  }, 60_000)
+
+  it('A1.11: --all names a damaged session on stderr, audits the others and exits 1', async () => {
+    const copy = path.join(cwd, 'damaged.db')
+    copyFileSync(db, copy)
+    const store = sqliteStore(copy)
+    await store.append('hurt', demoEvents.slice(0, 4))
+    await store.close()
+    const raw = loadSqliteDriver(defaultSqliteDriver()).open(copy)
+    raw.prepare("UPDATE events SET crc = NULL WHERE session = 'hurt'").run()
+    raw.prepare("UPDATE events SET data = '{broken' WHERE session = 'hurt' AND seq = 2").run()
+    raw.close()
+    const result = await tooltx(
+      cwd,
+      'audit',
+      '--all',
+      '--policy',
+      policy('same-policy.mjs'),
+      '--db',
+      copy,
+      '--json',
+    )
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(
+      /^tooltx: session hurt could not be audited: invariant violated: session "hurt" in .* is damaged at seq 2 /,
+    )
+    const doc = JSON.parse(result.stdout)
+    expect(doc.sessions.map((s: { id: string }) => s.id)).toEqual([demoId])
+    expect(doc.totals).toMatchObject({ sessions: 1, calls: 7, changed: 0 })
+  }, 60_000)
 
   it('A1.6: --json holds every audited call of every session and the totals, in this shape', async () => {
     const { doc } = await auditJson(demoId, '--policy', policy('markdown-policy.mjs'))

@@ -5,12 +5,15 @@ import {
   defaultSqliteDriver,
   loadSqliteDriver,
   openSession,
+  postgresStore,
   type SessionEvent,
   sqliteStore,
   type TurnEndReason,
 } from '@tooltx/session'
+import pg from 'pg'
 import { renderSession } from 'tooltx'
 import { describe, expect, it, onTestFinished } from 'vitest'
+import { freshPrefix, POSTGRES_URL, requirePostgresInCi } from '../../worker/test/postgres.js'
 import { cleanEnv, nobodyCanRunCli, sampleWorkspace, scratch, tooltx, tooltxWith } from './cli-harness.js'
 import { fakeModel } from './fake-model.js'
 
@@ -217,6 +220,52 @@ describe('tooltx replay and sessions', () => {
       /^hurt +\d+ {2}\S+ {2}damaged {5}invariant violated: session "hurt" .* at seq 3 /m,
     )
   })
+
+  it.skipIf(POSTGRES_URL === undefined)(
+    'G2.5: on PostgreSQL a damaged row fails only its session: sessions lists it as damaged and the others as usual',
+    async () => {
+      const cwd = scratch()
+      const prefix = freshPrefix()
+      const store = postgresStore(POSTGRES_URL!)
+      for (const id of [`${prefix}-good`, `${prefix}-hurt`]) {
+        const session = await openSession(store, { id })
+        await session.append('turn/start', { turn: 1 })
+        await session.append('step/start', { turn: 1, step: 1 })
+        await session.append('user/message', {
+          turn: 1,
+          step: 1,
+          message: { role: 'user', content: [{ type: 'text', text: 'a task' }] },
+        })
+        await session.close()
+      }
+      await store.close()
+      const client = new pg.Client({ connectionString: POSTGRES_URL })
+      await client.connect()
+      // The database is shared: the damaged session must not outlive the test.
+      onTestFinished(async () => {
+        const ids = [`${prefix}-good`, `${prefix}-hurt`]
+        await client.query('DELETE FROM tooltx_events WHERE session = ANY($1)', [ids])
+        await client.query('DELETE FROM tooltx_sessions WHERE id = ANY($1)', [ids])
+        await client.end()
+      })
+      await client.query("UPDATE tooltx_events SET data = '{broken' WHERE session = $1 AND seq = 3", [
+        `${prefix}-hurt`,
+      ])
+      const listed = await tooltx(cwd, 'sessions', '--db', POSTGRES_URL!)
+      expect(listed.code).toBe(0)
+      expect(listed.stdout).toMatch(new RegExp(`^${prefix}-good +3 +\\S+ +unfinished +a task$`, 'm'))
+      expect(listed.stdout).toMatch(
+        new RegExp(
+          `^${prefix}-hurt +3 +\\S+ +damaged +invariant violated: session "${prefix}-hurt" .* at seq 3 `,
+          'm',
+        ),
+      )
+      const replay = await tooltx(cwd, 'replay', `${prefix}-good`, '--db', POSTGRES_URL!)
+      expect(replay.code).toBe(0)
+    },
+    60_000,
+  )
+  requirePostgresInCi('G2.5 on PostgreSQL')
 
   it("K3.7: a user's tool named like a CLI tool replays with generic cards, the CLI's own tools with their cards", async () => {
     const cwd = scratch()

@@ -55,6 +55,61 @@ describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
     expect(readFileSync(path.join(ws, 'notes/plan.md'), 'utf8')).toBe('# Plan\n\nship it')
   })
 
+  it('K2.9: long arguments show their start and end with how much is hidden; "a" prints them whole and asks again', async () => {
+    const ws = sampleWorkspace()
+    const text = `# Plan${' '.repeat(3_000)}and also delete the backups`
+    const call = { ...NOTE_CALL, arguments: JSON.stringify({ name: 'plan.md', text }) }
+    const model = await fakeModel([{ toolCalls: [call] }, { text: 'Saved the plan.' }])
+    const term = await Terminal.start(runArgv(ws, model.baseURL), {
+      cwd: ws,
+      env: modelEnv(),
+      width: 200,
+      height: 60,
+    })
+    const prompt = /Allow write_note\? \[y\/N, a = show all arguments\] $/m
+    const asked = await term.waitFor(prompt)
+    const hidden = (call.arguments.length - 1_600).toLocaleString('en-US')
+    expect(asked).toContain(
+      `    │ arguments (${call.arguments.length.toLocaleString('en-US')} characters; the ${hidden} in the middle are not shown here):`,
+    )
+    expect(asked).toContain(`    │   [… ${hidden} characters not shown …]`)
+    expect(asked).toMatch(/and also delete the backups"\}\n/)
+    expect(asked).toMatch(/to see these arguments \(digest [0-9a-f]{64}\) whole, answer "a" below/)
+    await term.keys('a', 'Enter')
+    const again = await term.waitFor(/show all arguments\] a\n[\s\S]*show all arguments\] $/m)
+    expect(again).toMatch(/show all arguments\] a\n {4}│ arguments: \{"name":"plan\.md","text":"# Plan {40}/)
+    await term.keys('y', 'Enter')
+    const { code, screen } = await term.exit()
+    expect(code).toBe(0)
+    expect(screen).toContain('    ? approval for write_note: allowed-once')
+    expect(readFileSync(path.join(ws, 'notes/plan.md'), 'utf8')).toBe(text)
+  })
+
+  it('K5.7: approve at a terminal shows the arguments whole and records the approval only when confirmed', async () => {
+    const cwd = scratch()
+    const demo = await tooltx(cwd, 'demo', '--fast', '--durable')
+    const id = /Session saved as (\S+) in /.exec(demo.stdout)![1]!
+    const argv = [process.execPath, BIN, 'approve', id, 'call_note', '--by', 'carol']
+    const prompt = /Approve write_note with these arguments\? \[y\/N\] $/m
+    const first = await Terminal.start(argv, { cwd, env: cleanEnv() })
+    const asked = await first.waitFor(prompt)
+    expect(asked).toContain(`write_note (call call_note) in ${id}`)
+    expect(asked).toMatch(/^ {4}arguments: \{"name":"todo-summary\.md","text":"# Open TODOs/m)
+    expect(asked).toMatch(/^ {4}digest: [0-9a-f]{64}$/m)
+    await first.keys('n', 'Enter')
+    const declined = await first.exit()
+    expect(declined.code).toBe(1)
+    expect(declined.screen).toContain('tooltx: you did not confirm, so nothing was recorded')
+    expect((await tooltx(cwd, 'approvals')).stdout).toContain(`${id}  call call_note  write_note`)
+    const second = await Terminal.start(argv, { cwd, env: cleanEnv() })
+    await second.waitFor(prompt)
+    await second.keys('y', 'Enter')
+    const approved = await second.exit()
+    expect(approved.code).toBe(0)
+    expect(approved.screen).toContain(`approved write_note (call call_note) in ${id}, by carol`)
+    expect((await tooltx(cwd, 'approvals')).stdout).toBe('no approvals are waiting in .tooltx/sessions.db\n')
+  }, 60_000)
+
   it('K2.1: any answer but y or yes rejects the call', async () => {
     const ws = sampleWorkspace()
     const model = await fakeModel([{ toolCalls: [NOTE_CALL] }, { text: 'Not saved.' }])

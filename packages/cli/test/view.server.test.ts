@@ -1,9 +1,16 @@
 import { spawn } from 'node:child_process'
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import { fileReader, fileStore, openSession, sqliteStore } from '@tooltx/session'
+import {
+  defaultSqliteDriver,
+  fileReader,
+  fileStore,
+  loadSqliteDriver,
+  openSession,
+  sqliteStore,
+} from '@tooltx/session'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { cliDefinitions } from '../src/session-timeline.js'
 import { startViewServer, type ViewServer } from '../src/view/view-server.js'
@@ -90,7 +97,7 @@ describe('G2 store access and the server', () => {
     expect(readFileSync(file, 'utf8').endsWith('{"crc":"0000')).toBe(true)
     expect((await reader.listSessions()).map((info) => [info.id, info.events])).toEqual([['s1', 2]])
     expect(await reader.read('s2')).toBeUndefined()
-    await expect(reader.read('../etc')).rejects.toThrow(/session id must match/)
+    expect(await reader.read('../etc')).toBeUndefined()
     expect(fileReader(path.join(dir, 'missing'))).toBeUndefined()
     await session.close()
     await store.close()
@@ -147,6 +154,99 @@ describe('G2 store access and the server', () => {
     expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'")
     expect(await page.text()).toContain('<div id="app"></div>')
   }, 120_000)
+
+  it('G2.5: a damaged log and a foreign .jsonl file show as damaged; every other session is served', async () => {
+    const dir = scratchDir()
+    const store = fileStore(dir)
+    for (const id of ['good', 'bad']) {
+      await store.load(id)
+      await store.append(id, numbered(codeModeTurn()))
+    }
+    await store.close()
+    // A bad JSON line in the middle of one log, and two files that are no tooltx logs at all.
+    const bad = path.join(dir, 'bad.jsonl')
+    const lines = readFileSync(bad, 'utf8').split('\n')
+    lines[2] = '{"seq": 3, oops'
+    writeFileSync(bad, lines.join('\n'))
+    writeFileSync(path.join(dir, 'notes.jsonl'), '{"hello":"world"}\n{"hello":"again"}\n')
+    writeFileSync(path.join(dir, 'my notes.jsonl'), 'not json at all\n')
+    const reader = fileReader(dir)!
+    expect((await reader.listSessions()).map((info) => info.id).sort()).toEqual([
+      'bad',
+      'good',
+      'my notes',
+      'notes',
+    ])
+    await expect(reader.read('bad')).rejects.toThrow(/bad\.jsonl is damaged at line 3, seq 3 \(not JSON/)
+    await expect(reader.read('my notes')).rejects.toThrow(
+      /my notes\.jsonl is not a tooltx session log: "my notes" is not a session id/,
+    )
+    expect((await reader.read('good'))?.length).toBe(codeModeTurn().length)
+
+    const server = await serve(dir)
+    const list = await fetch(`${server.url}/api/sessions`)
+    expect(list.status).toBe(200)
+    const rows = ((await list.json()) as { sessions: any[] }).sessions
+    const row = (id: string) => rows.find((s) => s.id === id)
+    expect(row('good')).toMatchObject({ status: 'completed', calls: 1 })
+    expect(row('bad')).toMatchObject({
+      status: 'damaged',
+      title: expect.stringMatching(/is damaged at line 3/),
+    })
+    expect(row('notes')).toMatchObject({
+      status: 'damaged',
+      title: expect.stringMatching(
+        /notes\.jsonl is damaged at line 1, seq 1 \(expected an event with seq 1\)/,
+      ),
+    })
+    expect(row('my notes')).toMatchObject({
+      status: 'damaged',
+      title: expect.stringMatching(/not a tooltx session log/),
+    })
+
+    const good = await fetch(`${server.url}/api/sessions/good`)
+    expect(good.status).toBe(200)
+    expect(((await good.json()) as any).entries.some((e: any) => e.kind === 'call')).toBe(true)
+    for (const suffix of ['', '/stream', '/events/1']) {
+      const damaged = await fetch(`${server.url}/api/sessions/bad${suffix}`)
+      expect(damaged.status).toBe(422)
+      expect(await damaged.json()).toEqual({
+        error: expect.stringMatching(/is damaged at line 3/),
+        damaged: true,
+      })
+    }
+    const foreign = await fetch(`${server.url}/api/sessions/${encodeURIComponent('my notes')}`)
+    expect(foreign.status).toBe(422)
+    // The page itself loads and shows the API's error; the list is still served afterwards.
+    expect((await fetch(`${server.url}/session/bad`)).status).toBe(200)
+    expect((await fetch(`${server.url}/api/sessions`)).status).toBe(200)
+  }, 60_000)
+
+  it('G2.5: a damaged row in a SQLite database fails only its own session', async () => {
+    const dir = scratchDir()
+    const db = path.join(dir, 'sessions.db')
+    const store = sqliteStore(db)
+    for (const id of ['good', 'hurt']) {
+      await store.load(id)
+      await store.append(id, numbered(codeModeTurn()))
+    }
+    await store.close()
+    const raw = loadSqliteDriver(defaultSqliteDriver()).open(db)
+    raw.prepare("UPDATE events SET crc = NULL WHERE session = 'hurt'").run()
+    raw.prepare("UPDATE events SET data = '{broken' WHERE session = 'hurt' AND seq = 2").run()
+    raw.close()
+    const server = await serve(db)
+    const rows = ((await (await fetch(`${server.url}/api/sessions`)).json()) as { sessions: any[] }).sessions
+    expect(rows.map((row) => [row.id, row.status])).toEqual([
+      ['hurt', 'damaged'],
+      ['good', 'completed'],
+    ])
+    expect(rows[0].title).toMatch(/session "hurt" in .* is damaged at seq 2/)
+    expect((await fetch(`${server.url}/api/sessions/good`)).status).toBe(200)
+    const hurt = await fetch(`${server.url}/api/sessions/hurt`)
+    expect(hurt.status).toBe(422)
+    expect(((await hurt.json()) as any).error).toMatch(/is damaged at seq 2/)
+  }, 60_000)
 
   it('G2.3: without a built page the server says how to build it', async () => {
     const dir = scratchDir()

@@ -83,9 +83,12 @@ export interface CheckpointedLog {
 
 const SESSION_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$/
 
+/** True iff `id` is a usable session id (also a safe file name). */
+export const isSessionId = (id: unknown): id is string => typeof id === 'string' && SESSION_ID.test(id)
+
 /** Throws `INVALID_DEFINITION` unless `id` is a usable session id (also a safe file name). */
 export function assertSessionId(id: unknown): asserts id is string {
-  if (typeof id !== 'string' || !SESSION_ID.test(id)) {
+  if (!isSessionId(id)) {
     throw definitionError(
       `session id must match ${SESSION_ID} (letters, digits, ".", "_", "-"; at most 128), got ${JSON.stringify(id) ?? String(id)}`,
     )

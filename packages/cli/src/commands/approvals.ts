@@ -1,18 +1,15 @@
 import { type PendingApproval, pendingApprovals } from '@tooltx/agent'
 import type { SessionEvent } from '@tooltx/session'
+import { argumentLines } from '../approval-arguments.js'
 import type { Output } from '../output.js'
 import { approveHint } from '../replay-hint.js'
 import { existingSessions } from '../session-store.js'
 import { terminalSafe } from '../terminal-text.js'
 
-const ARGUMENT_CHARS = 200
-
-/** The raw arguments of call `callId` as its `tool/call` recorded them, cut to `ARGUMENT_CHARS`. */
+/** The raw arguments of call `callId` as its `tool/call` recorded them (`''` when the log has none). */
 export function recordedArguments(events: readonly SessionEvent[], callId: string): string {
   const call = events.findLast((event) => event.type === 'tool/call' && event.data.callId === callId)
-  const raw = call?.type === 'tool/call' ? call.data.arguments : ''
-  const chars = [...raw]
-  return chars.length <= ARGUMENT_CHARS ? raw : `${chars.slice(0, ARGUMENT_CHARS - 1).join('')}…`
+  return call?.type === 'tool/call' ? call.data.arguments : ''
 }
 
 /** How long until `expiresAt`, in words (`in 23 h 59 min`), or `expired`. */
@@ -25,7 +22,8 @@ function remaining(wait: PendingApproval, now: number): string {
 /**
  * Lists the durable approvals waiting for a decision in every session of the database (K5.2):
  * per approval its session, call, tool, expiry, who may decide, the reason, the recorded
- * arguments and the command that approves it. Reads the database read-only; a session whose
+ * arguments (whole, or their start and end with how to see them whole: K5.6) and the command
+ * that approves it. Reads the database read-only; a session whose
  * log cannot be read is named with the damage and the rest are still listed.
  */
 export async function approvalsCommand(options: { db: string }, out: Output): Promise<void> {
@@ -50,11 +48,14 @@ export async function approvalsCommand(options: { db: string }, out: Output): Pr
         )
         if (wait.reason !== undefined) out.line(terminalSafe(`    reason: ${wait.reason}`))
         if (wait.deciders !== undefined) out.line(terminalSafe(`    may decide: ${wait.deciders.join(', ')}`))
-        out.line(terminalSafe(`    arguments: ${recordedArguments(events, wait.callId)}`))
+        const approve = approveHint(info.id, wait.callId, options.db)
+        const shown = argumentLines(recordedArguments(events, wait.callId), {
+          digest: wait.argumentsDigest,
+          whole: `run ${approve}: it prints them whole and records nothing unless you confirm`,
+        })
+        for (const line of shown) out.line(terminalSafe(`    ${line}`))
         out.line(`    digest: ${wait.argumentsDigest}`)
-        out.line(
-          terminalSafe(`    approve: ${approveHint(info.id, wait.callId, options.db)}   (or add --deny)`),
-        )
+        out.line(terminalSafe(`    approve: ${approve}   (or add --deny)`))
       }
     }
   } finally {

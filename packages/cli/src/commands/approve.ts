@@ -1,7 +1,8 @@
 import { hostname, userInfo } from 'node:os'
 import { decide, pendingApprovals } from '@tooltx/agent'
 import { openSession } from '@tooltx/session'
-import type { Output } from '../output.js'
+import { argumentLines } from '../approval-arguments.js'
+import { type Output, UsageError } from '../output.js'
 import { demoResumeHint } from '../replay-hint.js'
 import { openStore, storedSessionId } from '../session-store.js'
 import { terminalSafe } from '../terminal-text.js'
@@ -18,7 +19,10 @@ export interface ApproveOptions {
   /** Who decides; default `<user>@<host>`. */
   by?: string
   reason?: string
-  /** The arguments digest the decider was shown; default the recorded one (`tooltx approvals` prints it). */
+  /**
+   * The digest of the arguments the decider checked. Without it an approval is confirmed at the
+   * terminal (K5.7), and is a usage error where there is none (K5.8).
+   */
   digest?: string
 }
 
@@ -32,13 +36,17 @@ function whoami(): string {
 }
 
 /**
- * Decides one durable approval (K5.3): shows the call's recorded arguments, then records the
- * decision with `decide` under the session's lease (F2.5) and says how the turn continues.
- * Every refusal — no such approval, a digest that does not match, a decider not allowed, an
- * expired approval, an earlier decision, a live writer holding the session — is one message
- * and exit status 1, with nothing recorded but the expiry.
+ * Decides one durable approval (K5.3): prints the call's recorded arguments whole and their
+ * digest, then records the decision with `decide` under the session's lease (F2.5) and says how
+ * the turn continues. An approval without `digest` is put to the person at the terminal
+ * (`Approve <tool> with these arguments? [y/N]`; anything but y or yes records nothing, exit 1)
+ * and is a usage error without one (exit 2, nothing recorded), so no one approves arguments they
+ * were not shown (K5.7, K5.8). Every refusal — no such approval, a digest that does not match, a
+ * decider not allowed, an expired approval, an earlier decision, a live writer holding the
+ * session — is one message and exit status 1, with nothing recorded but the expiry. Resolves
+ * with the exit status.
  */
-export async function approveCommand(options: ApproveOptions, out: Output): Promise<void> {
+export async function approveCommand(options: ApproveOptions, out: Output): Promise<number> {
   const id = await storedSessionId(options.db, options.session, 'approve')
   const store = openStore(options.db)
   try {
@@ -46,16 +54,29 @@ export async function approveCommand(options: ApproveOptions, out: Output): Prom
     try {
       const events = session.events()
       const wait = pendingApprovals(events).find((pending) => pending.callId === options.callId)
+      let digest = options.digest
       if (wait !== undefined) {
         out.line(terminalSafe(`${wait.name} (call ${wait.callId}) in ${id}`))
-        out.line(terminalSafe(`    arguments: ${recordedArguments(events, wait.callId)}`))
+        const raw = recordedArguments(events, wait.callId)
+        const shown = argumentLines(raw, { digest: wait.argumentsDigest })
+        for (const line of shown) out.line(terminalSafe(`    ${line}`))
+        out.line(`    digest: ${wait.argumentsDigest}`)
+        if (digest === undefined && !options.deny) {
+          if (!(await confirmed(out, wait.name))) {
+            throw new UsageError(
+              `you did not confirm, so nothing was recorded; to refuse the call, run the command again with --deny`,
+            )
+          }
+          digest = wait.argumentsDigest
+        }
       }
       const by = options.by ?? whoami()
       const decided = await decide(session, options.callId, {
         decision: options.deny ? 'denied' : 'allowed-once',
         by,
         ...(options.reason === undefined ? {} : { reason: options.reason }),
-        digest: options.digest ?? wait?.argumentsDigest ?? '-',
+        // A denial needs no confirmation: refusing what one did not check harms no one.
+        digest: digest ?? wait?.argumentsDigest ?? '-',
       })
       const verb = decided.outcome === 'allowed-once' ? 'approved' : 'denied'
       out.line(terminalSafe(`${verb} ${decided.name} (call ${decided.callId}) in ${id}, by ${by}`))
@@ -64,10 +85,30 @@ export async function approveCommand(options: ApproveOptions, out: Output): Prom
           ? `The turn continues when the session is resumed: ${demoResumeHint(id, options.db)}`
           : 'The turn continues when an agent on this session resumes it (agent.resume(), or the next worker job).',
       )
+      return 0
     } finally {
       await session.close()
     }
   } finally {
     await store.close()
   }
+}
+
+/**
+ * Whether the person at the terminal confirms approving `tool` with the arguments just shown
+ * (`y` or `yes`); without a terminal a usage error saying to pass `--digest`.
+ */
+async function confirmed(out: Output, tool: string): Promise<boolean> {
+  if (out.prompt === undefined) {
+    throw new UsageError(
+      'approve is not at a terminal, so it cannot ask you to confirm the arguments above, and nothing was recorded; ' +
+        'check them, then approve exactly them with --digest <the digest above>',
+      2,
+    )
+  }
+  const answer = await out.prompt.ask(
+    `Approve ${tool} with these arguments? [y/N] `,
+    new AbortController().signal,
+  )
+  return answer !== undefined && /^\s*y(es)?\s*$/i.test(answer)
 }

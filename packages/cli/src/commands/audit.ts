@@ -1,5 +1,6 @@
-import { auditSession } from '@tooltx/agent'
+import { auditSession, DEFAULT_HOOK_TIMEOUT_MS } from '@tooltx/agent'
 import { createToolRuntime, type ToolRuntime } from '@tooltx/core'
+import type { SessionEvent } from '@tooltx/session'
 import { type AuditedSession, auditJson, auditTable } from '../audit-report.js'
 import { type Output, UsageError } from '../output.js'
 import { existingSessions, resolveSession } from '../session-store.js'
@@ -18,11 +19,13 @@ export interface AuditCommandOptions {
   /** The tools module (Y3.4): an array of definitions, or a function that registers or returns them. */
   tools?: string
   json: boolean
+  /** How long the policy may take to decide one call, and to load and register (A1.9, A1.10). */
+  hookTimeoutMs?: number
 }
 
 /** Registers the tools module's tools, or the CLI's workspace tools without one (schemas only; no body runs). */
-async function registerTools(runtime: ToolRuntime, file: string | undefined): Promise<void> {
-  if (file !== undefined) return registerToolsModule(runtime, file)
+async function registerTools(runtime: ToolRuntime, file: string | undefined, ms: number): Promise<void> {
+  if (file !== undefined) return registerToolsModule(runtime, file, ms)
   for (const def of workspaceTools(openWorkspace(process.cwd()))) runtime.register(def)
 }
 
@@ -30,10 +33,14 @@ async function registerTools(runtime: ToolRuntime, file: string | undefined): Pr
  * Audits stored sessions against a policy (A1): builds a runtime with the tools and the policy
  * module's registrations, decides every recorded call again without running any body
  * (`auditSession`), and prints the calls whose decision would change and the totals, or the
- * `--json` document. Resolves with the exit status: 1 when any decision would change, else 0.
+ * `--json` document. A policy whose hooks do not settle within `hookTimeoutMs` fails that call
+ * (A1.9), and one whose loading or registration does not is a usage error (A1.10). A session
+ * whose log cannot be read is named on stderr and the others are audited (A1.11). Resolves with
+ * the exit status: 1 when any decision would change or a session could not be read, else 0.
  */
 export async function auditCommand(options: AuditCommandOptions, out: Output): Promise<number> {
-  const policy = (await importModule(options.policy, 'policy')).default
+  const hookTimeoutMs = options.hookTimeoutMs ?? DEFAULT_HOOK_TIMEOUT_MS
+  const policy = (await importModule(options.policy, 'policy', hookTimeoutMs)).default
   if (typeof policy !== 'function') {
     throw new UsageError(
       `the policy module ${options.policy} must \`export default\` a function (runtime) => { runtime.guard(…); runtime.onPreExecute(…) }`,
@@ -45,23 +52,38 @@ export async function auditCommand(options: AuditCommandOptions, out: Output): P
     mode: 'both',
     reportError: (error) => out.error(`tooltx: ${String(error)}`),
   })
-  await registerTools(runtime, options.tools)
-  await callModule(policy as (runtime: ToolRuntime) => unknown, runtime, 'policy', options.policy)
+  await registerTools(runtime, options.tools, hookTimeoutMs)
+  await callModule(
+    policy as (runtime: ToolRuntime) => unknown,
+    runtime,
+    'policy',
+    options.policy,
+    hookTimeoutMs,
+  )
   const reader = existingSessions(options.db, 'nothing to audit')
   const audited: AuditedSession[] = []
+  let unreadable = 0
   try {
     const stored = await reader.listSessions()
     const ids = options.all
       ? stored.map((info) => info.id)
       : options.sessions.map((s) => resolveSession(s, stored, options.db))
     for (const id of new Set(ids)) {
-      const events = (await reader.read(id)) ?? []
-      audited.push({ id, audit: await auditSession(events, runtime) })
+      let events: readonly SessionEvent[]
+      try {
+        events = (await reader.read(id)) ?? []
+      } catch (error) {
+        // One damaged log leaves the others audited (A1.11); the report is then incomplete.
+        unreadable++
+        out.error(`tooltx: session ${id} could not be audited: ${(error as Error).message}`)
+        continue
+      }
+      audited.push({ id, audit: await auditSession(events, runtime, { hookTimeoutMs }) })
     }
   } finally {
     await reader.close()
   }
   if (options.json) out.line(auditJson(audited))
   else for (const line of auditTable(audited)) out.line(line)
-  return audited.some((s) => s.audit.changed > 0) ? 1 : 0
+  return unreadable > 0 || audited.some((s) => s.audit.changed > 0) ? 1 : 0
 }

@@ -148,18 +148,26 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     return info === undefined || Date.now() - Date.parse(info.updated) >= idleMs
   }
 
-  /** The feed of stored session `id`, read at least once, or `undefined` when it is not stored. */
-  const storedFeed = async (id: string): Promise<SessionFeed | undefined> => {
+  /**
+   * The feed of stored session `id`, read at least once; `undefined` once the response says why
+   * there is none: 404 when it is not stored, 422 with the damage when its log cannot be read
+   * (G2.5), so one damaged session fails only its own requests.
+   */
+  const storedFeed = async (id: string, res: ServerResponse): Promise<SessionFeed | undefined> => {
     const known = (await source.reader.listSessions()).some((row) => row.id === id)
-    if (!known) return undefined
+    if (!known) return void notFound(res, `no session "${id}" in ${source.label}`)
     const feed = feedOf(id)
-    await feed.refresh()
+    try {
+      await feed.refresh()
+    } catch (error) {
+      return void json(res, 422, { error: (error as Error).message, damaged: true })
+    }
     return feed
   }
 
   const stream = async (id: string, after: number, req: IncomingMessage, res: ServerResponse) => {
-    const feed = await storedFeed(id)
-    if (feed === undefined) return notFound(res, `no session "${id}" in ${source.label}`)
+    const feed = await storedFeed(id, res)
+    if (feed === undefined) return
     res.writeHead(200, {
       ...SECURITY_HEADERS,
       'content-type': 'text/event-stream',
@@ -204,8 +212,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
     if (parts[0] !== 'sessions' || parts.length < 2) return notFound(res, `no API ${url.pathname}`)
     const id = parts[1]!
     if (parts.length === 2) {
-      const feed = await storedFeed(id)
-      if (feed === undefined) return notFound(res, `no session "${id}" in ${source.label}`)
+      const feed = await storedFeed(id, res)
+      if (feed === undefined) return
       const through = count(url, 'through', feed.events.length)
       const all = through >= feed.events.length ? feed.entries : feed.entries.filter((e) => e.seq <= through)
       const offset = count(url, 'offset', 0)
@@ -225,9 +233,10 @@ export async function startViewServer(options: ViewServerOptions): Promise<ViewS
       return stream(id, Number.isSafeInteger(after) ? after : 0, req, res)
     }
     if (parts.length === 4 && parts[2] === 'events') {
-      const feed = await storedFeed(id)
+      const feed = await storedFeed(id, res)
+      if (feed === undefined) return
       const seq = Number(parts[3])
-      const event = Number.isSafeInteger(seq) && seq >= 1 ? feed?.events[seq - 1] : undefined
+      const event = Number.isSafeInteger(seq) && seq >= 1 ? feed.events[seq - 1] : undefined
       if (event === undefined) return notFound(res, `no event ${parts[3]} in session "${id}"`)
       return json(res, 200, event)
     }
