@@ -332,7 +332,8 @@ class AgentLoop implements Agent {
     let decided = suspended.decided
     if (decided === undefined) {
       const expiresAt = asked.expiresAt ?? ''
-      if (Date.parse(expiresAt) > Date.now()) {
+      const now = Date.now()
+      if (Date.parse(expiresAt) > now) {
         const pending = pendingDecision(asked)
         const outcome = suspendedOutcome(turn, text, [pending])
         this.#lastOutcome = outcome
@@ -345,6 +346,7 @@ class AgentLoop implements Agent {
           ...expired,
           ...(argumentsDigest === undefined ? {} : { argumentsDigest }),
           reason: `nobody decided before ${expiresAt}`,
+          decidedAt: new Date(now).toISOString(),
         })
       ).data
     }

@@ -152,8 +152,9 @@ export interface ApprovalAskedData extends StepRef {
 
 /**
  * `approval/decided` (L8.1–L8.3); crash repair records `'cancelled'` (L9.4). A decision of a
- * durable ask (F2.5) names who made it (`by`) and may say why (`reason`); an expiry records
- * `'expired'` without `by`.
+ * durable ask (F2.5) names who made it (`by`), when (`decidedAt`, an ISO time) and may say why
+ * (`reason`); an expiry records `'expired'` without `by`, with the time it was noticed. The log
+ * refuses one the decision rule refuses (F2.13, `judgeDecision`).
  */
 export interface ApprovalDecidedData extends StepRef {
   readonly callId: string
@@ -162,6 +163,7 @@ export interface ApprovalDecidedData extends StepRef {
   readonly argumentsDigest?: string
   readonly by?: string
   readonly reason?: string
+  readonly decidedAt?: string
 }
 
 /**

@@ -1,3 +1,4 @@
+export * from './decision-rule.js'
 export * from './derivation.js'
 export * from './events.js'
 export { fileReader } from './file-reader.js'

@@ -1,4 +1,5 @@
 import { isApprovalOutcome, type JsonValue, type ToolCallBlock } from '@tooltx/core'
+import { judgeDecision } from './decision-rule.js'
 import { EVENT_SCOPES } from './event-scopes.js'
 import {
   type ApprovalAskedData,
@@ -223,14 +224,7 @@ export class LogState {
           return `step/end stop ${q(data.stop)} is not { reason: <a known stop reason>, raw? }`
         return undefined
       case 'approval/decided':
-        if (!isId(data.callId) || !this.pendingApprovals.has(data.callId)) {
-          return `approval/decided for call ${q(data.callId)} does not follow an undecided approval/asked`
-        }
-        if (!isApprovalOutcome(data.outcome)) return `approval/decided outcome ${q(data.outcome)}`
-        if (data.by !== undefined && !isId(data.by)) return 'approval/decided "by" must be a non-empty string'
-        if (data.reason !== undefined && typeof data.reason !== 'string')
-          return 'approval/decided "reason" must be a string'
-        return undefined
+        return this.#checkDecided(data)
       case 'turn/end':
         if (!TURN_END_REASONS.has(data.reason as string))
           return `turn/end reason ${q(data.reason)} is unknown`
@@ -277,6 +271,25 @@ export class LogState {
     if (a === undefined || !a.called.has(data.callId) || a.answered.has(data.callId))
       return `durable approval/asked ${q(data.callId)} is not a running tool call of the turn`
     return this.#checkCallStep('approval/asked', data, a.step)
+  }
+
+  /** V1.6, F2.13: one decision per ask, of a known outcome; a durable ask's passes the decision rule. */
+  #checkDecided(data: Data): string | undefined {
+    const asked = isId(data.callId) ? this.pendingApprovals.get(data.callId) : undefined
+    if (asked === undefined) {
+      return `approval/decided for call ${q(data.callId)} does not follow an undecided approval/asked`
+    }
+    if (!isApprovalOutcome(data.outcome)) return `approval/decided outcome ${q(data.outcome)}`
+    if (data.by !== undefined && !isId(data.by)) return 'approval/decided "by" must be a non-empty string'
+    if (data.reason !== undefined && typeof data.reason !== 'string')
+      return 'approval/decided "reason" must be a string'
+    if (data.decidedAt !== undefined && typeof data.decidedAt !== 'string')
+      return 'approval/decided "decidedAt" must be an ISO time'
+    if (asked.durable !== true) return undefined
+    const refused = judgeDecision(asked, data as unknown as ApprovalDecidedData)
+    return refused === undefined
+      ? undefined
+      : `approval/decided breaks the decision rule: ${refused.message}; decide() records a decision that passes it`
   }
 
   /** F2.7: a turn resumes in its open step, only once the call it waits on is decided. */
