@@ -100,9 +100,14 @@ export interface UserMessageData extends StepRef {
   readonly message: UserMessage
 }
 
-/** `assistant/message`: the model's reply; tool-call blocks keep the raw argument string (L3.4). */
+/**
+ * `assistant/message`: the model's reply; tool-call blocks keep the raw argument string (L3.4).
+ * `prepared` is what `prepareStep` changed for the step (T4.4), durable before any of its calls
+ * starts, so a resumed or recovered step runs as the step did (T4.5).
+ */
 export interface AssistantMessageData extends StepRef {
   readonly content: readonly AssistantBlock[]
+  readonly prepared?: PreparedStep
 }
 
 /** `tool/call`: appended just before the pipeline runs, with the raw argument string (L4.4). */

@@ -318,6 +318,12 @@ export class LogState {
 
   #checkAssistantMessage(data: Data): string | undefined {
     if (!Array.isArray(data.content)) return 'assistant/message needs a content array'
+    const { prepared } = data
+    if (
+      prepared !== undefined &&
+      !(isObject(prepared) && (prepared.tools === undefined || isNameList(prepared.tools)))
+    )
+      return 'assistant/message "prepared" must be { system?, tools?: [<names>], toolChoice? }'
     const ids = new Set<string>()
     for (const block of data.content as unknown[]) {
       if (!isObject(block) || !isId(block.type))
@@ -584,6 +590,7 @@ export class LogState {
 
 const isCountOrZero = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0
 const isIdList = (x: unknown): x is string[] => Array.isArray(x) && x.every(isId)
+const isNameList = (x: unknown): x is string[] => Array.isArray(x) && x.every((n) => typeof n === 'string')
 
 /** The `assistant` part of a `LogState.toJSON` value: `undefined` for `null`, `false` when malformed. */
 function restoreAssistant(a: unknown): AssistantTurn | undefined | false {
