@@ -144,10 +144,11 @@ export class LogState {
       const { asked, decided } = isObject(entry) ? entry : {}
       if (!isObject(asked) || !isId(asked.callId) || asked.durable !== true) return undefined
       if (decided !== null && !(isObject(decided) && decided.callId === asked.callId)) return undefined
-      state.#durable.set(asked.callId, {
-        asked: asked as unknown as ApprovalAskedData,
-        decided: (decided ?? undefined) as unknown as ApprovalDecidedData | undefined,
-      })
+      const ask = asked as unknown as ApprovalAskedData
+      const decision = (decided ?? undefined) as unknown as ApprovalDecidedData | undefined
+      // A decision the rule refuses is not obeyed from a checkpoint either (F2.15).
+      if (decision !== undefined && judgeDecision(ask, decision) !== undefined) return undefined
+      state.#durable.set(asked.callId, { asked: ask, decided: decision })
     }
     return state
   }
