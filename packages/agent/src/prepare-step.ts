@@ -131,6 +131,7 @@ function narrowed(runtime: StepRuntime, scope: RuntimeScope, allow: readonly str
   return child
 }
 
+/** The request of a step that reads `stepScope`: the agent's `scope` itself, or a child it owns and disposes. */
 function requestOf(
   runtime: StepRuntime,
   scope: RuntimeScope,
