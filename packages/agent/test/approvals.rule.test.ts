@@ -14,6 +14,7 @@ import {
   type SessionStore,
   suspendedTurn,
 } from '@tooltx/session'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { createAgent, decide, pendingApprovals, scripted } from '../src/index.js'
 
@@ -153,5 +154,51 @@ describe('F2.13 one decision rule', () => {
     expect(runs).toEqual([])
     const decided = session.events().filter((e) => e.type === 'approval/decided')
     expect(decided.map((e) => e.data.outcome)).toEqual(['expired'])
+  })
+
+  it('F2.13: decide records a decision exactly when the log accepts the same decision appended directly (property)', async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.constantFrom('alice', 'mallory'),
+        fc.boolean(),
+        fc.constantFrom(-60_000, -1, 0, 1, 60_000),
+        fc.constantFrom('allowed-once', 'denied'),
+        async (by, rightDigest, offset, choice) => {
+          const viaDecide = await suspended()
+          const direct = await suspended()
+          const now = Date.parse(viaDecide.pending.expiresAt) + offset
+          const digest = rightDigest ? viaDecide.pending.argumentsDigest : 'f'.repeat(64)
+          const decided = await decide(
+            viaDecide.session,
+            'c1',
+            { decision: choice, by, digest },
+            { now },
+          ).then(
+            () => true,
+            () => false,
+          )
+          const data: ApprovalDecidedData = {
+            ...direct.decision,
+            outcome: choice === 'denied' ? 'rejected' : 'allowed-once',
+            by,
+            argumentsDigest: rightDigest ? direct.pending.argumentsDigest : 'f'.repeat(64),
+            decidedAt: new Date(Date.parse(direct.pending.expiresAt) + offset).toISOString(),
+          }
+          const appended = await direct.session.append('approval/decided', data).then(
+            () => true,
+            () => false,
+          )
+          expect(appended).toBe(decided)
+          expect(decided).toBe(by === 'alice' && rightDigest && offset < 0)
+          const obeyed = (s: Session) => suspendedTurn(s.events())?.decided?.outcome
+          expect(obeyed(direct.session)).toBe(decided ? data.outcome : undefined)
+          // decide records an expiry instead of a late decision; the log only admits lawful ones.
+          expect(obeyed(viaDecide.session)).toBe(
+            decided ? data.outcome : by === 'alice' && rightDigest ? 'expired' : undefined,
+          )
+        },
+      ),
+      { numRuns: 40 },
+    )
   })
 })
