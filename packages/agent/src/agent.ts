@@ -14,6 +14,7 @@ import {
 } from '@tooltx/core'
 import {
   type ApprovalDecidedData,
+  isExpired,
   type PreparedStep,
   planRepair,
   type ReplyStop,
@@ -336,7 +337,7 @@ class AgentLoop implements Agent {
     if (decided === undefined) {
       const expiresAt = asked.expiresAt ?? ''
       const now = Date.now()
-      if (Date.parse(expiresAt) > now) {
+      if (!isExpired(asked, now)) {
         const pending = pendingDecision(asked)
         const outcome = suspendedOutcome(turn, text, [pending])
         this.#lastOutcome = outcome

@@ -2,6 +2,7 @@ import { codedError, definitionError } from '@tooltx/core'
 import {
   type ApprovalAskedData,
   type ApprovalDecidedData,
+  isExpired,
   judgeDecision,
   type Session,
   type SessionEvent,
@@ -56,7 +57,7 @@ function pendingOf(asked: ApprovalAskedData, now: number): PendingApproval {
     ...(reason === undefined ? {} : { reason }),
     expiresAt,
     ...(deciders === undefined ? {} : { deciders }),
-    expired: Date.parse(expiresAt) <= now,
+    expired: isExpired(asked, now),
   })
 }
 

@@ -17,6 +17,14 @@ export interface DecisionRefusal {
 
 const q = (x: unknown): string => JSON.stringify(x) ?? String(x)
 
+/**
+ * True once durable ask `asked` has expired at `time` (epoch ms): at or after its `expiresAt`
+ * (F2.6). The one expiry test of `pendingApprovals`, `decide`, `resume` and `judgeDecision`.
+ */
+export function isExpired(asked: ApprovalAskedData, time: number): boolean {
+  return time >= Date.parse(asked.expiresAt ?? '')
+}
+
 const refusal = (kind: DecisionRefusalKind, message: string): DecisionRefusal => ({ kind, message })
 
 /**
@@ -48,9 +56,8 @@ export function judgeDecision(
   if (Number.isNaN(when))
     return refusal('time', `the decision of call ${q(callId)} does not record when it was made (decidedAt)`)
   const expiresAt = asked.expiresAt ?? ''
-  const expires = Date.parse(expiresAt)
   if (outcome === 'expired') {
-    return when >= expires
+    return isExpired(asked, when)
       ? undefined
       : refusal('early', `call ${q(callId)} was recorded expired at ${at}, before it expires at ${expiresAt}`)
   }
@@ -70,7 +77,7 @@ export function judgeDecision(
       `${q(by)} may not decide call ${q(callId)}; its deciders are ${deciders.map(q).join(', ')}`,
     )
   }
-  if (when >= expires) {
+  if (isExpired(asked, when)) {
     return refusal(
       'expired',
       `call ${q(callId)} was decided at ${at}, but its approval expired at ${expiresAt}`,
