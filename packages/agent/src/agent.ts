@@ -14,12 +14,14 @@ import {
 } from '@tooltx/core'
 import {
   type ApprovalDecidedData,
+  isExpired,
   type PreparedStep,
   planRepair,
   type ReplyStop,
   type Session,
   type StepEndData,
   type SuspendedTurn,
+  stepPreparation,
   suspendedTurn,
   type TurnEndData,
 } from '@tooltx/session'
@@ -37,7 +39,7 @@ import { Journal } from './journal.js'
 import type { ModelAdapter, ModelStreamEvent } from './model/model.js'
 import { type CutReply, ModelError } from './model/model-error.js'
 import { type ReplyOutcome, readReply } from './model/reply.js'
-import type { PrepareStep } from './prepare-step.js'
+import { type PrepareStep, restoreRequest } from './prepare-step.js'
 import { recordingApprover } from './recording-approver.js'
 import { recoverCalls, recoverSession } from './recovery.js'
 import { type BatchHooks, type ScheduleOptions, type ScheduleOutcome, schedule } from './scheduler.js'
@@ -142,6 +144,8 @@ interface ReplyStep {
   readonly view: ToolView
   /** The step's scope: the agent's, or the child `prepareStep` narrowed (T4.2). */
   readonly scope: RuntimeScope
+  /** What `prepareStep` changed, recorded on the step's `assistant/message` (T4.4). */
+  readonly prepared: PreparedStep | undefined
 }
 
 type QueuedMessage = {
@@ -332,7 +336,8 @@ class AgentLoop implements Agent {
     let decided = suspended.decided
     if (decided === undefined) {
       const expiresAt = asked.expiresAt ?? ''
-      if (Date.parse(expiresAt) > Date.now()) {
+      const now = Date.now()
+      if (!isExpired(asked, now)) {
         const pending = pendingDecision(asked)
         const outcome = suspendedOutcome(turn, text, [pending])
         this.#lastOutcome = outcome
@@ -345,6 +350,7 @@ class AgentLoop implements Agent {
           ...expired,
           ...(argumentsDigest === undefined ? {} : { argumentsDigest }),
           reason: `nobody decided before ${expiresAt}`,
+          decidedAt: new Date(now).toISOString(),
         })
       ).data
     }
@@ -354,21 +360,30 @@ class AgentLoop implements Agent {
     return this.#turn(controller, suspended, text)
   }
 
-  /** Re-runs what may run again, then repairs the rest (F1.4); clears the repair flag. */
+  /**
+   * Re-runs what may run again, then repairs the rest (F1.4), in the interrupted step's scope
+   * as `prepareStep` prepared it (T4.5); clears the repair flag.
+   */
   async #recover(signal: AbortSignal): Promise<void> {
-    const { runtime, scope, session } = this.#options
-    const tools = runtime.view(scope).surface().tools
-    const input = this.#inputs(signal, scope)
-    await recoverSession({
-      runtime,
-      scope,
-      session,
-      turn: this.#lastTurn,
-      input: (block, step) => {
-        this.#position = { turn: this.#lastTurn, step }
-        return input(block, this.#parse(block, tools), NO_BATCH)
-      },
-    })
+    const { runtime, scope, session, system } = this.#options
+    const rebuilt = restoreRequest(stepPreparation(session.events()), { runtime, scope, system })
+    try {
+      const tools = runtime.view(rebuilt.scope).surface().tools
+      const input = this.#inputs(signal, rebuilt.scope)
+      await recoverSession({
+        runtime,
+        scope: rebuilt.scope,
+        session,
+        turn: this.#lastTurn,
+        input: (block, step) => {
+          this.#position = { turn: this.#lastTurn, step }
+          return input(block, this.#parse(block, tools), NO_BATCH)
+        },
+        hides: rebuilt.hides,
+      })
+    } finally {
+      rebuilt.dispose()
+    }
     this.#needsRepair = false
   }
 
@@ -568,7 +583,8 @@ class AgentLoop implements Agent {
       }
       if (reply.status === 'complete') this.#budget?.observe(measured, reply.usage)
       const stop = reply.status === 'complete' ? reply.stop : undefined
-      const end = await this.#reply(state, { step, reply, tools, view, scope: prepared.scope })
+      const { scope: stepScope, prepared: changed } = prepared
+      const end = await this.#reply(state, { step, reply, tools, view, scope: stepScope, prepared: changed })
       // A suspended step stays open until its turn resumes (F2.3).
       if (!isSuspension(end))
         journal.stage({ type: 'step/end', data: stepEnd(turn, step, stop, prepared.prepared) })
@@ -598,7 +614,7 @@ class AgentLoop implements Agent {
     }
     const { content } = cut
     state.text = replyText(content)
-    journal.stage({ type: 'assistant/message', data: { ...where, content } })
+    journal.stage({ type: 'assistant/message', data: { ...where, content, ...recorded(prepared) } })
     for (const block of content) {
       if (block.type === 'tool-call') journal.stage(...notStartedEvents(where, block, 'cut'))
     }
@@ -611,9 +627,10 @@ class AgentLoop implements Agent {
    * over. Incomplete tool calls of an aborted reply are dropped; its partial text is kept only
    * when there is some (L6.6).
    */
-  async #reply(state: TurnState, { step, reply, tools, view, scope }: ReplyStep): Promise<StepEnd> {
+  async #reply(state: TurnState, { step, reply, tools, view, scope, prepared }: ReplyStep): Promise<StepEnd> {
     const { turn, journal } = state
-    const assistant = { type: 'assistant/message', data: { turn, step, content: reply.content } } as const
+    const data = { turn, step, content: reply.content, ...recorded(prepared) }
+    const assistant = { type: 'assistant/message', data } as const
     if (reply.status === 'aborted') {
       if (reply.content.length > 0) {
         state.text = replyText(reply.content)
@@ -635,7 +652,7 @@ class AgentLoop implements Agent {
    */
   async #batch(
     state: TurnState,
-    { step, tools, view, scope }: Omit<ReplyStep, 'reply'>,
+    { step, tools, view, scope }: Omit<ReplyStep, 'reply' | 'prepared'>,
     calls: readonly ToolCallBlock[],
     called?: ReadonlySet<string>,
   ): Promise<StepEnd> {
@@ -676,32 +693,40 @@ class AgentLoop implements Agent {
 
   /**
    * The open step of a resumed turn (F2.7): `turn/resumed` is durable before anything runs;
-   * then the calls before the waiting one that have no result are recovered by F1.4's rule,
-   * and the waiting call and the later ones run as one batch of the agent's scope (a
-   * `prepareStep` narrowing of the step is not replayed), without a second `tool/call`.
+   * then the step is rebuilt as `prepareStep` prepared it (T4.5), the calls before the waiting
+   * one that have no result are recovered by F1.4's rule, and the waiting call and the later
+   * ones run as one batch of the step's scope, without a second `tool/call`.
    */
   async #resumeStep(state: TurnState, resumed: SuspendedTurn): Promise<StepEnd> {
-    const { runtime, scope, session } = this.#options
+    const { runtime, scope, session, system } = this.#options
     const { turn, step } = resumed
     const { journal, signal } = state
     journal.stage({ type: 'turn/resumed', data: { turn, step } })
     await journal.flush()
-    const view = runtime.view(scope)
-    const tools = view.surface().tools
-    const input = this.#inputs(signal, scope)
-    await recoverCalls({
-      runtime,
-      scope,
-      session,
-      turn,
-      input: (block) => input(block, this.#parse(block, tools), NO_BATCH),
-      calls: resumed.interrupted,
-    })
-    const called = new Set(resumed.parked.filter((p) => p.called).map((p) => p.block.id))
-    const calls = resumed.parked.map((p) => p.block)
-    const end = await this.#batch(state, { step, tools, view, scope }, calls, called)
+    const rebuilt = restoreRequest(resumed.prepared, { runtime, scope, system })
+    let end: StepEnd
+    try {
+      const view = runtime.view(rebuilt.scope)
+      const tools = view.surface().tools
+      const input = this.#inputs(signal, rebuilt.scope)
+      await recoverCalls({
+        runtime,
+        scope: rebuilt.scope,
+        session,
+        turn,
+        input: (block) => input(block, this.#parse(block, tools), NO_BATCH),
+        calls: resumed.interrupted,
+        hides: rebuilt.hides,
+      })
+      const called = new Set(resumed.parked.filter((p) => p.called).map((p) => p.block.id))
+      const calls = resumed.parked.map((p) => p.block)
+      end = await this.#batch(state, { step, tools, view, scope: rebuilt.scope }, calls, called)
+    } finally {
+      rebuilt.dispose()
+    }
     this.#decisions.clear()
-    if (!isSuspension(end)) journal.stage({ type: 'step/end', data: { turn, step } })
+    if (!isSuspension(end))
+      journal.stage({ type: 'step/end', data: stepEnd(turn, step, undefined, rebuilt.prepared) })
     return end
   }
 
@@ -795,3 +820,6 @@ function stepEnd(
     ...(prepared === undefined ? {} : { prepared }),
   }
 }
+
+/** The `prepared` field of a step's `assistant/message` (T4.4): absent when nothing changed. */
+const recorded = (prepared: PreparedStep | undefined) => (prepared === undefined ? {} : { prepared })

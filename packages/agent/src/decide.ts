@@ -2,6 +2,8 @@ import { codedError, definitionError } from '@tooltx/core'
 import {
   type ApprovalAskedData,
   type ApprovalDecidedData,
+  isExpired,
+  judgeDecision,
   type Session,
   type SessionEvent,
   suspendedTurn,
@@ -55,7 +57,7 @@ function pendingOf(asked: ApprovalAskedData, now: number): PendingApproval {
     ...(reason === undefined ? {} : { reason }),
     expiresAt,
     ...(deciders === undefined ? {} : { deciders }),
-    expired: Date.parse(expiresAt) <= now,
+    expired: isExpired(asked, now),
   })
 }
 
@@ -123,16 +125,17 @@ function checkDecision(callId: unknown, decision: unknown): asserts decision is 
 
 /**
  * Records a person's decision on the durable approval of call `callId` (F2.5): appends
- * `approval/decided { turn, step, callId, name, outcome, by, reason?, argumentsDigest }`, with
- * `'denied'` recorded as the outcome `'rejected'` (P4.4), and resolves with that data. The
- * session must be open for writing (it holds the lease, L14); the turn resumes when an agent
- * on it calls `resume()` (F2.7). Nothing is appended and it rejects with `APPROVAL_REFUSED`
- * when the session has no pending durable approval for that call, when `digest` is not the
- * recorded arguments' digest, or when the agent named `deciders` and `by` is not one of them;
- * with `APPROVAL_CONFLICT`, naming the first decision, when the approval was already decided
- * (the first decision wins); an expired approval is recorded `'expired'` (it fails closed,
- * P4.10) and rejects with `APPROVAL_REFUSED` saying so. A malformed decision throws
- * `INVALID_DEFINITION`.
+ * `approval/decided { turn, step, callId, name, outcome, argumentsDigest, by, reason?, decidedAt }`,
+ * with `'denied'` recorded as the outcome `'rejected'` (P4.4) and `decidedAt` the clock's time,
+ * and resolves with that data. The session must be open for writing (it holds the lease, L14);
+ * the turn resumes when an agent on it calls `resume()` (F2.7). The decision is judged by the
+ * one decision rule the log also applies (`judgeDecision`, F2.13): nothing is appended and it
+ * rejects with `APPROVAL_REFUSED` when the session has no pending durable approval for that
+ * call, when `digest` is not the recorded arguments' digest, or when the agent named
+ * `deciders` and `by` is not one of them; with `APPROVAL_CONFLICT`, naming the first decision,
+ * when the approval was already decided (the first decision wins); an expired approval is
+ * recorded `'expired'` (it fails closed, P4.10) and rejects with `APPROVAL_REFUSED` saying so.
+ * A malformed decision throws `INVALID_DEFINITION`.
  */
 export async function decide(
   session: Session,
@@ -156,35 +159,36 @@ export async function decide(
   }
   const { asked } = suspended
   const base = { turn: asked.turn, step: asked.step, callId, name: asked.name }
-  const digest = asked.argumentsDigest ?? ''
-  if (decision.digest !== digest) {
-    throw refused(
-      `the digest ${JSON.stringify(decision.digest)} does not match the recorded arguments of call "${callId}" (${digest}); nothing was recorded — decide on the arguments pendingApprovals shows`,
-    )
-  }
-  if (asked.deciders !== undefined && !asked.deciders.includes(decision.by)) {
-    throw refused(
-      `${JSON.stringify(decision.by)} may not decide call "${callId}"; its deciders are ${asked.deciders.map((d) => JSON.stringify(d)).join(', ')}`,
-    )
-  }
-  const pending = pendingOf(asked, clock.now ?? Date.now())
-  if (pending.expired) {
-    await session.append('approval/decided', {
-      ...base,
-      outcome: 'expired',
-      argumentsDigest: digest,
-      reason: `nobody decided before ${pending.expiresAt}`,
-    })
-    throw refused(
-      `the approval of call "${callId}" expired at ${pending.expiresAt}; it is recorded as expired, so the call is denied`,
-    )
-  }
+  const argumentsDigest = asked.argumentsDigest ?? ''
+  const decidedAt = new Date(clock.now ?? Date.now()).toISOString()
   const data: ApprovalDecidedData = {
     ...base,
     outcome: decision.decision === 'denied' ? 'rejected' : 'allowed-once',
-    argumentsDigest: digest,
+    argumentsDigest: decision.digest,
     by: decision.by,
     ...(decision.reason === undefined ? {} : { reason: decision.reason }),
+    decidedAt,
+  }
+  const refusal = judgeDecision(asked, data)
+  if (refusal?.kind === 'expired') {
+    const expiresAt = asked.expiresAt ?? ''
+    await session.append('approval/decided', {
+      ...base,
+      outcome: 'expired',
+      argumentsDigest,
+      reason: `nobody decided before ${expiresAt}`,
+      decidedAt,
+    })
+    throw refused(
+      `the approval of call "${callId}" expired at ${expiresAt}; it is recorded as expired, so the call is denied`,
+    )
+  }
+  if (refusal !== undefined) {
+    const hint =
+      refusal.kind === 'digest'
+        ? '; nothing was recorded — decide on the arguments pendingApprovals shows'
+        : ''
+    throw refused(`${refusal.message}${hint}`)
   }
   try {
     return (await session.append('approval/decided', data)).data

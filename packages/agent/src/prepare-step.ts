@@ -31,8 +31,10 @@ export interface PreparedRequest {
   readonly scope: RuntimeScope
   readonly system: string | undefined
   readonly toolChoice: ToolChoice | undefined
-  /** What to record on the step's `step/end` (T4.3); undefined when nothing changed. */
+  /** What to record on the step's `assistant/message` and `step/end` (T4.3, T4.4); undefined when nothing changed. */
   readonly prepared: PreparedStep | undefined
+  /** True for a tool the agent's scope offers and the step's narrowing keeps out (T4.5). */
+  hides(name: string): boolean
   /** Disposes the step's scope, if one was made. */
   dispose(): void
 }
@@ -59,7 +61,7 @@ export async function prepareRequest(
 ): Promise<PreparedRequest> {
   const answer = await prepare(state)
   const { runtime, scope } = context
-  if (answer === undefined) return unchanged(scope, context.system)
+  if (answer === undefined) return requestOf(runtime, scope, scope, context.system, undefined)
   if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) {
     throw definitionError('prepareStep must return { system?, tools?, toolChoice? } or undefined')
   }
@@ -82,13 +84,7 @@ export async function prepareRequest(
   let stepScope = scope
   if (tools !== undefined) {
     const allow = [...new Set(tools)].filter((name) => name !== RUN_CODE_NAME)
-    stepScope = runtime.scope({ parent: scope })
-    try {
-      stepScope.restrict({ allow })
-    } catch (error) {
-      stepScope.dispose()
-      throw error
-    }
+    stepScope = narrowed(runtime, scope, allow)
     prepared.tools = allow
   }
   const offered = runtime
@@ -101,19 +97,61 @@ export async function prepareRequest(
       `prepareStep forces tool ${JSON.stringify(toolChoice.tool)}, which the step does not offer; it offers ${offered.join(', ') || '(none)'}`,
     )
   }
+  const changed = Object.keys(prepared).length === 0 ? undefined : prepared
+  return requestOf(runtime, scope, stepScope, system ?? context.system, changed)
+}
+
+/**
+ * The request of a step rebuilt from what its `prepareStep` changed, as recorded (T4.4), without
+ * calling `prepareStep` again (T4.5): the same system prompt, tool choice and narrowing. A
+ * recorded name the scope no longer offers is left out, so a rebuilt step never offers more than
+ * the step did. `undefined` rebuilds the agent's own step.
+ */
+export function restoreRequest(
+  prepared: PreparedStep | undefined,
+  context: { runtime: StepRuntime; scope: RuntimeScope; system: string | undefined },
+): PreparedRequest {
+  const { runtime, scope } = context
+  const system = prepared?.system ?? context.system
+  if (prepared?.tools === undefined) return requestOf(runtime, scope, scope, system, prepared)
+  const view = runtime.view(scope)
+  const allow = prepared.tools.filter((name) => view.get(name) !== undefined)
+  return requestOf(runtime, scope, narrowed(runtime, scope, allow), system, prepared)
+}
+
+/** A child scope of `scope` restricted to exactly the names `allow` (T4.2). */
+function narrowed(runtime: StepRuntime, scope: RuntimeScope, allow: readonly string[]): RuntimeScope {
+  const child = runtime.scope({ parent: scope })
+  try {
+    child.restrict({ allow: [...allow] })
+  } catch (error) {
+    child.dispose()
+    throw error
+  }
+  return child
+}
+
+/** The request of a step that reads `stepScope`: the agent's `scope` itself, or a child it owns and disposes. */
+function requestOf(
+  runtime: StepRuntime,
+  scope: RuntimeScope,
+  stepScope: RuntimeScope,
+  system: string | undefined,
+  prepared: PreparedStep | undefined,
+): PreparedRequest {
   return {
     scope: stepScope,
-    system: system ?? context.system,
-    toolChoice,
-    prepared: Object.keys(prepared).length === 0 ? undefined : prepared,
+    system,
+    toolChoice: prepared?.toolChoice,
+    prepared,
+    hides: (name) =>
+      stepScope !== scope &&
+      runtime.view(stepScope).get(name) === undefined &&
+      runtime.view(scope).get(name) !== undefined,
     dispose: () => {
       if (stepScope !== scope) stepScope.dispose()
     },
   }
-}
-
-function unchanged(scope: RuntimeScope, system: string | undefined): PreparedRequest {
-  return { scope, system, toolChoice: undefined, prepared: undefined, dispose: () => {} }
 }
 
 function checkChoice(choice: unknown): void {

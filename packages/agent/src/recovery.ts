@@ -18,6 +18,11 @@ export interface RecoveryOptions {
   readonly turn: number
   /** Builds a call's pipeline input the way the loop does: arguments, idempotency scope, effect sink. */
   readonly input: (block: ToolCallBlock, step: number) => ToolCallInput
+  /**
+   * True for a tool the interrupted step's `prepareStep` kept out (T4.5): such a call failed
+   * `UNKNOWN_TOOL` before anything ran, so it runs again in `scope` and fails the same way.
+   */
+  readonly hides?: (name: string) => boolean
 }
 
 /**
@@ -38,16 +43,19 @@ export async function recoverSession(options: RecoveryOptions): Promise<void> {
 /**
  * Answers the given interrupted calls one by one in model order by F1.4's rule, leaving the
  * turn open (F2.7): a call with receipts gets `TOOL_EFFECT_RECORDED`, a `'read'` or
- * `'idempotent'` one is run again and its result appended, any other `TOOL_OUTCOME_UNKNOWN`.
+ * `'idempotent'` one is run again and its result appended, and so is one whose tool the step
+ * kept out (`hides`, T4.5), which fails `UNKNOWN_TOOL` without running; any other gets
+ * `TOOL_OUTCOME_UNKNOWN`.
  */
 export async function recoverCalls(
   options: RecoveryOptions & { readonly calls: readonly InterruptedCall[] },
 ): Promise<void> {
-  const { runtime, scope, session, turn, input } = options
+  const { runtime, scope, session, turn, input, hides } = options
   const view = runtime.view(scope)
   for (const { step, block, receipts } of options.calls) {
     const where = { turn, step }
-    if (receipts.length === 0 && isRepeatable(effectOf(view.get(block.name)))) {
+    const again = hides?.(block.name) === true || isRepeatable(effectOf(view.get(block.name)))
+    if (receipts.length === 0 && again) {
       const result = await runtime.execute(input(block, step))
       await session.appendBatch([toolResultEvent(where, block, result)])
     } else {

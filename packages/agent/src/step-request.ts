@@ -3,7 +3,7 @@ import type { Session, StepRef } from '@tooltx/session'
 import type { AgentRuntime } from './agent-runtime.js'
 import type { ContextBudget } from './context/context-budget.js'
 import { type ModelAdapter, type ModelRequest, systemPrompt } from './model/model.js'
-import { type PreparedRequest, type PrepareStep, prepareRequest } from './prepare-step.js'
+import { type PreparedRequest, type PrepareStep, prepareRequest, restoreRequest } from './prepare-step.js'
 
 /** What building one step's request needs from the loop. */
 export interface StepRequestContext extends StepRef {
@@ -38,7 +38,7 @@ export async function stepRequest(ctx: StepRequestContext): Promise<StepRequest>
   const { runtime, scope, session, turn, step } = ctx
   const prepared =
     ctx.prepareStep === undefined
-      ? { scope, system: ctx.system, toolChoice: undefined, prepared: undefined, dispose: () => {} }
+      ? restoreRequest(undefined, { runtime, scope, system: ctx.system })
       : await prepareRequest(
           ctx.prepareStep,
           { turn, step, messages: session.messages(), tools: toolNames(runtime.view(scope)) },

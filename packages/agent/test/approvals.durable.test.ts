@@ -225,7 +225,9 @@ describe('F2 durable approvals', () => {
       argumentsDigest: asked.data.argumentsDigest,
       by: 'alice',
       reason: 'ok',
+      decidedAt: expect.any(String),
     })
+    expect(Date.parse(decided.decidedAt!)).toBeLessThanOrEqual(Date.now())
     expect(pendingApprovals(r.session)).toEqual([])
     const done = await agent.resume()
     expect(done).toMatchObject({ turn: 1, reason: 'completed', text: 'paid' })
@@ -593,7 +595,15 @@ describe('F2 durable approvals', () => {
       },
       {
         type: 'approval/decided',
-        data: { ...where, callId: 'c1', name: 'pay', outcome: 'allowed-once', argumentsDigest: 'd', by: 'a' },
+        data: {
+          ...where,
+          callId: 'c1',
+          name: 'pay',
+          outcome: 'allowed-once',
+          argumentsDigest: 'd',
+          by: 'a',
+          decidedAt: new Date().toISOString(),
+        },
       },
       { type: 'turn/resumed', data: where },
     ]

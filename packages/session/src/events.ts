@@ -100,9 +100,14 @@ export interface UserMessageData extends StepRef {
   readonly message: UserMessage
 }
 
-/** `assistant/message`: the model's reply; tool-call blocks keep the raw argument string (L3.4). */
+/**
+ * `assistant/message`: the model's reply; tool-call blocks keep the raw argument string (L3.4).
+ * `prepared` is what `prepareStep` changed for the step (T4.4), durable before any of its calls
+ * starts, so a resumed or recovered step runs as the step did (T4.5).
+ */
 export interface AssistantMessageData extends StepRef {
   readonly content: readonly AssistantBlock[]
+  readonly prepared?: PreparedStep
 }
 
 /** `tool/call`: appended just before the pipeline runs, with the raw argument string (L4.4). */
@@ -152,8 +157,9 @@ export interface ApprovalAskedData extends StepRef {
 
 /**
  * `approval/decided` (L8.1–L8.3); crash repair records `'cancelled'` (L9.4). A decision of a
- * durable ask (F2.5) names who made it (`by`) and may say why (`reason`); an expiry records
- * `'expired'` without `by`.
+ * durable ask (F2.5) names who made it (`by`), when (`decidedAt`, an ISO time) and may say why
+ * (`reason`); an expiry records `'expired'` without `by`, with the time it was noticed. The log
+ * refuses one the decision rule refuses (F2.13, `judgeDecision`).
  */
 export interface ApprovalDecidedData extends StepRef {
   readonly callId: string
@@ -162,6 +168,7 @@ export interface ApprovalDecidedData extends StepRef {
   readonly argumentsDigest?: string
   readonly by?: string
   readonly reason?: string
+  readonly decidedAt?: string
 }
 
 /**

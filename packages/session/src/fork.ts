@@ -1,6 +1,8 @@
 import { definitionError } from '@tooltx/core'
 import type { NewSessionEvent, SessionEvent, SessionForkData } from './events.js'
-import { openSession, repairSession, type Session } from './session.js'
+import { LogState } from './log-state.js'
+import { repairPlan } from './repair.js'
+import { openSession, type Session } from './session.js'
 import { assertSessionId, type SessionStore } from './store.js'
 
 /** Where to cut the source: the last `seq` to keep, or everything before turn `turn + 1` starts. */
@@ -60,7 +62,12 @@ function freshId(source: string, at: number, taken: ReadonlySet<string>): string
  * (A2.1): first a `session/fork { source, at }` event, then the source's events with `seq` ≤
  * `at` (a source that is itself a fork keeps its own lineage event out, so seqs stay aligned),
  * then the repair a crash at that point would get (L9: open calls answered, approvals
- * cancelled, the step and turn closed). Resolves with the new session, open, for the caller
+ * cancelled, the step and turn closed), in the same write. A turn suspended on a durable
+ * approval (F2.3) is closed the same way (A2.6): its calls without a result get
+ * `TOOL_EFFECT_RECORDED` or `TOOL_OUTCOME_UNKNOWN` (the source may run or have run them), its
+ * pending ask is cancelled, so nothing the source ran or may run is run again by the fork, and
+ * no decision the source made or refused can be made again in it. Resolves with the new
+ * session, open, for the caller
  * to continue and close. The source is only read: nothing of it changes (A2.2). Throws
  * `INVALID_DEFINITION` for a missing source, a bad point or an id that is taken.
  */
@@ -84,10 +91,11 @@ export async function forkSession(
   for (const event of source.slice(0, at)) {
     if (event.type !== 'session/fork') kept.push({ type: event.type, data: event.data } as NewSessionEvent)
   }
+  const state = new LogState()
+  for (const event of kept) state.apply(event)
   const fork = await openSession(store, { id })
   try {
-    await fork.appendBatch(kept)
-    await repairSession(fork)
+    await fork.appendBatch([...kept, ...repairPlan(state, true)])
   } catch (error) {
     await fork.close()
     throw error

@@ -1,4 +1,5 @@
 import { isApprovalOutcome, type JsonValue, type ToolCallBlock } from '@tooltx/core'
+import { judgeDecision } from './decision-rule.js'
 import { EVENT_SCOPES } from './event-scopes.js'
 import {
   type ApprovalAskedData,
@@ -143,10 +144,11 @@ export class LogState {
       const { asked, decided } = isObject(entry) ? entry : {}
       if (!isObject(asked) || !isId(asked.callId) || asked.durable !== true) return undefined
       if (decided !== null && !(isObject(decided) && decided.callId === asked.callId)) return undefined
-      state.#durable.set(asked.callId, {
-        asked: asked as unknown as ApprovalAskedData,
-        decided: (decided ?? undefined) as unknown as ApprovalDecidedData | undefined,
-      })
+      const ask = asked as unknown as ApprovalAskedData
+      const decision = (decided ?? undefined) as unknown as ApprovalDecidedData | undefined
+      // A decision the rule refuses is not obeyed from a checkpoint either (F2.15).
+      if (decision !== undefined && judgeDecision(ask, decision) !== undefined) return undefined
+      state.#durable.set(asked.callId, { asked: ask, decided: decision })
     }
     return state
   }
@@ -223,14 +225,7 @@ export class LogState {
           return `step/end stop ${q(data.stop)} is not { reason: <a known stop reason>, raw? }`
         return undefined
       case 'approval/decided':
-        if (!isId(data.callId) || !this.pendingApprovals.has(data.callId)) {
-          return `approval/decided for call ${q(data.callId)} does not follow an undecided approval/asked`
-        }
-        if (!isApprovalOutcome(data.outcome)) return `approval/decided outcome ${q(data.outcome)}`
-        if (data.by !== undefined && !isId(data.by)) return 'approval/decided "by" must be a non-empty string'
-        if (data.reason !== undefined && typeof data.reason !== 'string')
-          return 'approval/decided "reason" must be a string'
-        return undefined
+        return this.#checkDecided(data)
       case 'turn/end':
         if (!TURN_END_REASONS.has(data.reason as string))
           return `turn/end reason ${q(data.reason)} is unknown`
@@ -279,6 +274,25 @@ export class LogState {
     return this.#checkCallStep('approval/asked', data, a.step)
   }
 
+  /** V1.6, F2.13: one decision per ask, of a known outcome; a durable ask's passes the decision rule. */
+  #checkDecided(data: Data): string | undefined {
+    const asked = isId(data.callId) ? this.pendingApprovals.get(data.callId) : undefined
+    if (asked === undefined) {
+      return `approval/decided for call ${q(data.callId)} does not follow an undecided approval/asked`
+    }
+    if (!isApprovalOutcome(data.outcome)) return `approval/decided outcome ${q(data.outcome)}`
+    if (data.by !== undefined && !isId(data.by)) return 'approval/decided "by" must be a non-empty string'
+    if (data.reason !== undefined && typeof data.reason !== 'string')
+      return 'approval/decided "reason" must be a string'
+    if (data.decidedAt !== undefined && typeof data.decidedAt !== 'string')
+      return 'approval/decided "decidedAt" must be an ISO time'
+    if (asked.durable !== true) return undefined
+    const refused = judgeDecision(asked, data as unknown as ApprovalDecidedData)
+    return refused === undefined
+      ? undefined
+      : `approval/decided breaks the decision rule: ${refused.message}; decide() records a decision that passes it`
+  }
+
   /** F2.7: a turn resumes in its open step, only once the call it waits on is decided. */
   #checkResumed(data: Data): string | undefined {
     if (!this.stepOpen || data.step !== this.step) return 'turn/resumed outside the open step'
@@ -305,6 +319,12 @@ export class LogState {
 
   #checkAssistantMessage(data: Data): string | undefined {
     if (!Array.isArray(data.content)) return 'assistant/message needs a content array'
+    const { prepared } = data
+    if (
+      prepared !== undefined &&
+      !(isObject(prepared) && (prepared.tools === undefined || isNameList(prepared.tools)))
+    )
+      return 'assistant/message "prepared" must be { system?, tools?: [<names>], toolChoice? }'
     const ids = new Set<string>()
     for (const block of data.content as unknown[]) {
       if (!isObject(block) || !isId(block.type))
@@ -571,6 +591,7 @@ export class LogState {
 
 const isCountOrZero = (x: unknown): x is number => Number.isSafeInteger(x) && (x as number) >= 0
 const isIdList = (x: unknown): x is string[] => Array.isArray(x) && x.every(isId)
+const isNameList = (x: unknown): x is string[] => Array.isArray(x) && x.every((n) => typeof n === 'string')
 
 /** The `assistant` part of a `LogState.toJSON` value: `undefined` for `null`, `false` when malformed. */
 function restoreAssistant(a: unknown): AssistantTurn | undefined | false {

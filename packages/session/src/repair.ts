@@ -27,12 +27,14 @@ export const NOT_STARTED_TEXT = 'Error: tool call was not started before the ses
  * `step/end` if a step is still open (L9.8); then `turn/end { reason: 'interrupted' }` if the
  * turn is still open. Empty for a valid log, so
  * applying it twice appends nothing the second time (L9.5), and empty for a suspended turn
- * (F2.3), which waits for a decision and an agent to resume it, not for a repair (L9.1).
+ * (F2.3), which waits for a decision and an agent to resume it, not for a repair (L9.1) —
+ * unless `closeSuspended`: a fork closes a suspended turn like any other (A2.6), so its
+ * waiting call, decided or not, is answered without running and its ask is cancelled.
  * Deferred contexts are not recreated (L9.7).
  */
-export function repairPlan(state: LogState): NewSessionEvent[] {
+export function repairPlan(state: LogState, closeSuspended = false): NewSessionEvent[] {
   const plan: NewSessionEvent[] = []
-  if (state.waiting() !== undefined) return plan
+  if (!closeSuspended && state.waiting() !== undefined) return plan
   const { turn, assistant } = state
   if (assistant !== undefined) {
     const { step } = assistant

@@ -1,7 +1,8 @@
 import type { ToolCallBlock } from '@tooltx/core'
-import type { ApprovalAskedData, ApprovalDecidedData, SessionEvent } from './events.js'
+import type { ApprovalAskedData, ApprovalDecidedData, PreparedStep, SessionEvent } from './events.js'
 import { LogState } from './log-state.js'
 import type { InterruptedCall } from './repair.js'
+import { stepPreparation } from './step-preparation.js'
 
 /** A call of a suspended turn that has no `tool/result` yet, from the waiting call on (F2.3). */
 export interface ParkedCall {
@@ -15,7 +16,8 @@ export interface ParkedCall {
  * order with a durable ask since the turn started or last resumed, and no result), that ask and
  * its decision if one was made, the earlier calls left without a result (a process that died
  * before they settled; resumed by F1.4's rule), and the waiting call with every later one not
- * yet answered (none of them passed its policy phase, so each runs from scratch on resume).
+ * yet answered (none of them passed its policy phase, so each runs from scratch on resume), and
+ * what `prepareStep` changed for the step (the resume rebuilds it, T4.5).
  */
 export interface SuspendedTurn {
   readonly turn: number
@@ -28,6 +30,8 @@ export interface SuspendedTurn {
   readonly decided: ApprovalDecidedData | undefined
   readonly interrupted: readonly InterruptedCall[]
   readonly parked: readonly ParkedCall[]
+  /** What `prepareStep` changed for the step, as its `assistant/message` records it (T4.4). */
+  readonly prepared: PreparedStep | undefined
 }
 
 /** The suspended turn `events` end in, or `undefined` when the latest turn is not suspended (F2.3). */
@@ -54,5 +58,6 @@ export function suspendedTurn(events: readonly SessionEvent[]): SuspendedTurn | 
     decided: waiting.decided,
     interrupted,
     parked,
+    prepared: stepPreparation(events),
   }
 }

@@ -29,7 +29,15 @@ const ask: NewSessionEvent = {
 }
 const decided: NewSessionEvent = {
   type: 'approval/decided',
-  data: { ...where, callId: 'c2', name: 'pay', outcome: 'allowed-once', argumentsDigest: 'd', by: 'ann' },
+  data: {
+    ...where,
+    callId: 'c2',
+    name: 'pay',
+    outcome: 'allowed-once',
+    argumentsDigest: 'd',
+    by: 'ann',
+    decidedAt: '2029-06-01T00:00:00.000Z',
+  },
 }
 
 async function fresh(events: readonly NewSessionEvent[]) {

@@ -419,4 +419,32 @@ describe('Q4.2 checkpoint + tail == full replay', () => {
       expect(LogState.restore(bad)).toBeUndefined()
     }
   })
+
+  it('F2.15, L11.8: a checkpoint whose durable ask holds a decision the decision rule refuses is not restored', () => {
+    const where = { turn: 1, step: 1 }
+    const asked = {
+      ...where,
+      callId: 'c1',
+      name: 'pay',
+      argumentsDigest: 'd',
+      durable: true,
+      expiresAt: '2030-01-01T00:00:00.000Z',
+      deciders: ['ann'],
+    }
+    const decided = { ...where, callId: 'c1', name: 'pay', outcome: 'allowed-once', argumentsDigest: 'd' }
+    const lawful = { ...decided, by: 'ann', decidedAt: '2029-01-01T00:00:00.000Z' }
+    const checkpoint = (decision: object) => ({
+      ...(new LogState().toJSON() as object),
+      durable: [{ asked, decided: decision }],
+    })
+    expect(LogState.restore(checkpoint(lawful))).toBeDefined()
+    for (const forged of [
+      { ...lawful, by: 'mallory' },
+      { ...lawful, argumentsDigest: 'e' },
+      { ...lawful, decidedAt: '2031-01-01T00:00:00.000Z' },
+      decided,
+    ]) {
+      expect(LogState.restore(checkpoint(forged))).toBeUndefined()
+    }
+  })
 })

@@ -46,4 +46,42 @@ describe('A2 session/fork events', () => {
     expect(source.events().map((e) => e.type)).toEqual(['turn/start', 'step/start', 'assistant/message'])
     expect((await store.load('live')).length).toBe(3)
   })
+
+  it('A2.6: a fork cut inside a suspended turn closes it: the waiting call is answered without running and its ask cancelled', async () => {
+    const store = memoryStore()
+    const source = await openSession(store, { id: 'held' })
+    const call = { type: 'tool-call' as const, id: 'c1', name: 'pay', arguments: '{}' }
+    const where = { turn: 1, step: 1 }
+    await source.appendBatch([
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'step/start', data: where },
+      { type: 'assistant/message', data: { ...where, content: [call] } },
+      { type: 'tool/call', data: { ...where, callId: 'c1', name: 'pay', arguments: '{}' } },
+    ])
+    const ask = { ...where, callId: 'c1', name: 'pay', argumentsDigest: 'd' }
+    await source.append('approval/asked', { ...ask, durable: true, expiresAt: '2999-01-01T00:00:00.000Z' })
+    // Plain repair leaves a suspended turn alone (L9.1); a fork closes it.
+    await source.close()
+    const reopened = await openSession(store, { id: 'held' })
+    expect(reopened.events().length).toBe(5)
+    const fork = await forkSession(store, 'held', { at: 5 })
+    expect(
+      fork
+        .events()
+        .slice(6)
+        .map((e) => [e.type, 'outcome' in e.data ? e.data.outcome : e.data]),
+    ).toEqual([
+      [
+        'tool/result',
+        expect.objectContaining({
+          callId: 'c1',
+          error: expect.objectContaining({ code: 'TOOL_OUTCOME_UNKNOWN' }),
+        }),
+      ],
+      ['approval/decided', 'cancelled'],
+      ['step/end', where],
+      ['turn/end', { turn: 1, reason: 'interrupted' }],
+    ])
+    expect(reopened.events().length).toBe(5)
+  })
 })
