@@ -39,6 +39,40 @@ export function leaseHeldError(id: string, holder: string, expires: number): Too
 }
 
 /**
+ * The error `openSession` rejects with when another handle of the same store object has
+ * session `id` open (L14.6): a lease has one owner, a handle, so the second open neither shares
+ * it nor repairs the turn the first may be running.
+ */
+export function handleOpenError(id: string): ToolError {
+  return invariantError(
+    `session "${id}" is open in another handle of this store object, which holds its lease until that handle is closed; it was not opened again and nothing in it was repaired — use the open handle, or close it (session.close()) and then open the session again`,
+  )
+}
+
+/**
+ * The sessions a store object has open in a handle (L14.6): `openSession` claims one through
+ * `store.acquire`, `session.close()` frees it through `store.release`.
+ */
+export class OpenHandles {
+  readonly #open = new Set<string>()
+
+  /** Throws `handleOpenError` when a handle of this store object has `id` open; else records one. */
+  claim(id: string): void {
+    if (this.#open.has(id)) throw handleOpenError(id)
+    this.#open.add(id)
+  }
+
+  /** Forgets the handle of `id` (its session was closed or its open failed). */
+  free(id: string): void {
+    this.#open.delete(id)
+  }
+
+  clear(): void {
+    this.#open.clear()
+  }
+}
+
+/**
  * The error a fenced writer gets: its lease on session `id` was taken over by `holder`, so it
  * may no longer append; it wrote nothing.
  */

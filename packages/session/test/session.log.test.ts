@@ -203,6 +203,7 @@ describe('L1 the session log', () => {
       'step/start 3 does not follow step 1',
     )
     await first.append('turn/end', { turn: 1, reason: 'completed' })
+    await first.close()
     const again = await open(store)
     await expect(again.append('turn/start', { turn: 1 })).rejects.toThrow(
       'turn/start 1 does not follow turn 1',
