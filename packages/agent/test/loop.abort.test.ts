@@ -40,7 +40,7 @@ describe('L6 abort (SQLite session)', () => {
     const synthesized = r.session
       .events()
       .filter(
-        (e) => e.type !== 'session/fork' && e.data.turn === 1 && 'callId' in e.data && e.data.callId === 'c3',
+        (e) => 'turn' in e.data && e.data.turn === 1 && 'callId' in e.data && e.data.callId === 'c3',
       )
     expect(synthesized.map((e) => e.data)).toEqual([
       { turn: 1, step: 1, callId: 'c3', name: 'write', arguments: '{"id":"3"}' },

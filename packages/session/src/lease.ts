@@ -33,7 +33,7 @@ export function leaseMsOf(options: LeaseOptions | undefined): number {
  * it names the holder and when its lease runs out, and says nothing was repaired.
  */
 export function leaseHeldError(id: string, holder: string, expires: number): ToolError {
-  return invariantError(
+  return held(
     `session "${id}" is held by another live writer (${holder}) whose lease runs until ${new Date(expires).toISOString()} unless it renews it; it was not opened and nothing in it was repaired — wait until that writer closes the session, or until its lease runs out if it died, then open it again`,
   )
 }
@@ -44,7 +44,7 @@ export function leaseHeldError(id: string, holder: string, expires: number): Too
  * it nor repairs the turn the first may be running.
  */
 export function handleOpenError(id: string): ToolError {
-  return invariantError(
+  return held(
     `session "${id}" is open in another handle of this store object, which holds its lease until that handle is closed; it was not opened again and nothing in it was repaired — use the open handle, or close it (session.close()) and then open the session again`,
   )
 }
@@ -70,6 +70,24 @@ export class OpenHandles {
   clear(): void {
     this.#open.clear()
   }
+}
+
+const heldErrors = new WeakSet<object>()
+
+/** An `INVARIANT` error that `isLeaseHeld` recognizes. */
+function held(message: string): ToolError {
+  const error = invariantError(message)
+  heldErrors.add(error)
+  return error
+}
+
+/**
+ * True for the error `openSession` rejects with because the session is busy — another live
+ * writer or another open handle holds its lease (`leaseHeldError`, `handleOpenError`) — so
+ * the caller may simply try again later (N2.10); false for any other error.
+ */
+export function isLeaseHeld(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && heldErrors.has(error)
 }
 
 /**
