@@ -55,7 +55,9 @@ RETURNING epoch::float8 AS epoch`
 const LEASE_OF = 'SELECT events, holder, token, expires FROM tooltx_sessions WHERE id = $1'
 const RELEASE = `UPDATE tooltx_sessions SET holder = NULL, token = NULL, backend = NULL, expires = NULL WHERE id = $1 AND token = $2`
 const RELEASE_ALL = `UPDATE tooltx_sessions SET holder = NULL, token = NULL, backend = NULL, expires = NULL WHERE token = $1`
-const RENEW = `UPDATE tooltx_sessions SET expires = now() + $2 * interval '1 millisecond' WHERE token = $1`
+// Run over the lease connection, so it also re-binds the leases to that connection when a killed
+// one was replaced (N1.7): otherwise the dead backend would free them to any other store.
+const RENEW = `UPDATE tooltx_sessions SET expires = now() + $2 * interval '1 millisecond', backend = pg_backend_pid() WHERE token = $1`
 const ENSURE = 'INSERT INTO tooltx_sessions (id) VALUES ($1) ON CONFLICT (id) DO NOTHING'
 
 interface LeaseRow {
@@ -109,7 +111,10 @@ export function postgresStore(connection: string | PgPool, options: PostgresStor
     return ready
   }
 
-  /** The connection leases are taken and renewed over; a broken one is replaced on next use. */
+  /**
+   * The connection leases are taken and renewed over; a broken one is replaced at once, and the
+   * leases held are renewed (so re-bound, N1.7) over the new one.
+   */
   const leases = (): Promise<PgPoolClient> => {
     if (leaseClient === undefined) {
       const connecting = pool.connect()
@@ -119,6 +124,7 @@ export function postgresStore(connection: string | PgPool, options: PostgresStor
           client.on('error', () => {
             if (leaseClient === connecting) leaseClient = undefined
             client.release(true)
+            if (!closed && held.size > 0) renew()
           }),
         () => {
           if (leaseClient === connecting) leaseClient = undefined
@@ -128,11 +134,13 @@ export function postgresStore(connection: string | PgPool, options: PostgresStor
     return leaseClient
   }
 
-  const heartbeat = new Heartbeat(leaseMs, () => {
+  /** Renews every lease this store holds over the lease connection; never throws. */
+  const renew = (): void => {
     void leases()
       .then((client) => client.query(RENEW, [token, leaseMs]))
       .catch(() => {})
-  })
+  }
+  const heartbeat = new Heartbeat(leaseMs, renew)
 
   /** Takes the lease of `id`; resolves with its new epoch, or with who holds it when another live writer does. */
   const takeLease = async (id: string): Promise<LeaseRow | number> => {
