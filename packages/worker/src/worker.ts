@@ -154,6 +154,7 @@ class TurnWorker implements Worker {
       const off = session.on((event) => {
         if (event.type === 'turn/start' && this.#graceOver) agent.abort()
       })
+      let outcome: TurnOutcome
       try {
         // A turn suspended on a durable approval is resumed first (F2.12): it continues once
         // decided; while nobody has decided, the job is done once the log holds its message and
@@ -164,7 +165,7 @@ class TurnWorker implements Worker {
           plan = planSubmission(session.events(), submission.id)
           if (plan === 'answered') return this.#report(submission, plan, 'done')
         }
-        const outcome = await agent.inject(markedMessage(submission, plan))
+        outcome = await agent.inject(markedMessage(submission, plan))
         if (outcome.reason === 'suspended') return this.#suspended(submission, plan, session, outcome)
       } finally {
         off()
@@ -176,7 +177,8 @@ class TurnWorker implements Worker {
         return this.#report(submission, plan, 'done')
       if (this.#stopping !== undefined)
         return this.#wait(submission, plan, 'the worker is stopping; its turn was aborted')
-      const reason = 'the turn did not end durably (aborted, or its end was not written)'
+      const why = outcome.error === undefined ? '' : `: ${outcome.error}`
+      const reason = `the turn did not end durably (aborted, or its end was not written)${why}`
       throw await this.#fail(submission, plan, attempt, reason, undefined, session)
     } finally {
       await session.close().catch(() => {})

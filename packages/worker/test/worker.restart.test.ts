@@ -59,20 +59,19 @@ describe.skipIf(bin === undefined && process.env.CI !== 'true')(
           store,
           queue,
           concurrency: 3,
-          agent: (session) =>
-            createAgent({
-              runtime,
-              scope,
-              session,
-              model: scripted([
-                {
-                  toolCalls: [{ id: `${session.id}-c1`, name: 'ship', arguments: '{"id":"1"}' }],
-                  delayMs: 150,
-                },
-                { text: 'shipped', delayMs: 150 },
-                { text: 'shipped after the restart', delayMs: 50 },
-              ]),
-            }),
+          // A model that asks for the write once per session: a turn that resumes a cut-short one
+          // (its call already logged) only answers, as a real model told the outcome would.
+          agent: (session) => {
+            const asked = session.events().some((e) => e.type === 'tool/call')
+            const call = { id: `${session.id}-c1`, name: 'ship', arguments: '{"id":"1"}' }
+            const steps = asked
+              ? [{ text: 'shipped after the restart', delayMs: 50 }]
+              : [
+                  { toolCalls: [call], delayMs: 150 },
+                  { text: 'shipped', delayMs: 150 },
+                ]
+            return createAgent({ runtime, scope, session, model: scripted(steps) })
+          },
           onJob: (report) => reports.push(report),
         })
         const sessions = ['r1', 'r2', 'r3']
@@ -104,6 +103,10 @@ describe.skipIf(bin === undefined && process.env.CI !== 'true')(
         }
         // A write started before the restart is never run again (its outcome is unknown instead).
         expect([...runs.values()].every((n) => n === 1)).toBe(true)
+        // A job the restart cut short failed with the database's own error as its reason.
+        for (const report of reports.filter((r) => r.result === 'handed-back')) {
+          expect(report.reason).toMatch(/^the (turn did not end durably .*|session could not be opened): \S/)
+        }
         // The restart closed connections under the queue, and its errors say so.
         expect(errors.length).toBeGreaterThan(0)
         for (const error of errors)
