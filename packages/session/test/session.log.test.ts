@@ -223,6 +223,29 @@ describe('L1 the session log', () => {
     }
   })
 
+  it('F1.9: a store whose acquire resolves with no epoch is refused with INVALID_DEFINITION, and its lease is given back', async () => {
+    const store = memoryStore()
+    const released: string[] = []
+    const noEpoch: SessionStore = {
+      ...store,
+      acquire: async (id) => {
+        await store.acquire(id)
+        return undefined as never
+      },
+      release: async (id) => {
+        released.push(id)
+        await store.release?.(id)
+      },
+    }
+    await expect(openSession(noEpoch, { id: 'e' })).rejects.toMatchObject({
+      code: 'INVALID_DEFINITION',
+      message:
+        'store.acquire("e") resolved with undefined; a SessionStore\'s acquire must resolve with the lease\'s epoch, a whole number >= 1',
+    })
+    expect(released).toEqual(['e'])
+    expect((await openSession(store, { id: 'e' })).epoch).toBe(2)
+  })
+
   it('L1.4: a closed session refuses appends after the pending ones landed', async () => {
     const session = await open()
     const pending = session.append('turn/start', { turn: 1 })
