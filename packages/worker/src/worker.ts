@@ -52,7 +52,7 @@ export interface Worker {
   /**
    * Graceful shutdown (N2.6): takes no new job, lets running turns finish for `graceMs`, then
    * aborts the rest, whose jobs go back to the queue (waiting, N2.10) and are resumed by another worker.
-   * Resolves when every job it had is completed or handed back. The queue stays open.
+   * Resolves when every job it had is completed or put back. The queue stays open.
    */
   stop(): Promise<void>
 }
