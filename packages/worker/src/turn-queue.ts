@@ -94,7 +94,7 @@ export interface TurnQueue {
    * while its retries last).
    */
   consume(handler: SubmissionHandler, options: { concurrency: number }): Promise<Consumer>
-  /** How many submissions are not answered yet: queued, waiting for a retry, or being worked on. */
+  /** How many submissions are not answered yet: queued, waiting (N2.10) or for a retry, or being worked on. */
   pending(): Promise<number>
   /** Closes the connection pool; stop consumers first. */
   close(): Promise<void>
