@@ -73,6 +73,11 @@ const EXPECTED: Record<string, readonly string[]> = {
     'completed Refunded.',
     'approval/asked → approval/decided → turn/resumed → tool/result',
   ],
+  'docs/running-many-agents.md › Fencing writes to the outside world': [
+    'epochs 1 2',
+    'stale write landed: false',
+    "stock { count: 7, fence: '2' }",
+  ],
   'docs/interop.md › OpenAI strict mode': ['{"query":"todo","cursor":null}'],
   'docs/interop.md › OpenTelemetry': [
     'execute_tool add child c1 ok',

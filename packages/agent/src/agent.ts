@@ -772,6 +772,8 @@ class AgentLoop implements Agent {
       // The key derives from the session, the call id and the arguments: the same on resume (F1.2).
       input.idempotencyScope = session.id
       input.onEffect = effectSink(session, this.#position, block, fail)
+      // A later owner of the session has a larger epoch: an external system can refuse us (F1.9).
+      input.fencingToken = session.epoch
       if (bound.approver !== undefined) input.approver = bound.approver
       if (codeRuntime !== undefined) input.codeRuntime = codeRuntime
       input.onCodeDispatch = bound.sink

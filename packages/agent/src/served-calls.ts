@@ -94,6 +94,7 @@ export function servedCallRecorder(
       ...input,
       idempotencyScope: session.id,
       onEffect: effectSink(session, where, block, lost),
+      fencingToken: session.epoch,
       ...(input.approver === undefined
         ? {}
         : { approver: recordingApprover(input.approver, session, () => where, lost) }),

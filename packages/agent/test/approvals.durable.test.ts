@@ -611,6 +611,8 @@ describe('F2 durable approvals', () => {
       const store = memoryStore()
       const seed = await openSession(store, { id: 's' })
       await seed.appendBatch(log)
+      // The process that wrote it dies, giving its lease back (L14.6).
+      await seed.close()
       const t = tools()
       const session = await openSession(store, { id: 's', repair })
       expect(suspendedTurn(session.events())).toBeUndefined()

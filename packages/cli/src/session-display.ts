@@ -52,7 +52,7 @@ export type DisplayEntry =
        * context compaction (T3.7), a reply that stopped for a reason other than its end (T2.2),
        * or a suspended turn that resumed after its approval was decided (F2.7).
        */
-      readonly what: 'fork' | 'effect' | 'compacted' | 'stop' | 'resumed'
+      readonly what: 'fork' | 'effect' | 'compacted' | 'stop' | 'resumed' | 'submission-failed'
       readonly text: string
     })
   | (At & { readonly kind: 'turn-start' })
@@ -171,6 +171,18 @@ export class SessionDisplay {
           what: 'fork',
           text: `forked from ${event.data.source} at seq ${event.data.at}`,
         }
+      case 'submission/failed': {
+        const { submission, reason, message } = event.data
+        const text = contentText(message.content).replace(/\s+/g, ' ')
+        return {
+          kind: 'note',
+          seq,
+          turn: 0,
+          step: 0,
+          what: 'submission-failed',
+          text: `✗ submitted message ${submission} was given up, never answered: ${reason} (message: ${JSON.stringify(text)})`,
+        }
+      }
       case 'tool/effect':
         return {
           kind: 'note',

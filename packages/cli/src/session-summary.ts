@@ -19,13 +19,17 @@ export interface SessionSummary {
   readonly status: SessionStatus
   /** The session and seq it was forked from (A2.3), `undefined` for a session that is not a fork. */
   readonly forkedFrom: SessionForkData | undefined
+  /** How many submitted messages a worker gave up on, never answered (`submission/failed`, N2.12). */
+  readonly failedSubmissions: number
 }
 
-/** The task, status and lineage of a session's events. Total for any event list a log holds. */
+/** The task, status, lineage and failed submissions of a session's events. Total for any event list a log holds. */
 export function summarizeSession(events: readonly SessionEvent[]): SessionSummary {
   let task: string | undefined
   let status: SessionStatus = 'empty'
+  let failedSubmissions = 0
   for (const event of events) {
+    if (event.type === 'submission/failed') failedSubmissions++
     if (event.type === 'turn/start') status = 'unfinished'
     if (event.type === 'turn/end') status = event.data.reason
     if (task === undefined && event.type === 'user/message' && event.data.message.source === undefined) {
@@ -37,5 +41,5 @@ export function summarizeSession(events: readonly SessionEvent[]): SessionSummar
     }
   }
   if (status === 'unfinished' && suspendedTurn(events) !== undefined) status = 'suspended'
-  return { task, status, forkedFrom: forkOrigin(events) }
+  return { task, status, forkedFrom: forkOrigin(events), failedSubmissions }
 }

@@ -11,7 +11,9 @@ function indent(prefix: string, lines: readonly string[]): string[] {
 function entryLines(entry: DisplayEntry): string[] {
   switch (entry.kind) {
     case 'note':
-      return entry.what === 'fork' ? [entry.text] : [`    ${entry.text}`]
+      return entry.what === 'fork' || entry.what === 'submission-failed'
+        ? [entry.text]
+        : [`    ${entry.text}`]
     case 'turn-start':
       return [`── turn ${entry.turn} ──`]
     case 'step-start':

@@ -198,6 +198,30 @@ describe('tooltx replay and sessions', () => {
     expect(row('s-open')).toEqual({ status: 'unfinished', task: 'still going' })
   })
 
+  it('N2.12: a submitted message a worker gave up on is shown by sessions and replay', async () => {
+    const cwd = scratch()
+    const db = path.join(cwd, 's.db')
+    await writeSession(db, 's-given-up', { task: 'first task', end: 'completed' })
+    const store = sqliteStore(db)
+    const session = await openSession(store, { id: 's-given-up' })
+    await session.append('submission/failed', {
+      submission: 'sub-1',
+      reason: 'the agent factory threw: no model',
+      message: { role: 'user', content: [{ type: 'text', text: 'second task' }] },
+    })
+    await session.close()
+    await store.close()
+    const listed = await tooltx(cwd, 'sessions', '--db', db)
+    expect(listed.stdout).toMatch(
+      /s-given-up .* completed +\(1 submitted message failed: see replay\) first task/,
+    )
+    const replay = await tooltx(cwd, 'replay', 's-given-up', '--db', db)
+    expect(replay.code).toBe(0)
+    expect(replay.stdout).toContain(
+      '✗ submitted message sub-1 was given up, never answered: the agent factory threw: no model (message: "second task")',
+    )
+  })
+
   it('K3.6: a damaged row names the database, the session and the seq', async () => {
     const cwd = scratch()
     const db = path.join(cwd, 's.db')

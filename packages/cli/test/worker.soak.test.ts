@@ -119,7 +119,9 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.8: the soak', () => {
       await Promise.all(workers.map((w) => w.waitFor((line) => line.startsWith('tooltx worker '))))
       for (const w of workers) w.proc.kill('SIGTERM')
       expect(await Promise.all(workers.map((w) => w.exited))).toEqual(workers.map(() => 0))
-      const handedBack = everyWorker.flatMap((w) => w.lines).filter((l) => l.includes(': handed-back'))
+      const handedBack = everyWorker
+        .flatMap((w) => w.lines)
+        .filter((l) => l.includes(': handed-back') || l.includes(': waiting'))
       const reasons = new Map<string, number>()
       for (const l of handedBack) {
         const reason = l
@@ -128,7 +130,7 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.8: the soak', () => {
           .slice(0, 80)
         reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
       }
-      console.log(`soak: handed back ${handedBack.length} times: ${JSON.stringify([...reasons])}`)
+      console.log(`soak: handed back or waiting ${handedBack.length} times: ${JSON.stringify([...reasons])}`)
       expect(pending).toBe(0)
 
       const store = postgresStore(db)

@@ -53,6 +53,13 @@ export interface RunContext extends Execution {
    * not lossless JSON, and with the log's error when it could not be recorded.
    */
   readonly recordEffect: (receipt: JsonValue) => Promise<void>
+  /**
+   * The input's `fencingToken` (F1.9), absent without one. Under an agent it is the session
+   * lease's epoch, larger for every later owner of the session (a worker that took over a
+   * crashed turn): pass it with a write to an external system that keeps the largest token it
+   * has seen and refuses a smaller one, so a stale owner's late write is refused.
+   */
+  readonly fencingToken?: number
 }
 
 /** Where `recordEffect` receipts go (F1.3): resolves once the receipt is durable. */
@@ -112,6 +119,8 @@ export interface ExecuteInput {
   idempotencyScope?: string
   /** Receives the receipts the body records (F1.3); without it they are not kept. */
   onEffect?: EffectSink
+  /** The run context's `fencingToken` (F1.9): a whole number >= 0, e.g. a session lease's epoch. */
+  fencingToken?: number
   /** Orders this call's policy phases after those of the calls that entered it before (P1.8). */
   sequence?: CallSequence
 }

@@ -122,6 +122,35 @@ describe('F1 effects', () => {
     )
   })
 
+  it('F1.9: the input fencingToken is the run context fencingToken, on every attempt; absent without one; a bad one is an invariant breach', async () => {
+    const rt = createToolRuntime()
+    const seen: unknown[] = []
+    rt.register(
+      rawTool('write', {
+        execute: (_args: unknown, run: RunContext) => {
+          seen.push('fencingToken' in run ? run.fencingToken : 'absent')
+          return { ok: true }
+        },
+      }),
+    )
+    const call = (fencingToken?: unknown) =>
+      (async () =>
+        rt.execute({
+          callId: 'c',
+          name: 'write',
+          arguments: {},
+          signal: live(),
+          ...(fencingToken === undefined ? {} : { fencingToken: fencingToken as number }),
+        }))()
+    expect((await call(7)).isError).toBe(false)
+    expect((await call(0)).isError).toBe(false)
+    expect((await call()).isError).toBe(false)
+    expect(seen).toEqual([7, 0, 'absent'])
+    for (const bad of [-1, 1.5, '3', Number.NaN]) {
+      await expect(call(bad)).rejects.toThrow('execute input.fencingToken must be a whole number >= 0')
+    }
+  })
+
   it('F1.5: retry never runs a started write again unless retryWrites; read and idempotent tools are retried', async () => {
     const attempts = (effect: 'read' | 'idempotent' | 'write' | undefined, retryWrites?: boolean) => {
       const rt = createToolRuntime()

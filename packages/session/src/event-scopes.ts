@@ -1,7 +1,7 @@
 /**
  * Every session event type, in the order of L1.7 (`session/fork` first, A2.1), with the ids its
- * data carries: `session` neither (only `session/fork`), `turn` a `turn`, `step` a `turn` and a
- * `step`. The log's list of event types (`SESSION_EVENT_TYPES`) is this table's keys.
+ * data carries: `session` neither (`session/fork`, `submission/failed`), `turn` a `turn`, `step`
+ * a `turn` and a `step`. The log's list of event types (`SESSION_EVENT_TYPES`) is this table's keys.
  */
 export const EVENT_SCOPES = Object.freeze({
   'session/fork': 'session',
@@ -20,4 +20,5 @@ export const EVENT_SCOPES = Object.freeze({
   'context/compacted': 'step',
   'step/end': 'step',
   'turn/end': 'turn',
+  'submission/failed': 'session',
 } as const)

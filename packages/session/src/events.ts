@@ -203,6 +203,17 @@ export interface SessionForkData {
   readonly at: number
 }
 
+/**
+ * `submission/failed` (N2.12): a worker gave up on a submitted message (its job had no retry
+ * left), so no turn answers it. Names the submission, says why, and keeps the message. It may
+ * stand anywhere in the log and changes nothing derived from it.
+ */
+export interface SubmissionFailedData {
+  readonly submission: string
+  readonly reason: string
+  readonly message: UserMessage
+}
+
 /** Every event type and its data (L1.7). A new event type is one entry here. */
 export interface SessionEventMap {
   'session/fork': SessionForkData
@@ -221,6 +232,7 @@ export interface SessionEventMap {
   'context/compacted': ContextCompactedData
   'step/end': StepEndData
   'turn/end': TurnEndData
+  'submission/failed': SubmissionFailedData
 }
 
 /** The name of an event type. */

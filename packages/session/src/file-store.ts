@@ -13,10 +13,11 @@ import { join } from 'node:path'
 import { invariantError } from '@tooltx/core'
 import type { SessionEvent } from './events.js'
 import { readAt, readCheckpoint, writeCheckpoint } from './file-checkpoint.js'
+import { nextEpoch, syncDirectory } from './file-epoch.js'
 import { acquireLock, holdsLock, lockContent, releaseLock, renewLock } from './file-lock.js'
 import { LOG_SUFFIX, listLogs } from './file-reader.js'
 import { formatBatch, type Scan, scanLog } from './jsonl-log.js'
-import { Heartbeat, type LeaseOptions, leaseHeldError, leaseMsOf } from './lease.js'
+import { Heartbeat, type LeaseOptions, leaseHeldError, leaseMsOf, OpenHandles } from './lease.js'
 import { type CheckpointedLog, conflictError, type SessionStore } from './store.js'
 
 /** One open log file of this store. */
@@ -44,11 +45,13 @@ interface OpenLog {
  * A store that cannot get the lock can read the log but its appends reject with a conflict
  * error, and it never truncates the tail another writer may be writing. Before each write it
  * checks that the lock is still its own, so a writer whose lock was taken over is fenced.
+ * The lease's epoch (F1.9) is counted in `<id>.jsonl.epoch`, which only the lock holder writes.
  */
 export function fileStore(dir: string, options: LeaseOptions = {}): SessionStore {
   const leaseMs = leaseMsOf(options)
   const token = lockContent()
   const logs = new Map<string, OpenLog>()
+  const handles = new OpenHandles()
   const heartbeat = new Heartbeat(leaseMs, () => {
     for (const log of logs.values()) if (log.writer) renewLock(log.lock, token)
   })
@@ -147,8 +150,16 @@ export function fileStore(dir: string, options: LeaseOptions = {}): SessionStore
 
   return {
     async acquire(id) {
-      const held = takeLock(logOf(id))
-      if (held !== undefined) throw leaseHeldError(id, held.holder, held.expires)
+      handles.claim(id)
+      try {
+        const log = logOf(id)
+        const held = takeLock(log)
+        if (held !== undefined) throw leaseHeldError(id, held.holder, held.expires)
+        return nextEpoch(`${log.file}.epoch`)
+      } catch (error) {
+        handles.free(id)
+        throw error
+      }
     },
     async load(id) {
       return refresh(id, logOf(id))
@@ -193,6 +204,7 @@ export function fileStore(dir: string, options: LeaseOptions = {}): SessionStore
       return listLogs(dir)
     },
     async release(id) {
+      handles.free(id)
       const log = logs.get(id)
       if (log === undefined) return
       logs.delete(id)
@@ -201,18 +213,9 @@ export function fileStore(dir: string, options: LeaseOptions = {}): SessionStore
     },
     async close() {
       heartbeat.stop()
+      handles.clear()
       for (const log of logs.values()) closeLog(log)
       logs.clear()
     },
-  }
-}
-
-/** Makes a newly created directory entry durable. */
-function syncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r')
-  try {
-    fsyncSync(fd)
-  } finally {
-    closeSync(fd)
   }
 }

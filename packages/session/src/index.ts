@@ -5,7 +5,14 @@ export { fileReader } from './file-reader.js'
 export * from './file-store.js'
 export * from './fork.js'
 export { AppendOnlyList, type History } from './history.js'
-export { DEFAULT_LEASE_MS, type LeaseOptions, leaseHeldError, leaseLostError } from './lease.js'
+export {
+  DEFAULT_LEASE_MS,
+  handleOpenError,
+  isLeaseHeld,
+  type LeaseOptions,
+  leaseHeldError,
+  leaseLostError,
+} from './lease.js'
 export * from './memory-store.js'
 export type { PgPool } from './postgres-driver.js'
 export * from './postgres-reader.js'

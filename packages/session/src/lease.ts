@@ -33,9 +33,61 @@ export function leaseMsOf(options: LeaseOptions | undefined): number {
  * it names the holder and when its lease runs out, and says nothing was repaired.
  */
 export function leaseHeldError(id: string, holder: string, expires: number): ToolError {
-  return invariantError(
+  return held(
     `session "${id}" is held by another live writer (${holder}) whose lease runs until ${new Date(expires).toISOString()} unless it renews it; it was not opened and nothing in it was repaired — wait until that writer closes the session, or until its lease runs out if it died, then open it again`,
   )
+}
+
+/**
+ * The error `openSession` rejects with when another handle of the same store object has
+ * session `id` open (L14.6): a lease has one owner, a handle, so the second open neither shares
+ * it nor repairs the turn the first may be running.
+ */
+export function handleOpenError(id: string): ToolError {
+  return held(
+    `session "${id}" is open in another handle of this store object, which holds its lease until that handle is closed; it was not opened again and nothing in it was repaired — use the open handle, or close it (session.close()) and then open the session again`,
+  )
+}
+
+/**
+ * The sessions a store object has open in a handle (L14.6): `openSession` claims one through
+ * `store.acquire`, `session.close()` frees it through `store.release`.
+ */
+export class OpenHandles {
+  readonly #open = new Set<string>()
+
+  /** Throws `handleOpenError` when a handle of this store object has `id` open; else records one. */
+  claim(id: string): void {
+    if (this.#open.has(id)) throw handleOpenError(id)
+    this.#open.add(id)
+  }
+
+  /** Forgets the handle of `id` (its session was closed or its open failed). */
+  free(id: string): void {
+    this.#open.delete(id)
+  }
+
+  clear(): void {
+    this.#open.clear()
+  }
+}
+
+const heldErrors = new WeakSet<object>()
+
+/** An `INVARIANT` error that `isLeaseHeld` recognizes. */
+function held(message: string): ToolError {
+  const error = invariantError(message)
+  heldErrors.add(error)
+  return error
+}
+
+/**
+ * True for the error `openSession` rejects with because the session is busy — another live
+ * writer or another open handle holds its lease (`leaseHeldError`, `handleOpenError`) — so
+ * the caller may simply try again later (N2.10); false for any other error.
+ */
+export function isLeaseHeld(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && heldErrors.has(error)
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { SessionEvent } from './events.js'
+import { OpenHandles } from './lease.js'
 import { conflictError, type SessionInfo, type SessionStore } from './store.js'
 
 interface MemoryLog {
@@ -14,6 +15,9 @@ interface MemoryLog {
  */
 export function memoryStore(): SessionStore {
   const logs = new Map<string, MemoryLog>()
+  const handles = new OpenHandles()
+  /** Each session's lease epoch: counts the handles that have opened it (F1.9). */
+  const epochs = new Map<string, number>()
   const logOf = (id: string): MemoryLog => {
     let log = logs.get(id)
     if (log === undefined) {
@@ -24,8 +28,13 @@ export function memoryStore(): SessionStore {
     return log
   }
   return {
-    // The store object is the only writer its logs can have, so it always holds their leases.
-    async acquire() {},
+    // The store object is the only writer its logs can have; of its handles, one at a time (L14.6).
+    async acquire(id) {
+      handles.claim(id)
+      const epoch = (epochs.get(id) ?? 0) + 1
+      epochs.set(id, epoch)
+      return epoch
+    },
     async load(id) {
       return logOf(id).events.slice()
     },
@@ -45,6 +54,11 @@ export function memoryStore(): SessionStore {
       }
       return rows
     },
-    async close() {},
+    async release(id) {
+      handles.free(id)
+    },
+    async close() {
+      handles.clear()
+    },
   }
 }

@@ -23,8 +23,17 @@ CREATE TABLE IF NOT EXISTS tooltx_sessions (
   holder text,
   token text,
   backend integer,
-  expires timestamptz
+  expires timestamptz,
+  epoch bigint NOT NULL DEFAULT 0
 );
+-- A table from before lease epochs (F1.9) gets the column; checked first, since ALTER TABLE
+-- would lock the table against every writer's appends even when the column exists.
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM information_schema.columns WHERE table_schema = current_schema()
+    AND table_name = 'tooltx_sessions' AND column_name = 'epoch') THEN
+    ALTER TABLE tooltx_sessions ADD COLUMN epoch bigint NOT NULL DEFAULT 0;
+  END IF;
+END $$;
 CREATE TABLE IF NOT EXISTS tooltx_events (
   session text NOT NULL,
   seq integer NOT NULL,

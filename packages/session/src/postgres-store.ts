@@ -1,7 +1,14 @@
 import { hostname } from 'node:os'
 import { definitionError, type JsonValue, stringifyJson } from '@tooltx/core'
 import type { SessionEvent } from './events.js'
-import { Heartbeat, type LeaseOptions, leaseHeldError, leaseLostError, leaseMsOf } from './lease.js'
+import {
+  Heartbeat,
+  type LeaseOptions,
+  leaseHeldError,
+  leaseLostError,
+  leaseMsOf,
+  OpenHandles,
+} from './lease.js'
 import { describeConnection, loadPg, type PgPool, type PgPoolClient } from './postgres-driver.js'
 import { createSchema, listSessionRows, POSTGRES_CHANNEL, readEvents } from './postgres-schema.js'
 import { lockContent } from './process-identity.js'
@@ -33,20 +40,24 @@ SELECT pg_notify('${POSTGRES_CHANNEL}', $1 || ' ' || $3) FROM advanced`
 
 // Takes the lease when there is none, it is this store's, it ran out, or the connection that
 // took it is gone (its backend is no longer in pg_stat_activity). `backend` is the lease
-// connection's own pid, so it names the connection whose closing frees the lease.
+// connection's own pid, so it names the connection whose closing frees the lease. Every take
+// moves the session's epoch on (F1.9), the fencing token its tools get.
 const ACQUIRE = `
-INSERT INTO tooltx_sessions AS s (id, holder, token, backend, expires)
-VALUES ($1, $2, $3, pg_backend_pid(), now() + $4 * interval '1 millisecond')
+INSERT INTO tooltx_sessions AS s (id, holder, token, backend, expires, epoch)
+VALUES ($1, $2, $3, pg_backend_pid(), now() + $4 * interval '1 millisecond', 1)
 ON CONFLICT (id) DO UPDATE
-SET holder = excluded.holder, token = excluded.token, backend = excluded.backend, expires = excluded.expires
+SET holder = excluded.holder, token = excluded.token, backend = excluded.backend, expires = excluded.expires,
+  epoch = s.epoch + 1
 WHERE s.token IS NULL OR s.token = excluded.token OR s.expires <= now()
   OR NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = s.backend)
-RETURNING 1`
+RETURNING epoch::float8 AS epoch`
 
 const LEASE_OF = 'SELECT events, holder, token, expires FROM tooltx_sessions WHERE id = $1'
 const RELEASE = `UPDATE tooltx_sessions SET holder = NULL, token = NULL, backend = NULL, expires = NULL WHERE id = $1 AND token = $2`
 const RELEASE_ALL = `UPDATE tooltx_sessions SET holder = NULL, token = NULL, backend = NULL, expires = NULL WHERE token = $1`
-const RENEW = `UPDATE tooltx_sessions SET expires = now() + $2 * interval '1 millisecond' WHERE token = $1`
+// Run over the lease connection, so it also re-binds the leases to that connection when a killed
+// one was replaced (N1.7): otherwise the dead backend would free them to any other store.
+const RENEW = `UPDATE tooltx_sessions SET expires = now() + $2 * interval '1 millisecond', backend = pg_backend_pid() WHERE token = $1`
 const ENSURE = 'INSERT INTO tooltx_sessions (id) VALUES ($1) ON CONFLICT (id) DO NOTHING'
 
 interface LeaseRow {
@@ -81,6 +92,7 @@ export function postgresStore(connection: string | PgPool, options: PostgresStor
   const token = lockContent().split(' ')[2]!
   const holder = `process ${process.pid} on ${hostname()}`
   const held = new Set<string>()
+  const handles = new OpenHandles()
   let leaseClient: Promise<PgPoolClient> | undefined
   let ready: Promise<void> | undefined
   let closed = false
@@ -99,7 +111,10 @@ export function postgresStore(connection: string | PgPool, options: PostgresStor
     return ready
   }
 
-  /** The connection leases are taken and renewed over; a broken one is replaced on next use. */
+  /**
+   * The connection leases are taken and renewed over; a broken one is replaced at once, and the
+   * leases held are renewed (so re-bound, N1.7) over the new one.
+   */
   const leases = (): Promise<PgPoolClient> => {
     if (leaseClient === undefined) {
       const connecting = pool.connect()
@@ -109,6 +124,7 @@ export function postgresStore(connection: string | PgPool, options: PostgresStor
           client.on('error', () => {
             if (leaseClient === connecting) leaseClient = undefined
             client.release(true)
+            if (!closed && held.size > 0) renew()
           }),
         () => {
           if (leaseClient === connecting) leaseClient = undefined
@@ -118,14 +134,16 @@ export function postgresStore(connection: string | PgPool, options: PostgresStor
     return leaseClient
   }
 
-  const heartbeat = new Heartbeat(leaseMs, () => {
+  /** Renews every lease this store holds over the lease connection; never throws. */
+  const renew = (): void => {
     void leases()
       .then((client) => client.query(RENEW, [token, leaseMs]))
       .catch(() => {})
-  })
+  }
+  const heartbeat = new Heartbeat(leaseMs, renew)
 
-  /** Takes the lease of `id`; resolves with who holds it when another live writer does. */
-  const takeLease = async (id: string): Promise<LeaseRow | undefined> => {
+  /** Takes the lease of `id`; resolves with its new epoch, or with who holds it when another live writer does. */
+  const takeLease = async (id: string): Promise<LeaseRow | number> => {
     await schema()
     const client = await leases()
     for (let attempt = 0; attempt < 3; attempt++) {
@@ -133,7 +151,7 @@ export function postgresStore(connection: string | PgPool, options: PostgresStor
       if (taken.rowCount === 1) {
         held.add(id)
         heartbeat.start()
-        return undefined
+        return (taken.rows[0] as { epoch: number }).epoch
       }
       const row = (await client.query(LEASE_OF, [id])).rows[0] as LeaseRow | undefined
       // The holder may have let go between the two statements: try again.
@@ -172,8 +190,16 @@ export function postgresStore(connection: string | PgPool, options: PostgresStor
   return {
     async acquire(id) {
       assertOpen()
-      const other = await takeLease(id)
-      if (other !== undefined) throw leaseHeldError(id, other.holder ?? 'unknown', other.expires!.getTime())
+      handles.claim(id)
+      try {
+        const taken = await takeLease(id)
+        if (typeof taken !== 'number')
+          throw leaseHeldError(id, taken.holder ?? 'unknown', taken.expires!.getTime())
+        return taken
+      } catch (error) {
+        handles.free(id)
+        throw error
+      }
     },
     async load(id) {
       assertOpen()
@@ -195,7 +221,7 @@ export function postgresStore(connection: string | PgPool, options: PostgresStor
       }
       // This store never held the lease (or gave it back): take it if it is free, then retry.
       const other = await takeLease(id)
-      if (other !== undefined) throw conflictError(id, other.events, other.holder ?? undefined)
+      if (typeof other !== 'number') throw conflictError(id, other.events, other.holder ?? undefined)
       if (!(await insert(id, events))) {
         const now = (await pool.query(LEASE_OF, [id])).rows[0] as LeaseRow
         throw conflictError(id, now.events)
@@ -207,6 +233,7 @@ export function postgresStore(connection: string | PgPool, options: PostgresStor
       return listSessionRows(pool)
     },
     async release(id) {
+      handles.free(id)
       if (closed || !held.delete(id)) return
       if (held.size === 0) heartbeat.stop()
       await pool.query(RELEASE, [id, token])
@@ -215,6 +242,7 @@ export function postgresStore(connection: string | PgPool, options: PostgresStor
       if (closed) return
       closed = true
       heartbeat.stop()
+      handles.clear()
       try {
         if (held.size > 0) await pool.query(RELEASE_ALL, [token])
       } finally {

@@ -49,6 +49,12 @@ export type EventOf<K extends SessionEventType> = Extract<SessionEvent, { type: 
 export interface Session {
   readonly id: string
   /**
+   * The epoch of the lease this handle took (F1.9): a whole number >= 1 that grows with every
+   * `openSession` of the session, in any process, so a later owner's is always larger. The agent
+   * loop hands it to tools as `exec.fencingToken`, for external systems to refuse a stale writer.
+   */
+  readonly epoch: number
+  /**
    * Snapshots and deep-freezes `data` at once, then appends `{ seq, type, data }` after every
    * earlier append (L1.4) and resolves with the frozen event once it is durable. Rejects with
    * `INVARIANT` and leaves the log unchanged for data that is not lossless JSON (L1.3), an event
@@ -96,6 +102,7 @@ interface Opened {
 
 class SessionLog implements Session {
   readonly id: string
+  readonly epoch: number
   readonly #store: SessionStore
   readonly #verify: boolean
   readonly #reportError: (error: unknown) => void
@@ -115,8 +122,16 @@ class SessionLog implements Session {
   #tail: Promise<unknown> = Promise.resolve()
   #closed = false
 
-  constructor(store: SessionStore, id: string, opened: Opened, options: OpenSessionOptions, every: number) {
+  constructor(
+    store: SessionStore,
+    id: string,
+    epoch: number,
+    opened: Opened,
+    options: OpenSessionOptions,
+    every: number,
+  ) {
     this.id = id
+    this.epoch = epoch
     this.#store = store
     this.#verify = options.verify === true
     this.#reportError = options.reportError ?? console.error
@@ -311,8 +326,9 @@ function prepare(type: unknown, data: unknown): NewSessionEvent {
 
 /**
  * Opens session `id` in `store`, creating it empty if absent (L1.1). It first takes the
- * session's writer lease (`store.acquire`, L14.1): when another live writer holds it, this
- * rejects with the holder and when its lease runs out, and nothing is loaded or repaired. The
+ * session's writer lease for the new handle (`store.acquire`, L14.1, L14.6): when another live
+ * writer — another handle of the same store object too — holds it, this rejects naming the
+ * holder, and nothing is loaded or repaired; when the open fails later, the lease is given back. The
  * stored log is checked event by event (a damaged log rejects with `INVARIANT`), and a log left
  * mid-turn by a crash is repaired before this resolves (L9.1–L9.5).
  */
@@ -322,12 +338,24 @@ export async function openSession(store: SessionStore, options: OpenSessionOptio
   assertSessionId(id)
   if (typeof repair !== 'boolean') throw definitionError('openSession repair must be a boolean when present')
   const every = checkpointEveryOf(options.checkpointEvery)
-  await store.acquire(id)
-  const session = await sessionOf(store, id, options, every)
-  // A log opened whole (no checkpoint, or one that failed its checks) gets a fresh checkpoint.
-  await session.checkpoint()
-  if (repair) await repairSession(session)
-  return session
+  const epoch = await store.acquire(id)
+  if (!Number.isSafeInteger(epoch) || epoch < 1) {
+    await store.release?.(id)
+    throw definitionError(
+      `store.acquire("${id}") resolved with ${String(epoch)}; a SessionStore's acquire must resolve with the lease's epoch, a whole number >= 1`,
+    )
+  }
+  try {
+    const session = await sessionOf(store, id, epoch, options, every)
+    // A log opened whole (no checkpoint, or one that failed its checks) gets a fresh checkpoint.
+    await session.checkpoint()
+    if (repair) await repairSession(session)
+    return session
+  } catch (error) {
+    // A session that could not be opened holds neither the lease nor a handle (L14.6).
+    await store.release?.(id).catch(() => {})
+    throw error
+  }
 }
 
 /** `checkpointEvery` checked: a positive integer or `Infinity`. */
@@ -350,6 +378,7 @@ function checkpointEveryOf(value: unknown): number {
 async function sessionOf(
   store: SessionStore,
   id: string,
+  epoch: number,
   options: OpenSessionOptions,
   every: number,
 ): Promise<SessionLog> {
@@ -359,11 +388,11 @@ async function sessionOf(
   if (checkpointed !== undefined && state !== undefined) {
     const { seq: base, tail, before } = checkpointed
     try {
-      return new SessionLog(store, id, { base, state, tail, before }, options, every)
+      return new SessionLog(store, id, epoch, { base, state, tail, before }, options, every)
     } catch {}
   }
   const whole = { base: 0, state: new LogState(), tail: await store.load(id) }
-  return new SessionLog(store, id, whole, options, every)
+  return new SessionLog(store, id, epoch, whole, options, every)
 }
 
 /**

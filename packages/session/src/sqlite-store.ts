@@ -2,7 +2,14 @@ import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { type JsonValue, stringifyJson } from '@tooltx/core'
 import type { SessionEvent } from './events.js'
-import { Heartbeat, type LeaseOptions, leaseHeldError, leaseLostError, leaseMsOf } from './lease.js'
+import {
+  Heartbeat,
+  type LeaseOptions,
+  leaseHeldError,
+  leaseLostError,
+  leaseMsOf,
+  OpenHandles,
+} from './lease.js'
 import { liveHolder, lockContent } from './process-identity.js'
 import { CHECKPOINT_SCHEMA, sqliteCheckpoints } from './sqlite-checkpoint.js'
 import { defaultSqliteDriver, loadSqliteDriver, type SqliteDriverName } from './sqlite-driver.js'
@@ -55,7 +62,8 @@ const WAL_AUTOCHECKPOINT_FRAMES = 256
  * its seq, type and data, which `load` verifies. A session's lease (L14) is its row's
  * `lease` (`<pid> <start> <token>` of the holding store object) and `expires` (milliseconds),
  * taken in a `BEGIN IMMEDIATE` transaction, renewed by a heartbeat and by every append, and
- * checked by the append's own UPDATE, so a writer whose lease was taken over cannot append.
+ * checked by the append's own UPDATE, so a writer whose lease was taken over cannot append;
+ * its `epoch` counts the takes (F1.9).
  * Throws `INVALID_DEFINITION` when the driver cannot be loaded, naming what to install.
  */
 export function sqliteStore(
@@ -85,6 +93,10 @@ export function sqliteStore(
   if (!sessionColumns.some((c) => c.name === 'lease')) {
     db.exec('ALTER TABLE sessions ADD COLUMN lease TEXT; ALTER TABLE sessions ADD COLUMN expires INTEGER')
   }
+  // A database from before lease epochs (F1.9) counts them from 0.
+  if (!sessionColumns.some((c) => c.name === 'epoch')) {
+    db.exec('ALTER TABLE sessions ADD COLUMN epoch INTEGER NOT NULL DEFAULT 0')
+  }
 
   const ensure = db.prepare(
     'INSERT OR IGNORE INTO sessions (id, created, updated, events) VALUES (?, ?, ?, 0)',
@@ -99,7 +111,8 @@ export function sqliteStore(
     'UPDATE sessions SET updated = ?, events = ?, expires = ? WHERE id = ? AND events = ? AND lease = ?',
   )
   const leaseOf = db.prepare('SELECT events, lease, expires FROM sessions WHERE id = ?')
-  const take = db.prepare('UPDATE sessions SET lease = ?, expires = ? WHERE id = ?')
+  const take = db.prepare('UPDATE sessions SET lease = ?, expires = ?, epoch = epoch + 1 WHERE id = ?')
+  const epochOf = db.prepare('SELECT epoch FROM sessions WHERE id = ?')
   const renew = db.prepare('UPDATE sessions SET expires = ? WHERE lease = ?')
   const giveBack = db.prepare('UPDATE sessions SET lease = NULL, expires = NULL WHERE id = ? AND lease = ?')
   const giveAllBack = db.prepare('UPDATE sessions SET lease = NULL, expires = NULL WHERE lease = ?')
@@ -113,6 +126,7 @@ export function sqliteStore(
   const checkpoints = sqliteCheckpoints(db, path)
   /** The sessions whose lease this store object took (it may since have been taken over). */
   const held = new Set<string>()
+  const handles = new OpenHandles()
   let open = true
   const heartbeat = new Heartbeat(leaseMs, () => {
     try {
@@ -186,8 +200,15 @@ export function sqliteStore(
 
   return {
     async acquire(id) {
-      const other = transaction(() => takeLease(id))
-      if (other !== undefined) throw leaseHeldError(id, other.holder, other.expires)
+      handles.claim(id)
+      try {
+        const taken = transaction(() => takeLease(id) ?? (epochOf.get(id) as { epoch: number }).epoch)
+        if (typeof taken !== 'number') throw leaseHeldError(id, taken.holder, taken.expires)
+        return taken
+      } catch (error) {
+        handles.free(id)
+        throw error
+      }
     },
     async load(id) {
       const now = new Date().toISOString()
@@ -216,12 +237,14 @@ export function sqliteStore(
       return rows.map(({ id, created, updated, events }) => ({ id, created, updated, events }))
     },
     async release(id) {
+      handles.free(id)
       if (!open || !held.delete(id)) return
       giveBack.run(id, token)
       if (held.size === 0) heartbeat.stop()
     },
     async close() {
       heartbeat.stop()
+      handles.clear()
       if (open) {
         if (held.size > 0) giveAllBack.run(token)
         db.close()

@@ -17,14 +17,17 @@ export interface SessionInfo {
  */
 export interface SessionStore {
   /**
-   * Takes session `id`'s writer lease for this store object (L14): resolves once this store
-   * object holds it — at once when it already does, taking over a lease whose holder is gone
-   * (its process or connection dead, or its heartbeat run out) — and rejects with the
+   * Takes session `id`'s writer lease for one handle of this store object (L14): resolves with
+   * the lease's epoch (F1.9) once it holds it — taking over a lease whose holder is gone (its
+   * process or connection dead, or its heartbeat run out) — and rejects with the
    * `leaseHeldError` naming the holder and when its lease runs out while another live writer
-   * holds it. It changes no event. `openSession` calls it before it loads and repairs. The lease
-   * is held until `release(id)` or `close()`; while held a heartbeat renews it.
+   * holds it, or with `handleOpenError` while another handle of this store object has the
+   * session open (L14.6). It changes no event. The epoch is a whole number >= 1 that grows with
+   * every acquisition of the session, in any store object or process, so it serves as a fencing
+   * token. `openSession` calls it before it loads and repairs. The lease is held until
+   * `release(id)` or `close()`; while held a heartbeat renews it.
    */
-  acquire(id: string): Promise<void>
+  acquire(id: string): Promise<number>
   /**
    * The durable events of session `id` in `seq` order, deep-frozen; creates the session empty
    * when it does not exist. Storage damage a crash can leave (a torn last line) is repaired

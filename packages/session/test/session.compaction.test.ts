@@ -81,6 +81,7 @@ describe('T3.5 context/compacted in the log', () => {
     expect(messages).toEqual([summary, messages[1], messages[2]])
     expect(messages.slice(1).map((m) => m.role)).toEqual(['assistant', 'tool'])
     expect(deriveMessages(session.events())).toEqual(messages)
+    await session.close()
     const reopened = await openSession(store, { id: 'c' })
     expect(JSON.stringify(reopened.messages())).toBe(JSON.stringify(messages))
   })
@@ -157,6 +158,7 @@ describe('T3.5 context/compacted in the log', () => {
         }
         const live = JSON.stringify(session.messages())
         expect(JSON.stringify(deriveMessages(session.events()))).toBe(live)
+        await session.close()
         expect(JSON.stringify((await openSession(store, { id: 'p' })).messages())).toBe(live)
       }),
       { numRuns: 60 },

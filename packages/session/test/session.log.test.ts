@@ -152,9 +152,9 @@ describe('L1 the session log', () => {
     expect(seen).toEqual([3, 3, 1])
   })
 
-  it('L1.7: the event map has exactly the fifteen event types and typed data', () => {
+  it('L1.7: the event map has exactly the seventeen event types and typed data', () => {
     const specTypes = specEventTypes()
-    expect(specTypes).toHaveLength(16)
+    expect(specTypes).toHaveLength(17)
     expect([...SESSION_EVENT_TYPES].sort()).toEqual([...specTypes].sort())
     expectTypeOf<keyof SessionEventMap>().toEqualTypeOf<(typeof SESSION_EVENT_TYPES)[number]>()
     expectTypeOf<SessionEventMap['tool/call']['arguments']>().toEqualTypeOf<string>()
@@ -203,6 +203,7 @@ describe('L1 the session log', () => {
       'step/start 3 does not follow step 1',
     )
     await first.append('turn/end', { turn: 1, reason: 'completed' })
+    await first.close()
     const again = await open(store)
     await expect(again.append('turn/start', { turn: 1 })).rejects.toThrow(
       'turn/start 1 does not follow turn 1',
@@ -220,6 +221,29 @@ describe('L1 the session log', () => {
         code: 'INVALID_DEFINITION',
       })
     }
+  })
+
+  it('F1.9: a store whose acquire resolves with no epoch is refused with INVALID_DEFINITION, and its lease is given back', async () => {
+    const store = memoryStore()
+    const released: string[] = []
+    const noEpoch: SessionStore = {
+      ...store,
+      acquire: async (id) => {
+        await store.acquire(id)
+        return undefined as never
+      },
+      release: async (id) => {
+        released.push(id)
+        await store.release?.(id)
+      },
+    }
+    await expect(openSession(noEpoch, { id: 'e' })).rejects.toMatchObject({
+      code: 'INVALID_DEFINITION',
+      message:
+        'store.acquire("e") resolved with undefined; a SessionStore\'s acquire must resolve with the lease\'s epoch, a whole number >= 1',
+    })
+    expect(released).toEqual(['e'])
+    expect((await openSession(store, { id: 'e' })).epoch).toBe(2)
   })
 
   it('L1.4: a closed session refuses appends after the pending ones landed', async () => {

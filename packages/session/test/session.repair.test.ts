@@ -42,6 +42,8 @@ async function crashedStore(): Promise<SessionStore> {
   await s.append('tool/call', { ...T, callId: 'b', name: 't_b', arguments: '{}' })
   await s.append('approval/asked', { ...T, callId: 'b', name: 't_b', reason: 'w', argumentsDigest: 'd1' })
   await s.append('tool/result', { ...T, callId: 'a', name: 't_a', content: [], isError: false })
+  // The writer dies: its handle gives the lease back without ending the turn (L14.6).
+  await s.close()
   return store
 }
 
@@ -107,6 +109,7 @@ describe('L9 crash repair on resume', () => {
     const store = await crashedStore()
     const first = await openSession(store, { id: 'r' })
     const count = first.events().length
+    await first.close()
     const again = await openSession(store, { id: 'r' })
     expect(again.events().length).toBe(count)
     expect(await repairSession(again)).toEqual([])
@@ -128,6 +131,7 @@ describe('L9 crash repair on resume', () => {
           const store = memoryStore()
           const writer = await openSession(store, { id: 'x' })
           await writer.appendBatch(script.slice(0, Math.floor(cut * script.length)))
+          await writer.close()
           const session = await openSession(store, { id: 'x' })
           expect(toolPairingProblem(session.messages())).toBeUndefined()
           expect(planRepair(session.events())).toEqual([])
@@ -144,6 +148,7 @@ describe('L9 crash repair on resume', () => {
     const writer = await openSession(store, { id: 'st' })
     await writer.append('turn/start', { turn: 1 })
     await writer.append('step/start', T)
+    await writer.close()
     const session = await openSession(store, { id: 'st' })
     expect(session.events().map((e) => [e.type, e.data])).toEqual([
       ['turn/start', { turn: 1 }],
@@ -160,6 +165,7 @@ describe('L9 crash repair on resume', () => {
       { type: 'step/start', data: T },
       { type: 'step/end', data: T },
     ])
+    await w2.close()
     expect(typesOf((await openSession(other, { id: 'st' })).events().slice(3))).toEqual(['turn/end'])
   })
 
@@ -191,7 +197,10 @@ describe('L9 crash repair on resume', () => {
     const s = await openSession(store, { id: 'ok' })
     await s.append('turn/start', { turn: 1 })
     await s.append('turn/end', { turn: 1, reason: 'completed' })
-    expect((await openSession(store, { id: 'ok' })).events()).toHaveLength(2)
+    await s.close()
+    const reopened = await openSession(store, { id: 'ok' })
+    expect(reopened.events()).toHaveLength(2)
+    await reopened.close()
     const damaged: SessionStore = {
       ...store,
       load: async () =>

@@ -5,7 +5,7 @@
  */
 import { ToolError } from '@tooltx/core'
 import { afterEach, describe, expect, it } from 'vitest'
-import { openSession, type SessionEvent, type SessionStore } from '../src/index.js'
+import { isLeaseHeld, openSession, type SessionEvent, type SessionStore } from '../src/index.js'
 import { scriptTurns, seededRandom } from './log-script.js'
 
 export interface Backing {
@@ -158,6 +158,48 @@ export function storeConformance(name: string, backing: () => Backing): void {
       await c.append('turn/start', { turn: 1 })
       const rows = await store.listSessions()
       expect(Object.fromEntries(rows.map((r) => [r.id, r.events]))).toEqual({ a: 2, c: 1 })
+    })
+
+    it('L14.6: a second openSession on the same store object while a handle has the session open is refused, repairs nothing, and the live handle keeps writing', async () => {
+      const store = connect(backing())
+      const live = await openSession(store, { id: 'owned' })
+      await live.append('turn/start', { turn: 1 })
+      await live.append('step/start', { turn: 1, step: 1 })
+      const refused = openSession(store, { id: 'owned' })
+      await expect(refused).rejects.toThrow(
+        'invariant violated: session "owned" is open in another handle of this store object, which holds its lease until that handle is closed; it was not opened again and nothing in it was repaired — use the open handle, or close it (session.close()) and then open the session again',
+      )
+      await expect(refused).rejects.toSatisfy(isLeaseHeld)
+      // The running turn was not cut short: no turn/end, and the owner goes on appending.
+      await live.append('step/end', { turn: 1, step: 1 })
+      await live.append('turn/end', { turn: 1, reason: 'completed' })
+      expect((await store.load('owned')).map((e) => e.type)).toEqual([
+        'turn/start',
+        'step/start',
+        'step/end',
+        'turn/end',
+      ])
+      await live.close()
+      const next = await openSession(store, { id: 'owned' })
+      expect(next.events()).toHaveLength(4)
+      await next.close()
+    })
+
+    it('F1.9: every openSession takes a larger lease epoch, through the same store object or another', async () => {
+      const b = backing()
+      const epochs: number[] = []
+      for (let i = 0; i < 3; i++) {
+        const store = connect(b)
+        const session = await openSession(store, { id: 'epochs' })
+        epochs.push(session.epoch)
+        await session.close()
+      }
+      const other = await openSession(connect(b), { id: 'other' })
+      expect(other.epoch).toBe(1)
+      await other.close()
+      expect(epochs[0]).toBe(1)
+      expect(epochs).toEqual([...epochs].sort((x, y) => x - y))
+      expect(new Set(epochs).size).toBe(3)
     })
   })
 }

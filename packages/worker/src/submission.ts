@@ -13,33 +13,34 @@ export interface Submission {
 }
 
 /**
- * What a worker does with a submission, judged from the session log after repair (N2.3):
+ * What a worker does with a submission, judged from the session log as stored (N2.3):
  * `answered` — a turn that took its message ended `completed`, `error` or `limit`, so a
  * redelivered job does nothing; `resume` — that turn was cut short (`interrupted` by a crash,
- * `aborted` by a worker handing it back), so a new turn continues it; `fresh` — the message
- * is not in the log yet.
+ * `aborted` by a worker handing it back), or is still open (a crashed worker's, to be recovered
+ * first, or one suspended on a durable approval), so the turn is continued; `fresh` — the
+ * message is not in the log yet.
  */
 export type SubmissionPlan = 'answered' | 'resume' | 'fresh'
 
 const UNFINISHED: ReadonlySet<TurnEndReason> = new Set(['interrupted', 'aborted'])
 
-/** The plan for submission `id` over a repaired log (every turn ended). */
+/** The plan for submission `id` over a log, repaired or not: a logged message whose turn has no end yet is `resume`. */
 export function planSubmission(events: readonly SessionEvent[], id: string): SubmissionPlan {
   const taken = new Set<number>()
   let plan: SubmissionPlan = 'fresh'
   for (const event of events) {
-    if (event.type === 'user/message' && submissionOf(event.data.message) === id) taken.add(event.data.turn)
-    else if (event.type === 'turn/end' && taken.has(event.data.turn)) {
-      if (!UNFINISHED.has(event.data.reason)) return 'answered'
+    if (event.type === 'user/message' && submissionOf(event.data.message) === id) {
+      taken.add(event.data.turn)
       plan = 'resume'
+    } else if (
+      event.type === 'turn/end' &&
+      taken.has(event.data.turn) &&
+      !UNFINISHED.has(event.data.reason)
+    ) {
+      return 'answered'
     }
   }
   return plan
-}
-
-/** True when a user message marked `id` is in the log (whether or not its turn has ended). */
-export function isLogged(events: readonly SessionEvent[], id: string): boolean {
-  return events.some((event) => event.type === 'user/message' && submissionOf(event.data.message) === id)
 }
 
 /** The submission id a logged user message carries, if it is a submitted one. */

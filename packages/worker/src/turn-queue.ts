@@ -22,10 +22,16 @@ export interface TurnQueueOptions {
    * is done, N2.5) but is retried needlessly, so pick a value above your longest turn.
    */
   visibilityTimeoutSeconds?: number
-  /** Seconds before a job handed back (lease held, worker stopping) is offered again (default 1). */
+  /** Seconds before a failed job (the agent factory threw, the database was unreachable) is offered again (default 1). */
   retryDelaySeconds?: number
-  /** How many times a job is offered again before it is failed for good (default 100). */
+  /** How many times a failed job is offered again before it is failed for good (default 100). */
   retryLimit?: number
+  /**
+   * The longest a job that waits (its session busy, or waiting for a person) sleeps before it
+   * is offered again, in seconds (default 60; at least 1). A wait uses no retry (N2.10): it sleeps
+   * a tenth of the job's age, between `retryDelaySeconds` and this.
+   */
+  maxWaitSeconds?: number
   /** How often an idle worker asks for a job, in seconds (default 0.5, pg-boss's minimum). */
   pollingIntervalSeconds?: number
   /**
@@ -45,8 +51,27 @@ export interface SubmitOptions {
   id?: string
 }
 
-/** Runs one submission; resolving completes the job, rejecting hands it back for a retry. */
-export type SubmissionHandler = (submission: Submission) => Promise<void>
+/** A handler's answer that its submission cannot run yet and must wait, using no retry (N2.10). */
+export interface SubmissionWait {
+  /** Why it waits, e.g. the session's turn waits for a decision. */
+  readonly wait: string
+}
+
+/** What a handler learns about the job it runs. */
+export interface SubmissionAttempt {
+  /** True when the job has no retry left: if the handler rejects now, the job is failed for good. */
+  readonly final: boolean
+}
+
+/**
+ * Runs one submission: resolving with `undefined` completes the job, with a `SubmissionWait`
+ * puts it back to be offered again later without using a retry, and rejecting fails it (a
+ * retry after `retryDelaySeconds` while its retries last).
+ */
+export type SubmissionHandler = (
+  submission: Submission,
+  attempt: SubmissionAttempt,
+) => Promise<SubmissionWait | undefined>
 
 /** A consumer started by `queue.consume`. */
 export interface Consumer {
@@ -64,17 +89,20 @@ export interface TurnQueue {
   submit(sessionId: string, message: string | UserMessage, options?: SubmitOptions): Promise<string>
   /**
    * Runs `handler` on up to `concurrency` jobs at a time until the consumer is stopped: a job
-   * whose handler resolves is completed, one whose handler rejects is failed (and retried
-   * after `retryDelaySeconds` while its retries last).
+   * whose handler resolves is completed, or put back to wait when it resolves with a
+   * `SubmissionWait`; one whose handler rejects is failed (and retried after `retryDelaySeconds`
+   * while its retries last).
    */
   consume(handler: SubmissionHandler, options: { concurrency: number }): Promise<Consumer>
-  /** How many submissions are not answered yet: queued, waiting for a retry, or being worked on. */
+  /** How many submissions are not answered yet: queued, waiting (N2.10) or for a retry, or being worked on. */
   pending(): Promise<number>
   /** Closes the connection pool; stop consumers first. */
   close(): Promise<void>
 }
 
 const QUEUE_NAME = /^[A-Za-z0-9_-]{1,64}$/
+/** A PostgreSQL identifier that needs no quoting, so the wait statement can name the schema. */
+const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 
 /** The job's data: what `submit` stored. */
@@ -98,9 +126,19 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
   }
   const reportError = options.reportError ?? console.error
   const visibilityTimeoutSeconds = options.visibilityTimeoutSeconds ?? 300
+  const schema = options.schema ?? 'pgboss'
+  if (typeof schema !== 'string' || !SCHEMA_NAME.test(schema)) {
+    throw definitionError(
+      `queue schema must be a letter or "_" then up to 62 letters, digits or "_", got ${JSON.stringify(schema)}`,
+    )
+  }
+  const maxWaitSeconds = options.maxWaitSeconds ?? 60
+  if (!Number.isFinite(maxWaitSeconds) || maxWaitSeconds < 1) {
+    throw definitionError(`maxWaitSeconds must be a number >= 1, got ${String(maxWaitSeconds)}`)
+  }
   const boss = new PgBoss({
     connectionString: options.connectionString,
-    schema: options.schema ?? 'pgboss',
+    schema,
     max: options.poolSize ?? 4,
     maintenanceIntervalSeconds:
       options.maintenanceIntervalSeconds ??
@@ -110,10 +148,11 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
     application_name: 'tooltx-worker',
   })
   boss.on('error', reportError)
+  const retryDelay = options.retryDelaySeconds ?? 1
   const settings = {
     name,
     expireInSeconds: visibilityTimeoutSeconds,
-    retryDelay: options.retryDelaySeconds ?? 1,
+    retryDelay,
     retryLimit: options.retryLimit ?? 100,
     retryBackoff: false,
   }
@@ -151,10 +190,12 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
       // loops settle the job themselves so `stop` can wait until every job is settled.
       const slot = async (): Promise<void> => {
         while (!stopping.signal.aborted) {
-          const [job] = await boss.fetch<JobData>(name, { batchSize: 1 }).catch((error: unknown) => {
-            reportError(error)
-            return []
-          })
+          const [job] = await boss
+            .fetch<JobData>(name, { batchSize: 1, includeMetadata: true })
+            .catch((error: unknown) => {
+              reportError(error)
+              return []
+            })
           if (job === undefined) {
             await idle(pollMs, stopping.signal)
             continue
@@ -162,20 +203,29 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
           await settle(job, handler)
         }
       }
-      const settle = async (job: PgBoss.Job<JobData>, run: SubmissionHandler): Promise<void> => {
+      const settle = async (job: PgBoss.JobWithMetadata<JobData>, run: SubmissionHandler): Promise<void> => {
         let failure: unknown
+        let wait: SubmissionWait | undefined
         try {
-          await run({ id: job.id, session: job.data.session, message: job.data.message })
+          const submission = { id: job.id, session: job.data.session, message: job.data.message }
+          wait = await run(submission, { final: job.retryCount >= job.retryLimit })
         } catch (error) {
           failure = error
         }
         try {
-          if (failure === undefined) await boss.complete(name, job.id)
-          else await boss.fail(name, job.id, { message: errorMessage(failure) })
+          if (failure !== undefined) await boss.fail(name, job.id, { message: errorMessage(failure) })
+          else if (wait !== undefined) await putBack(job.id)
+          else await boss.complete(name, job.id)
         } catch (error) {
           // The job is left active: the visibility timeout hands it out again.
           reportError(error)
         }
+      }
+      // pg-boss counts a retry when it hands out a job that was started before, so a wait
+      // clears the start: the job is offered again after its sleep as if new, its retries
+      // untouched (N2.10), and kept past pg-boss's removal of jobs never fetched (keep_until).
+      const putBack = async (id: string): Promise<void> => {
+        await boss.getDb().executeSql(waitSql(schema), [name, id, retryDelay, maxWaitSeconds])
       }
       const loops = Array.from({ length: concurrency }, slot)
       return {
@@ -195,6 +245,18 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
       await boss.stop({ graceful: false })
     },
   }
+}
+
+/**
+ * Puts active job $2 of queue $1 back to `created`, not started, offered again after a tenth of
+ * its age clamped to [$3, $4] seconds. Written against pg-boss 10's job table (the version
+ * `@tooltx/worker` pins); the wait test in packages/worker/test guards it.
+ */
+function waitSql(schema: string): string {
+  return `UPDATE ${schema}.job SET state = 'created', started_on = NULL,
+  start_after = now() + LEAST($4::float8, GREATEST($3::float8, extract(epoch FROM now() - created_on) / 10)) * interval '1 second',
+  keep_until = GREATEST(keep_until, now() + interval '1 day' + $4::float8 * interval '1 second')
+WHERE name = $1 AND id = $2 AND state = 'active'`
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

@@ -1,14 +1,15 @@
 import type { Agent, TurnOutcome } from '@tooltx/agent'
 import { definitionError, errorMessage } from '@tooltx/core'
-import { openSession, type Session, type SessionStore, suspendedTurn } from '@tooltx/session'
 import {
-  isLogged,
-  markedMessage,
-  planSubmission,
-  type Submission,
-  type SubmissionPlan,
-} from './submission.js'
-import type { Consumer, TurnQueue } from './turn-queue.js'
+  isLeaseHeld,
+  openSession,
+  repairSession,
+  type Session,
+  type SessionStore,
+  suspendedTurn,
+} from '@tooltx/session'
+import { markedMessage, planSubmission, type Submission, type SubmissionPlan } from './submission.js'
+import type { Consumer, SubmissionAttempt, SubmissionWait, TurnQueue } from './turn-queue.js'
 
 /** Builds the agent that runs one turn over `session`; called once per job. */
 export type AgentFactory = (session: Session) => Agent | Promise<Agent>
@@ -19,9 +20,14 @@ export interface WorkerJobReport {
   readonly session: string
   /** What the log said before the turn (`answered` jobs run nothing); absent when the session could not be opened. */
   readonly plan?: SubmissionPlan
-  /** `done`: the job completed; `handed-back`: it goes back to the queue (lease held, stopping, not answered). */
-  readonly result: 'done' | 'handed-back'
-  /** Why a job was handed back, or that a `done` job's turn is suspended on a durable approval (F2.12). */
+  /**
+   * `done`: the job completed; `waiting`: it goes back to the queue using no retry (the session
+   * is busy, its turn waits for a person, the worker is stopping: N2.10); `handed-back`: it
+   * failed and is retried; `failed`: it failed with no retry left and is given up, recorded in
+   * the session as `submission/failed` when the session could be opened (N2.12).
+   */
+  readonly result: 'done' | 'waiting' | 'handed-back' | 'failed'
+  /** Why a job waits or failed, or that a `done` job's turn is suspended on a durable approval (F2.12). */
   readonly reason?: string
 }
 
@@ -45,8 +51,8 @@ export interface Worker {
   readonly active: number
   /**
    * Graceful shutdown (N2.6): takes no new job, lets running turns finish for `graceMs`, then
-   * aborts the rest, whose jobs go back to the queue and are resumed by another worker.
-   * Resolves when every job it had is completed or handed back. The queue stays open.
+   * aborts the rest, whose jobs go back to the queue (waiting, N2.10) and are resumed by another worker.
+   * Resolves when every job it had is completed or put back. The queue stays open.
    */
   stop(): Promise<void>
 }
@@ -64,7 +70,9 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   if (typeof options.agent !== 'function')
     throw definitionError('createWorker needs agent: (session) => Agent')
   const worker = new TurnWorker(options, graceMs)
-  worker.consumer = await options.queue.consume((submission) => worker.run(submission), { concurrency })
+  worker.consumer = await options.queue.consume((submission, attempt) => worker.run(submission, attempt), {
+    concurrency,
+  })
   return worker
 }
 
@@ -73,8 +81,6 @@ class TurnWorker implements Worker {
   readonly #options: WorkerOptions
   readonly #graceMs: number
   #active = 0
-  /** Sessions a job of this worker has open: its slots share one store, hence one lease. */
-  readonly #open = new Set<string>()
   readonly #agents = new Set<Agent>()
   #stopping: Promise<void> | undefined
   /** `graceMs` has passed since `stop()`: every running turn is aborted. */
@@ -89,11 +95,11 @@ class TurnWorker implements Worker {
     return this.#active
   }
 
-  /** The job handler: resolves when the submission is answered, rejects to hand it back. */
-  async run(submission: Submission): Promise<void> {
+  /** The job handler: resolves when the submission is answered or must wait, rejects when it failed. */
+  async run(submission: Submission, attempt: SubmissionAttempt): Promise<SubmissionWait | undefined> {
     this.#active++
     try {
-      await this.#turn(submission)
+      return await this.#openAndRun(submission, attempt)
     } finally {
       this.#active--
     }
@@ -112,30 +118,21 @@ class TurnWorker implements Worker {
     return this.#stopping
   }
 
-  async #turn(submission: Submission): Promise<void> {
-    // The lease keeps other workers out, but this worker's slots share its store and so its
-    // lease: a second job of a session it is running must wait its turn like anyone else's.
-    if (this.#open.has(submission.session)) {
-      throw this.#handBack(submission, undefined, 'another job of this session runs in this worker')
-    }
-    this.#open.add(submission.session)
-    try {
-      await this.#openAndRun(submission)
-    } finally {
-      this.#open.delete(submission.session)
-    }
-  }
-
-  async #openAndRun(submission: Submission): Promise<void> {
-    // Opening takes the session's lease: it refuses while a live writer holds it, and after
-    // a dead holder it takes over and repairs the cut-short turn (N2.4, N2.5).
+  async #openAndRun(submission: Submission, attempt: SubmissionAttempt): Promise<SubmissionWait | undefined> {
+    // Opening takes the session's lease for this job's handle: it refuses while a live writer
+    // or another handle — another job of this worker too — holds it (L14.6), and after a dead
+    // holder it takes over (N2.4). The log is opened as stored: the agent recovers a crashed
+    // turn by effect class, exactly as agent.resume() does (F1.4, N2.11).
     let session: Session
     try {
-      session = await openSession(this.#options.store, { id: submission.session })
+      session = await openSession(this.#options.store, { id: submission.session, repair: false })
     } catch (error) {
-      throw this.#handBack(
+      if (isLeaseHeld(error))
+        return this.#wait(submission, undefined, `the session is busy: ${errorMessage(error)}`)
+      throw await this.#fail(
         submission,
         undefined,
+        attempt,
         `the session could not be opened: ${errorMessage(error)}`,
         error,
       )
@@ -143,12 +140,13 @@ class TurnWorker implements Worker {
     try {
       let plan = planSubmission(session.events(), submission.id)
       if (plan === 'answered') return this.#report(submission, plan, 'done')
-      if (this.#stopping !== undefined) throw this.#handBack(submission, plan, 'the worker is stopping')
+      if (this.#stopping !== undefined) return this.#wait(submission, plan, 'the worker is stopping')
       let agent: Agent
       try {
         agent = await this.#options.agent(session)
       } catch (error) {
-        throw this.#handBack(submission, plan, `the agent factory threw: ${errorMessage(error)}`, error)
+        const reason = `the agent factory threw: ${errorMessage(error)}`
+        throw await this.#fail(submission, plan, attempt, reason, error, session)
       }
       this.#agents.add(agent)
       // An abort before the turn has started does nothing, so a turn that starts after the
@@ -156,16 +154,18 @@ class TurnWorker implements Worker {
       const off = session.on((event) => {
         if (event.type === 'turn/start' && this.#graceOver) agent.abort()
       })
+      let outcome: TurnOutcome
       try {
         // A turn suspended on a durable approval is resumed first (F2.12): it continues once
-        // decided, and while nobody has decided the job ends once the log holds its message.
+        // decided; while nobody has decided, the job is done once the log holds its message and
+        // waits otherwise (N2.10).
         if (suspendedTurn(session.events()) !== undefined) {
           const resumed = await agent.resume()
           if (resumed?.reason === 'suspended') return this.#suspended(submission, plan, session, resumed)
           plan = planSubmission(session.events(), submission.id)
           if (plan === 'answered') return this.#report(submission, plan, 'done')
         }
-        const outcome = await agent.inject(markedMessage(submission, plan))
+        outcome = await agent.inject(markedMessage(submission, plan))
         if (outcome.reason === 'suspended') return this.#suspended(submission, plan, session, outcome)
       } finally {
         off()
@@ -173,14 +173,13 @@ class TurnWorker implements Worker {
       }
       // The log decides, not the outcome: a turn whose end could not be made durable (the
       // database went away, the lease was taken) is not answered, and is retried.
-      if (planSubmission(session.events(), submission.id) !== 'answered') {
-        throw this.#handBack(
-          submission,
-          plan,
-          'the turn did not end durably (aborted, or its end was not written)',
-        )
-      }
-      this.#report(submission, plan, 'done')
+      if (planSubmission(session.events(), submission.id) === 'answered')
+        return this.#report(submission, plan, 'done')
+      if (this.#stopping !== undefined)
+        return this.#wait(submission, plan, 'the worker is stopping; its turn was aborted')
+      const why = outcome.error === undefined ? '' : `: ${outcome.error}`
+      const reason = `the turn did not end durably (aborted, or its end was not written)${why}`
+      throw await this.#fail(submission, plan, attempt, reason, undefined, session)
     } finally {
       await session.close().catch(() => {})
     }
@@ -188,28 +187,58 @@ class TurnWorker implements Worker {
 
   /**
    * A job whose session's turn waits on a durable approval (F2.12): done when the log holds the
-   * job's message (the resumed turn answers it), else handed back to wait for the decision.
+   * job's message (the resumed turn answers it), else it waits for the decision (N2.10).
    */
-  #suspended(submission: Submission, plan: SubmissionPlan, session: Session, outcome: TurnOutcome): void {
+  #suspended(
+    submission: Submission,
+    plan: SubmissionPlan,
+    session: Session,
+    outcome: TurnOutcome,
+  ): SubmissionWait | undefined {
     const calls = (outcome.pending ?? []).map((p) => `"${p.callId}" (${p.name})`).join(', ')
     const why = `the turn waits for a decision on ${calls}; a job for the session after the decision resumes it`
-    if (!isLogged(session.events(), submission.id)) throw this.#handBack(submission, plan, why)
-    this.#report(submission, plan, 'done', why)
+    if (planSubmission(session.events(), submission.id) === 'fresh') return this.#wait(submission, plan, why)
+    return this.#report(submission, plan, 'done', why)
   }
 
-  #handBack(
+  /** The job goes back to the queue without using a retry (N2.10). */
+  #wait(submission: Submission, plan: SubmissionPlan | undefined, reason: string): SubmissionWait {
+    this.#report(submission, plan, 'waiting', reason)
+    return { wait: reason }
+  }
+
+  /**
+   * The error the job fails with. On its final attempt the failure is recorded in `session`
+   * (when open) as `submission/failed` with the reason and the message, so `tooltx sessions`,
+   * `replay` and `view` show what was never answered (N2.12); a crash repair is appended first
+   * when the log ends mid-turn, so the event stands between turns.
+   */
+  async #fail(
     submission: Submission,
     plan: SubmissionPlan | undefined,
+    attempt: SubmissionAttempt,
     reason: string,
     cause?: unknown,
-  ): Error {
-    this.#report(submission, plan, 'handed-back', reason)
-    return new Error(
-      `submission ${submission.id} of session "${submission.session}" handed back: ${reason}`,
-      {
-        cause,
-      },
-    )
+    session?: Session,
+  ): Promise<Error> {
+    let why = reason
+    if (attempt.final) {
+      if (session === undefined) why += '; it could not be recorded in the session, which did not open'
+      else {
+        try {
+          if (suspendedTurn(session.events()) === undefined) await repairSession(session)
+          const { id, message } = submission
+          await session.append('submission/failed', { submission: id, reason, message })
+        } catch (error) {
+          why += `; recording it in the session failed too: ${errorMessage(error)}`
+        }
+      }
+    }
+    this.#report(submission, plan, attempt.final ? 'failed' : 'handed-back', why)
+    const fate = attempt.final ? 'failed for good, no retry left' : 'failed, to be retried'
+    return new Error(`submission ${submission.id} of session "${submission.session}" ${fate}: ${why}`, {
+      cause,
+    })
   }
 
   #report(
@@ -217,7 +246,7 @@ class TurnWorker implements Worker {
     plan: SubmissionPlan | undefined,
     result: WorkerJobReport['result'],
     reason?: string,
-  ): void {
+  ): undefined {
     try {
       this.#options.onJob?.({
         submission: submission.id,
@@ -227,5 +256,6 @@ class TurnWorker implements Worker {
         ...(reason === undefined ? {} : { reason }),
       })
     } catch {}
+    return undefined
   }
 }

@@ -116,4 +116,14 @@ describe('N2.1: submit checks its input before touching the database', () => {
       'queue name must be 1-64 letters, digits, "_" or "-", got "a b"',
     )
   })
+
+  it('N2.10: a maxWaitSeconds below 1 or a schema that is not a plain identifier throws INVALID_DEFINITION at once', () => {
+    const connectionString = 'postgres://x@127.0.0.1/db'
+    expect(() => turnQueue({ connectionString, maxWaitSeconds: 0.5 })).toThrow(
+      'maxWaitSeconds must be a number >= 1, got 0.5',
+    )
+    expect(() => turnQueue({ connectionString, schema: 'jobs; DROP TABLE x' })).toThrow(
+      'queue schema must be a letter or "_" then up to 62 letters, digits or "_", got "jobs; DROP TABLE x"',
+    )
+  })
 })

@@ -162,8 +162,8 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.1, N2.6: the queue and graceful 
         submission: id,
         session,
         plan: 'fresh',
-        result: 'handed-back',
-        reason: 'the turn did not end durably (aborted, or its end was not written)',
+        result: 'waiting',
+        reason: 'the worker is stopping; its turn was aborted',
       },
     ])
     const second = await slowWorker(queue, store, 10_000, reports)
@@ -187,7 +187,7 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.1, N2.6: the queue and graceful 
 })
 
 describe.skipIf(POSTGRES_URL === undefined)('N2.5: handing jobs back', () => {
-  it('N2.5: two jobs of one session in one worker run one after the other: the second is handed back, never opened beside the first', async () => {
+  it('N2.5 L14.6: two jobs of one session in one worker run one after the other: the second waits, never opened beside the first', async () => {
     const { store, queue, runtime, scope, reports } = workerSetup()
     const session = `${freshPrefix()}-twice`
     const first = await queue.submit(session, 'one')
@@ -209,8 +209,8 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.5: handing jobs back', () => {
     expect(reports).toContainEqual({
       submission: second,
       session,
-      result: 'handed-back',
-      reason: 'another job of this session runs in this worker',
+      result: 'waiting',
+      reason: `the session is busy: invariant violated: session "${session}" is open in another handle of this store object, which holds its lease until that handle is closed; it was not opened again and nothing in it was repaired — use the open handle, or close it (session.close()) and then open the session again`,
     })
     expect(reports.filter((r) => r.result === 'done')).toEqual([
       { submission: first, session, plan: 'fresh', result: 'done' },
@@ -223,7 +223,7 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.5: handing jobs back', () => {
     ])
   })
 
-  it('N2.5: while a live writer holds the session the job is handed back, never forced; once it closes, the job runs', async () => {
+  it('N2.5 N2.10: while a live writer holds the session the job waits, never forced; once it closes, the job runs', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tooltx-worker-'))
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
     const holderStore = sqliteStore(join(dir, 'sessions.db'))
@@ -245,9 +245,9 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.5: handing jobs back', () => {
       while (!check() && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
     }
     await until(() => reports.length === 1)
-    expect(reports[0]).toMatchObject({ submission: id, session, result: 'handed-back' })
+    expect(reports[0]).toMatchObject({ submission: id, session, result: 'waiting' })
     expect(reports[0]!.reason).toMatch(
-      new RegExp(`^the session could not be opened: .*session "${session}" is held by another live writer`),
+      new RegExp(`^the session is busy: .*session "${session}" is held by another live writer`),
     )
     expect(held.events()).toEqual([])
     await held.close()

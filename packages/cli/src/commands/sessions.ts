@@ -18,6 +18,12 @@ function lineage(about: SessionSummary): string {
   return origin === undefined ? '' : `(forked from ${origin.source} at seq ${origin.at}) `
 }
 
+/** `(<n> submitted message(s) failed) ` when a worker gave up on some (N2.12), else `''`. */
+function failed(about: SessionSummary): string {
+  const n = about.failedSubmissions
+  return n === 0 ? '' : `(${n} submitted message${n === 1 ? '' : 's'} failed: see replay) `
+}
+
 /** A session's summary; a session whose rows are damaged is listed with the damage instead. */
 async function summary(reader: SessionReader, id: string): Promise<SessionSummary | { damaged: string }> {
   try {
@@ -29,7 +35,7 @@ async function summary(reader: SessionReader, id: string): Promise<SessionSummar
 
 /**
  * Lists the sessions stored in the database, oldest first: id, events, last update, final
- * status, and task (after the lineage of a fork). Reads the database read-only; a missing database is reported, not created.
+ * status, and task (after the count of failed submissions and the lineage of a fork). Reads the database read-only; a missing database is reported, not created.
  */
 export async function sessionsCommand(options: { db: string }, out: Output): Promise<void> {
   const reader = openSessions(options.db)
@@ -48,7 +54,7 @@ export async function sessionsCommand(options: { db: string }, out: Output): Pro
       const [status, task] =
         'damaged' in about
           ? ['damaged', about.damaged]
-          : [about.status, `${lineage(about)}${oneLine(about.task ?? '', TASK_CHARS)}`]
+          : [about.status, `${failed(about)}${lineage(about)}${oneLine(about.task ?? '', TASK_CHARS)}`]
       out.line(
         `${info.id.padEnd(40)} ${String(info.events).padStart(6)}  ${info.updated.padEnd(24)}  ${status.padEnd(11)} ${task}`.trimEnd(),
       )

@@ -10,6 +10,7 @@ export interface SessionOverview extends SessionInfo {
   readonly title: string
   readonly turns: number
   readonly calls: number
+  /** Failed tool results and submitted messages a worker gave up on (N2.12). */
   readonly failures: number
   readonly status: OverviewStatus
 }
@@ -34,6 +35,7 @@ export function overviewOf(
     if (event.type === 'turn/start') turns++
     else if (event.type === 'tool/call') calls++
     else if (event.type === 'tool/result' && event.data.isError) failures++
+    else if (event.type === 'submission/failed') failures++
     else if (event.type === 'approval/asked') asked.add(event.data.callId)
     else if (event.type === 'approval/decided') asked.delete(event.data.callId)
   }

@@ -26,11 +26,13 @@ export const final = (result: ToolResult): Outcome => ({ result, final: true })
 /** A post-result (P13.2). */
 export const post = (result: ToolResult): Outcome => ({ result, final: false })
 
-/** Where a call's idempotency key and effect receipts come from (F1.2, F1.3). */
+/** Where a call's idempotency key, effect receipts and fencing token come from (F1.2, F1.3, F1.9). */
 export interface CallEffects {
   /** The input's `idempotencyScope`, `''` when absent. */
   readonly scope: string
   readonly sink: EffectSink | undefined
+  /** The input's `fencingToken` (F1.9), the run context's when present. */
+  readonly fencing: number | undefined
 }
 
 /**

@@ -114,6 +114,7 @@ class Attempt {
     context.concludeTurn = concludeTurn
     context.progress = progress
     context.recordEffect = recordEffect
+    if (effects.fencing !== undefined) context.fencingToken = effects.fencing
     if (exec.scope !== undefined) context.scope = exec.scope
     if (exec.parent !== undefined) context.parent = exec.parent
     this.context = Object.freeze(context) as unknown as RunContext

@@ -35,7 +35,7 @@ function snapshotArguments(raw: unknown): { value: JsonValue } | { failure: Tool
 
 /** The input fields other than `arguments`, in reading order (I1.1). */
 const CHECKED_FIELDS =
-  'callId rootCallId name signal scope parent approver codeRuntime onCodeDispatch idempotencyScope onEffect sequence'.split(
+  'callId rootCallId name signal scope parent approver codeRuntime onCodeDispatch idempotencyScope onEffect fencingToken sequence'.split(
     ' ',
   )
 
@@ -55,6 +55,7 @@ interface InputFields {
   readonly onCodeDispatch: unknown
   readonly idempotencyScope: unknown
   readonly onEffect: unknown
+  readonly fencingToken: unknown
   readonly sequence: unknown
 }
 
@@ -89,6 +90,7 @@ function readInput(input: object): InputFields {
       onCodeDispatch: fields.onCodeDispatch,
       idempotencyScope: fields.idempotencyScope,
       onEffect: fields.onEffect,
+      fencingToken: fields.fencingToken,
       sequence: fields.sequence,
     }
   } catch (error) {
@@ -122,7 +124,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   if (input === null || typeof input !== 'object') breach('execute input must be an object')
   const fields = readInput(input)
   const { callId, rootCallId, name, rawArguments, argumentsError, signal, scope, parent } = fields
-  const { approver, codeRuntime, onCodeDispatch, idempotencyScope, onEffect, sequence } = fields
+  const { approver, codeRuntime, onCodeDispatch, idempotencyScope, onEffect, fencingToken, sequence } = fields
   if (typeof callId !== 'string' || callId === '') breach('execute input.callId must be a non-empty string')
   if (typeof name !== 'string') breach('execute input.name must be a string')
   if (!(signal instanceof AbortSignal)) breach('execute input.signal must be an AbortSignal')
@@ -151,6 +153,9 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   }
   if (onEffect !== undefined && typeof onEffect !== 'function')
     breach('execute input.onEffect must be a function')
+  if (fencingToken !== undefined && !(Number.isSafeInteger(fencingToken) && (fencingToken as number) >= 0)) {
+    breach('execute input.fencingToken must be a whole number >= 0')
+  }
   const place = sequence === undefined ? undefined : enterSequence(sequence)
   if (sequence !== undefined && place === undefined) {
     breach('execute input.sequence must come from callSequence()')
@@ -186,7 +191,11 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
     onCodeDispatch as CodeDispatchSink | undefined,
     finalizer,
     place,
-    { scope: (idempotencyScope as string | undefined) ?? '', sink: onEffect as EffectSink | undefined },
+    {
+      scope: (idempotencyScope as string | undefined) ?? '',
+      sink: onEffect as EffectSink | undefined,
+      fencing: fencingToken as number | undefined,
+    },
   )
   core.live.set(token, call)
   return { call, early: earlyResult(call, args) }
