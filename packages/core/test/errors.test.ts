@@ -16,14 +16,17 @@ import {
 import { anyValue, revoked, trapping } from './hostile-values.js'
 
 /**
- * The error-code table of docs/SPEC.md, read from the contract itself (an independent oracle:
- * a code or name that drifts in either place fails).
+ * Core's error-code table of docs/SPEC.md (the first table of "Error codes", not the codes of
+ * `@tooltx/mcp` listed below it), read from the contract itself (an independent oracle: a code or
+ * name that drifts in either place fails).
  */
 const TABLE: Readonly<Record<string, string>> = Object.fromEntries(
   [
-    ...readFileSync(fileURLToPath(new URL('../../../docs/SPEC.md', import.meta.url)), 'utf8').matchAll(
-      /^\| `([A-Z_]+)` \| `(\w+)` \|/gm,
-    ),
+    ...readFileSync(fileURLToPath(new URL('../../../docs/SPEC.md', import.meta.url)), 'utf8')
+      .split('## Error codes')[1]!
+      .split('\n\n|')[1]!
+      .split('\n\n')[0]!
+      .matchAll(/^\| `([A-Z_]+)` \| `(\w+)` \|/gm),
   ].map((row) => [row[1]!, row[2]!]),
 )
 const CODES = Object.keys(TABLE) as ToolErrorCode[]
