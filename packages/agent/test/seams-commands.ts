@@ -6,12 +6,13 @@
  * Each runs in fresh "processes" (store objects) on the run's SQLite file, then `settle` checks
  * every invariant.
  */
-import { type ScriptedToolCall, decide, pendingApprovals } from '../src/index.js'
+
 import { forkSession, openSession, type SessionEvent, suspendedTurn } from '@tooltx/session'
 import fc from 'fast-check'
+import { decide, pendingApprovals, type ScriptedToolCall } from '../src/index.js'
 import type { CrashPlan } from './crash-store.js'
 import type { Violation } from './seams-invariants.js'
-import { bounded, type ToolName, TOOLS, nextTurn, replies, type World } from './seams-world.js'
+import { bounded, nextTurn, replies, TOOLS, type ToolName, type World } from './seams-world.js'
 
 /** What fast-check's model holds: a known defect that stopped the run, and findings made while commands ran. */
 export interface Model {
@@ -187,7 +188,11 @@ class Decide implements Command {
         await refused(by('allowed-once', 'mallory', digest), 'APPROVAL_REFUSED', 0)
       } else if (this.kind === 'expired') {
         // Decided after expiresAt: recorded as expired (F2.6), so the call is denied.
-        await refused(by('allowed-once', 'alice', digest, Date.parse(pending.expiresAt) + 1), 'APPROVAL_REFUSED', 1)
+        await refused(
+          by('allowed-once', 'alice', digest, Date.parse(pending.expiresAt) + 1),
+          'APPROVAL_REFUSED',
+          1,
+        )
       } else if (this.kind === 'forge-digest') {
         await forge(tampered, 'alice')
       } else {
@@ -226,7 +231,9 @@ class Resume implements Command {
 /** The tool-call ids of `events`' assistant messages. */
 const blockIds = (events: readonly SessionEvent[]) =>
   events.flatMap((e) =>
-    e.type === 'assistant/message' ? e.data.content.flatMap((b) => (b.type === 'tool-call' ? [b.id] : [])) : [],
+    e.type === 'assistant/message'
+      ? e.data.content.flatMap((b) => (b.type === 'tool-call' ? [b.id] : []))
+      : [],
   )
 
 class Fork implements Command {
@@ -275,7 +282,10 @@ const crash = fc.option(fc.record({ at: fc.integer({ min: 1, max: 14 }), written
   freq: 2,
 })
 const secret = fc.integer({ min: 0, max: 5 }).map((n) => n === 0)
-const nested = fc.array(fc.record({ tool: fc.constantFrom(...TOOLS), secret }), { minLength: 1, maxLength: 3 })
+const nested = fc.array(fc.record({ tool: fc.constantFrom(...TOOLS), secret }), {
+  minLength: 1,
+  maxLength: 3,
+})
 const call: fc.Arbitrary<CallPlan> = fc.record({
   tool: fc.constantFrom<ToolName | 'run_code'>(...TOOLS, 'pay', 'look', 'run_code'),
   secret,

@@ -4,8 +4,9 @@
  * `Violation` naming the rule and what broke it; rules that a defect being fixed in parallel is
  * known to break have their own names (see `KNOWN_DEFECTS_UNTIL_MERGE` in the test).
  */
-import { isProtectedPath } from '../../cli/src/tools/protected-paths.js'
+
 import { deriveMessages, type SessionEvent, suspendedTurn } from '@tooltx/session'
+import { isProtectedPath } from '../../cli/src/tools/protected-paths.js'
 import type { Effect, World } from './seams-world.js'
 
 /** The name of a rule; the known-defect ones name the defect that breaks them. */
@@ -43,7 +44,8 @@ interface Block {
 /** Every call of the latest or any earlier turn: one `tool/call` and one `tool/result`, in model order. */
 export function logViolations(session: string, events: readonly SessionEvent[]): Violation[] {
   const out: Violation[] = []
-  const bad = (detail: string) => out.push({ rule: 'one-result-in-model-order', detail: `${session}: ${detail}` })
+  const bad = (detail: string) =>
+    out.push({ rule: 'one-result-in-model-order', detail: `${session}: ${detail}` })
   const calls = new Map<string, number>()
   const results = new Map<string, number>()
   const ends = new Map<number, number>()
@@ -71,17 +73,22 @@ export function logViolations(session: string, events: readonly SessionEvent[]):
     for (const ids of messages) {
       if (ends.has(turn)) {
         for (const id of ids)
-          if (calls.get(id) !== 1 || results.get(id) !== 1) bad(`${id} of closed turn ${turn} is not answered once`)
+          if (calls.get(id) !== 1 || results.get(id) !== 1)
+            bad(`${id} of closed turn ${turn} is not answered once`)
       }
       const answered = ids.filter((id) => position.has(id))
       const sorted = [...answered].sort((a, b) => position.get(a)! - position.get(b)!)
-      if (answered.join() !== sorted.join()) bad(`results of turn ${turn} out of model order: ${sorted.join(' ')}`)
+      if (answered.join() !== sorted.join())
+        bad(`results of turn ${turn} out of model order: ${sorted.join(' ')}`)
     }
   }
   const last = [...events].reverse().find((e) => e.type === 'turn/start' || e.type === 'turn/end')
   const open = last?.type === 'turn/start'
   if (open && suspendedTurn(events) === undefined)
-    out.push({ rule: 'turn-left-open', detail: `${session}: turn ${last.data.turn} is neither closed nor suspended` })
+    out.push({
+      rule: 'turn-left-open',
+      detail: `${session}: turn ${last.data.turn} is neither closed nor suspended`,
+    })
   if (!open) {
     const messages = deriveMessages(events)
     const asked = messages.flatMap((m) =>
@@ -126,7 +133,10 @@ function resumedTurns(events: readonly SessionEvent[]): Set<number> {
 }
 
 /** The rules over the tools' side effects: once, by decision, guarded, narrowed, never repeated by a fork. */
-export function effectViolations(world: World, logs: ReadonlyMap<string, readonly SessionEvent[]>): Violation[] {
+export function effectViolations(
+  world: World,
+  logs: ReadonlyMap<string, readonly SessionEvent[]>,
+): Violation[] {
   const out: Violation[] = []
   const blocks = blocksOf(logs)
   const byId = new Map<string, Effect[]>()
@@ -140,7 +150,10 @@ export function effectViolations(world: World, logs: ReadonlyMap<string, readonl
       out.push({ rule, detail: `${effect.tool} ran with ${key} "${text}" (${effect.id})` })
     }
     if (effect.tool === 'pay' && world.decisions.get(effect.id) !== 'allowed-once')
-      out.push({ rule: 'decision-rule', detail: `pay ${effect.id} ran without an allowed-once decision made by the rule` })
+      out.push({
+        rule: 'decision-rule',
+        detail: `pay ${effect.id} ran without an allowed-once decision made by the rule`,
+      })
     const block = blocks.get(rootOf(effect.id))
     const narrowed = block && world.narrowing.get(`${block.session}#${block.turn}`)
     if (block !== undefined && narrowed !== undefined && !narrowed.includes(effect.tool)) {
@@ -162,9 +175,13 @@ export function effectViolations(world: World, logs: ReadonlyMap<string, readonl
   for (const [id, effects] of byId) {
     const changes = effects.filter((e) => CHANGES.has(e.tool) && e.tool !== 'stamp')
     if (changes.length > 1)
-      out.push({ rule: 'effect-once', detail: `${changes[0]!.tool} ${id} ran ${changes.length} times (${changes.map((e) => e.session).join(', ')})` })
+      out.push({
+        rule: 'effect-once',
+        detail: `${changes[0]!.tool} ${id} ran ${changes.length} times (${changes.map((e) => e.session).join(', ')})`,
+      })
     const keys = new Set(effects.flatMap((e) => (e.tool === 'stamp' ? [e.key] : [])))
-    if (keys.size > 1) out.push({ rule: 'effect-once', detail: `stamp ${id} took effect under ${keys.size} idempotency keys` })
+    if (keys.size > 1)
+      out.push({ rule: 'effect-once', detail: `stamp ${id} took effect under ${keys.size} idempotency keys` })
   }
   return out
 }

@@ -181,6 +181,8 @@ export class World {
   /** Decisions made through `decide` that the decision rule allows, by call id. */
   readonly decisions = new Map<string, 'allowed-once' | 'rejected'>()
   current = 'seams'
+  /** How many processes died at an injected crash. */
+  crashes = 0
   #ids = 0
   #ledgerRead = 0
   private constructor(
@@ -265,6 +267,7 @@ export class World {
     const crashed = proc.crashed()
     await proc.close()
     if (!crashed) return
+    this.crashes++
     const again = await this.open()
     try {
       await bounded(this.agent(again, replies()).resume(), 'recovery after a crash')
