@@ -102,8 +102,13 @@ class Turn implements Command {
             .catch(() => {})
         })
       }
-      await bounded(agent.send('go'), 'a turn')
+      const outcome = await bounded(agent.send('go'), 'a turn')
       await peeking
+      if (outcome.reason === 'error' && !proc.crashed())
+        m.findings.push({
+          rule: this.peek ? 'second-handle-repairs-live-turn' : 'turn-failed-without-crash',
+          detail: `turn ${outcome.turn} ended with an error though no process died: ${outcome.error}`,
+        })
     } finally {
       await world.finish(proc)
     }
@@ -217,7 +222,12 @@ class Resume implements Command {
   async run(m: Model, world: World): Promise<void> {
     const proc = await world.open(this.crash)
     try {
-      await bounded(world.agent(proc, replies()).resume(), 'a resume')
+      const outcome = await bounded(world.agent(proc, replies()).resume(), 'a resume')
+      if (outcome?.reason === 'error' && !proc.crashed())
+        m.findings.push({
+          rule: 'turn-failed-without-crash',
+          detail: `resumed turn ${outcome.turn} ended with an error though no process died: ${outcome.error}`,
+        })
     } finally {
       await world.finish(proc)
     }

@@ -13,6 +13,8 @@ import type { Effect, World } from './seams-world.js'
 export type Rule =
   | 'one-result-in-model-order'
   | 'turn-left-open'
+  | 'turn-failed-without-crash'
+  | 'second-handle-repairs-live-turn'
   | 'effect-once'
   | 'decision-rule'
   | 'guard'
