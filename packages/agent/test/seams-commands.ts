@@ -168,8 +168,9 @@ class Decide implements Command {
             detail: `decide ${this.kind} on ${callId}: ${outcome}, ${added} events appended (expected ${code}, ${appended})`,
           })
       }
-      const forge = (d: string, who: string) =>
-        proc.session
+      const forge = (d: string, who: string) => {
+        world.forged.add(callId)
+        return proc.session
           .append('approval/decided', {
             turn: pending.turn,
             step: pending.step,
@@ -180,6 +181,7 @@ class Decide implements Command {
             by: who,
           })
           .catch(() => {})
+      }
       if (this.kind === 'allow' || this.kind === 'twice') {
         world.decisions.set(callId, 'allowed-once')
         await by('allowed-once', 'alice', digest).catch(() => {})
@@ -287,10 +289,11 @@ class Fork implements Command {
   }
 }
 
-const crash = fc.option(fc.record({ at: fc.integer({ min: 1, max: 14 }), written: fc.boolean() }), {
-  nil: undefined,
-  freq: 2,
-})
+/** One process in three dies, at any of its first 14 durable writes. */
+const crash: fc.Arbitrary<CrashPlan | undefined> = fc.oneof(
+  { arbitrary: fc.constant(undefined), weight: 2 },
+  { arbitrary: fc.record({ at: fc.integer({ min: 1, max: 14 }), written: fc.boolean() }), weight: 1 },
+)
 const secret = fc.integer({ min: 0, max: 5 }).map((n) => n === 0)
 const nested = fc.array(fc.record({ tool: fc.constantFrom(...TOOLS), secret }), {
   minLength: 1,
@@ -310,7 +313,7 @@ export function commandArbitraries(settle: Settle): fc.Arbitrary<Command>[] {
       narrow: fc.option(fc.subarray([...TOOLS], { minLength: 1 }), { nil: undefined, freq: 3 }),
       maxParallel: fc.integer({ min: 1, max: 4 }),
       compact: fc.boolean(),
-      peek: fc.integer({ min: 0, max: 3 }).map((n) => n === 0),
+      peek: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
       crash,
     })
     .map((t) => new Turn(t.calls, t.narrow, t.maxParallel, t.compact, t.peek, t.crash, settle))
@@ -332,5 +335,5 @@ export function commandArbitraries(settle: Settle): fc.Arbitrary<Command>[] {
     .map((d) => new Decide(d.kind, d.crash, settle))
   const resume = crash.map((c) => new Resume(c, settle))
   const fork = fc.integer({ min: 0, max: 20 }).map((n) => new Fork(n / 20, settle))
-  return [turn, turn, decision, decision, resume, fork]
+  return [turn, turn, turn, decision, decision, resume, resume, fork]
 }

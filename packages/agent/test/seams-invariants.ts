@@ -17,6 +17,7 @@ export type Rule =
   | 'second-handle-repairs-live-turn'
   | 'effect-once'
   | 'decision-rule'
+  | 'resume-obeys-forged-decision'
   | 'guard'
   | 'guard-reads-only-path'
   | 'narrowing'
@@ -153,7 +154,7 @@ export function effectViolations(
     }
     if (effect.tool === 'pay' && world.decisions.get(effect.id) !== 'allowed-once')
       out.push({
-        rule: 'decision-rule',
+        rule: world.forged.has(effect.id) ? 'resume-obeys-forged-decision' : 'decision-rule',
         detail: `pay ${effect.id} ran without an allowed-once decision made by the rule`,
       })
     const block = blocks.get(rootOf(effect.id))

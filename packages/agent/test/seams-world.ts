@@ -180,6 +180,8 @@ export class World {
   readonly narrowing = new Map<string, readonly string[]>()
   /** Decisions made through `decide` that the decision rule allows, by call id. */
   readonly decisions = new Map<string, 'allowed-once' | 'rejected'>()
+  /** Calls whose log got an `approval/decided` forged past `decide` (a bad digest or decider). */
+  readonly forged = new Set<string>()
   current = 'seams'
   /** How many processes died at an injected crash. */
   crashes = 0

