@@ -16,8 +16,9 @@
  * in any argument; no body ran for a tool its step's `prepareStep` left out; and a fork never
  * re-ran, or kept waiting, what it copied from its source.
  *
- * Runs: `TOOLTX_MBT_RUNS` (default 12, about 30–60 s on a loaded 2-core machine; a nightly run
- * takes e.g. 500), `TOOLTX_MBT_SEED` to replay a seed fast-check printed. Rules a defect under
+ * Runs: `TOOLTX_MBT_RUNS` (default 60, about 20–60 s on a loaded 2-core machine; a nightly run
+ * takes e.g. 1000), `TOOLTX_MBT_SEED` and `TOOLTX_MBT_PATH` to replay the seed and path
+ * fast-check printed, `TOOLTX_MBT_SHRINK=0` to stop at the first failure unshrunk. Rules a defect under
  * repair is known to break are listed in `KNOWN_DEFECTS_UNTIL_MERGE`: a run that breaks one stops
  * there (nothing later in it is judged) and the test stays green; `TOOLTX_MBT_STRICT=1` ignores
  * the list, so fast-check shrinks those counterexamples too.
@@ -38,8 +39,9 @@ const KNOWN_DEFECTS_UNTIL_MERGE: ReadonlySet<Rule> = new Set<Rule>([
   'fork-reruns-approved-write',
 ])
 
-const RUNS = Number(process.env.TOOLTX_MBT_RUNS ?? 12)
+const RUNS = Number(process.env.TOOLTX_MBT_RUNS ?? 60)
 const SEED = process.env.TOOLTX_MBT_SEED === undefined ? undefined : Number(process.env.TOOLTX_MBT_SEED)
+const PATH = process.env.TOOLTX_MBT_PATH
 const known: ReadonlySet<string> =
   process.env.TOOLTX_MBT_STRICT === '1' ? new Set() : KNOWN_DEFECTS_UNTIL_MERGE
 
@@ -117,6 +119,7 @@ describe('V1.9 the promises hold where features meet (model-based, crashes at ev
         {
           numRuns: RUNS,
           ...(SEED === undefined ? {} : { seed: SEED }),
+          ...(PATH === undefined ? {} : { path: PATH }),
           endOnFailure: process.env.TOOLTX_MBT_SHRINK === '0',
         },
       )
