@@ -98,7 +98,8 @@ export function logViolations(session: string, events: readonly SessionEvent[]):
       m.role === 'assistant' ? m.content.flatMap((b) => (b.type === 'tool-call' ? [b.id] : [])) : [],
     )
     const answered = messages.flatMap((m) => (m.role === 'tool' ? [m.callId] : []))
-    if (asked.join() !== answered.join()) bad(`derived messages answer [${answered.join(' ')}] to the calls [${asked.join(' ')}]`)
+    if (asked.join() !== answered.join())
+      bad(`derived messages answer [${answered.join(' ')}] to the calls [${asked.join(' ')}]`)
   }
   return out
 }
