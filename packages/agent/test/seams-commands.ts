@@ -215,6 +215,29 @@ class Decide implements Command {
   }
 }
 
+/** A decision by the rule from a real child process (the approval UI of another program). */
+class DecideInChild implements Command {
+  constructor(
+    readonly deny: boolean,
+    readonly settle: Settle,
+  ) {}
+  check = (m: Readonly<Model>) => m.tainted === undefined
+  async run(m: Model, world: World): Promise<void> {
+    const printed = await world.decideInChild(
+      this.deny ? 'denied' : 'allowed-once',
+      this.deny ? 'bob' : 'alice',
+    )
+    if (printed.outcome !== undefined)
+      world.decisions.set(printed.callId!, this.deny ? 'rejected' : 'allowed-once')
+    else if (printed.none !== true)
+      m.findings.push({ rule: 'decision-rule', detail: `the decider process was refused: ${printed.code}` })
+    await this.settle(m, world)
+  }
+  toString() {
+    return `DecideInChild(${this.deny ? 'deny' : 'allow'})`
+  }
+}
+
 class Resume implements Command {
   constructor(
     readonly crash: CrashPlan | undefined,
@@ -334,6 +357,7 @@ export function commandArbitraries(settle: Settle): fc.Arbitrary<Command>[] {
     })
     .map((d) => new Decide(d.kind, d.crash, settle))
   const resume = crash.map((c) => new Resume(c, settle))
+  const elsewhere = fc.boolean().map((deny) => new DecideInChild(deny, settle))
   const fork = fc.integer({ min: 0, max: 20 }).map((n) => new Fork(n / 20, settle))
-  return [turn, turn, turn, decision, decision, resume, resume, fork]
+  return [turn, turn, turn, decision, decision, elsewhere, resume, resume, fork]
 }

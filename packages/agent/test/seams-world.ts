@@ -6,11 +6,13 @@
  * injected at a chosen durable write). Everything a tool body does is recorded as an `Effect`,
  * attributed to the session the world is working on, for the invariants to judge.
  */
+import { execFile } from 'node:child_process'
 import { readFileSync, writeFileSync } from 'node:fs'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
 import { defineTool, type JsonValue, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
 import { type McpToolSet, mcpTools } from '@tooltx/mcp'
 import { quickjsRuntime } from '@tooltx/sandbox'
@@ -160,6 +162,14 @@ export interface Proc {
   close(): Promise<void>
 }
 
+/** What the decider process printed: the decision recorded, the refusal's code, or nothing pending. */
+export interface ChildDecision {
+  readonly none?: true
+  readonly callId?: string
+  readonly outcome?: string
+  readonly code?: string
+}
+
 /** Per-call settings of a process's agent. */
 export interface AgentPlan {
   readonly maxParallel?: number
@@ -276,6 +286,22 @@ export class World {
     } finally {
       await again.close()
     }
+  }
+
+  /**
+   * Decides the pending durable approval of the current session by the rule in a real child
+   * process (`fixtures/decide-process.mjs`, on the built packages) and returns what it printed.
+   */
+  async decideInChild(decision: 'allowed-once' | 'denied', by: string): Promise<ChildDecision> {
+    const script = fileURLToPath(new URL('./fixtures/decide-process.mjs', import.meta.url))
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      script,
+      this.path,
+      this.current,
+      decision,
+      by,
+    ])
+    return JSON.parse(stdout) as ChildDecision
   }
 
   /** The durable events of `id`, read through a store object of their own. */
