@@ -16,6 +16,7 @@ export type Rule =
   | 'turn-failed-without-crash'
   | 'second-handle-repairs-live-turn'
   | 'effect-once'
+  | 'read-not-rerun'
   | 'decision-rule'
   | 'resume-obeys-forged-decision'
   | 'guard'
@@ -102,6 +103,34 @@ export function logViolations(session: string, events: readonly SessionEvent[]):
       bad(`derived messages answer [${answered.join(' ')}] to the calls [${asked.join(' ')}]`)
   }
   return out
+}
+
+/** The tools recovery re-runs (F1.4): their effect class is `'read'` or `'idempotent'`. */
+const RERUN = new Set(['look', 'stamp'])
+
+/**
+ * Recovery re-runs reads (F1.4): in a session every crash of which an agent recovered, a
+ * `'read'` or `'idempotent'` call never ends `TOOL_OUTCOME_UNKNOWN`, unless a fork copied it
+ * (a fork closes what it copies as plain repair does, L9.2).
+ */
+export function recoveryViolations(
+  session: string,
+  events: readonly SessionEvent[],
+  copied: ReadonlySet<string> | undefined,
+): Violation[] {
+  return events.flatMap((e): Violation[] =>
+    e.type === 'tool/result' &&
+    e.data.error?.code === 'TOOL_OUTCOME_UNKNOWN' &&
+    RERUN.has(e.data.name) &&
+    !copied?.has(e.data.callId)
+      ? [
+          {
+            rule: 'read-not-rerun',
+            detail: `${session}: ${e.data.name} ${e.data.callId} ended TOOL_OUTCOME_UNKNOWN`,
+          },
+        ]
+      : [],
+  )
 }
 
 /** Where each tool-call block of the run was first made: its session and turn. */

@@ -4,29 +4,31 @@
  * "processes" (a fresh store object each; the MCP server is a real process, started once for
  * the file): turns with parallel batches, Code Mode sub-calls on the real QuickJS sandbox and
  * a tool imported from the MCP server, under the CLI's secrets guard, a random `prepareStep`
- * narrowing and compaction; durable asks decided, refused or forged by another process; resumes;
- * forks at random events; a second handle on the live turn's store object; and a crash at a
- * chosen durable write of any process (before or after the write lands), after which a new
- * process reopens the session without repair and recovers it.
+ * narrowing and compaction; durable asks decided, refused or forged by another process (a real
+ * child process for some decisions); resumes; forks at random events; a second handle on the
+ * live turn's store object; and a crash at a chosen durable write of any process (before or
+ * after the write lands), after which a new process reopens the session without repair and
+ * recovers it.
  *
  * After every command: every call has exactly one result, in model order, and no turn is left
- * open unless suspended; no side effect ran twice (counted in the tool bodies and the MCP
- * server's ledger); no write ran without a decision `decide` made by the rule (digest, deciders,
- * expiry, first decision wins), and `decide` refused the rest; no body ran with a protected path
- * in any argument; no body ran for a tool its step's `prepareStep` left out; and a fork never
- * re-ran, or kept waiting, what it copied from its source.
+ * open unless suspended; no turn failed unless a process died; an interrupted read was re-run
+ * on recovery; no side effect ran twice (counted in the tool bodies and the MCP server's
+ * ledger); no write ran without a decision `decide` made by the rule (digest, deciders, expiry,
+ * first decision wins), and `decide` refused the rest; no body ran with a protected path in any
+ * argument; no body ran for a tool its step's `prepareStep` left out; and a fork never re-ran,
+ * or kept waiting, what it copied from its source.
  *
- * Runs: `TOOLTX_MBT_RUNS` (default 60, about 20–60 s on a loaded 2-core machine; a nightly run
- * takes e.g. 1000), `TOOLTX_MBT_SEED` and `TOOLTX_MBT_PATH` to replay the seed and path
- * fast-check printed, `TOOLTX_MBT_SHRINK=0` to stop at the first failure unshrunk. Rules a defect under
- * repair is known to break are listed in `KNOWN_DEFECTS_UNTIL_MERGE`: a run that breaks one stops
+ * Runs: `TOOLTX_MBT_RUNS` (default 60, about 40 s on a loaded 2-core machine; a nightly run
+ * takes e.g. 1000, about 7 minutes), `TOOLTX_MBT_SEED` to generate the sequences of a seed
+ * fast-check printed again (with at least as many runs as the failure's), `TOOLTX_MBT_SHRINK=0`
+ * to stop at the first failure unshrunk. Rules a defect under repair is known to break are listed in `KNOWN_DEFECTS_UNTIL_MERGE`: a run that breaks one stops
  * there (nothing later in it is judged) and the test stays green; `TOOLTX_MBT_STRICT=1` ignores
  * the list, so fast-check shrinks those counterexamples too.
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { commandArbitraries, type Model, type Settle } from './seams-commands.js'
-import { effectViolations, logViolations, type Rule } from './seams-invariants.js'
+import { effectViolations, logViolations, type Rule, recoveryViolations } from './seams-invariants.js'
 import { type Shared, startShared, World } from './seams-world.js'
 
 /** Rules the defects being fixed in parallel (issue 27) break; emptied once those fixes merge. */
@@ -41,7 +43,6 @@ const KNOWN_DEFECTS_UNTIL_MERGE: ReadonlySet<Rule> = new Set<Rule>([
 
 const RUNS = Number(process.env.TOOLTX_MBT_RUNS ?? 60)
 const SEED = process.env.TOOLTX_MBT_SEED === undefined ? undefined : Number(process.env.TOOLTX_MBT_SEED)
-const PATH = process.env.TOOLTX_MBT_PATH
 const known: ReadonlySet<string> =
   process.env.TOOLTX_MBT_STRICT === '1' ? new Set() : KNOWN_DEFECTS_UNTIL_MERGE
 
@@ -72,7 +73,10 @@ const settle: Settle = async (m, world) => {
   )
   const found = [
     ...m.findings.splice(0),
-    ...[...logs].flatMap(([id, events]) => logViolations(id, events)),
+    ...[...logs].flatMap(([id, events]) => [
+      ...logViolations(id, events),
+      ...recoveryViolations(id, events, world.copied.get(id)),
+    ]),
     ...effectViolations(world, logs),
   ]
   if (found.length === 0) return
@@ -119,7 +123,6 @@ describe('V1.9 the promises hold where features meet (model-based, crashes at ev
         {
           numRuns: RUNS,
           ...(SEED === undefined ? {} : { seed: SEED }),
-          ...(PATH === undefined ? {} : { path: PATH }),
           endOnFailure: process.env.TOOLTX_MBT_SHRINK === '0',
         },
       )
