@@ -274,6 +274,7 @@ const blockIds = (events: readonly SessionEvent[]) =>
 class Fork implements Command {
   constructor(
     readonly point: number,
+    readonly crash: CrashPlan | undefined,
     readonly settle: Settle,
   ) {}
   check = (m: Readonly<Model>) => m.tainted === undefined
@@ -281,22 +282,26 @@ class Fork implements Command {
     const source = world.current
     const events = await world.events(source)
     const at = Math.round(this.point * events.length)
-    const proc = await world.open()
-    let forked: readonly SessionEvent[]
-    let id: string
+    const id = world.forkId(source)
+    world.collectMcp()
+    const proc = await world.open(this.crash)
     try {
-      world.collectMcp()
-      const fork = await forkSession(proc.store, source, { at })
-      forked = fork.events()
-      id = fork.id
+      const fork = await forkSession(proc.store, source, { at, id })
       await fork.close()
+    } catch (error) {
+      if (!proc.crashed()) throw error
     } finally {
       await proc.close()
     }
+    // A fork whose making died before its first write landed is not there: the program goes on with the source.
+    if ((await world.events(id)).length === 0) return this.settle(m, world)
     world.sessions.push(id)
     for (const [key, tools] of [...world.narrowing]) {
       if (key.startsWith(`${source}#`)) world.narrowing.set(`${id}#${key.slice(source.length + 1)}`, tools)
     }
+    world.current = id
+    if (proc.crashed()) await world.recover()
+    const forked = await world.events(id)
     world.copied.set(id, new Set(blockIds(forked)))
     if (suspendedTurn(events.filter((e) => e.seq <= at)) !== undefined) world.forkedSuspended.add(id)
     if (suspendedTurn(forked) !== undefined)
@@ -304,11 +309,10 @@ class Fork implements Command {
         rule: 'fork-keeps-suspended-turn',
         detail: `fork ${id} of ${source} at seq ${at} keeps a turn suspended on a durable approval`,
       })
-    world.current = id
     await this.settle(m, world)
   }
   toString() {
-    return `Fork(${this.point})`
+    return `Fork(${this.point})${show(this.crash)}`
   }
 }
 
@@ -358,6 +362,11 @@ export function commandArbitraries(settle: Settle): fc.Arbitrary<Command>[] {
     .map((d) => new Decide(d.kind, d.crash, settle))
   const resume = crash.map((c) => new Resume(c, settle))
   const elsewhere = fc.boolean().map((deny) => new DecideInChild(deny, settle))
-  const fork = fc.integer({ min: 0, max: 20 }).map((n) => new Fork(n / 20, settle))
+  const forkCrash = fc.option(fc.record({ at: fc.integer({ min: 1, max: 3 }), written: fc.boolean() }), {
+    nil: undefined,
+  })
+  const fork = fc
+    .record({ point: fc.integer({ min: 0, max: 20 }), crash: forkCrash })
+    .map((f) => new Fork(f.point / 20, f.crash, settle))
   return [turn, turn, turn, decision, decision, elsewhere, resume, resume, fork]
 }

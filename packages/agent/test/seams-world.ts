@@ -196,6 +196,7 @@ export class World {
   /** How many processes died at an injected crash. */
   crashes = 0
   #ids = 0
+  #forks = 0
   #ledgerRead = 0
   private constructor(
     readonly shared: Shared,
@@ -213,6 +214,11 @@ export class World {
 
   get path(): string {
     return join(this.dir, 'sessions.db')
+  }
+
+  /** A fresh id for a fork of `source` (a fork whose making crashed may leave its id taken). */
+  forkId(source: string): string {
+    return `${source}.f${++this.#forks}`
   }
 
   /** A fresh call id, unique across the run's sessions (so a second run of it is visible). */
@@ -280,6 +286,11 @@ export class World {
     await proc.close()
     if (!crashed) return
     this.crashes++
+    await this.recover()
+  }
+
+  /** A restarted program: a new process opens the session without repair and an agent recovers it. */
+  async recover(): Promise<void> {
     const again = await this.open()
     try {
       await bounded(this.agent(again, replies()).resume(), 'recovery after a crash')
