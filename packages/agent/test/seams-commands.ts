@@ -83,8 +83,9 @@ class Turn implements Command {
   async run(m: Model, world: World): Promise<void> {
     const proc = await world.open(this.crash)
     try {
-      if (this.narrow !== undefined)
-        world.narrowing.set(`${world.current}#${nextTurn(proc.session.events())}`, this.narrow)
+      const turn = `${world.current}#${nextTurn(proc.session.events())}`
+      if (this.narrow !== undefined) world.narrowing.set(turn, this.narrow)
+      if (this.peek) world.peeked.add(turn)
       const toolCalls = this.calls.map((plan) => toolCall(world, plan))
       const agent = world.agent(proc, [{ toolCalls }, ...replies()], {
         maxParallel: this.maxParallel,

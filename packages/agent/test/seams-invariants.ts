@@ -111,13 +111,15 @@ const RERUN = new Set(['look', 'stamp'])
 /**
  * Recovery re-runs reads (F1.4): in a session every crash of which an agent recovered, a
  * `'read'` or `'idempotent'` call never ends `TOOL_OUTCOME_UNKNOWN`, unless a fork copied it
- * (a fork closes what it copies as plain repair does, L9.2).
+ * (a fork closes what it copies as plain repair does, L9.2). In a turn a second handle peeked
+ * at, such a result is that handle's repair of the live turn.
  */
 export function recoveryViolations(
   session: string,
   events: readonly SessionEvent[],
-  copied: ReadonlySet<string> | undefined,
+  world: Pick<World, 'copied' | 'peeked'>,
 ): Violation[] {
+  const copied = world.copied.get(session)
   return events.flatMap((e): Violation[] =>
     e.type === 'tool/result' &&
     e.data.error?.code === 'TOOL_OUTCOME_UNKNOWN' &&
@@ -125,7 +127,9 @@ export function recoveryViolations(
     !copied?.has(e.data.callId)
       ? [
           {
-            rule: 'read-not-rerun',
+            rule: world.peeked.has(`${session}#${e.data.turn}`)
+              ? 'second-handle-repairs-live-turn'
+              : 'read-not-rerun',
             detail: `${session}: ${e.data.name} ${e.data.callId} ended TOOL_OUTCOME_UNKNOWN`,
           },
         ]

@@ -190,6 +190,8 @@ export class World {
   readonly narrowing = new Map<string, readonly string[]>()
   /** Decisions made through `decide` that the decision rule allows, by call id. */
   readonly decisions = new Map<string, 'allowed-once' | 'rejected'>()
+  /** `<session>#<turn>` of the turns a second handle was opened on while they ran. */
+  readonly peeked = new Set<string>()
   /** Calls whose log got an `approval/decided` forged past `decide` (a bad digest or decider). */
   readonly forged = new Set<string>()
   current = 'seams'

@@ -75,7 +75,7 @@ const settle: Settle = async (m, world) => {
     ...m.findings.splice(0),
     ...[...logs].flatMap(([id, events]) => [
       ...logViolations(id, events),
-      ...recoveryViolations(id, events, world.copied.get(id)),
+      ...recoveryViolations(id, events, world),
     ]),
     ...effectViolations(world, logs),
   ]
