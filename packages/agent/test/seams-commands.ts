@@ -11,12 +11,12 @@ import { forkSession, openSession, type SessionEvent, suspendedTurn } from '@too
 import fc from 'fast-check'
 import { decide, pendingApprovals, type ScriptedToolCall } from '../src/index.js'
 import type { CrashPlan } from './crash-store.js'
-import type { Violation } from './seams-invariants.js'
+import type { Rule, Violation } from './seams-invariants.js'
 import { bounded, nextTurn, replies, TOOLS, type ToolName, type World } from './seams-world.js'
 
 /** What fast-check's model holds: a known defect that stopped the run, and findings made while commands ran. */
 export interface Model {
-  tainted: string | undefined
+  tainted: Rule | undefined
   readonly findings: Violation[]
 }
 
@@ -301,7 +301,10 @@ class Fork implements Command {
       if (key.startsWith(`${source}#`)) world.narrowing.set(`${id}#${key.slice(source.length + 1)}`, tools)
     }
     world.current = id
-    if (proc.crashed()) await world.recover()
+    if (proc.crashed()) {
+      world.halfMade.add(id)
+      await world.recover()
+    }
     const forked = await world.events(id)
     world.copied.set(id, new Set(blockIds(forked)))
     if (suspendedTurn(events.filter((e) => e.seq <= at)) !== undefined) world.forkedSuspended.add(id)

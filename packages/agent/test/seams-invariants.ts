@@ -26,6 +26,7 @@ export type Rule =
   | 'fork-repeats-source-effect'
   | 'fork-reruns-approved-write'
   | 'fork-keeps-suspended-turn'
+  | 'fork-creation-not-atomic'
 
 export interface Violation {
   readonly rule: Rule
@@ -194,7 +195,8 @@ export function effectViolations(
     const block = blocks.get(rootOf(effect.id))
     const narrowed = block && world.narrowing.get(`${block.session}#${block.turn}`)
     if (block !== undefined && narrowed !== undefined && !narrowed.includes(effect.tool)) {
-      const resumed = resumedTurns(logs.get(block.session) ?? []).has(block.turn)
+      // A fork keeps the turn numbers, so the turn is looked up where the body ran.
+      const resumed = resumedTurns(logs.get(effect.session) ?? []).has(block.turn)
       out.push({
         rule: resumed ? 'prepare-step-ignored-on-resume' : 'narrowing',
         detail: `${effect.tool} ${effect.id} ran in turn ${block.turn} of ${block.session}, narrowed to [${narrowed.join(', ')}]`,
@@ -202,14 +204,19 @@ export function effectViolations(
     }
     const copied = world.copied.get(effect.session)
     if (CHANGES.has(effect.tool) && copied?.has(rootOf(effect.id))) {
-      const suspendedAtFork = world.forkedSuspended.has(effect.session)
       out.push({
-        rule: suspendedAtFork ? 'fork-reruns-approved-write' : 'fork-repeats-source-effect',
+        rule: world.halfMade.has(effect.session)
+          ? 'fork-creation-not-atomic'
+          : world.forkedSuspended.has(effect.session)
+            ? 'fork-reruns-approved-write'
+            : 'fork-repeats-source-effect',
         detail: `${effect.tool} ${effect.id} ran in fork ${effect.session}, which copied that call from its source`,
       })
     }
   }
-  for (const [id, effects] of byId) {
+  for (const [id, all] of byId) {
+    // A run in a fork that copied the call was judged above.
+    const effects = all.filter((e) => !world.copied.get(e.session)?.has(rootOf(e.id)))
     const changes = effects.filter((e) => CHANGES.has(e.tool) && e.tool !== 'stamp')
     if (changes.length > 1)
       out.push({

@@ -184,6 +184,8 @@ export class World {
   readonly sessions: string[] = ['seams']
   /** Per fork: the tool-call ids it copied from its source. */
   readonly copied = new Map<string, ReadonlySet<string>>()
+  /** Forks whose making died after the copy landed and before the fork's repair did. */
+  readonly halfMade = new Set<string>()
   /** Forks cut inside a turn suspended on a durable approval. */
   readonly forkedSuspended = new Set<string>()
   /** `prepareStep` narrowing per `<session>#<turn>`: the tools offered, or none recorded. */
