@@ -18,7 +18,7 @@
  * argument; no body ran for a tool its step's `prepareStep` left out; and a fork never re-ran,
  * or kept waiting, what it copied from its source.
  *
- * Runs: `TOOLTX_MBT_RUNS` (default 60, about 40 s on a loaded 2-core machine; a nightly run
+ * Runs: `TOOLTX_MBT_RUNS` (default 100, 25–60 s on a loaded 2-core machine; a nightly run
  * takes e.g. 1000, about 7 minutes), `TOOLTX_MBT_SEED` to generate the sequences of a seed
  * fast-check printed again (with at least as many runs as the failure's), `TOOLTX_MBT_SHRINK=0`
  * to stop at the first failure unshrunk. Rules a defect under repair is known to break are listed in `KNOWN_DEFECTS_UNTIL_MERGE`: a run that breaks one stops
@@ -49,7 +49,7 @@ const KNOWN_DEFECTS_UNTIL_MERGE: ReadonlySet<Rule> = new Set<Rule>([
   'fork-creation-not-atomic',
 ])
 
-const RUNS = Number(process.env.TOOLTX_MBT_RUNS ?? 60)
+const RUNS = Number(process.env.TOOLTX_MBT_RUNS ?? 100)
 const SEED = process.env.TOOLTX_MBT_SEED === undefined ? undefined : Number(process.env.TOOLTX_MBT_SEED)
 const known: ReadonlySet<string> =
   process.env.TOOLTX_MBT_STRICT === '1' ? new Set() : KNOWN_DEFECTS_UNTIL_MERGE
