@@ -19,11 +19,12 @@
  * or kept waiting, what it copied from its source.
  *
  * Runs: `TOOLTX_MBT_RUNS` (default 100, 25–60 s on a loaded 2-core machine; a nightly run
- * takes e.g. 1000, about 7 minutes), `TOOLTX_MBT_SEED` to generate the sequences of a seed
+ * takes e.g. 1000, about 3 minutes), `TOOLTX_MBT_SEED` to generate the sequences of a seed
  * fast-check printed again (with at least as many runs as the failure's), `TOOLTX_MBT_SHRINK=0`
  * to stop at the first failure unshrunk. Rules a defect under repair is known to break are listed in `KNOWN_DEFECTS_UNTIL_MERGE`: a run that breaks one stops
  * there (nothing later in it is judged) and the test stays green; `TOOLTX_MBT_STRICT=1` ignores
- * the list, so fast-check shrinks those counterexamples too.
+ * the list, so fast-check shrinks those counterexamples too. The MCP server and the decider
+ * process run the built packages (`npm run build` first, as `npm test` does).
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
