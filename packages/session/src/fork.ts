@@ -1,5 +1,5 @@
 import { definitionError } from '@tooltx/core'
-import type { NewSessionEvent, SessionEvent, SessionForkData } from './events.js'
+import type { NewSessionEvent, Seq, SessionEvent, SessionForkData } from './events.js'
 import { LogState } from './log-state.js'
 import { repairPlan } from './repair.js'
 import { openSession, type Session } from './session.js'
@@ -48,6 +48,24 @@ function resolveForkPoint(events: readonly SessionEvent[], point: ForkPoint, sou
   return next === undefined ? last : next.seq - 1
 }
 
+/**
+ * `event` as a fork copies it, `shift` seqs later: a compaction's references to the events it
+ * rewrote (`cleared[].seq`, `through`) move with them, so the fork derives the source's messages
+ * (A2.2); every other event is copied as it is.
+ */
+function moved(event: SessionEvent, shift: number): NewSessionEvent {
+  if (event.type !== 'context/compacted' || shift === 0)
+    return { type: event.type, data: event.data } as NewSessionEvent
+  const data = event.data
+  return {
+    type: 'context/compacted',
+    data:
+      data.strategy === 'summarise'
+        ? { ...data, through: (data.through + shift) as Seq }
+        : { ...data, cleared: data.cleared.map((entry) => ({ ...entry, seq: (entry.seq + shift) as Seq })) },
+  }
+}
+
 /** The default id of a fork of `source` at `at` that `taken` does not hold yet. */
 function freshId(source: string, at: number, taken: ReadonlySet<string>): string {
   const base = `${source.slice(0, 100)}.fork-${at}`
@@ -88,9 +106,9 @@ export async function forkSession(
   assertSessionId(id)
   if (taken.has(id)) throw definitionError(`cannot fork into "${id}": a session with that id exists`)
   const kept: NewSessionEvent[] = [{ type: 'session/fork', data: { source: sourceId, at } }]
-  for (const event of source.slice(0, at)) {
-    if (event.type !== 'session/fork') kept.push({ type: event.type, data: event.data } as NewSessionEvent)
-  }
+  // A plain source's events move one seq later; a fork's keep theirs (its own lineage event is replaced).
+  const shift = forkOrigin(source) === undefined ? 1 : 0
+  for (const event of source.slice(0, at)) if (event.type !== 'session/fork') kept.push(moved(event, shift))
   const state = new LogState()
   for (const event of kept) state.apply(event)
   const fork = await openSession(store, { id })

@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest'
-import { deriveMessages, forkOrigin, forkSession, memoryStore, openSession } from '../src/index.js'
+import {
+  deriveMessages,
+  forkOrigin,
+  forkSession,
+  memoryStore,
+  type NewSessionEvent,
+  openSession,
+  type Seq,
+} from '../src/index.js'
 
 describe('A2 session/fork events', () => {
   it('A2.3: session/fork is valid only as the first event, derives no message, and names the lineage', async () => {
@@ -83,5 +91,59 @@ describe('A2 session/fork events', () => {
       ['turn/end', { turn: 1, reason: 'interrupted' }],
     ])
     expect(reopened.events().length).toBe(5)
+  })
+
+  it("A2.1, A2.2: a fork moves the seqs a compaction names with the events, so it derives the source's messages", async () => {
+    const where = { turn: 1, step: 1 }
+    const text = (t: string) => [{ type: 'text' as const, text: t }]
+    const call = (id: string) => ({ type: 'tool-call' as const, id, name: 'read', arguments: '{}' })
+    const batch: NewSessionEvent[] = [
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'step/start', data: where },
+      { type: 'user/message', data: { ...where, message: { role: 'user', content: text('go') } } },
+      { type: 'assistant/message', data: { ...where, content: [call('c1'), call('c2')] } },
+      { type: 'tool/call', data: { ...where, callId: 'c1', name: 'read', arguments: '{}' } },
+      { type: 'tool/call', data: { ...where, callId: 'c2', name: 'read', arguments: '{}' } },
+      {
+        type: 'tool/result',
+        data: { ...where, callId: 'c1', name: 'read', content: text('one'), isError: false },
+      },
+      {
+        type: 'tool/result',
+        data: { ...where, callId: 'c2', name: 'read', content: text('two'), isError: false },
+      },
+      { type: 'step/end', data: where },
+      { type: 'step/start', data: { turn: 1, step: 2 } },
+    ]
+    const compactions: NewSessionEvent['data'][] = [
+      {
+        turn: 1,
+        step: 2,
+        strategy: 'clear-tool-results',
+        tokensBefore: 10,
+        tokensAfter: 5,
+        cleared: [{ seq: 7 as Seq, callId: 'c1', isError: false, content: text('[cleared]') }],
+      },
+      {
+        turn: 1,
+        step: 2,
+        strategy: 'summarise',
+        tokensBefore: 10,
+        tokensAfter: 5,
+        through: 7 as Seq,
+        summary: { role: 'user', content: text('summary') },
+      },
+    ]
+    for (const data of compactions) {
+      const store = memoryStore()
+      const source = await openSession(store, { id: 'src' })
+      await source.appendBatch([...batch, { type: 'context/compacted', data } as NewSessionEvent])
+      const expected = deriveMessages(source.events())
+      const fork = await forkSession(store, 'src', { at: source.events().length, id: 'f' })
+      expect(deriveMessages(fork.events())).toEqual(expected)
+      // A fork of the fork keeps the seqs, and still derives the same messages.
+      const again = await forkSession(store, 'f', { at: fork.events().length - 2, id: 'g' })
+      expect(deriveMessages(again.events())).toEqual(expected)
+    }
   })
 })

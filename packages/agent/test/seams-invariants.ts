@@ -1,0 +1,231 @@
+/**
+ * The invariants the seams model test (V1.9) checks after every command, over the durable logs
+ * of every session of the run and the side effects the tools counted. Each broken rule is a
+ * `Violation` naming the rule and what broke it; rules that a defect being fixed in parallel is
+ * known to break have their own names (see `KNOWN_DEFECTS_UNTIL_MERGE` in the test).
+ */
+
+import { deriveMessages, type SessionEvent, suspendedTurn } from '@tooltx/session'
+import { isProtectedPath } from '../../cli/src/tools/protected-paths.js'
+import type { Effect, World } from './seams-world.js'
+
+/** The name of a rule; the known-defect ones name the defect that breaks them. */
+export type Rule =
+  | 'one-result-in-model-order'
+  | 'turn-left-open'
+  | 'turn-failed-without-crash'
+  | 'second-handle-repairs-live-turn'
+  | 'effect-once'
+  | 'read-not-rerun'
+  | 'decision-rule'
+  | 'resume-obeys-forged-decision'
+  | 'guard'
+  | 'guard-reads-only-path'
+  | 'narrowing'
+  | 'prepare-step-ignored-on-resume'
+  | 'fork-repeats-source-effect'
+  | 'fork-reruns-approved-write'
+  | 'fork-keeps-suspended-turn'
+  | 'fork-creation-not-atomic'
+
+export interface Violation {
+  readonly rule: Rule
+  readonly detail: string
+}
+
+/** Effects that change the world; a `look` only reads. */
+const CHANGES = new Set(['pay', 'log', 'stamp', 'mcp__tally__tally'])
+
+/** The call id an effect belongs to: a Code Mode sub-call `<id>/<n>` belongs to `<id>`. */
+const rootOf = (id: string) => id.split('/')[0]!
+
+interface Block {
+  readonly id: string
+  readonly name: string
+  readonly session: string
+  readonly turn: number
+}
+
+/** Every call of the latest or any earlier turn: one `tool/call` and one `tool/result`, in model order. */
+export function logViolations(session: string, events: readonly SessionEvent[]): Violation[] {
+  const out: Violation[] = []
+  const bad = (detail: string) =>
+    out.push({ rule: 'one-result-in-model-order', detail: `${session}: ${detail}` })
+  const calls = new Map<string, number>()
+  const results = new Map<string, number>()
+  const ends = new Map<number, number>()
+  const blocksOfTurn = new Map<number, string[][]>()
+  const resultOrder: string[] = []
+  for (const e of events) {
+    if (e.type === 'tool/call') calls.set(e.data.callId, (calls.get(e.data.callId) ?? 0) + 1)
+    if (e.type === 'tool/result') {
+      results.set(e.data.callId, (results.get(e.data.callId) ?? 0) + 1)
+      resultOrder.push(e.data.callId)
+    }
+    if (e.type === 'turn/end') ends.set(e.data.turn, (ends.get(e.data.turn) ?? 0) + 1)
+    if (e.type === 'assistant/message') {
+      const ids = e.data.content.flatMap((b) => (b.type === 'tool-call' ? [b.id] : []))
+      const list = blocksOfTurn.get(e.data.turn) ?? []
+      list.push(ids)
+      blocksOfTurn.set(e.data.turn, list)
+    }
+  }
+  for (const [id, n] of calls) if (n > 1) bad(`${id} has ${n} tool/call events`)
+  for (const [id, n] of results) if (n > 1) bad(`${id} has ${n} tool/result events`)
+  for (const [turn, n] of ends) if (n > 1) bad(`turn ${turn} has ${n} turn/end events`)
+  const position = new Map(resultOrder.map((id, i) => [id, i]))
+  for (const [turn, messages] of blocksOfTurn) {
+    for (const ids of messages) {
+      if (ends.has(turn)) {
+        for (const id of ids)
+          if (calls.get(id) !== 1 || results.get(id) !== 1)
+            bad(`${id} of closed turn ${turn} is not answered once`)
+      }
+      const answered = ids.filter((id) => position.has(id))
+      const sorted = [...answered].sort((a, b) => position.get(a)! - position.get(b)!)
+      if (answered.join() !== sorted.join())
+        bad(`results of turn ${turn} out of model order: ${sorted.join(' ')}`)
+    }
+  }
+  const last = [...events].reverse().find((e) => e.type === 'turn/start' || e.type === 'turn/end')
+  const open = last?.type === 'turn/start'
+  if (open && suspendedTurn(events) === undefined)
+    out.push({
+      rule: 'turn-left-open',
+      detail: `${session}: turn ${last.data.turn} is neither closed nor suspended`,
+    })
+  if (!open) {
+    const messages = deriveMessages(events)
+    const asked = messages.flatMap((m) =>
+      m.role === 'assistant' ? m.content.flatMap((b) => (b.type === 'tool-call' ? [b.id] : [])) : [],
+    )
+    const answered = messages.flatMap((m) => (m.role === 'tool' ? [m.callId] : []))
+    if (asked.join() !== answered.join())
+      bad(`derived messages answer [${answered.join(' ')}] to the calls [${asked.join(' ')}]`)
+  }
+  return out
+}
+
+/** The tools recovery re-runs (F1.4): their effect class is `'read'` or `'idempotent'`. */
+const RERUN = new Set(['look', 'stamp'])
+
+/**
+ * Recovery re-runs reads (F1.4): in a session every crash of which an agent recovered, a
+ * `'read'` or `'idempotent'` call never ends `TOOL_OUTCOME_UNKNOWN`, unless a fork copied it
+ * (a fork closes what it copies as plain repair does, L9.2). In a turn a second handle peeked
+ * at, such a result is that handle's repair of the live turn.
+ */
+export function recoveryViolations(
+  session: string,
+  events: readonly SessionEvent[],
+  world: Pick<World, 'copied' | 'peeked'>,
+): Violation[] {
+  const copied = world.copied.get(session)
+  return events.flatMap((e): Violation[] =>
+    e.type === 'tool/result' &&
+    e.data.error?.code === 'TOOL_OUTCOME_UNKNOWN' &&
+    RERUN.has(e.data.name) &&
+    !copied?.has(e.data.callId)
+      ? [
+          {
+            rule: world.peeked.has(`${session}#${e.data.turn}`)
+              ? 'second-handle-repairs-live-turn'
+              : 'read-not-rerun',
+            detail: `${session}: ${e.data.name} ${e.data.callId} ended TOOL_OUTCOME_UNKNOWN`,
+          },
+        ]
+      : [],
+  )
+}
+
+/** Where each tool-call block of the run was first made: its session and turn. */
+function blocksOf(logs: ReadonlyMap<string, readonly SessionEvent[]>): Map<string, Block> {
+  const blocks = new Map<string, Block>()
+  for (const [session, events] of logs) {
+    for (const e of events) {
+      if (e.type !== 'assistant/message') continue
+      for (const b of e.data.content) {
+        if (b.type === 'tool-call' && !blocks.has(b.id))
+          blocks.set(b.id, { id: b.id, name: b.name, session, turn: e.data.turn })
+      }
+    }
+  }
+  return blocks
+}
+
+/** The string values anywhere in `value`. */
+function strings(value: unknown, key = ''): [string, string][] {
+  if (typeof value === 'string') return [[key, value]]
+  if (value === null || typeof value !== 'object') return []
+  return Object.entries(value).flatMap(([k, v]) => strings(v, k))
+}
+
+/** Turns of `events` that were resumed (F2.7) or recovered after an interruption. */
+function resumedTurns(events: readonly SessionEvent[]): Set<number> {
+  const turns = new Set<number>()
+  for (const e of events) {
+    if (e.type === 'turn/resumed') turns.add(e.data.turn)
+    if (e.type === 'turn/end' && e.data.reason === 'interrupted') turns.add(e.data.turn)
+  }
+  return turns
+}
+
+/** The rules over the tools' side effects: once, by decision, guarded, narrowed, never repeated by a fork. */
+export function effectViolations(
+  world: World,
+  logs: ReadonlyMap<string, readonly SessionEvent[]>,
+): Violation[] {
+  const out: Violation[] = []
+  const blocks = blocksOf(logs)
+  const byId = new Map<string, Effect[]>()
+  for (const effect of world.effects) {
+    const list = byId.get(effect.id) ?? []
+    list.push(effect)
+    byId.set(effect.id, list)
+    for (const [key, text] of strings(effect.args)) {
+      if (!isProtectedPath(text)) continue
+      const rule = key === 'path' ? 'guard' : 'guard-reads-only-path'
+      out.push({ rule, detail: `${effect.tool} ran with ${key} "${text}" (${effect.id})` })
+    }
+    if (effect.tool === 'pay' && world.decisions.get(effect.id) !== 'allowed-once')
+      out.push({
+        rule: world.forged.has(effect.id) ? 'resume-obeys-forged-decision' : 'decision-rule',
+        detail: `pay ${effect.id} ran without an allowed-once decision made by the rule`,
+      })
+    const block = blocks.get(rootOf(effect.id))
+    const narrowed = block && world.narrowing.get(`${block.session}#${block.turn}`)
+    if (block !== undefined && narrowed !== undefined && !narrowed.includes(effect.tool)) {
+      // A fork keeps the turn numbers, so the turn is looked up where the body ran.
+      const resumed = resumedTurns(logs.get(effect.session) ?? []).has(block.turn)
+      out.push({
+        rule: resumed ? 'prepare-step-ignored-on-resume' : 'narrowing',
+        detail: `${effect.tool} ${effect.id} ran in turn ${block.turn} of ${block.session}, narrowed to [${narrowed.join(', ')}]`,
+      })
+    }
+    const copied = world.copied.get(effect.session)
+    if (CHANGES.has(effect.tool) && copied?.has(rootOf(effect.id))) {
+      out.push({
+        rule: world.halfMade.has(effect.session)
+          ? 'fork-creation-not-atomic'
+          : world.forkedSuspended.has(effect.session)
+            ? 'fork-reruns-approved-write'
+            : 'fork-repeats-source-effect',
+        detail: `${effect.tool} ${effect.id} ran in fork ${effect.session}, which copied that call from its source`,
+      })
+    }
+  }
+  for (const [id, all] of byId) {
+    // A run in a fork that copied the call was judged above.
+    const effects = all.filter((e) => !world.copied.get(e.session)?.has(rootOf(e.id)))
+    const changes = effects.filter((e) => CHANGES.has(e.tool) && e.tool !== 'stamp')
+    if (changes.length > 1)
+      out.push({
+        rule: 'effect-once',
+        detail: `${changes[0]!.tool} ${id} ran ${changes.length} times (${changes.map((e) => e.session).join(', ')})`,
+      })
+    const keys = new Set(effects.flatMap((e) => (e.tool === 'stamp' ? [e.key] : [])))
+    if (keys.size > 1)
+      out.push({ rule: 'effect-once', detail: `stamp ${id} took effect under ${keys.size} idempotency keys` })
+  }
+  return out
+}

@@ -1,0 +1,357 @@
+/**
+ * The world the seams model test (V1.9) drives: the CLI's toolset (its secrets guard, mode
+ * `both` for Code Mode on the real QuickJS sandbox) with tools that count their real side
+ * effects, a tool imported from a real MCP server in its own process, and per run a SQLite file
+ * whose sessions are written by short-lived "processes" (a fresh store object each, with a crash
+ * injected at a chosen durable write). Everything a tool body does is recorded as an `Effect`,
+ * attributed to the session the world is working on, for the invariants to judge.
+ */
+import { execFile } from 'node:child_process'
+import { readFileSync, writeFileSync } from 'node:fs'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { promisify } from 'node:util'
+import { defineTool, type JsonValue, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
+import { type McpToolSet, mcpTools } from '@tooltx/mcp'
+import { quickjsRuntime } from '@tooltx/sandbox'
+import { openSession, type Session, type SessionEvent, type SessionStore, sqliteStore } from '@tooltx/session'
+import { createToolset } from '../../cli/src/toolset.js'
+import { type Agent, createAgent, type ScriptedStep, scripted } from '../src/index.js'
+import { type CrashPlan, crashingStore } from './crash-store.js'
+
+/** One run of a tool body: a real side effect (or, for `look`, a read) as the tool saw it. */
+export interface Effect {
+  readonly tool: string
+  /** The `id` argument: the call id, or `<call id>/<n>` for a Code Mode sub-call. */
+  readonly id: string
+  /** The session the world was working on when the body ran. */
+  readonly session: string
+  readonly args: JsonValue
+  /** `stamp`'s idempotency key, as its deduplicating backend saw it. */
+  readonly key?: string
+}
+
+/** The tools the model may call by name (`run_code` aside). */
+export const TOOLS = ['look', 'stamp', 'pay', 'log', 'mcp__tally__tally'] as const
+export type ToolName = (typeof TOOLS)[number]
+
+/** Who may decide a durable approval. */
+export const DECIDERS = ['alice', 'bob'] as const
+
+/** What every run shares: one runtime, one sandbox, one MCP server process. */
+export interface Shared {
+  readonly runtime: ToolRuntime
+  readonly scope: RuntimeScope
+  readonly codeRuntime: ReturnType<typeof quickjsRuntime>
+  readonly mcp: McpToolSet
+  /** The MCP server's ledger: one `<id> <file>` line per run of its `tally` body. */
+  readonly ledger: string
+  /** The world tool bodies report to (the run in progress). */
+  world: World | undefined
+  close(): Promise<void>
+}
+
+const idParam = { id: { type: 'string', required: true } } as const
+const withPath = { ...idParam, path: { type: 'string' } } as const
+const textOut = {
+  schema: { type: 'string' },
+  render: (_: unknown, v: string) => [{ type: 'text' as const, text: v }],
+} as const
+
+/** Builds the shared runtime and starts the MCP server; `close()` stops both. */
+export async function startShared(): Promise<Shared> {
+  const root = await mkdtemp(join(tmpdir(), 'tooltx-seams-root-'))
+  const ledger = join(root, 'mcp-ledger')
+  writeFileSync(ledger, '')
+  const { runtime, scope } = createToolset({ root, mode: 'both', reportError: () => {} })
+  const shared: Shared = {
+    runtime,
+    scope,
+    codeRuntime: quickjsRuntime({ wallMs: 20_000 }),
+    mcp: await mcpTools(
+      {
+        command: process.execPath,
+        args: [fileURLToPath(new URL('./fixtures/tally-server.mjs', import.meta.url)), ledger],
+      },
+      { name: 'tally' },
+    ),
+    ledger,
+    world: undefined,
+    async close() {
+      await shared.mcp.close()
+      await shared.codeRuntime.close()
+      await rm(root, { recursive: true, force: true })
+    },
+  }
+  const record = (tool: string, args: { id: string }, key?: string) =>
+    shared.world?.record({ tool, id: args.id, args, ...(key === undefined ? {} : { key }) })
+  const tick = () => new Promise((resolve) => setImmediate(resolve))
+  scope.register(
+    defineTool({
+      name: 'look',
+      description: 'Reads something (no effect).',
+      effect: 'read',
+      parameters: withPath,
+      output: textOut,
+      isConcurrencySafe: () => true,
+      execute: async (args) => {
+        record('look', args)
+        await tick()
+        return 'seen'
+      },
+    }),
+  )
+  scope.register(
+    defineTool({
+      name: 'stamp',
+      description: 'Stamps once per idempotency key.',
+      effect: 'idempotent',
+      parameters: idParam,
+      output: textOut,
+      isConcurrencySafe: () => true,
+      execute: async (args, run) => {
+        record('stamp', args, run.idempotencyKey)
+        await tick()
+        return 'stamped'
+      },
+    }),
+  )
+  scope.register(
+    defineTool({
+      name: 'pay',
+      description: 'Moves money (asks first).',
+      effect: 'write',
+      parameters: withPath,
+      output: textOut,
+      execute: (args) => {
+        record('pay', args)
+        return 'paid'
+      },
+    }),
+  )
+  scope.register(
+    defineTool({
+      name: 'log',
+      description: 'Writes a log line and records a receipt.',
+      effect: 'write',
+      parameters: idParam,
+      output: textOut,
+      execute: async (args, run) => {
+        record('log', args)
+        await run.recordEffect({ logged: args.id })
+        return 'logged'
+      },
+    }),
+  )
+  runtime.onPreExecute(async (exec, next) =>
+    exec.name === 'pay' ? { kind: 'ask', reason: 'moves money' } : next(),
+  )
+  shared.mcp.register(scope)
+  return shared
+}
+
+/** One process's hold on the session: its store (with the crash plan) and its open session. */
+export interface Proc {
+  readonly session: Session
+  /** The process's store object (a second handle on it shares its lease, L14.1). */
+  readonly store: SessionStore
+  crashed(): boolean
+  /** Closes the session and the store, whatever state a crash left them in. */
+  close(): Promise<void>
+}
+
+/** What the decider process printed: the decision recorded, the refusal's code, or nothing pending. */
+export interface ChildDecision {
+  readonly none?: true
+  readonly callId?: string
+  readonly outcome?: string
+  readonly code?: string
+}
+
+/** Per-call settings of a process's agent. */
+export interface AgentPlan {
+  readonly maxParallel?: number
+  /** A small `clear-tool-results` budget, so compaction happens at random steps. */
+  readonly compact?: boolean
+}
+
+/** One run of the model: a temp dir with a SQLite file and the sessions written to it. */
+export class World {
+  readonly effects: Effect[] = []
+  /** Every session of the run, the first one and its forks, in creation order. */
+  readonly sessions: string[] = ['seams']
+  /** Per fork: the tool-call ids it copied from its source. */
+  readonly copied = new Map<string, ReadonlySet<string>>()
+  /** Forks whose making died after the copy landed and before the fork's repair did. */
+  readonly halfMade = new Set<string>()
+  /** Forks cut inside a turn suspended on a durable approval. */
+  readonly forkedSuspended = new Set<string>()
+  /** `prepareStep` narrowing per `<session>#<turn>`: the tools offered, or none recorded. */
+  readonly narrowing = new Map<string, readonly string[]>()
+  /** Decisions made through `decide` that the decision rule allows, by call id. */
+  readonly decisions = new Map<string, 'allowed-once' | 'rejected'>()
+  /** `<session>#<turn>` of the turns a second handle was opened on while they ran. */
+  readonly peeked = new Set<string>()
+  /** Calls whose log got an `approval/decided` forged past `decide` (a bad digest or decider). */
+  readonly forged = new Set<string>()
+  current = 'seams'
+  /** How many processes died at an injected crash. */
+  crashes = 0
+  #ids = 0
+  #forks = 0
+  #ledgerRead = 0
+  private constructor(
+    readonly shared: Shared,
+    readonly dir: string,
+    readonly run: number,
+  ) {}
+
+  static async create(shared: Shared, run: number): Promise<World> {
+    const dir = await mkdtemp(join(tmpdir(), 'tooltx-seams-'))
+    const world = new World(shared, dir, run)
+    world.#ledgerRead = readFileSync(shared.ledger, 'utf8').length
+    shared.world = world
+    return world
+  }
+
+  get path(): string {
+    return join(this.dir, 'sessions.db')
+  }
+
+  /** A fresh id for a fork of `source` (a fork whose making crashed may leave its id taken). */
+  forkId(source: string): string {
+    return `${source}.f${++this.#forks}`
+  }
+
+  /** A fresh call id, unique across the run's sessions (so a second run of it is visible). */
+  nextId(): string {
+    return `r${this.run}c${++this.#ids}`
+  }
+
+  record(effect: Omit<Effect, 'session'>): void {
+    this.effects.push({ ...effect, session: this.current })
+  }
+
+  /** Attributes the MCP server's new ledger lines of this run to the current session. */
+  collectMcp(): void {
+    const text = readFileSync(this.shared.ledger, 'utf8')
+    const fresh = text.slice(this.#ledgerRead)
+    this.#ledgerRead = text.length
+    for (const line of fresh.split('\n')) {
+      const [id, file] = line.split(' ')
+      if (id === undefined || file === undefined || !id.startsWith(`r${this.run}c`)) continue
+      this.effects.push({ tool: 'mcp__tally__tally', id, session: this.current, args: { id, file } })
+    }
+  }
+
+  /** Opens the current session in a new "process": a fresh store object on the file. */
+  async open(crash?: CrashPlan, id = this.current): Promise<Proc> {
+    const c = crashingStore(sqliteStore(this.path), crash)
+    const session = await openSession(c.store, { id, repair: false, verify: true, checkpointEvery: 5 })
+    return {
+      session,
+      store: c.store,
+      crashed: c.crashed,
+      async close() {
+        await session.close().catch(() => {})
+        await c.store.close()
+      },
+    }
+  }
+
+  /** An agent in `proc` as every process of the program builds it, answering from `steps`. */
+  agent(proc: Proc, steps: readonly ScriptedStep[], plan: AgentPlan = {}): Agent {
+    const session = this.current
+    return createAgent({
+      runtime: this.shared.runtime,
+      scope: this.shared.scope,
+      session: proc.session,
+      model: scripted(steps),
+      codeRuntime: this.shared.codeRuntime,
+      approvals: { mode: 'durable', deciders: [...DECIDERS] },
+      maxParallelToolCalls: plan.maxParallel ?? 4,
+      // The same program in every process: the narrowing of a turn is a function of the turn.
+      prepareStep: ({ turn }) => {
+        const tools = this.narrowing.get(`${session}#${turn}`)
+        return tools === undefined ? undefined : { tools: [...tools] }
+      },
+      ...(plan.compact ? { context: { maxTokens: 600, strategy: 'clear-tool-results' as const } } : {}),
+    })
+  }
+
+  /**
+   * Ends `proc`; when it crashed, a new process reopens the session without repair and lets a
+   * fresh agent recover it (F1.4, F1.6), as a restarted program would.
+   */
+  async finish(proc: Proc): Promise<void> {
+    const crashed = proc.crashed()
+    await proc.close()
+    if (!crashed) return
+    this.crashes++
+    await this.recover()
+  }
+
+  /** A restarted program: a new process opens the session without repair and an agent recovers it. */
+  async recover(): Promise<void> {
+    const again = await this.open()
+    try {
+      await bounded(this.agent(again, replies()).resume(), 'recovery after a crash')
+    } finally {
+      await again.close()
+    }
+  }
+
+  /**
+   * Decides the pending durable approval of the current session by the rule in a real child
+   * process (`fixtures/decide-process.mjs`, on the built packages) and returns what it printed.
+   */
+  async decideInChild(decision: 'allowed-once' | 'denied', by: string): Promise<ChildDecision> {
+    const script = fileURLToPath(new URL('./fixtures/decide-process.mjs', import.meta.url))
+    const { stdout } = await promisify(execFile)(process.execPath, [
+      script,
+      this.path,
+      this.current,
+      decision,
+      by,
+    ])
+    return JSON.parse(stdout) as ChildDecision
+  }
+
+  /** The durable events of `id`, read through a store object of their own. */
+  async events(id: string): Promise<readonly SessionEvent[]> {
+    const store = sqliteStore(this.path)
+    try {
+      return await store.load(id)
+    } finally {
+      await store.close()
+    }
+  }
+
+  async close(): Promise<void> {
+    if (this.shared.world === this) this.shared.world = undefined
+    await rm(this.dir, { recursive: true, force: true })
+  }
+}
+
+/** Text replies, for the steps a resumed or recovered turn still asks the model for. */
+export const replies = (n = 4): ScriptedStep[] => Array.from({ length: n }, () => ({ text: 'done' }))
+
+/** `promise`, or a rejection naming `what` when it takes longer than 20 s (a hang is a defect). */
+export function bounded<T>(promise: Promise<T>, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`hang: ${what} did not settle in 20 s`)), 20_000)
+  })
+  return Promise.race([promise, timeout]).finally(() => clearTimeout(timer))
+}
+
+/** The number the next turn of `events` gets. */
+export function nextTurn(events: readonly SessionEvent[]): number {
+  for (let i = events.length - 1; i >= 0; i--) {
+    const e = events[i]!
+    if (e.type === 'turn/start') return e.data.turn + 1
+  }
+  return 1
+}
