@@ -95,6 +95,32 @@ describe('Y3 tooltx mcp serve', () => {
     })
   })
 
+  it('Y3.3: TOOLTX_MCP_TOKEN set for HTTP serving does not stop serving over stdio; only the --token flag needs --http', async () => {
+    // Even a token too short for --http: over stdio the variable is not read at all.
+    const env = { ...process.env, TOOLTX_MCP_TOKEN: 'short' } as Record<string, string>
+    const client = new Client({ name: 'test', version: '1.0.0' })
+    await client.connect(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [BIN, 'mcp', 'serve', '--workspace', SAMPLE],
+        env,
+        stderr: 'ignore',
+      }),
+    )
+    cleanups.push(() => client.close())
+    await workspaceChecks(client)
+    const refused = await promisify(execFile)(
+      process.execPath,
+      [BIN, 'mcp', 'serve', '--workspace', SAMPLE, '--token', 'cli-token-0123456789abcdef'],
+      { env },
+    ).catch((e: { code: number; stdout: string; stderr: string }) => e)
+    expect(refused).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringContaining('--token needs --http'),
+    })
+  })
+
   it('Y3.7: --http on an address beyond loopback refuses to start without a token; with one it serves only its own names', async () => {
     const run = promisify(execFile)
     const env = { ...process.env }

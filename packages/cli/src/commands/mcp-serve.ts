@@ -33,8 +33,9 @@ Options:
                    (runtime) => … that registers them (and any policy) or returns the array
   --http [HOST]:PORT  serve Streamable HTTP instead, on HOST (default 127.0.0.1) and PORT;
                    a HOST other than loopback (e.g. 0.0.0.0) needs --token
-  --token T        with --http, require Authorization: Bearer T (also TOOLTX_MCP_TOKEN);
-                   at least 16 characters, e.g. --token "$(openssl rand -hex 16)"
+  --token T        with --http, require Authorization: Bearer T (also TOOLTX_MCP_TOKEN,
+                   which serving over stdio ignores); at least 16 characters,
+                   e.g. --token "$(openssl rand -hex 16)"
   --session ID     record every served call in this session (created if new): one turn
                    per call, replayable with \`tooltx replay ID\`; calls then run one at a time
 ${DB_HELP}
@@ -190,13 +191,15 @@ export async function mcpServeCommand(args: string[], out: Output, env: NodeJS.P
       `mcp serve takes no arguments, got "${positionals.join(' ')}"\n\n${MCP_SERVE_HELP}`,
       2,
     )
-  // An empty TOOLTX_MCP_TOKEN is no token, as an unset one.
-  const token = values.token ?? (env.TOOLTX_MCP_TOKEN || undefined)
-  if (token !== undefined && values.http === undefined)
+  // Only a flag given on this command line is a mistake without --http: TOOLTX_MCP_TOKEN is set
+  // for HTTP serving (a shell profile, a service file), so stdio serving ignores it.
+  if (values.token !== undefined && values.http === undefined)
     throw new UsageError(
       '--token needs --http: over stdio the client that spawned the server is the only peer',
       2,
     )
+  // An empty TOOLTX_MCP_TOKEN is no token, as an unset one.
+  const token = values.http === undefined ? undefined : (values.token ?? (env.TOOLTX_MCP_TOKEN || undefined))
   const address = values.http === undefined ? undefined : listenAddress(values.http)
   if (address !== undefined) httpGate(values.http!, address.host, token)
   // Over stdio, stdout carries MCP: contained errors go to stderr.
