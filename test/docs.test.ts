@@ -52,6 +52,7 @@ const EXPECTED: Record<string, readonly string[]> = {
     'c2 deny → deny',
     'c3 execute → execute',
     '1 would change',
+    'nested: true',
   ],
   'docs/fork.md › Fork a session': [
     "support.fork-6 { source: 'support', at: 6 }",
