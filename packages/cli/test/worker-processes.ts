@@ -90,6 +90,36 @@ export function startWorker(setup: WorkerSetup): WorkerProcess {
   }
 }
 
+/** What `tooltx worker` printed about one job: `job <submission> <session>: <result> (<plan>)[ — reason]`. */
+export interface JobLine {
+  readonly submission: string
+  readonly session: string
+  readonly result: 'done' | 'waiting' | 'handed-back' | 'failed'
+  readonly plan?: 'answered' | 'resume' | 'fresh'
+  readonly reason?: string
+}
+
+const JOB_LINE =
+  /^job (\S+) (\S+): (done|waiting|handed-back|failed)(?: \((answered|resume|fresh)\))?(?: — (.*))?$/
+
+/** The job lines among a worker's printed lines (N2.2's report results), in order. */
+export function jobLines(lines: readonly string[]): JobLine[] {
+  return lines.flatMap((line) => {
+    const match = JOB_LINE.exec(line)
+    if (match === null) return []
+    const [, submission, session, result, plan, reason] = match
+    return [
+      {
+        submission: submission!,
+        session: session!,
+        result: result as JobLine['result'],
+        ...(plan === undefined ? {} : { plan: plan as NonNullable<JobLine['plan']> }),
+        ...(reason === undefined ? {} : { reason }),
+      },
+    ]
+  })
+}
+
 /** The next step of a stateless fake model: tool calls after a user message, text after tool results. */
 export function lastRole(request: { messages: { role: string }[] }): string | undefined {
   return request.messages.at(-1)?.role

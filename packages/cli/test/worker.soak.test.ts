@@ -10,7 +10,7 @@ import { SUBMISSION_KIND, turnQueue } from '@tooltx/worker'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { POSTGRES_URL, requirePostgresInCi } from '../../worker/test/postgres.js'
 import { fakeModel } from './fake-model.js'
-import { lastRole, startWorker, type WorkerProcess } from './worker-processes.js'
+import { jobLines, lastRole, startWorker, type WorkerProcess } from './worker-processes.js'
 
 const WORKERS = 4
 const SESSIONS = 200
@@ -119,18 +119,26 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.8: the soak', () => {
       await Promise.all(workers.map((w) => w.waitFor((line) => line.startsWith('tooltx worker '))))
       for (const w of workers) w.proc.kill('SIGTERM')
       expect(await Promise.all(workers.map((w) => w.exited))).toEqual(workers.map(() => 0))
-      const handedBack = everyWorker
-        .flatMap((w) => w.lines)
-        .filter((l) => l.includes(': handed-back') || l.includes(': waiting'))
+      // Reports by result (N2.2). A SIGKILLed worker reports nothing about the jobs it held: the
+      // visibility timeout hands them out again, silently, and the worker that takes one reports
+      // `resume` (the turn the kill cut short is continued) or `answered` (the turn had ended),
+      // which only a job handed out again can be.
+      const reports = jobLines(everyWorker.flatMap((w) => w.lines))
+      const byResult = { done: 0, waiting: 0, 'handed-back': 0, failed: 0 }
+      for (const report of reports) byResult[report.result]++
+      const again = { resume: 0, answered: 0 }
+      for (const report of reports)
+        if (report.result === 'done' && (report.plan === 'resume' || report.plan === 'answered'))
+          again[report.plan]++
       const reasons = new Map<string, number>()
-      for (const l of handedBack) {
-        const reason = l
-          .slice(l.indexOf(' — ') + 3)
-          .replace(/"[^"]*"|\d+/g, '…')
-          .slice(0, 80)
+      for (const report of reports) {
+        if (report.result === 'done' || report.reason === undefined) continue
+        const reason = `${report.result}: ${report.reason.replace(/"[^"]*"|\d+/g, '…').slice(0, 80)}`
         reasons.set(reason, (reasons.get(reason) ?? 0) + 1)
       }
-      console.log(`soak: handed back or waiting ${handedBack.length} times: ${JSON.stringify([...reasons])}`)
+      console.log(
+        `soak: job reports ${JSON.stringify(byResult)}; taken again after a kill: ${again.resume} resumed a turn cut short, ${again.answered} found it answered; why not done: ${JSON.stringify([...reasons])}`,
+      )
       expect(pending).toBe(0)
 
       const store = postgresStore(db)
@@ -154,6 +162,11 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.8: the soak', () => {
       )
       expect(found).toEqual([])
       expect(kills).toBeGreaterThanOrEqual(40)
+      // Every message was reported done by some worker, and the kills hit live turns: without a
+      // job taken again the soak would have proved nothing about takeover.
+      const done = new Set(reports.filter((r) => r.result === 'done').map((r) => r.submission))
+      expect([...submitted.values()].flat().filter((id) => !done.has(id))).toEqual([])
+      expect(again.resume + again.answered).toBeGreaterThan(0)
     },
     KILL_PHASE_MS + DRAIN_MS + 60_000,
   )
