@@ -18,12 +18,13 @@
  * argument; no body ran for a tool its step's `prepareStep` left out; and a fork never re-ran,
  * or kept waiting, what it copied from its source.
  *
- * Runs: `TOOLTX_MBT_RUNS` (default 100, 25–60 s on a loaded 2-core machine; a nightly run
- * takes e.g. 1000, about 3 minutes), `TOOLTX_MBT_SEED` to generate the sequences of a seed
- * fast-check printed again (with at least as many runs as the failure's), `TOOLTX_MBT_SHRINK=0`
- * to stop at the first failure unshrunk. Any broken rule fails the test with the command
- * sequence fast-check shrank it to and each violation as `[rule] what broke it`. The MCP server
- * and the decider process run the built packages (`npm run build` first, as `npm test` does).
+ * Runs: `TOOLTX_MBT_RUNS` (default 100, 25–75 s on a loaded 2-core machine, 300 about 90 s;
+ * a nightly run takes e.g. 1000, about 3 minutes), `TOOLTX_MBT_SEED` to generate the sequences
+ * of a seed fast-check printed again (with at least as many runs as the failure's),
+ * `TOOLTX_MBT_SHRINK=0` to stop at the first failure unshrunk. Any broken rule fails the test
+ * with the command sequence fast-check shrank it to and each violation as `[rule] what broke
+ * it`. The MCP server and the decider process run the built packages (`npm run build` first, as
+ * `npm test` does).
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
