@@ -11,12 +11,11 @@ import { forkSession, openSession, type SessionEvent, suspendedTurn } from '@too
 import fc from 'fast-check'
 import { decide, pendingApprovals, type ScriptedToolCall } from '../src/index.js'
 import type { CrashPlan } from './crash-store.js'
-import type { Rule, Violation } from './seams-invariants.js'
+import type { Violation } from './seams-invariants.js'
 import { bounded, nextTurn, replies, TOOLS, type ToolName, type World } from './seams-world.js'
 
-/** What fast-check's model holds: a known defect that stopped the run, and findings made while commands ran. */
+/** What fast-check's model holds: the violations commands found while they ran, for `settle` to report. */
 export interface Model {
-  tainted: Rule | undefined
   readonly findings: Violation[]
 }
 
@@ -24,6 +23,12 @@ export interface Model {
 export type Settle = (model: Model, world: World) => Promise<void>
 
 type Command = fc.AsyncCommand<Model, World>
+
+/**
+ * Every command applies in any state: each looks at what it finds (a `Decide` with nothing
+ * pending does nothing).
+ */
+const applies = () => true
 
 /** One call of a batch: which tool, with a protected path or not; `run_code` makes `nested` sub-calls. */
 export interface CallPlan {
@@ -79,13 +84,12 @@ class Turn implements Command {
     readonly crash: CrashPlan | undefined,
     readonly settle: Settle,
   ) {}
-  check = (m: Readonly<Model>) => m.tainted === undefined
+  check = applies
   async run(m: Model, world: World): Promise<void> {
     const proc = await world.open(this.crash)
     try {
       const turn = `${world.current}#${nextTurn(proc.session.events())}`
       if (this.narrow !== undefined) world.narrowing.set(turn, this.narrow)
-      if (this.peek) world.peeked.add(turn)
       const toolCalls = this.calls.map((plan) => toolCall(world, plan))
       const agent = world.agent(proc, [{ toolCalls }, ...replies()], {
         maxParallel: this.maxParallel,
@@ -94,7 +98,7 @@ class Turn implements Command {
       let peeking: Promise<unknown> | undefined
       if (this.peek) {
         // Another part of the same program opens the session through the same store object while
-        // the turn runs (L14.1: they share the lease); it must not repair the live turn.
+        // the turn runs; it is refused (L14.6) and must not repair the live turn.
         const off = proc.session.on((event) => {
           if (event.type !== 'tool/call' || peeking !== undefined) return
           off()
@@ -107,7 +111,7 @@ class Turn implements Command {
       await peeking
       if (outcome.reason === 'error' && !proc.crashed())
         m.findings.push({
-          rule: this.peek ? 'second-handle-repairs-live-turn' : 'turn-failed-without-crash',
+          rule: 'turn-failed-without-crash',
           detail: `turn ${outcome.turn} ended with an error though no process died: ${outcome.error}`,
         })
     } finally {
@@ -144,7 +148,7 @@ class Decide implements Command {
     readonly crash: CrashPlan | undefined,
     readonly settle: Settle,
   ) {}
-  check = (m: Readonly<Model>) => m.tainted === undefined
+  check = applies
   async run(m: Model, world: World): Promise<void> {
     // The decider is another program (an approval UI): its crash restarts nobody's agent.
     const proc = await world.open(this.crash)
@@ -169,9 +173,8 @@ class Decide implements Command {
             detail: `decide ${this.kind} on ${callId}: ${outcome}, ${added} events appended (expected ${code}, ${appended})`,
           })
       }
-      const forge = (d: string, who: string) => {
-        world.forged.add(callId)
-        return proc.session
+      const forge = (d: string, who: string) =>
+        proc.session
           .append('approval/decided', {
             turn: pending.turn,
             step: pending.step,
@@ -182,7 +185,6 @@ class Decide implements Command {
             by: who,
           })
           .catch(() => {})
-      }
       if (this.kind === 'allow' || this.kind === 'twice') {
         world.decisions.set(callId, 'allowed-once')
         await by('allowed-once', 'alice', digest).catch(() => {})
@@ -222,7 +224,7 @@ class DecideInChild implements Command {
     readonly deny: boolean,
     readonly settle: Settle,
   ) {}
-  check = (m: Readonly<Model>) => m.tainted === undefined
+  check = applies
   async run(m: Model, world: World): Promise<void> {
     const printed = await world.decideInChild(
       this.deny ? 'denied' : 'allowed-once',
@@ -244,7 +246,7 @@ class Resume implements Command {
     readonly crash: CrashPlan | undefined,
     readonly settle: Settle,
   ) {}
-  check = (m: Readonly<Model>) => m.tainted === undefined
+  check = applies
   async run(m: Model, world: World): Promise<void> {
     const proc = await world.open(this.crash)
     try {
@@ -278,7 +280,7 @@ class Fork implements Command {
     readonly crash: CrashPlan | undefined,
     readonly settle: Settle,
   ) {}
-  check = (m: Readonly<Model>) => m.tainted === undefined
+  check = applies
   async run(m: Model, world: World): Promise<void> {
     const source = world.current
     const events = await world.events(source)
@@ -301,13 +303,9 @@ class Fork implements Command {
       if (key.startsWith(`${source}#`)) world.narrowing.set(`${id}#${key.slice(source.length + 1)}`, tools)
     }
     world.current = id
-    if (proc.crashed()) {
-      world.halfMade.add(id)
-      await world.recover()
-    }
+    if (proc.crashed()) await world.recover()
     const forked = await world.events(id)
     world.copied.set(id, new Set(blockIds(forked)))
-    if (suspendedTurn(events.filter((e) => e.seq <= at)) !== undefined) world.forkedSuspended.add(id)
     if (suspendedTurn(forked) !== undefined)
       m.findings.push({
         rule: 'fork-keeps-suspended-turn',
@@ -325,7 +323,9 @@ const crash: fc.Arbitrary<CrashPlan | undefined> = fc.oneof(
   { arbitrary: fc.constant(undefined), weight: 2 },
   { arbitrary: fc.record({ at: fc.integer({ min: 1, max: 14 }), written: fc.boolean() }), weight: 1 },
 )
-const secret = fc.integer({ min: 0, max: 5 }).map((n) => n === 0)
+/** True about one time in `n`; shrinks to false, so a counterexample keeps only the flags it needs. */
+const oneIn = (n: number) => fc.integer({ min: 1, max: n }).map((k) => k === n)
+const secret = oneIn(6)
 const nested = fc.array(fc.record({ tool: fc.constantFrom(...TOOLS), secret }), {
   minLength: 1,
   maxLength: 3,
@@ -344,7 +344,7 @@ export function commandArbitraries(settle: Settle): fc.Arbitrary<Command>[] {
       narrow: fc.option(fc.subarray([...TOOLS], { minLength: 1 }), { nil: undefined, freq: 3 }),
       maxParallel: fc.integer({ min: 1, max: 4 }),
       compact: fc.boolean(),
-      peek: fc.integer({ min: 0, max: 7 }).map((n) => n === 0),
+      peek: oneIn(8),
       crash,
     })
     .map((t) => new Turn(t.calls, t.narrow, t.maxParallel, t.compact, t.peek, t.crash, settle))

@@ -1,32 +1,25 @@
 /**
  * The invariants the seams model test (V1.9) checks after every command, over the durable logs
  * of every session of the run and the side effects the tools counted. Each broken rule is a
- * `Violation` naming the rule and what broke it; rules that a defect being fixed in parallel is
- * known to break have their own names (see `KNOWN_DEFECTS_UNTIL_MERGE` in the test).
+ * `Violation` naming the rule and what broke it.
  */
 
 import { deriveMessages, type SessionEvent, suspendedTurn } from '@tooltx/session'
 import { isProtectedPath } from '../../cli/src/tools/protected-paths.js'
 import type { Effect, World } from './seams-world.js'
 
-/** The name of a rule; the known-defect ones name the defect that breaks them. */
+/** The name of a rule: one per promise of V1.9. */
 export type Rule =
   | 'one-result-in-model-order'
   | 'turn-left-open'
   | 'turn-failed-without-crash'
-  | 'second-handle-repairs-live-turn'
-  | 'effect-once'
   | 'read-not-rerun'
+  | 'effect-once'
   | 'decision-rule'
-  | 'resume-obeys-forged-decision'
   | 'guard'
-  | 'guard-reads-only-path'
   | 'narrowing'
-  | 'prepare-step-ignored-on-resume'
   | 'fork-repeats-source-effect'
-  | 'fork-reruns-approved-write'
   | 'fork-keeps-suspended-turn'
-  | 'fork-creation-not-atomic'
 
 export interface Violation {
   readonly rule: Rule
@@ -112,13 +105,13 @@ const RERUN = new Set(['look', 'stamp'])
 /**
  * Recovery re-runs reads (F1.4): in a session every crash of which an agent recovered, a
  * `'read'` or `'idempotent'` call never ends `TOOL_OUTCOME_UNKNOWN`, unless a fork copied it
- * (a fork closes what it copies as plain repair does, L9.2). In a turn a second handle peeked
- * at, such a result is that handle's repair of the live turn.
+ * (a fork closes what it copies as plain repair does, L9.2). Nor does a second handle opened on
+ * the live turn leave one so (it must not repair that turn, L14.1).
  */
 export function recoveryViolations(
   session: string,
   events: readonly SessionEvent[],
-  world: Pick<World, 'copied' | 'peeked'>,
+  world: Pick<World, 'copied'>,
 ): Violation[] {
   const copied = world.copied.get(session)
   return events.flatMap((e): Violation[] =>
@@ -128,9 +121,7 @@ export function recoveryViolations(
     !copied?.has(e.data.callId)
       ? [
           {
-            rule: world.peeked.has(`${session}#${e.data.turn}`)
-              ? 'second-handle-repairs-live-turn'
-              : 'read-not-rerun',
+            rule: 'read-not-rerun',
             detail: `${session}: ${e.data.name} ${e.data.callId} ended TOOL_OUTCOME_UNKNOWN`,
           },
         ]
@@ -160,16 +151,6 @@ function strings(value: unknown, key = ''): [string, string][] {
   return Object.entries(value).flatMap(([k, v]) => strings(v, k))
 }
 
-/** Turns of `events` that were resumed (F2.7) or recovered after an interruption. */
-function resumedTurns(events: readonly SessionEvent[]): Set<number> {
-  const turns = new Set<number>()
-  for (const e of events) {
-    if (e.type === 'turn/resumed') turns.add(e.data.turn)
-    if (e.type === 'turn/end' && e.data.reason === 'interrupted') turns.add(e.data.turn)
-  }
-  return turns
-}
-
 /** The rules over the tools' side effects: once, by decision, guarded, narrowed, never repeated by a fork. */
 export function effectViolations(
   world: World,
@@ -184,32 +165,25 @@ export function effectViolations(
     byId.set(effect.id, list)
     for (const [key, text] of strings(effect.args)) {
       if (!isProtectedPath(text)) continue
-      const rule = key === 'path' ? 'guard' : 'guard-reads-only-path'
-      out.push({ rule, detail: `${effect.tool} ran with ${key} "${text}" (${effect.id})` })
+      out.push({ rule: 'guard', detail: `${effect.tool} ran with ${key} "${text}" (${effect.id})` })
     }
     if (effect.tool === 'pay' && world.decisions.get(effect.id) !== 'allowed-once')
       out.push({
-        rule: world.forged.has(effect.id) ? 'resume-obeys-forged-decision' : 'decision-rule',
+        rule: 'decision-rule',
         detail: `pay ${effect.id} ran without an allowed-once decision made by the rule`,
       })
     const block = blocks.get(rootOf(effect.id))
     const narrowed = block && world.narrowing.get(`${block.session}#${block.turn}`)
     if (block !== undefined && narrowed !== undefined && !narrowed.includes(effect.tool)) {
-      // A fork keeps the turn numbers, so the turn is looked up where the body ran.
-      const resumed = resumedTurns(logs.get(effect.session) ?? []).has(block.turn)
       out.push({
-        rule: resumed ? 'prepare-step-ignored-on-resume' : 'narrowing',
+        rule: 'narrowing',
         detail: `${effect.tool} ${effect.id} ran in turn ${block.turn} of ${block.session}, narrowed to [${narrowed.join(', ')}]`,
       })
     }
     const copied = world.copied.get(effect.session)
     if (CHANGES.has(effect.tool) && copied?.has(rootOf(effect.id))) {
       out.push({
-        rule: world.halfMade.has(effect.session)
-          ? 'fork-creation-not-atomic'
-          : world.forkedSuspended.has(effect.session)
-            ? 'fork-reruns-approved-write'
-            : 'fork-repeats-source-effect',
+        rule: 'fork-repeats-source-effect',
         detail: `${effect.tool} ${effect.id} ran in fork ${effect.session}, which copied that call from its source`,
       })
     }

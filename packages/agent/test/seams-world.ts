@@ -184,18 +184,10 @@ export class World {
   readonly sessions: string[] = ['seams']
   /** Per fork: the tool-call ids it copied from its source. */
   readonly copied = new Map<string, ReadonlySet<string>>()
-  /** Forks whose making died after the copy landed and before the fork's repair did. */
-  readonly halfMade = new Set<string>()
-  /** Forks cut inside a turn suspended on a durable approval. */
-  readonly forkedSuspended = new Set<string>()
   /** `prepareStep` narrowing per `<session>#<turn>`: the tools offered, or none recorded. */
   readonly narrowing = new Map<string, readonly string[]>()
   /** Decisions made through `decide` that the decision rule allows, by call id. */
   readonly decisions = new Map<string, 'allowed-once' | 'rejected'>()
-  /** `<session>#<turn>` of the turns a second handle was opened on while they ran. */
-  readonly peeked = new Set<string>()
-  /** Calls whose log got an `approval/decided` forged past `decide` (a bad digest or decider). */
-  readonly forged = new Set<string>()
   current = 'seams'
   /** How many processes died at an injected crash. */
   crashes = 0

@@ -18,45 +18,22 @@
  * argument; no body ran for a tool its step's `prepareStep` left out; and a fork never re-ran,
  * or kept waiting, what it copied from its source.
  *
- * Runs: `TOOLTX_MBT_RUNS` (default 100, 25–60 s on a loaded 2-core machine; a nightly run
- * takes e.g. 1000, about 3 minutes), `TOOLTX_MBT_SEED` to generate the sequences of a seed
- * fast-check printed again (with at least as many runs as the failure's), `TOOLTX_MBT_SHRINK=0`
- * to stop at the first failure unshrunk. Rules a defect under repair is known to break are listed in `KNOWN_DEFECTS_UNTIL_MERGE`: a run that breaks one stops
- * there (nothing later in it is judged) and the test stays green; `TOOLTX_MBT_STRICT=1` ignores
- * the list, so fast-check shrinks those counterexamples too. The MCP server and the decider
- * process run the built packages (`npm run build` first, as `npm test` does).
+ * Runs: `TOOLTX_MBT_RUNS` (default 100, 25–75 s on a loaded 2-core machine, 300 about 90 s;
+ * a nightly run takes e.g. 1000, about 3 minutes), `TOOLTX_MBT_SEED` to generate the sequences
+ * of a seed fast-check printed again (with at least as many runs as the failure's),
+ * `TOOLTX_MBT_SHRINK=0` to stop at the first failure unshrunk. Any broken rule fails the test
+ * with the command sequence fast-check shrank it to and each violation as `[rule] what broke
+ * it`. The MCP server and the decider process run the built packages (`npm run build` first, as
+ * `npm test` does).
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { commandArbitraries, type Model, type Settle } from './seams-commands.js'
-import { effectViolations, logViolations, type Rule, recoveryViolations } from './seams-invariants.js'
+import { effectViolations, logViolations, recoveryViolations } from './seams-invariants.js'
 import { type Shared, startShared, World } from './seams-world.js'
-
-/**
- * Rules the defects being fixed in parallel (issue 27) break; emptied once those fixes merge.
- * `fork-creation-not-atomic` is a defect this test found that nobody is fixing yet: `forkSession`
- * writes the copied events and the fork's repair in two writes, so a crash between them leaves
- * the copied calls as the fork's own interrupted calls, and recovery re-runs a copied
- * `'idempotent'` call under the fork's idempotency key (see the CHANGELOG); it goes once the
- * fork's copy and repair are one write.
- */
-const KNOWN_DEFECTS_UNTIL_MERGE: ReadonlySet<Rule> = new Set<Rule>([
-  'guard-reads-only-path',
-  'prepare-step-ignored-on-resume',
-  'fork-keeps-suspended-turn',
-  'fork-reruns-approved-write',
-  'second-handle-repairs-live-turn',
-  'resume-obeys-forged-decision',
-  'fork-creation-not-atomic',
-])
 
 const RUNS = Number(process.env.TOOLTX_MBT_RUNS ?? 100)
 const SEED = process.env.TOOLTX_MBT_SEED === undefined ? undefined : Number(process.env.TOOLTX_MBT_SEED)
-const known: ReadonlySet<string> =
-  process.env.TOOLTX_MBT_STRICT === '1' ? new Set() : KNOWN_DEFECTS_UNTIL_MERGE
-
-/** How often each known defect stopped a run (reported at the end). */
-const hits = new Map<string, number>()
 
 /** What the runs exercised, reported at the end: events by type, effects by tool, crashes. */
 const tally = new Map<string, number>()
@@ -89,13 +66,6 @@ const settle: Settle = async (m, world) => {
     ...effectViolations(world, logs),
   ]
   if (found.length === 0) return
-  // A known defect can break other rules after it; the run stops at the first one.
-  const first = found.find((v) => known.has(v.rule))
-  if (first !== undefined) {
-    m.tainted = first.rule
-    hits.set(first.rule, (hits.get(first.rule) ?? 0) + 1)
-    return
-  }
   throw new Error(`invariants broken:\n${found.map((v) => `  [${v.rule}] ${v.detail}`).join('\n')}`)
 }
 
@@ -108,7 +78,6 @@ describe('V1.9 the promises hold where features meet (model-based, crashes at ev
     await shared?.close()
     const sorted = [...tally].sort(([a], [b]) => a.localeCompare(b))
     console.info(`seams: ${sorted.map(([k, n]) => `${k}: ${n}`).join(', ')}`)
-    if (hits.size > 0) console.info(`seams: runs stopped by known defects: ${JSON.stringify([...hits])}`)
   })
 
   it(
@@ -121,7 +90,7 @@ describe('V1.9 the promises hold where features meet (model-based, crashes at ev
           async (commands) => {
             const world = await World.create(shared, ++run)
             try {
-              const model: Model = { tainted: undefined, findings: [] }
+              const model: Model = { findings: [] }
               await fc.asyncModelRun(() => ({ model, real: world }), commands)
               await countRun(world)
             } finally {
