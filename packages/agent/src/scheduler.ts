@@ -34,11 +34,13 @@ import {
   parseToolArguments,
   snapshotJson,
   type ToolCallBlock,
+  type ToolFailure,
   type ToolResult,
 } from '@tooltx/core'
 import type { StepRef } from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
 import type { Journal } from './journal.js'
+import { malformedArguments, malformedArgumentsFailure } from './malformed-arguments.js'
 import { notStartedEvents, toolCallEvent, toolResultEvent } from './tool-events.js'
 import type { PendingDecision } from './turn-outcome.js'
 
@@ -155,6 +157,8 @@ interface Planned {
   readonly block: ToolCallBlock
   readonly args: unknown
   readonly index: number
+  /** Set when the raw arguments are not JSON: the call's result, no pipeline runs (L4.7). */
+  readonly malformed?: ToolFailure
 }
 
 /** What one round writes: the results ready in model order, then the calls that start. */
@@ -296,7 +300,15 @@ class Batch {
         const args = frozenOnce(
           parse === undefined ? parseToolArguments(block.arguments, FROZEN) : parse(block),
         )
-        const planned = { block, args, index: this.#next++ }
+        // Text that is not JSON parses to a string (L4.1), and so does a JSON string: only then
+        // is the text parsed again, to tell the two apart and keep the parser's message (L4.7).
+        const reason = typeof args === 'string' ? malformedArguments(block.arguments) : undefined
+        const planned: Planned = {
+          block,
+          args,
+          index: this.#next++,
+          ...(reason === undefined ? {} : { malformed: malformedArgumentsFailure(reason) }),
+        }
         if (classify(block, args) === 'exclusive') {
           this.#barrier = planned
           break
@@ -324,17 +336,11 @@ class Batch {
   }
 
   /** Starts the pipeline of a call whose `tool/call` is durable and keeps its result. */
-  #start({ block, args, index }: Planned): void {
+  #start({ block, args, index, malformed }: Planned): void {
     this.started = index + 1
     this.#running++
-    const input = this.#options.input(block, args, this.#hooks)
-    input.sequence = this.#sequence
-    if (this.#options.parkable === true) {
-      const parking = new AbortController()
-      this.#parking[index] = parking
-      input.signal = AbortSignal.any([input.signal, parking.signal])
-    }
-    this.#options.runtime.execute(input).then(
+    const settled = malformed === undefined ? this.#execute(block, args, index) : Promise.resolve(malformed)
+    settled.then(
       (result) => {
         this.#running--
         this.#ready[index] = result
@@ -348,6 +354,18 @@ class Batch {
         this.#settled()
       },
     )
+  }
+
+  /** Runs the pipeline of a call with its input (L4.3), parkable when the batch is (F2.3). */
+  #execute(block: ToolCallBlock, args: unknown, index: number): Promise<ToolResult> {
+    const input = this.#options.input(block, args, this.#hooks)
+    input.sequence = this.#sequence
+    if (this.#options.parkable === true) {
+      const parking = new AbortController()
+      this.#parking[index] = parking
+      input.signal = AbortSignal.any([input.signal, parking.signal])
+    }
+    return this.#options.runtime.execute(input)
   }
 
   /**

@@ -17,6 +17,7 @@ import {
   type ToolRuntime,
 } from '@tooltx/core'
 import type { SessionEvent } from '@tooltx/session'
+import { malformedArguments } from './malformed-arguments.js'
 import { PausableDeadline } from './pausable-deadline.js'
 
 /**
@@ -98,6 +99,8 @@ class Item {
   allowed = false
   /** The bound on the policy's time for this call, while it is being audited. */
   bound: PausableDeadline | undefined
+  /** Why the raw arguments of a model-direct call are not JSON: the loop ran no pipeline (L4.7). */
+  malformed: string | undefined
 
   constructor(
     readonly seq: number,
@@ -149,6 +152,7 @@ function recordedCalls(events: readonly SessionEvent[]): { roots: Item[]; all: I
           parseToolArguments(event.data.arguments),
           undefined,
         )
+        item.malformed = malformedArguments(event.data.arguments)
         open.set(key(turn, callId), item)
         roots.push(item)
         all.push(item)
@@ -291,6 +295,11 @@ export async function auditSession(
     return top?.callId === exec.callId && !exec.signal.aborted ? top : undefined
   }
   const audit = async (item: Item, parent: symbol | undefined): Promise<void> => {
+    if (item.malformed !== undefined) {
+      // The loop fails such a call without a pipeline, so no policy can decide it either.
+      item.after = { kind: 'invalid', reason: `invalid arguments: ${item.malformed}` }
+      return
+    }
     const approver: Approver = (request) => {
       item.asked = request.reason === undefined ? {} : { reason: request.reason }
       return 'allowed-once'

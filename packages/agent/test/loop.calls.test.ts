@@ -1,6 +1,14 @@
-import { defineTool, ERROR_NAMES, type ToolDefinition } from '@tooltx/core'
+import { auditSession, scripted } from '@tooltx/agent'
+import {
+  defineTool,
+  ERROR_NAMES,
+  parseToolArguments,
+  type ToolCallBlock,
+  type ToolDefinition,
+} from '@tooltx/core'
 import { describe, expect } from 'vitest'
 import {
+  agentOn,
   call,
   closingText,
   eventually,
@@ -28,8 +36,18 @@ function rawRecorder(seen: unknown[]): ToolDefinition {
   }
 }
 
+/** What `JSON.parse` says of `text`. */
+function jsonError(text: string): string {
+  try {
+    JSON.parse(text)
+  } catch (error) {
+    return (error as Error).message
+  }
+  throw new Error(`${text} is JSON`)
+}
+
 describe('L4 tool calls in the loop (SQLite session)', () => {
-  it('L4.1, L4.2: empty → {}, whitespace → {}, JSON → parsed, anything else → the raw string, which a raw tool receives unchanged', async ({
+  it('L4.1, L4.2: empty → {}, whitespace → {}, JSON → parsed (a JSON string too), which a raw tool receives unchanged', async ({
     r,
   }) => {
     const seen: unknown[] = []
@@ -41,7 +59,7 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
           { name: 'raw', arguments: ' \n\t' },
           { name: 'raw', arguments: '{"a":[1,2]}' },
           { name: 'raw', arguments: '7' },
-          { name: 'raw', arguments: '{"a": tru' },
+          { name: 'raw', arguments: '"{\\"a\\": tru"' },
         ],
       },
       { text: 'ok' },
@@ -50,12 +68,14 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
     expect(seen).toEqual([{}, {}, { a: [1, 2] }, 7, '{"a": tru'])
     // The log keeps the raw strings, not the parsed values (L4.4).
     const raws = r.session.events().flatMap((e) => (e.type === 'tool/call' ? [e.data.arguments] : []))
-    expect(raws).toEqual(['', ' \n\t', '{"a":[1,2]}', '7', '{"a": tru'])
+    expect(raws).toEqual(['', ' \n\t', '{"a":[1,2]}', '7', '"{\\"a\\": tru"'])
   })
 
-  it('L4.2: a defineTool tool fails a string argument with "arguments" must be an object', async ({ r }) => {
+  it('L4.2: a defineTool tool fails a JSON string argument with "arguments" must be an object', async ({
+    r,
+  }) => {
     const { agent } = go(r, [
-      { toolCalls: [{ id: 'c1', name: 'echo', arguments: 'not json' }] },
+      { toolCalls: [{ id: 'c1', name: 'echo', arguments: '"not an object"' }] },
       { text: 'ok' },
     ])
     await agent.whenIdle()
@@ -66,6 +86,89 @@ describe('L4 tool calls in the loop (SQLite session)', () => {
       content: [{ type: 'text', text: 'Error: invalid arguments: "arguments" must be an object' }],
     })
     expect(r.trace).toEqual([])
+  })
+
+  it('L4.2, L4.7: arguments that are not JSON reach no tool; the model reads what the parser found and where, and the turn goes on', async ({
+    r,
+  }) => {
+    const seen: unknown[] = []
+    r.scope.register(rawRecorder(seen))
+    const entered: string[] = []
+    r.runtime.onPreExecute((exec, next) => {
+      entered.push(exec.callId)
+      return next()
+    })
+    const { agent, model } = go(r, [
+      {
+        toolCalls: [
+          { id: 'c1', name: 'echo', arguments: '{"path": "a",' },
+          { id: 'c2', name: 'raw', arguments: "{'single': 1}" },
+          { id: 'c3', name: 'raw', arguments: '{"path": ' },
+          { id: 'c4', name: 'raw', arguments: '{"ok": true}' },
+        ],
+      },
+      { text: 'fixed' },
+    ])
+    await agent.whenIdle()
+    const results = r.session.events().flatMap((e) => (e.type === 'tool/result' ? [e.data] : []))
+    const texts = results.map((result) =>
+      result.content.map((block) => (block.type === 'text' ? block.text : '')).join(''),
+    )
+    const notJson = (what: string) => `Error: invalid arguments: arguments are not valid JSON: ${what}`
+    expect(texts.slice(0, 3)).toEqual([
+      notJson(jsonError('{"path": "a",')),
+      notJson(jsonError("{'single': 1}")),
+      notJson('Unexpected end of JSON input at position 9'),
+    ])
+    expect(texts[0]).toMatch(/position 13/)
+    expect(texts[1]).toMatch(/position 1/)
+    expect(results.slice(0, 3).map((result) => result.error)).toEqual(
+      Array(3).fill({ name: ERROR_NAMES.INVALID_ARGS, code: 'INVALID_ARGS' }),
+    )
+    // No pipeline ran for them; the valid call of the same batch ran, and the turn went on.
+    expect(entered).toEqual(['c4'])
+    expect(seen).toEqual([{ ok: true }])
+    const tool = model.requests[1]!.messages.find((m) => m.role === 'tool' && m.callId === 'c2')
+    expect(tool).toMatchObject({ isError: true, content: [{ type: 'text', text: texts[1] }] })
+    expect(r.session.events().at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'completed' } })
+    // The audit says the same of the recorded calls, running nothing.
+    const audit = await auditSession(r.session.events(), r.runtime, { scope: r.scope })
+    expect(audit.calls.slice(0, 3).map((c) => c.after)).toEqual(
+      texts.slice(0, 3).map((text) => ({ kind: 'invalid', reason: text.slice('Error: '.length) })),
+    )
+    expect(audit.changed).toBe(0)
+  })
+
+  it('L4.7, Z1.4: a model adapter that parses arguments itself gets the same failure for text that is not JSON', async ({
+    r,
+  }) => {
+    const parsed: string[] = []
+    const model = scripted([
+      { toolCalls: [{ id: 'c1', name: 'echo', arguments: '{"path": "a",' }] },
+      { text: 'fixed' },
+    ])
+    const agent = agentOn(r, {
+      model: Object.assign(model, {
+        parseArguments: (block: ToolCallBlock) => {
+          parsed.push(block.id)
+          return parseToolArguments(block.arguments)
+        },
+      }),
+    })
+    agent.send('go')
+    await agent.whenIdle()
+    expect(parsed).toEqual(['c1'])
+    expect(firstResult(r.session)).toMatchObject({
+      callId: 'c1',
+      error: { code: 'INVALID_ARGS' },
+      content: [
+        {
+          type: 'text',
+          text: `Error: invalid arguments: arguments are not valid JSON: ${jsonError('{"path": "a",')}`,
+        },
+      ],
+    })
+    expect(r.session.events().at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'completed' } })
   })
 
   it('L4.3, L4.4: each call gets its own input; its tool/call is durable when its pipeline starts, and no later call is logged before it starts', async ({

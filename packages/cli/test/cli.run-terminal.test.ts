@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync } from 'node:fs'
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BIN, cleanEnv, sampleWorkspace, scratch, tooltx, tooltxWith } from './cli-harness.js'
@@ -31,6 +31,20 @@ function processesMentioning(needle: string): number[] {
     }
   }
   return pids
+}
+
+/** The pid of the `tooltx` process (not the shell around it) working in `cwd`. */
+function tooltxPid(cwd: string): number {
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
+      if (argv[1] === BIN && readlinkSync(`/proc/${entry}/cwd`) === cwd) return Number(entry)
+    } catch {
+      // The process ended meanwhile.
+    }
+  }
+  throw new Error(`no tooltx process works in ${cwd}`)
 }
 
 describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
@@ -157,6 +171,22 @@ describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
     expect(processesMentioning(path.join(ws, 'scripts/slow-check.mjs'))).toEqual([])
   })
 
+  it('K2.10: SIGTERM while the demo asks cancels the approval, records the turn aborted and exits 143', async () => {
+    const cwd = scratch()
+    const term = await Terminal.start([process.execPath, BIN, 'demo', '--fast'], { cwd, env: cleanEnv() })
+    await term.waitFor(/Allow write_note\? \[y\/N\] $/m, 60_000)
+    process.kill(tooltxPid(cwd), 'SIGTERM')
+    const { code, screen } = await term.exit()
+    expect(code).toBe(143)
+    expect(screen).toContain('    ? approval for write_note: cancelled')
+    expect(screen).toContain('── turn 1 aborted ──')
+    expect(screen).toContain('tooltx: terminated (SIGTERM); the turn was recorded as aborted')
+    expect(screen).not.toContain('Under the hood')
+    expect(existsSync(path.join(cwd, '.tooltx/demo-workspace/notes/todo-summary.md'))).toBe(false)
+    const replay = await tooltx(cwd, 'replay', 'latest')
+    expect(replay.stdout.trimEnd().split('\n').at(-1)).toBe('── turn 1 aborted ──')
+  }, 90_000)
+
   it('K2.6: the demo asks the person at the terminal to approve its write', async () => {
     const cwd = scratch()
     const term = await Terminal.start([process.execPath, BIN, 'demo', '--fast'], { cwd, env: cleanEnv() })
@@ -256,6 +286,39 @@ describe('tooltx run without a terminal', () => {
     const replay = await tooltx(ws, 'replay', 'latest')
     expect(replay.stdout.trimEnd().split('\n').at(-1)).toBe('── turn 1 aborted ──')
   })
+  it.each([
+    ['SIGTERM', 143, 'terminated (SIGTERM)'],
+    ['SIGHUP', 129, 'hung up (SIGHUP)'],
+  ] as const)(
+    'K2.10: %s while a check runs kills it, records the turn aborted and exits %i',
+    async (signal, status, note) => {
+      const ws = sampleWorkspace()
+      const check = { id: 'call_slow', name: 'run_check', arguments: '{"check":"slow-check"}' }
+      const model = await fakeModel([{ toolCalls: [check] }, { text: 'must not be asked' }])
+      const child = spawn(process.execPath, runArgv(ws, model.baseURL).slice(1), { cwd: ws, env: modelEnv() })
+      let stdout = ''
+      let stderr = ''
+      child.stderr.on('data', (piece) => {
+        stderr += piece
+      })
+      child.stdout.on('data', (piece) => {
+        const started = stdout.includes('▶ $ Run slow-check')
+        stdout += piece
+        if (!started && stdout.includes('▶ $ Run slow-check')) child.kill(signal)
+      })
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
+      const slow = path.join(ws, 'scripts/slow-check.mjs')
+      const orphans = processesMentioning(slow)
+      for (const pid of orphans) process.kill(pid)
+      expect(orphans).toEqual([])
+      expect(code).toBe(status)
+      expect(stderr).toBe(`tooltx: ${note}; the turn was recorded as aborted\n`)
+      expect(stdout).toMatch(/✗ run_check failed \((CHECK_STOPPED|ABORTED)\)/)
+      expect(model.requests).toHaveLength(1)
+      const replay = await tooltx(ws, 'replay', 'latest')
+      expect(replay.stdout.trimEnd().split('\n').at(-1)).toBe('── turn 1 aborted ──')
+    },
+  )
 })
 
 describe('tooltx usage errors and --version', () => {

@@ -54,8 +54,8 @@ function demoRoot(db: string): string {
  * the session was saved and how to replay it. The write's approval is asked of the person at a
  * terminal (unless `yes`); without a terminal the demo answers it itself and says so. With
  * `durable` the approval is recorded in the session instead and the demo stops there, saying
- * how to decide it and resume (K5.1). Ctrl-C or a closed stdout stops it as `run` does (130 or
- * 141).
+ * how to decide it and resume (K5.1). Ctrl-C, a closed stdout, SIGTERM or SIGHUP stops it as
+ * `run` does (130, 141, 143 or 129).
  */
 export async function demoCommand(options: DemoOptions, out: Output): Promise<DemoOutcome> {
   if (options.resume !== undefined) return resumeDemo({ ...options, resume: options.resume }, out)

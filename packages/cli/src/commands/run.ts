@@ -89,8 +89,9 @@ export interface RunOutcome {
  * Runs one task against a real model with the workspace tools, recording a new session or,
  * with `session`, continuing a stored one (A2.2). Writes
  * are asked about at a terminal and refused, with a note on how to allow them, without one.
- * Ctrl-C or a closed stdout aborts the turn (recorded as aborted, running checks killed) and
- * gives exit status 130 or 141; a turn that ends in an error throws after saving.
+ * Ctrl-C, a closed stdout, SIGTERM or SIGHUP aborts the turn (recorded as aborted, running
+ * checks killed) and gives exit status 130, 141, 143 or 129; a turn that ends in an error
+ * throws after saving.
  */
 export async function runCommand(options: RunOptions, out: Output): Promise<RunOutcome> {
   const model = chooseModel(options)
