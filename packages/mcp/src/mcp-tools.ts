@@ -4,8 +4,9 @@
  */
 import type { Client, Tool } from '@modelcontextprotocol/client'
 import { type AnyToolDefinition, errorMessage, type ToolEffect, ToolError } from '@tooltx/core'
+import { type Backoff, DEFAULT_BACKOFF, type ReconnectOptions } from './backoff.js'
 import { createClient, type McpConnection } from './client-connection.js'
-import { type Backoff, ClientLink, DEFAULT_BACKOFF, type ReconnectOptions } from './client-link.js'
+import { ClientLink } from './client-link.js'
 import { type ImportPlan, importedTool } from './imported-tool.js'
 import { UnsafePatternError } from './linear-pattern.js'
 import { importedName, sanitize } from './tool-names.js'
