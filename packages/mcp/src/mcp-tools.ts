@@ -186,7 +186,12 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     listing = importListing(remote, options.name, (tool, name) => importedTool(plan(link, tool, name)))
     for (const registration of targets) registration.replace(listing.tools)
   }
-  const { client, connect } = createClient(connection, `tooltx-${sanitize(options.name)}`, reimport)
+  const { client, connect } = createClient(
+    connection,
+    `tooltx-${sanitize(options.name)}`,
+    reimport,
+    backoff ?? DEFAULT_BACKOFF,
+  )
   // After a reconnection the server may list other tools: it is asked again (Y2.14).
   const link = new ClientLink(client, connect, backoff, async () =>
     reimport((await client.listTools()).tools),
