@@ -6,7 +6,9 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import type { Backoff } from './backoff.js'
 import { boundedFetch } from './bounded-fetch.js'
+import { listenScheduler } from './listen-stream.js'
 import { DEFAULT_MAX_MESSAGE_BYTES } from './message-bound.js'
 
 /** A server to spawn and talk to over its stdin/stdout. */
@@ -45,12 +47,14 @@ export type McpConnection = StdioConnection | HttpConnection
  * The SDK transport for `connection`, bounding each message from the server by
  * `maxMessageBytes` (Y2.13, Y2.18): the SDK's read buffer over stdio; over HTTP a counted body
  * that, past the bound, reports the error and closes the transport, as the stdio one does.
+ * Over HTTP the reopenings of the GET stream are bounded by `backoff` (Y2.22).
  */
-export function transportFor(connection: McpConnection): Transport {
+export function transportFor(connection: McpConnection, backoff: Backoff): Transport {
   const maxBytes = connection.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
   if ('url' in connection) {
     const transport: Transport = new StreamableHTTPClientTransport(new URL(connection.url), {
       ...(connection.headers === undefined ? {} : { requestInit: { headers: connection.headers } }),
+      reconnectionScheduler: listenScheduler(backoff),
       fetch: boundedFetch(maxBytes, (error) => {
         transport.onerror?.(error)
         void transport.close()
@@ -73,12 +77,14 @@ export function transportFor(connection: McpConnection): Transport {
  * function that connects it over a fresh transport, again after each drop (Y2.14). Over HTTP it
  * probes for the 2026-07-28 revision first and falls back to the 2025 handshake (Y2.11); over
  * stdio it speaks the 2025 handshake, which every stdio server answers. `onToolsChanged`
- * receives the server's new listing after each change it announces (Y2.12).
+ * receives the server's new listing after each change it announces (Y2.12); `backoff` bounds
+ * the reopenings of an HTTP server's GET stream (Y2.22).
  */
 export function createClient(
   connection: McpConnection,
   clientName: string,
   onToolsChanged: (tools: Tool[]) => void,
+  backoff: Backoff,
 ): { client: Client; connect: () => Promise<void> } {
   // The SDK re-lists the tools on `list_changed` (2025) or its listen stream (2026); a failed
   // re-listing keeps what was imported.
@@ -92,5 +98,5 @@ export function createClient(
     { name: clientName, version: '0.1.0' },
     'url' in connection ? { versionNegotiation: { mode: 'auto' }, listChanged } : { listChanged },
   )
-  return { client, connect: () => client.connect(transportFor(connection)) }
+  return { client, connect: () => client.connect(transportFor(connection, backoff)) }
 }

@@ -1,39 +1,14 @@
 /**
  * The client's connection to one server, reconnected with bounded exponential backoff when it
  * drops (Y2.14): a stdio server is spawned again, a Streamable HTTP server connected again with
- * a fresh handshake. The SDK client object stays the same across reconnections.
+ * a fresh handshake. The SDK client object stays the same across reconnections, and a
+ * connection that drops again before a call could use it never restarts the count (Y2.23).
  */
 import { type Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client'
 import { errorMessage, ToolError } from '@tooltx/core'
+import { type Backoff, backoffDelay } from './backoff.js'
+import { noListenStream } from './listen-stream.js'
 import { messageTooLarge } from './message-bound.js'
-
-/** How `mcpTools` reconnects (Y2.14); every field optional. */
-export interface ReconnectOptions {
-  /** Connection attempts per reconnection, the first at once; default 5. */
-  attempts?: number
-  /** The wait before the second attempt, in ms; default 250. */
-  initialDelayMs?: number
-  /** Each later wait is the previous one times `factor`; default 2. */
-  factor?: number
-  /** No wait is longer than this, in ms; default 5 000. */
-  maxDelayMs?: number
-}
-
-/** The reconnection settings with every default filled in. */
-export type Backoff = Required<ReconnectOptions>
-
-export const DEFAULT_BACKOFF: Backoff = Object.freeze({
-  attempts: 5,
-  initialDelayMs: 250,
-  factor: 2,
-  maxDelayMs: 5_000,
-})
-
-/** The wait before attempt `attempt` (1-based) of a reconnection: none before the first. */
-export function backoffDelay(backoff: Backoff, attempt: number): number {
-  if (attempt <= 1) return 0
-  return Math.min(backoff.maxDelayMs, backoff.initialDelayMs * backoff.factor ** (attempt - 2))
-}
 
 /** Why a call could not be sent: the set was closed, or reconnecting gave up. */
 export class LinkDown extends Error {
@@ -85,6 +60,10 @@ export class ClientLink {
   #state: 'up' | 'down' | 'closed' = 'up'
   #generation = 0
   #reconnecting: Promise<void> | undefined
+  /** Connection tries since a call last found the connection up, or since a reconnection gave up (Y2.23). */
+  #tries = 0
+  /** What last marked the connection down, for the message of a reconnection that gives up. */
+  #downBecause: unknown
   #wake: (() => void) | undefined
   /** Why a connection generation was closed, when tooltx closed it (a message too large, Y2.18). */
   #closedBecause: { generation: number; reason: string } | undefined
@@ -110,7 +89,11 @@ export class ClientLink {
       const tooLarge = messageTooLarge(error)
       if (tooLarge !== undefined)
         this.#closedBecause = { generation: this.#generation, reason: tooLarge.message }
-      if (connectionFailure(error) !== undefined) this.lost(this.#generation)
+      // A server that offers no GET stream says nothing about the session (Y2.21).
+      if (connectionFailure(error) !== undefined && !noListenStream(error)) {
+        this.#downBecause = error
+        this.lost(this.#generation)
+      }
     }
   }
 
@@ -118,10 +101,15 @@ export class ClientLink {
    * The client for a call (Y2.14). Up: at once. Down: waits for the reconnection (one shared by
    * every waiting call) and rejects with `LinkDown('unreachable')` when it gives up, or with
    * the signal's reason when the call is aborted first. Closed, or down without reconnection:
-   * `LinkDown('closed')`.
+   * `LinkDown('closed')`. A connection that is down again when the reconnection ends is
+   * reconnected with the tries counted on (Y2.23), so a server that takes the handshake and
+   * drops at once is tried at most `attempts` times, waiting longer each time.
    */
   async ready(signal: AbortSignal): Promise<Lease> {
-    if (this.#state === 'up') return { client: this.client, generation: this.#generation }
+    if (this.#state === 'up') {
+      this.#tries = 0
+      return { client: this.client, generation: this.#generation }
+    }
     if (this.#state === 'closed' || this.#backoff === undefined)
       throw new LinkDown('closed', 'the connection is closed; the call was not sent')
     this.#reconnecting ??= this.#reconnect(this.#backoff).finally(() => {
@@ -150,9 +138,10 @@ export class ClientLink {
   }
 
   async #reconnect(backoff: Backoff): Promise<void> {
-    let last: unknown
-    for (let attempt = 1; attempt <= backoff.attempts; attempt++) {
-      await this.#sleep(backoffDelay(backoff, attempt))
+    let last = this.#downBecause
+    while (this.#tries < backoff.attempts) {
+      this.#tries++
+      await this.#sleep(backoffDelay(backoff, this.#tries))
       if (this.#closed()) break
       try {
         // The old transport is spent: closing it ends what is left of it (a stdio child, a session).
@@ -173,6 +162,8 @@ export class ClientLink {
       return
     }
     if (this.#closed()) throw new LinkDown('closed', 'the connection is closed; the call was not sent')
+    // The next call starts a new reconnection, with every try again.
+    this.#tries = 0
     throw new LinkDown(
       'unreachable',
       `the server could not be reached again (${backoff.attempts} attempts: ${errorMessage(last)}); the call was not sent`,

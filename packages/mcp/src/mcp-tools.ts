@@ -4,8 +4,9 @@
  */
 import type { Client, Tool } from '@modelcontextprotocol/client'
 import { type AnyToolDefinition, errorMessage, type ToolEffect, ToolError } from '@tooltx/core'
+import { type Backoff, DEFAULT_BACKOFF, type ReconnectOptions } from './backoff.js'
 import { createClient, type McpConnection } from './client-connection.js'
-import { type Backoff, ClientLink, DEFAULT_BACKOFF, type ReconnectOptions } from './client-link.js'
+import { ClientLink } from './client-link.js'
 import { type ImportPlan, importedTool } from './imported-tool.js'
 import { UnsafePatternError } from './linear-pattern.js'
 import { importedName, sanitize } from './tool-names.js'
@@ -185,7 +186,12 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     listing = importListing(remote, options.name, (tool, name) => importedTool(plan(link, tool, name)))
     for (const registration of targets) registration.replace(listing.tools)
   }
-  const { client, connect } = createClient(connection, `tooltx-${sanitize(options.name)}`, reimport)
+  const { client, connect } = createClient(
+    connection,
+    `tooltx-${sanitize(options.name)}`,
+    reimport,
+    backoff ?? DEFAULT_BACKOFF,
+  )
   // After a reconnection the server may list other tools: it is asked again (Y2.14).
   const link = new ClientLink(client, connect, backoff, async () =>
     reimport((await client.listTools()).tools),
