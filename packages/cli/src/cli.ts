@@ -89,7 +89,8 @@ Options:
   --provider P     openai or anthropic (default: whichever key is set, OpenAI first)
   --model M        the model name (default ${DEFAULT_MODELS.openai} / ${DEFAULT_MODELS.anthropic})
   --base-url U     the provider's endpoint, such as an OpenAI-compatible server
-                   (also OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
+                   (also OPENAI_BASE_URL / ANTHROPIC_BASE_URL); a local one (Ollama,
+                   llama.cpp, vLLM) needs no key: --base-url http://127.0.0.1:11434/v1
   --mode M         native, code or both (default native)
   --workspace DIR  the directory the tools may touch (default: the current directory)
   --yes            approve every write (and every MCP call) without asking
@@ -153,7 +154,8 @@ Options:
   --grace S        seconds a stopping worker lets running turns finish (default 10)
   --provider P     openai or anthropic (default: whichever key is set, OpenAI first)
   --model M        the model name (default ${DEFAULT_MODELS.openai} / ${DEFAULT_MODELS.anthropic})
-  --base-url U     the provider's endpoint (also OPENAI_BASE_URL / ANTHROPIC_BASE_URL)
+  --base-url U     the provider's endpoint (also OPENAI_BASE_URL / ANTHROPIC_BASE_URL);
+                   a local OpenAI-compatible server needs no key
   --mode M         native, code or both (default native)
   --workspace DIR  the directory the tools may touch (default: the current directory)
   --yes            approve every write (without it writes are refused: nobody is asked)

@@ -46,24 +46,36 @@ const PROVIDERS = {
   anthropic: { keyVar: 'ANTHROPIC_API_KEY', baseUrlVar: 'ANTHROPIC_BASE_URL', adapter: anthropic },
 } as const
 
-/** Chooses the provider and builds its adapter; says exactly what to set when a key is missing. */
+/**
+ * What the OpenAI-compatible adapter sends as its key when a base URL is given without one (K6.5):
+ * local servers (Ollama, llama.cpp, vLLM) ask for no key and accept any `Authorization` header.
+ */
+export const NO_KEY = 'no-key'
+
+/**
+ * Chooses the provider and builds its adapter; says exactly what to set when a key is missing.
+ * An OpenAI-compatible base URL (`--base-url` or `OPENAI_BASE_URL`) needs no key (K6.5).
+ */
 export function chooseModel(options: ModelChoice): ModelAdapter {
   const { env } = options
+  const local = options.baseUrl ?? env.OPENAI_BASE_URL
   const provider =
-    options.provider ?? (env.OPENAI_API_KEY ? 'openai' : env.ANTHROPIC_API_KEY ? 'anthropic' : undefined)
+    options.provider ??
+    (env.OPENAI_API_KEY ? 'openai' : env.ANTHROPIC_API_KEY ? 'anthropic' : local ? 'openai' : undefined)
   if (provider === undefined) {
     throw new UsageError(
       'no model configured: set OPENAI_API_KEY (and optionally OPENAI_BASE_URL for a compatible server) ' +
-        'or ANTHROPIC_API_KEY, or pass --provider with the matching key in the environment',
+        'or ANTHROPIC_API_KEY, pass --base-url with a local OpenAI-compatible server (Ollama, llama.cpp, vLLM), ' +
+        'or pass --provider with the matching key in the environment',
     )
   }
   if (!Object.hasOwn(PROVIDERS, provider))
     throw new UsageError(`unknown --provider "${provider}"; use openai or anthropic`)
   const known = provider as keyof typeof PROVIDERS
   const { keyVar, baseUrlVar, adapter } = PROVIDERS[known]
-  const apiKey = env[keyVar]
-  if (!apiKey) throw new UsageError(`--provider ${provider} needs ${keyVar} in the environment`)
   const baseURL = options.baseUrl ?? env[baseUrlVar]
+  const apiKey = env[keyVar] || (known === 'openai' && baseURL ? NO_KEY : undefined)
+  if (!apiKey) throw new UsageError(`--provider ${provider} needs ${keyVar} in the environment`)
   return adapter({
     apiKey,
     model: options.model ?? DEFAULT_MODELS[known],
