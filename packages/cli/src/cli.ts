@@ -9,6 +9,11 @@ import { type Output, UsageError } from './output.js'
 const DB_HELP = `  --db PATH|URL    the session database: a SQLite file (default ${DEFAULT_SQLITE_PATH})
                    or a PostgreSQL connection string (postgres://user@host:5432/db)`
 
+const TOOLS_HELP = `  --tools FILE     offer the tools of your module instead of the workspace tools: its
+                   default (or \`tools\`) export is an array of tool definitions, or a
+                   function (runtime) => … that registers them and any policy; the
+                   workspace's secrets and boundary guard still judges every call`
+
 const HELP: Record<string, string> = {
   main: `tooltx — the tool runtime of an LLM agent
 
@@ -16,7 +21,7 @@ Usage: tooltx <command> [options]
 
 Commands:
   demo             run a scripted agent over a sample workspace and save the session
-  run "<task>"     run a task against a real model with the workspace tools
+  run "<task>"     run a task against a real model with the workspace tools or your own
   sessions         list saved sessions
   replay <id>      print the timeline of a saved session from its log
   view [id]        browse saved sessions in a web page, following live ones
@@ -83,7 +88,8 @@ ${DB_HELP}
   -h, --help       show this help`,
   run: `Usage: tooltx run "<task>" [options]
 
-Runs one task against a real model with the workspace tools and saves the session.
+Runs one task against a real model with the workspace tools (or the tools of your --tools
+module) and saves the session.
 
 Options:
   --provider P     openai or anthropic (default: whichever key is set, OpenAI first)
@@ -93,6 +99,7 @@ Options:
                    llama.cpp, vLLM) needs no key: --base-url http://127.0.0.1:11434/v1
   --mode M         native, code or both (default native)
   --workspace DIR  the directory the tools may touch (default: the current directory)
+${TOOLS_HELP}
   --yes            approve every write (and every MCP call) without asking
   --mcp S          add an MCP server's tools, as mcp__<name>__<tool>: S is a command
                    (spawned, stdio) or an http(s) URL, optionally NAME=S; repeatable
@@ -139,9 +146,9 @@ Options:
   worker: `Usage: tooltx worker --db postgres://… [options]
 
 Takes "run the next turn of session S" jobs from the queue in PostgreSQL and runs each with
-the workspace tools and a real model, one line per job. Start as many as you like on any
-machines that reach the database: each turn runs on exactly one worker under the session's
-lease, and the turn of a worker that dies is resumed by another after the visibility timeout.
+the workspace tools (or your --tools module's) and a real model, one line per job. Start as
+many as you like on any machines that reach the database: each turn runs on exactly one
+worker under the session's lease, and the turn of a worker that dies is resumed by another after the visibility timeout.
 SIGTERM or Ctrl-C stops it gracefully: no new turns, running ones get --grace seconds to
 finish, the rest go back to the queue.
 
@@ -158,6 +165,7 @@ Options:
                    a local OpenAI-compatible server needs no key
   --mode M         native, code or both (default native)
   --workspace DIR  the directory the tools may touch (default: the current directory)
+${TOOLS_HELP}
   --yes            approve every write (without it writes are refused: nobody is asked)
   -h, --help       show this help
 
@@ -225,7 +233,7 @@ function version(): string {
 }
 
 /** The flags `run` and `worker` take a value for to build their agent (and `--yes`). */
-const AGENT_STRING_FLAGS = ['provider', 'model', 'base-url', 'mode', 'workspace'] as const
+const AGENT_STRING_FLAGS = ['provider', 'model', 'base-url', 'mode', 'workspace', 'tools'] as const
 
 /** A command as `main` runs it: given its name, its arguments, the output and the environment. */
 type Command = (name: string, args: string[], out: Output, env: NodeJS.ProcessEnv) => Promise<number>
@@ -479,11 +487,18 @@ function defined<T extends Record<string, unknown>>(
   return present as { [K in keyof T]?: Exclude<T[K], undefined> }
 }
 
-/** The checked agent flags: provider, model, endpoint, mode and workspace folder. */
+/** The checked agent flags: provider, model, endpoint, mode, workspace folder and tools module. */
 function agentFlags(
   command: string,
-  values: { provider?: string; model?: string; 'base-url'?: string; mode?: string; workspace?: string },
-): { provider?: string; model?: string; baseUrl?: string; mode: Mode; workspace: string } {
+  values: {
+    provider?: string
+    model?: string
+    'base-url'?: string
+    mode?: string
+    workspace?: string
+    tools?: string
+  },
+): { provider?: string; model?: string; baseUrl?: string; mode: Mode; workspace: string; tools?: string } {
   const mode = values.mode ?? 'native'
   if (!MODES.includes(mode))
     throw new UsageError(`--mode must be native, code or both, got "${mode}"\n\n${HELP[command]}`, 2)
@@ -506,6 +521,7 @@ function agentFlags(
     ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
     mode: mode as Mode,
     workspace,
+    ...(values.tools !== undefined ? { tools: values.tools } : {}),
   }
 }
 

@@ -6,6 +6,7 @@ import { statSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { AnyToolDefinition, ToolRuntime } from '@tooltx/core'
+import { failurePlace } from './module-failure.js'
 import { UsageError } from './output.js'
 
 /** The shape a tools module must have, as every error about one states it. */
@@ -38,9 +39,17 @@ async function settledWithin<T>(work: Promise<T>, ms: number, what: string): Pro
   }
 }
 
+/** `error`'s message, after the `path:line:column` where the module at `resolved` failed when known (K6.3). */
+function why(error: unknown, resolved: string): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const where = failurePlace(error, resolved)
+  return where === undefined ? message : `${where}: ${message}`
+}
+
 /**
- * The exports of the module at `file`; a missing file, a failed import, or an import (its
- * top-level `await`) that does not settle within `ms` is a usage error naming it.
+ * The exports of the module at `file`; a missing file, a failed import (with the place it
+ * failed), or an import (its top-level `await`) that does not settle within `ms` is a usage
+ * error naming it.
  */
 export async function importModule(
   file: string,
@@ -55,7 +64,7 @@ export async function importModule(
     return await settledWithin(loading, ms, `loading the ${what} module ${file}`)
   } catch (error) {
     if (error instanceof UsageError) throw error
-    throw new UsageError(`cannot load the ${what} module ${file}: ${(error as Error).message}`, 2)
+    throw new UsageError(`cannot load the ${what} module ${file}: ${why(error, resolved)}`, 2)
   }
 }
 
@@ -78,7 +87,10 @@ export async function callModule(
     )
   } catch (error) {
     if (error instanceof UsageError) throw error
-    throw new UsageError(`the ${what} module ${file} threw while registering: ${(error as Error).message}`, 2)
+    throw new UsageError(
+      `the ${what} module ${file} threw while registering: ${why(error, path.resolve(file))}`,
+      2,
+    )
   }
 }
 

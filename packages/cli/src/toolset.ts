@@ -7,6 +7,7 @@ import {
   type RuntimeScope,
   type ToolRuntime,
 } from '@tooltx/core'
+import { UsageError } from './output.js'
 import { withPresenter } from './presenters.js'
 import { grepTool } from './tools/grep.js'
 import { listFilesTool } from './tools/list-files.js'
@@ -16,6 +17,7 @@ import { runCheckTool } from './tools/run-check.js'
 import { openWorkspace, type Workspace } from './tools/workspace.js'
 import { freeTextArguments } from './tools/workspace-tool.js'
 import { writeNoteTool } from './tools/write-note.js'
+import { registerToolsModule } from './tools-module.js'
 
 /** The runtime, scope and workspace the CLI's agent works with. */
 export interface Toolset {
@@ -26,7 +28,7 @@ export interface Toolset {
 
 /** Options of `createToolset`. */
 export interface ToolsetOptions {
-  /** The directory the tools may touch. */
+  /** The directory the tools may touch: the boundary guard's workspace. */
   root: string
   mode?: Mode
   /** Where contained hook and sink errors go. */
@@ -69,8 +71,7 @@ export function createToolset(options: ToolsetOptions): Toolset {
     ...(options.reportError ? { reportError: options.reportError } : {}),
   })
   const scope = runtime.scope()
-  // run_code's program is code and its description prose; each nested call it makes is guarded itself.
-  const freeText = new Map([[RUN_CODE, new Set(['code', 'description'])]])
+  const freeText = codeFreeText()
   for (const def of workspaceTools(workspace, options)) {
     freeText.set(def.name, new Set(freeTextArguments(def)))
     // Each tool signs its results with its presenter, so a replay can tell it from a user's tool of the same name.
@@ -83,6 +84,57 @@ export function createToolset(options: ToolsetOptions): Toolset {
     { scope },
   )
   return { runtime, scope, workspace }
+}
+
+/**
+ * The free text of `run_code` for the boundary guard: its program is code and its description
+ * prose; each nested call it makes is guarded itself.
+ */
+function codeFreeText(): Map<string, Set<string>> {
+  return new Map([[RUN_CODE, new Set(['code', 'description'])]])
+}
+
+/** A toolset and the names of the tools it offers, besides `run_code`. */
+export interface OfferedToolset extends Toolset {
+  readonly names: readonly string[]
+}
+
+/**
+ * The tools `run` and `worker` offer (K6.1, K6.2): without `tools`, the workspace tools of
+ * `createToolset`; with it, the tools the user's module at `tools` registers on a runtime of
+ * their own (with any policy it registers: guards, pre-execute hooks that ask), behind the
+ * CLI's boundary guard, which judges every call in the scope as it does the workspace tools'
+ * (K1.5–K1.7; none of the module's arguments is free text). A module that fails to load, or
+ * registers no tool, is a usage error (K6.3).
+ */
+export async function openToolset(options: ToolsetOptions & { tools?: string }): Promise<OfferedToolset> {
+  if (options.tools === undefined) {
+    const toolset = createToolset(options)
+    return { ...toolset, names: toolNames(toolset.runtime, toolset.scope) }
+  }
+  const workspace = openWorkspace(options.root)
+  const runtime = createToolRuntime({
+    mode: options.mode ?? 'native',
+    ...(options.reportError ? { reportError: options.reportError } : {}),
+  })
+  await registerToolsModule(runtime, options.tools)
+  const scope = runtime.scope()
+  const names = toolNames(runtime, scope)
+  if (names.length === 0)
+    throw new UsageError(
+      `the tools module ${options.tools} registered no tools, so there is nothing to offer the model`,
+      2,
+    )
+  scope.guard(pathBoundaryGuard(workspace.root, codeFreeText()))
+  return { runtime, scope, workspace, names }
+}
+
+function toolNames(runtime: ToolRuntime, scope: RuntimeScope): string[] {
+  return runtime
+    .view(scope)
+    .list()
+    .map((def) => def.name)
+    .filter((name) => name !== RUN_CODE)
 }
 
 /** An approver that answers every request the same way (for the demo and `--yes`). */

@@ -155,7 +155,9 @@ describe('Y3 tooltx mcp serve --tools', () => {
     writeFileSync(broken, 'export default [\n')
     const syntax = await serve('--tools', broken)
     expect(syntax.code).toBe(2)
-    expect(syntax.stderr).toMatch(new RegExp(`^tooltx: cannot load the tools module ${broken}: `))
+    expect(syntax.stderr).toMatch(
+      new RegExp(`^tooltx: cannot load the tools module ${broken}: ${broken}:2:1: `),
+    )
     const empty = path.join(dir, 'empty.mjs')
     writeFileSync(empty, 'export default () => []\n')
     expect(await serve('--tools', empty)).toMatchObject({
@@ -167,7 +169,7 @@ describe('Y3 tooltx mcp serve --tools', () => {
     const threw = await serve('--tools', throwing)
     expect(threw).toMatchObject({
       code: 2,
-      stderr: `tooltx: the tools module ${throwing} threw while registering: no config\n`,
+      stderr: `tooltx: the tools module ${throwing} threw while registering: ${throwing}:1:30: no config\n`,
     })
     const text = path.join(dir, 'text.mjs')
     writeFileSync(text, "export const tools = 'add'\n")

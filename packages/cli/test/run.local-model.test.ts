@@ -7,7 +7,7 @@ import { fakeModel } from './fake-model.js'
 const OPENAI = sseFixture('openai-text-and-tools.sse')
 
 describe('K6 tooltx run with a local model', () => {
-  it('K6.5: a --base-url run needs no key: it reaches the loopback model and saves the session', async () => {
+  it('K6.4: a --base-url run needs no key: it reaches the loopback model and saves the session', async () => {
     const cwd = sampleWorkspace()
     const model = await fakeModel([{ text: 'hello from a local model' }])
     const env = cleanEnv()
@@ -29,7 +29,7 @@ describe('K6 tooltx run with a local model', () => {
     expect(model.requests).toHaveLength(1)
   })
 
-  it(`K6.5: without a key the OpenAI-compatible adapter sends the placeholder "${NO_KEY}", and a key when one is set`, async () => {
+  it(`K6.4: without a key the OpenAI-compatible adapter sends the placeholder "${NO_KEY}", and a key when one is set`, async () => {
     const server = await wireServer(() => ({ sse: OPENAI }), '/v1')
     const stream = (env: NodeJS.ProcessEnv, baseUrl?: string) =>
       collect(
@@ -45,7 +45,7 @@ describe('K6 tooltx run with a local model', () => {
     ])
   })
 
-  it('K6.6: without a base URL and a key, or with --provider anthropic and no key, the run fails naming the variable', async () => {
+  it('K6.5: without a base URL and a key, or with --provider anthropic and no key, the run fails naming the variable', async () => {
     const cwd = sampleWorkspace()
     const model = await fakeModel([])
     const bare = await tooltxWith({ cwd, env: cleanEnv() }, 'run', 'say hello')

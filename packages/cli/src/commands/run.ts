@@ -1,3 +1,4 @@
+import path from 'node:path'
 import {
   type Agent,
   anthropic,
@@ -16,7 +17,7 @@ import { liveLookup } from '../presenters.js'
 import { replayHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { openStore, storedSessionId } from '../session-store.js'
-import { createToolset } from '../toolset.js'
+import { openToolset } from '../toolset.js'
 import { connectRunServers, type McpServerSpec } from './run-mcp.js'
 
 /** Options of the `run` command, from flags and the environment. */
@@ -30,6 +31,8 @@ export interface RunOptions {
   workspace: string
   /** Approve every write without asking. */
   yes: boolean
+  /** `--tools`: the user's tools module, offered instead of the workspace tools (K6.1). */
+  tools?: string
   /** MCP servers whose tools join the run (`--mcp`, Y4). */
   mcp?: readonly McpServerSpec[]
   /** `--session`: continue this stored session (a fork, say) instead of starting a new one (A2.2). */
@@ -47,14 +50,14 @@ const PROVIDERS = {
 } as const
 
 /**
- * What the OpenAI-compatible adapter sends as its key when a base URL is given without one (K6.5):
+ * What the OpenAI-compatible adapter sends as its key when a base URL is given without one (K6.4):
  * local servers (Ollama, llama.cpp, vLLM) ask for no key and accept any `Authorization` header.
  */
 export const NO_KEY = 'no-key'
 
 /**
  * Chooses the provider and builds its adapter; says exactly what to set when a key is missing.
- * An OpenAI-compatible base URL (`--base-url` or `OPENAI_BASE_URL`) needs no key (K6.5).
+ * An OpenAI-compatible base URL (`--base-url` or `OPENAI_BASE_URL`) needs no key (K6.4).
  */
 export function chooseModel(options: ModelChoice): ModelAdapter {
   const { env } = options
@@ -83,6 +86,11 @@ export function chooseModel(options: ModelChoice): ModelAdapter {
   })
 }
 
+/** The header line of a run or worker with `--tools` (K6.1): where the tools come from, and their names. */
+export function toolsLine(file: string, names: readonly string[]): string {
+  return `tools of ${path.resolve(file)}: ${names.join(', ')}`
+}
+
 /** The system prompt of the agent `run` and `worker` build. */
 export const AGENT_SYSTEM_PROMPT =
   'You are a careful engineering assistant. Use the tools to inspect the workspace before answering.'
@@ -98,26 +106,27 @@ export interface RunOutcome {
 }
 
 /**
- * Runs one task against a real model with the workspace tools, recording a new session or,
- * with `session`, continuing a stored one (A2.2). Writes
- * are asked about at a terminal and refused, with a note on how to allow them, without one.
+ * Runs one task against a real model with the workspace tools (or the `--tools` module's),
+ * recording a new session or, with `session`, continuing a stored one (A2.2). Writes and the
+ * module's asks are asked about at a terminal and refused, with a note on how to allow them, without one.
  * Ctrl-C, a closed stdout, SIGTERM or SIGHUP aborts the turn (recorded as aborted, running
  * checks killed) and gives exit status 130, 141, 143 or 129; a turn that ends in an error
  * throws after saving.
  */
 export async function runCommand(options: RunOptions, out: Output): Promise<RunOutcome> {
   const model = chooseModel(options)
+  const { runtime, scope, workspace, names } = await openToolset({
+    root: options.workspace,
+    mode: options.mode,
+    reportError: (e) => out.error(String(e)),
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
+  })
   const id =
     options.session === undefined
       ? freshRunId()
       : await storedSessionId(options.db, options.session, `no session "${options.session}" to continue`)
   const store = openStore(options.db)
   const session = await openSession(store, { id })
-  const { runtime, scope, workspace } = createToolset({
-    root: options.workspace,
-    mode: options.mode,
-    reportError: (e) => out.error(String(e)),
-  })
   const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root).catch(
     async (error) => {
       await session.close()
@@ -126,6 +135,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     },
   )
   out.line(`tooltx run — ${model.name}, mode ${options.mode}, workspace ${options.workspace}`)
+  if (options.tools !== undefined) out.line(toolsLine(options.tools, names))
   for (const { name, tools, skipped } of servers.imported) {
     const left =
       skipped === 0

@@ -4,8 +4,8 @@ import { quickjsRuntime } from '@tooltx/sandbox'
 import { postgresStore } from '@tooltx/session'
 import { createWorker, turnQueue, type WorkerJobReport } from '@tooltx/worker'
 import type { Output } from '../output.js'
-import { createToolset, fixedApprover } from '../toolset.js'
-import { AGENT_SYSTEM_PROMPT, chooseModel, type ModelChoice } from './run.js'
+import { fixedApprover, openToolset } from '../toolset.js'
+import { AGENT_SYSTEM_PROMPT, chooseModel, type ModelChoice, toolsLine } from './run.js'
 
 /** Options of the `worker` command, from flags and the environment. */
 export interface WorkerCommandOptions extends ModelChoice {
@@ -20,19 +20,28 @@ export interface WorkerCommandOptions extends ModelChoice {
   grace: number
   mode: Mode
   workspace: string
+  /** `--tools`: the user's tools module, offered instead of the workspace tools (K6.1). */
+  tools?: string
   /** Approve every write; without it writes are refused (a worker has no one to ask). */
   yes: boolean
 }
 
 /**
  * Runs a worker until SIGTERM or SIGINT: takes turns from the queue in `db`, runs each with
- * the workspace tools and the chosen model, prints one line per job. On a signal it takes no
- * new job, lets running turns finish for `grace` seconds, hands back the rest, and returns 0.
+ * the workspace tools (or the `--tools` module's) and the chosen model, prints one line per
+ * job. On a signal it takes no new job, lets running turns finish for `grace` seconds, hands
+ * back the rest, and returns 0.
  */
 export async function workerCommand(options: WorkerCommandOptions, out: Output): Promise<number> {
   const model = chooseModel(options)
   const reportError = (error: unknown) =>
     out.error(`tooltx worker: ${error instanceof Error ? error.message : String(error)}`)
+  const { runtime, scope, names } = await openToolset({
+    root: options.workspace,
+    mode: options.mode,
+    reportError,
+    ...(options.tools === undefined ? {} : { tools: options.tools }),
+  })
   const store = postgresStore(options.db)
   const queue = turnQueue({
     connectionString: options.db,
@@ -40,7 +49,6 @@ export async function workerCommand(options: WorkerCommandOptions, out: Output):
     visibilityTimeoutSeconds: options.visibilityTimeout,
     reportError,
   })
-  const { runtime, scope } = createToolset({ root: options.workspace, mode: options.mode, reportError })
   // Code Mode programs run in the QuickJS sandbox; native mode never starts it.
   const sandbox = options.mode === 'native' ? undefined : quickjsRuntime()
   const approver = fixedApprover(options.yes ? 'allowed-once' : 'rejected')
@@ -70,6 +78,7 @@ export async function workerCommand(options: WorkerCommandOptions, out: Output):
       `tooltx worker ${process.pid} — ${model.name}, mode ${options.mode}, concurrency ${options.concurrency}, ` +
         `database ${redacted(options.db)}; SIGTERM or Ctrl-C stops it`,
     )
+    if (options.tools !== undefined) out.line(toolsLine(options.tools, names))
     const signal = await stopped
     out.line(
       `${signal}: taking no new turns; running turns get ${options.grace}s to finish, then go back to the queue`,
