@@ -1,6 +1,6 @@
 /**
- * Served content blocks (Y1.6, Y2.6) and progress (Y1.8), over a real loopback HTTP server and
- * the official client.
+ * Served content blocks (Y1.6, Y2.6), progress (Y1.8) and logging (Y1.20–Y1.22), over a real
+ * loopback HTTP server and the official client.
  */
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { type ContentBlock, createToolRuntime, defineTool, type ToolRuntime } from '@tooltx/core'
@@ -9,6 +9,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { cleanupAll, cleanups } from './mcp.fixtures.js'
 
 afterEach(cleanupAll)
+
+const textOf = (result: { content?: unknown }) =>
+  (result.content as { type: string; text?: string }[]).map((b) => b.text ?? `<${b.type}>`).join('\n')
 
 /** Every block type tooltx maps, then two that cross as JSON text. */
 const BLOCKS: ContentBlock[] = [
@@ -22,8 +25,8 @@ const BLOCKS: ContentBlock[] = [
   { type: 'chart', points: [1, 2] },
 ]
 
-function blocksRuntime(): ToolRuntime {
-  const runtime = createToolRuntime()
+function blocksRuntime(reportError?: (error: unknown) => void): ToolRuntime {
+  const runtime = createToolRuntime(reportError === undefined ? {} : { reportError })
   runtime.register(
     defineTool({
       name: 'blocks',
@@ -46,12 +49,24 @@ function blocksRuntime(): ToolRuntime {
       },
     }),
   )
+  runtime.register(
+    defineTool({
+      name: 'chatty',
+      description: 'Logs at four levels.',
+      parameters: {},
+      execute: async (_args, run) => {
+        for (const level of ['debug', 'info', 'warning', 'error'] as const) run.log(level, { level })
+        await new Promise((r) => setTimeout(r, 50))
+        return 'logged'
+      },
+    }),
+  )
   return runtime
 }
 
 /** A served `blocksRuntime` over loopback HTTP; closed after the test. */
-async function serve(): Promise<URL> {
-  const server = mcpServer(blocksRuntime(), { name: 't', version: '1' })
+async function serve(runtime = blocksRuntime()): Promise<URL> {
+  const server = mcpServer(runtime, { name: 't', version: '1' })
   const endpoint = await serveHttp(server)
   cleanups.push(
     () => endpoint.close(),
@@ -116,5 +131,59 @@ describe('Y1.8 progress served', () => {
       { progress: 0, total: 100 },
       { progress: 50, total: 100, message: 'half' },
     ])
+  })
+})
+
+describe('Y1.20-Y1.22 logging served', () => {
+  /** A connected client and the `notifications/message` params it has received. */
+  async function logging(url: URL) {
+    const c = await client(url)
+    const messages: unknown[] = []
+    c.setNotificationHandler('notifications/message', (n) => void messages.push(n.params))
+    return { c, messages }
+  }
+
+  it('Y1.20: the server announces logging and answers logging/setLevel', async () => {
+    const { c } = await logging(await serve())
+    expect(c.getServerCapabilities()?.logging).toEqual({})
+    await expect(c.setLoggingLevel('warning')).resolves.toEqual({})
+  })
+
+  it("Y1.21: run.log of a served call reaches its client as notifications/message, filtered by the client's level", async () => {
+    const { c, messages } = await logging(await serve())
+    expect(textOf(await c.callTool({ name: 'chatty', arguments: {} }))).toBe('"logged"')
+    expect(messages).toEqual(
+      ['debug', 'info', 'warning', 'error'].map((level) => ({ level, data: { level } })),
+    )
+    messages.length = 0
+    await c.setLoggingLevel('warning')
+    await c.callTool({ name: 'chatty', arguments: {} })
+    expect(messages).toEqual([
+      { level: 'warning', data: { level: 'warning' } },
+      { level: 'error', data: { level: 'error' } },
+    ])
+  })
+
+  it('Y1.22: run.log outside a served call goes to reportError, never to a client', async () => {
+    const reported: unknown[] = []
+    const runtime = blocksRuntime((e) => reported.push(e))
+    const { c, messages } = await logging(await serve(runtime))
+    const result = await runtime.execute({
+      callId: 'local',
+      name: 'chatty',
+      arguments: {},
+      signal: new AbortController().signal,
+    })
+    expect(result.isError).toBe(false)
+    await c.callTool({ name: 'percent', arguments: {} })
+    expect(messages).toEqual([])
+    expect(reported).toEqual(
+      ['debug', 'info', 'warning', 'error'].map((level) => ({
+        callId: 'local',
+        name: 'chatty',
+        level,
+        data: { level },
+      })),
+    )
   })
 })
