@@ -21,7 +21,8 @@ import { successFromValue } from './output.js'
 
 /**
  * The object every run context is (P8.2): the attempt's fields are added to it as own data
- * properties, and `idempotencyKey` is the one getter on this class's prototype (F1.2). A lazy
+ * properties; the `idempotencyKey` getter (F1.2) and the `log` method (P8.12) are on this
+ * class's prototype, so they cost an attempt nothing until used. A lazy
  * key needs a getter; defined as an own accessor on each context (one `Object.defineProperty`
  * per attempt) it cost about a tenth of a whole call (bench/pipeline.bench.ts, run context).
  */
