@@ -9,6 +9,7 @@ import type {
   AroundHandler,
   Guard,
   HookOptions,
+  LogListener,
   PostExecuteHandler,
   PreExecuteHandler,
   ProgressListener,
@@ -70,6 +71,8 @@ export interface ToolRuntime {
   onResult(observer: ResultObserver, options?: HookOptions): () => void
   /** Adds a progress listener (P8.11). */
   onProgress(listener: ProgressListener, options?: HookOptions): () => void
+  /** Adds a log listener (P8.12); one returning `true` takes the entry from `reportError`. */
+  onLog(listener: LogListener, options?: HookOptions): () => void
   /**
    * Calls `listener` synchronously after every registration, unregistration, restriction,
    * mode declaration or scope disposal, i.e. whenever some view may have changed (Y1.9).
@@ -147,6 +150,10 @@ class Runtime implements ToolRuntime {
 
   onProgress(listener: ProgressListener, options?: HookOptions): () => void {
     return this.#core.addHook(this.#core.progress, listener, options, 'onProgress')
+  }
+
+  onLog(listener: LogListener, options?: HookOptions): () => void {
+    return this.#core.addHook(this.#core.logs, listener, options, 'onLog')
   }
 
   onRegistryChange(listener: () => void): () => void {

@@ -28,7 +28,31 @@ export interface Execution {
   readonly signal: AbortSignal
 }
 
-/** What a body receives besides its arguments (P8.2). Its functions work detached (P8.3). */
+/** The RFC 5424 severities as MCP names them, least severe first (P8.12). */
+export const LOG_LEVELS = Object.freeze([
+  'debug',
+  'info',
+  'notice',
+  'warning',
+  'error',
+  'critical',
+  'alert',
+  'emergency',
+] as const)
+
+/** One RFC 5424 severity (P8.12). */
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/** One `log` entry of a body (P8.12). */
+export interface LogEntry {
+  readonly level: LogLevel
+  readonly data: JsonValue
+}
+
+/**
+ * What a body receives besides its arguments (P8.2). Its functions work detached (P8.3), except
+ * `log`, a method of the context.
+ */
 export interface RunContext extends Execution {
   /** 1 for the first dispatch of the execution, counting up with each retry. */
   readonly attempt: number
@@ -40,6 +64,12 @@ export interface RunContext extends Execution {
   readonly concludeTurn: () => void
   /** Sends an ephemeral progress update to `onProgress` listeners (P8.11). */
   readonly progress: (update: JsonValue) => void
+  /**
+   * Logs `data` at `level` (P8.12): to the `onLog` listener that takes it (an MCP client of a
+   * served call), else to `reportError` like the runtime's other diagnostics. A method: call it
+   * on the context (`run.log(…)`), not detached.
+   */
+  log(level: LogLevel, data: JsonValue): void
   /**
    * The call's idempotency key (F1.2): 64 hex digits, the same for every attempt of the call and,
    * under an agent, for every resume of it, derived from the input's `idempotencyScope` (the

@@ -1,6 +1,6 @@
 /** The five hook kinds: handler and decision types (R5, P1). Their lists are in registry/hook-list.ts. */
 import type { AdditionalContext, ContentBlock, UserMessage } from './content.js'
-import type { Execution } from './execution.js'
+import type { Execution, LogEntry } from './execution.js'
 import type { JsonValue } from './lossless-json.js'
 import type { ToolResult } from './result.js'
 
@@ -55,6 +55,12 @@ export type ResultObserver = (exec: Execution, result: ToolResult) => unknown
 
 /** `onProgress` listener (P8.11): ephemeral updates, never in results or logs. */
 export type ProgressListener = (exec: Execution, update: JsonValue) => unknown
+
+/**
+ * `onLog` listener (P8.12): ephemeral log entries of bodies. Returning `true` takes the entry;
+ * an entry no listener takes goes to `reportError`.
+ */
+export type LogListener = (exec: Execution, entry: LogEntry) => unknown
 
 /** Options of every hook registration (R5.1). */
 export interface HookOptions {

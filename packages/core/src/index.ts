@@ -17,6 +17,7 @@ export type {
   DecisionContexts,
   Guard,
   HookOptions,
+  LogListener,
   PostDecision,
   PostExecuteHandler,
   PreDecision,

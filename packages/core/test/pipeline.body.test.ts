@@ -1,4 +1,11 @@
-import { createToolRuntime, type Execution, type RunContext, ToolError } from '@tooltx/core'
+import {
+  createToolRuntime,
+  type Execution,
+  LOG_LEVELS,
+  type LogEntry,
+  type RunContext,
+  ToolError,
+} from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import {
   abortBeforeNext,
@@ -265,6 +272,65 @@ describe('P8 body and run context', () => {
     expect(codes).toEqual(['RESULT_NOT_SERIALIZABLE'])
     expect(errors).toHaveLength(1)
     expect(JSON.stringify(result)).not.toContain('step')
+  })
+
+  it('P8.12: log offers a frozen entry to the covering onLog listeners until one takes it, else reportError', async () => {
+    const seen: [string, LogEntry][] = []
+    const errors: unknown[] = []
+    const codes: string[] = []
+    const { rt, run } = withBody(
+      async (_a, r) => {
+        const data = { file: 'a.txt' }
+        r.log('info', data)
+        data.file = 'changed'
+        r.log('debug', 'nobody takes this')
+        for (const bad of [
+          () => r.log('verbose' as never, 1),
+          () => r.log('error', { x: undefined } as never),
+        ]) {
+          try {
+            bad()
+          } catch (error) {
+            codes.push((error as ToolError).code)
+          }
+        }
+        expect(Object.hasOwn(r, 'log')).toBe(false)
+        return 'ok'
+      },
+      { reportError: (e: unknown) => errors.push(e) },
+    )
+    rt.onLog(() => {
+      throw new Error('listener broke')
+    })
+    rt.onLog((exec, entry) => {
+      seen.push([exec.callId, entry])
+      return entry.level !== 'debug'
+    })
+    rt.onLog(() => void seen.push(['never', undefined as never]), { scope: rt.scope() })
+    const result = await run()
+    expect(result.isError).toBe(false)
+    expect(seen).toEqual([
+      ['c', { level: 'info', data: { file: 'a.txt' } }],
+      ['c', { level: 'debug', data: 'nobody takes this' }],
+    ])
+    expect(Object.isFrozen(seen[0]![1])).toBe(true)
+    expect(Object.isFrozen(seen[0]![1].data)).toBe(true)
+    expect(codes).toEqual(['INVARIANT', 'RESULT_NOT_SERIALIZABLE'])
+    // Each entry met the broken listener; the untaken one went on to reportError.
+    expect(errors.filter((e) => e instanceof Error)).toHaveLength(2)
+    expect(errors.filter((e) => !(e instanceof Error))).toEqual([
+      { callId: 'c', name: 't', level: 'debug', data: 'nobody takes this' },
+    ])
+    expect(LOG_LEVELS).toEqual([
+      'debug',
+      'info',
+      'notice',
+      'warning',
+      'error',
+      'critical',
+      'alert',
+      'emergency',
+    ])
   })
 
   it('P8.1: a body pending forever keeps the call pending (never raced)', async () => {

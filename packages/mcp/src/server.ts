@@ -17,6 +17,7 @@ import { ToolError } from '@tooltx/core'
 import { APPROVAL_INPUT, ApprovalRounds } from './approval-rounds.js'
 import { toCallToolResult } from './call-result.js'
 import { approvalForm, elicitApprover, failClosed } from './elicit-approver.js'
+import { LogRoutes } from './log-route.js'
 import { ProgressRoutes } from './progress-route.js'
 import {
   type AnnotationRule,
@@ -97,13 +98,15 @@ function readOptions(options: McpServerOptions) {
 /**
  * Creates an MCP server over `runtime.view(options.scope)` (Y1.1). Throws `INVALID_DEFINITION`
  * for a bad option or a scope of another runtime. Sessions announce `tools.listChanged` and get
- * `notifications/tools/list_changed` whenever the served listing changes (Y1.9).
+ * `notifications/tools/list_changed` whenever the served listing changes (Y1.9); they announce
+ * `logging`, and a served call's `run.log` goes to its client as `notifications/message` (Y1.21).
  */
 export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): TooltxMcpServer {
   const opts = readOptions(options)
   const view = runtime.view(opts.scope)
   const sessions = new Set<Server>()
   const progress = new ProgressRoutes()
+  const logs = new LogRoutes()
   const rounds = new ApprovalRounds(opts.approvalTimeoutMs)
   const listing = () => JSON.stringify(listPage(view, undefined, Number.MAX_SAFE_INTEGER, opts.annotations))
   let lastListing = listing()
@@ -119,13 +122,20 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
     (exec, update) => progress.deliver(exec.rootCallId, update),
     opts.scope === undefined ? undefined : { scope: opts.scope },
   )
+  const offLog = runtime.onLog(
+    (exec, entry) => logs.deliver(exec.rootCallId, entry),
+    opts.scope === undefined ? undefined : { scope: opts.scope },
+  )
   let closed = false
 
   function session(): Server {
     const instructions = options.instructions ?? view.surface().instructions
     const server = new Server(
       { name: opts.name, version: opts.version },
-      { capabilities: { tools: { listChanged: true } }, ...(instructions === '' ? {} : { instructions }) },
+      {
+        capabilities: { tools: { listChanged: true }, logging: {} },
+        ...(instructions === '' ? {} : { instructions }),
+      },
     )
     server.setRequestHandler('tools/list', (request) => {
       try {
@@ -148,6 +158,10 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
                 .notify({ method: 'notifications/progress', params: { progressToken: token, ...params } })
                 .catch(() => undefined)
             })
+      // The SDK sends `notifications/message` on this request and filters by the client's level.
+      const closeLog = logs.open(callId, (entry) => {
+        ctx.mcpReq.log(entry.level, entry.data).catch(() => undefined)
+      })
       try {
         // A 2026-07-28 request (with its own `_meta` envelope) has no server-to-client
         // requests: its ask is a round of input_required (Y1.16).
@@ -183,6 +197,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
         return toCallToolResult(callId, result, def !== undefined && isObjectSchema(def.output.schema))
       } finally {
         closeRoute?.()
+        closeLog()
       }
     })
     return server
@@ -213,6 +228,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
       listeners.clear()
       offChange()
       offProgress()
+      offLog()
       await Promise.allSettled([...sessions].map((s) => s.close()))
       sessions.clear()
     },

@@ -173,7 +173,7 @@ describe('Y2 importing a misbehaving server', () => {
     })
   })
 
-  it('Y2.6, Y2.19: a remote isError is MCP_REMOTE_ERROR with its text; other blocks map to text', async () => {
+  it('Y2.6, Y2.19: a remote isError is MCP_REMOTE_ERROR with its text; image, resource and audio map to tooltx blocks', async () => {
     const { call } = await imported(odd, { name: 'odd' })
     const failed = await call('mcp__odd__fails')
     expect(codeOf(failed)).toBe('MCP_REMOTE_ERROR')
@@ -181,8 +181,8 @@ describe('Y2 importing a misbehaving server', () => {
     const mixed = await call('mcp__odd__mixed')
     expect(mixed.content).toEqual([
       { type: 'image', data: 'iVBORw0KGgo=', mediaType: 'image/png' },
-      { type: 'text', text: 'inside a' },
-      { type: 'text', text: '{"type":"audio","data":"AAAA","mimeType":"audio/wav"}' },
+      { type: 'resource', uri: 'file:///a.txt', text: 'inside a' },
+      { type: 'audio', data: 'AAAA', mediaType: 'audio/wav' },
     ])
   })
 

@@ -29,6 +29,7 @@ export class RuntimeCore {
   readonly post = new HookList<Hooks.PostExecuteHandler>()
   readonly observers = new HookList<Hooks.ResultObserver>()
   readonly progress = new HookList<Hooks.ProgressListener>()
+  readonly logs = new HookList<Hooks.LogListener>()
   /** Executions in progress, by token (I1.2 `parent` check, per-call Code Mode inputs). */
   readonly live = new Map<symbol, LiveCall>()
 

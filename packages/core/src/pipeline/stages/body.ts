@@ -8,8 +8,9 @@ import { idempotencyKey } from '../../arguments-digest.js'
 import type { AdditionalContext } from '../../content.js'
 import { checkDeferred } from '../../content-checks.js'
 import { codedError } from '../../errors.js'
-import type { RunContext } from '../../execution.js'
+import { LOG_LEVELS, type LogEntry, type LogLevel, type RunContext } from '../../execution.js'
 import { frozenSnapshotOrThrow, vouchFreeze } from '../../frozen.js'
+import type { JsonValue } from '../../lossless-json.js'
 import { nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
@@ -20,7 +21,8 @@ import { successFromValue } from './output.js'
 
 /**
  * The object every run context is (P8.2): the attempt's fields are added to it as own data
- * properties, and `idempotencyKey` is the one getter on this class's prototype (F1.2). A lazy
+ * properties; the `idempotencyKey` getter (F1.2) and the `log` method (P8.12) are on this
+ * class's prototype, so they cost an attempt nothing until used. A lazy
  * key needs a getter; defined as an own accessor on each context (one `Object.defineProperty`
  * per attempt) it cost about a tenth of a whole call (bench/pipeline.bench.ts, run context).
  */
@@ -41,6 +43,38 @@ class ContextObject {
       arguments: exec.arguments ?? null,
     })
     return call.idempotencyKey
+  }
+
+  /**
+   * Logs one entry (P8.12). A prototype method, so a context costs nothing more per call: the
+   * level is checked, `data` snapshotted, and the entry offered to the covering `onLog`
+   * listeners in order until one returns `true`; an entry none takes goes to `reportError`.
+   */
+  log(level: LogLevel, data: JsonValue): void {
+    if (!LOG_LEVELS.includes(level))
+      throw codedError('INVARIANT', `log level must be one of ${LOG_LEVELS.join(', ')}`)
+    const snap = frozenSnapshotOrThrow(data, {
+      root: 'data',
+      code: 'RESULT_NOT_SERIALIZABLE',
+      unreadable: (message) => `log data could not be read: ${message}`,
+      notLossless: (reason) => `log data is not lossless JSON: ${reason}`,
+    })
+    const call = this.#call
+    const { exec, core } = call
+    const entry: LogEntry = Object.freeze({ level, data: snap })
+    const listeners = core.logs.entries
+    for (
+      let i = nextCovering(listeners, 0, call.record);
+      i >= 0;
+      i = nextCovering(listeners, i + 1, call.record)
+    ) {
+      try {
+        if (listeners[i]!.fn(exec, entry) === true) return
+      } catch (error) {
+        core.report(error)
+      }
+    }
+    core.report(Object.freeze({ callId: exec.callId, name: exec.name, level, data: snap }))
   }
 }
 
