@@ -10,6 +10,7 @@ import {
 } from '@tooltx/session'
 import { markedMessage, planSubmission, type Submission, type SubmissionPlan } from './submission.js'
 import type { Consumer, SubmissionAttempt, SubmissionWait, TurnQueue } from './turn-queue.js'
+import { WriteGuard } from './write-guard.js'
 
 /** Builds the agent that runs one turn over `session`; called once per job. */
 export type AgentFactory = (session: Session) => Agent | Promise<Agent>
@@ -122,10 +123,13 @@ class TurnWorker implements Worker {
     // Opening takes the session's lease for this job's handle: it refuses while a live writer
     // or another handle — another job of this worker too — holds it (L14.6), and after a dead
     // holder it takes over (N2.4). The log is opened as stored: the agent recovers a crashed
-    // turn by effect class, exactly as agent.resume() does (F1.4, N2.11).
+    // turn by effect class, exactly as agent.resume() does (F1.4, N2.11). The job writes through
+    // a guard that stops at its first failed write, so a turn whose write failed stays open
+    // instead of ending `error` once the database is back (N2.13).
+    const guard = new WriteGuard(this.#options.store)
     let session: Session
     try {
-      session = await openSession(this.#options.store, { id: submission.session, repair: false })
+      session = await openSession(guard.store, { id: submission.session, repair: false })
     } catch (error) {
       if (isLeaseHeld(error))
         return this.#wait(submission, undefined, `the session is busy: ${errorMessage(error)}`)
@@ -146,7 +150,7 @@ class TurnWorker implements Worker {
         agent = await this.#options.agent(session)
       } catch (error) {
         const reason = `the agent factory threw: ${errorMessage(error)}`
-        throw await this.#fail(submission, plan, attempt, reason, error, session)
+        throw await this.#fail(submission, plan, attempt, reason, error, { session, guard })
       }
       this.#agents.add(agent)
       // An abort before the turn has started does nothing, so a turn that starts after the
@@ -177,9 +181,11 @@ class TurnWorker implements Worker {
         return this.#report(submission, plan, 'done')
       if (this.#stopping !== undefined)
         return this.#wait(submission, plan, 'the worker is stopping; its turn was aborted')
-      const why = outcome.error === undefined ? '' : `: ${outcome.error}`
+      // The first failed write is the cause; the loop may report a later write the guard refused.
+      const error = guard.failed ? errorMessage(guard.failure) : outcome.error
+      const why = error === undefined ? '' : `: ${error}`
       const reason = `the turn did not end durably (aborted, or its end was not written)${why}`
-      throw await this.#fail(submission, plan, attempt, reason, undefined, session)
+      throw await this.#fail(submission, plan, attempt, reason, undefined, { session, guard })
     } finally {
       await session.close().catch(() => {})
     }
@@ -208,10 +214,12 @@ class TurnWorker implements Worker {
   }
 
   /**
-   * The error the job fails with. On its final attempt the failure is recorded in `session`
-   * (when open) as `submission/failed` with the reason and the message, so `tooltx sessions`,
-   * `replay` and `view` show what was never answered (N2.12); a crash repair is appended first
-   * when the log ends mid-turn, so the event stands between turns.
+   * The error the job fails with. On its final attempt the failure is recorded in the job's
+   * session (when open) as `submission/failed` with the reason and the message, so `tooltx
+   * sessions`, `replay` and `view` show what was never answered (N2.12); a crash repair is
+   * appended first when the log ends mid-turn, so the event stands between turns. A handle
+   * whose write failed writes nothing more and may hold a stale log (the write may have
+   * landed), so the failure is then recorded on a fresh handle.
    */
   async #fail(
     submission: Submission,
@@ -219,16 +227,14 @@ class TurnWorker implements Worker {
     attempt: SubmissionAttempt,
     reason: string,
     cause?: unknown,
-    session?: Session,
+    job?: { readonly session: Session; readonly guard: WriteGuard },
   ): Promise<Error> {
     let why = reason
     if (attempt.final) {
-      if (session === undefined) why += '; it could not be recorded in the session, which did not open'
+      if (job === undefined) why += '; it could not be recorded in the session, which did not open'
       else {
         try {
-          if (suspendedTurn(session.events()) === undefined) await repairSession(session)
-          const { id, message } = submission
-          await session.append('submission/failed', { submission: id, reason, message })
+          await this.#record(submission, reason, job.session, job.guard)
         } catch (error) {
           why += `; recording it in the session failed too: ${errorMessage(error)}`
         }
@@ -239,6 +245,22 @@ class TurnWorker implements Worker {
     return new Error(`submission ${submission.id} of session "${submission.session}" ${fate}: ${why}`, {
       cause,
     })
+  }
+
+  /** Appends `submission/failed` (N2.12), after the crash repair of a turn left open. */
+  async #record(submission: Submission, reason: string, session: Session, guard: WriteGuard): Promise<void> {
+    let target = session
+    if (guard.failed) {
+      await session.close()
+      target = await openSession(this.#options.store, { id: submission.session, repair: false })
+    }
+    try {
+      if (suspendedTurn(target.events()) === undefined) await repairSession(target)
+      const { id, message } = submission
+      await target.append('submission/failed', { submission: id, reason, message })
+    } finally {
+      if (target !== session) await target.close()
+    }
   }
 
   #report(
