@@ -52,9 +52,11 @@ export async function viewCommand(options: ViewOptions, out: Output): Promise<nu
   const source = openViewSource(options.db)
   let server: ViewServer | undefined
   try {
+    // Read once before serving, so a store that cannot be read (a database that is down) fails here.
+    const sessions = await source.reader.listSessions()
     let page = '/'
     if (options.id !== undefined) {
-      const id = resolveSession(options.id, await source.reader.listSessions(), source.label)
+      const id = resolveSession(options.id, sessions, source.label)
       page = `/session/${encodeURIComponent(id)}`
     }
     server = await startViewServer({ source, definitions: cliDefinitions(), port: options.port })

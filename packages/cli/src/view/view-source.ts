@@ -1,14 +1,8 @@
 import { type FSWatcher, statSync, watch } from 'node:fs'
 import path from 'node:path'
-import {
-  describeConnection,
-  fileReader,
-  postgresReader,
-  type SessionReader,
-  sqliteReader,
-} from '@tooltx/session'
+import { describeConnection, fileReader, type SessionReader, sqliteReader } from '@tooltx/session'
 import { UsageError } from '../output.js'
-import { isPostgres } from '../session-store.js'
+import { checkDb, isPostgres, postgresSessions } from '../session-store.js'
 
 /**
  * What `tooltx view` reads (G2.1): a store's read side and a way to hear that it changed. Any
@@ -53,7 +47,7 @@ function watchFolder(dir: string, relevant: (name: string) => boolean, onChange:
  * that cannot be watched does.
  */
 function postgresViewSource(db: string): ViewSource {
-  const reader = postgresReader(db)
+  const reader = postgresSessions(db)
   const pending = new Set<Promise<unknown>>()
   return {
     label: describeConnection(db),
@@ -80,9 +74,10 @@ function postgresViewSource(db: string): ViewSource {
  * The view source for `db`: a PostgreSQL connection string (`postgresViewSource`), a SQLite
  * database file (as `sqliteStore` writes it, read-only: K3.3) or a file store folder of `.jsonl`
  * logs (`fileStore`, read without its locks). A path with neither fails with a message saying
- * what to pass.
+ * what to pass; a URL of another scheme is a usage error (`checkDb`).
  */
 export function openViewSource(db: string): ViewSource {
+  checkDb(db)
   if (isPostgres(db)) return postgresViewSource(db)
   const stat = statSync(db, { throwIfNoEntry: false })
   if (stat === undefined) {
