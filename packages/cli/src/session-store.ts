@@ -77,6 +77,9 @@ function explained<T extends object>(target: T, db: string): T {
   })
 }
 
+/** How messages name the store `db`: a connection string without its password and parameters, a path as it is. */
+export const dbLabel = (db: string): string => (isPostgres(db) ? describeConnection(db) : db)
+
 /** The read side of the PostgreSQL database `db`, its connection failures explained (`connectionFailure`). */
 export function postgresSessions(db: string): FollowingReader {
   return explained(postgresReader(db), db)
@@ -123,9 +126,11 @@ export function existingSessions(db: string, problem: string): SessionReader | F
 
 /**
  * The id of the stored session `wanted` names: an exact id, `latest` (the session created
- * last), or the start of exactly one id. Anything else fails saying what there is instead.
+ * last), or the start of exactly one id. Anything else fails saying what there is instead, naming
+ * the store by `dbLabel(store)`.
  */
-export function resolveSession(wanted: string, sessions: readonly SessionInfo[], db: string): string {
+export function resolveSession(wanted: string, sessions: readonly SessionInfo[], store: string): string {
+  const db = dbLabel(store)
   if (sessions.some((info) => info.id === wanted)) return wanted
   if (sessions.length === 0) {
     throw new UsageError(

@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { openSession } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
+import { describePostgres, freshPostgres } from '../../session/test/postgres.js'
 import { openStore } from '../src/session-store.js'
 import { scratch, tooltx } from './cli-harness.js'
 
@@ -48,4 +49,22 @@ describe('K3.10 a PostgreSQL database that cannot be reached', () => {
     await expect(openSession(store, { id: 'one' })).rejects.toThrow(REFUSED)
     await store.close().catch(() => {})
   })
+})
+
+describePostgres('K3.10 messages naming a PostgreSQL store', () => {
+  it('K3.10: sessions and replay name a reachable database without its password', async () => {
+    const url = new URL(await freshPostgres())
+    url.password = 'hunter2'
+    const db = url.toString()
+    const cwd = scratch()
+    const listed = await tooltx(cwd, 'sessions', '--db', db)
+    expect(listed.code).toBe(0)
+    expect(listed.stdout).toMatch(/^no sessions in postgres:\/\/tooltx@127\.0\.0\.1:\d+\/postgres yet/)
+    const replayed = await tooltx(cwd, 'replay', 'nope', '--db', db)
+    expect(replayed.code).toBe(1)
+    expect(replayed.stderr).toMatch(
+      /^tooltx: no session "nope" in postgres:\/\/tooltx@127\.0\.0\.1:\d+\/postgres: there are no sessions yet/,
+    )
+    expect(listed.stdout + replayed.stderr).not.toContain('hunter2')
+  }, 60_000)
 })
