@@ -139,7 +139,8 @@ events. A session still being written updates in place. Nothing is changed in th
 the page loads nothing from the network. Ctrl-C stops it.
 
 Options:
-  --db PATH        a session database or a folder of .jsonl logs (default ${DEFAULT_SQLITE_PATH})
+  --db PATH        a SQLite database, a folder of .jsonl logs or postgres://… (default
+                   ${DEFAULT_SQLITE_PATH}); PostgreSQL sessions update as they are appended
   --port N         the port (default: a free one)
   --open           open the page in the default browser
   -h, --help       show this help`,

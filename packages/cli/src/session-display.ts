@@ -12,6 +12,7 @@ import {
 } from '@tooltx/core'
 import type { ContextCompactedData, SessionEvent, TurnEndReason } from '@tooltx/session'
 import { callTitle } from './card-text.js'
+import { fromUser } from './session-summary.js'
 
 /** Looks up the definition a card is built from (U1.9: through the scope's view). */
 export type DefinitionLookup = (name: string) => AnyToolDefinition | undefined
@@ -199,8 +200,8 @@ export class SessionDisplay {
       case 'user/message': {
         const { turn, step, message } = event.data
         const text = contentText(message.content)
-        if (message.source === undefined) return { kind: 'message', seq, turn, step, role: 'user', text }
-        const source = String(message.source.kind ?? 'unknown')
+        if (fromUser(message)) return { kind: 'message', seq, turn, step, role: 'user', text }
+        const source = String(message.source?.kind ?? 'unknown')
         return { kind: 'message', seq, turn, step, role: 'context', source, text }
       }
       case 'assistant/message': {

@@ -1,4 +1,5 @@
 import {
+  describeConnection,
   type FollowingReader,
   postgresReader,
   postgresStore,
@@ -13,23 +14,100 @@ import { UsageError } from './output.js'
 /** True iff `db` is a PostgreSQL connection string (`postgres://…` or `postgresql://…`) rather than a SQLite path. */
 export const isPostgres = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
 
+/** A URL scheme at the start of `--db` (two letters or more, so `C:\…` stays a path). */
+const SCHEME = /^([a-z][a-z0-9+.-]+):/i
+
+/**
+ * Throws a usage error (exit 2) when `db` looks like a URL of a scheme other than `postgres://`
+ * (`mysql://…`, `sqlite:…`, `postgres:db`), so it is never taken for a file of that name. The
+ * message names the scheme only: the rest may hold a password.
+ */
+export function checkDb(db: string): void {
+  const scheme = SCHEME.exec(db)?.[1]
+  if (scheme === undefined || isPostgres(db)) return
+  throw new UsageError(
+    `--db "${scheme}:…" is not a session store tooltx reads: pass a SQLite file path, a folder of .jsonl logs (view only) or postgres://user@host:port/database`,
+    2,
+  )
+}
+
+/** What to check for each way a PostgreSQL connection fails (Node's error codes, then SQLSTATEs). */
+const CONNECTION_HINTS: Record<string, string> = {
+  ECONNREFUSED: 'connection refused — is the server running and the port right?',
+  ENOTFOUND: 'no such host — is the host name right?',
+  EAI_AGAIN: 'the host name could not be looked up — is it right, and is the network up?',
+  ETIMEDOUT: 'no answer — is the host reachable (a firewall?) and the port right?',
+  EHOSTUNREACH: 'the host is unreachable — is the host right, and is the network up?',
+  ECONNRESET: 'the server closed the connection — does it accept connections from here (pg_hba.conf, TLS)?',
+  '28P01': 'password authentication failed — are the user and password right?',
+  '28000': 'is the user right, and may it connect from here (pg_hba.conf)?',
+  '3D000': 'is the database name right?',
+}
+
+/**
+ * `error` explained when it is a failure to connect to the PostgreSQL database `db`:
+ * `cannot connect to postgres://user@host:port/db: <what failed> — <what to check>`, the
+ * address without its password. Any other error is returned as it is.
+ */
+export function connectionFailure(error: unknown, db: string): unknown {
+  const code = (error as { code?: unknown } | null)?.code
+  if (typeof code !== 'string' || !Object.hasOwn(CONNECTION_HINTS, code)) return error
+  const hint = CONNECTION_HINTS[code]!
+  const why = code.startsWith('E') ? hint : `${(error as Error).message} — ${hint.replace(/^.*? — /, '')}`
+  return new UsageError(`cannot connect to ${describeConnection(db)}: ${why}`)
+}
+
+/**
+ * `target` (a PostgreSQL store or reader) with every promise it returns failing with
+ * `connectionFailure`'s message when the database cannot be reached.
+ */
+function explained<T extends object>(target: T, db: string): T {
+  return new Proxy(target, {
+    get(object, key) {
+      const value: unknown = Reflect.get(object, key, object)
+      if (typeof value !== 'function') return value
+      return (...args: unknown[]) => {
+        const result: unknown = value.apply(object, args)
+        if (!(result instanceof Promise)) return result
+        return result.catch((error: unknown) => {
+          throw connectionFailure(error, db)
+        })
+      }
+    },
+  })
+}
+
+/** How messages name the store `db`: a connection string without its password and parameters, a path as it is. */
+export const dbLabel = (db: string): string => (isPostgres(db) ? describeConnection(db) : db)
+
+/** The read side of the PostgreSQL database `db`, its connection failures explained (`connectionFailure`). */
+export function postgresSessions(db: string): FollowingReader {
+  return explained(postgresReader(db), db)
+}
+
 /**
  * The session database at `db` — a SQLite file, or a PostgreSQL database when `db` is a
  * `postgres://` connection string — opened read-only (a SQLite file also on a read-only mount
  * or folder), or `undefined` when there is no SQLite file there: listing or replaying never
- * creates a database. A database that cannot be read fails with a message naming it.
+ * creates a database. A database that cannot be read fails with a message naming it; a `--db`
+ * of another URL scheme is a usage error (`checkDb`).
  */
 export function openSessions(db: string): SessionReader | FollowingReader | undefined {
+  checkDb(db)
   try {
-    return isPostgres(db) ? postgresReader(db) : sqliteReader(db)
+    return isPostgres(db) ? postgresSessions(db) : sqliteReader(db)
   } catch (error) {
     throw new UsageError(`cannot read the session database ${db}: ${(error as Error).message}`)
   }
 }
 
-/** The store `demo` and `run` write to: `postgresStore(db)` for a connection string, else `sqliteStore(db)`. */
+/**
+ * The store `demo`, `run` and the other writing commands use: `postgresStore(db)` for a connection
+ * string (its connection failures explained), else `sqliteStore(db)`. `db` is checked first (`checkDb`).
+ */
 export function openStore(db: string): SessionStore {
-  return isPostgres(db) ? postgresStore(db) : sqliteStore(db)
+  checkDb(db)
+  return isPostgres(db) ? explained(postgresStore(db), db) : sqliteStore(db)
 }
 
 /**
@@ -48,9 +126,11 @@ export function existingSessions(db: string, problem: string): SessionReader | F
 
 /**
  * The id of the stored session `wanted` names: an exact id, `latest` (the session created
- * last), or the start of exactly one id. Anything else fails saying what there is instead.
+ * last), or the start of exactly one id. Anything else fails saying what there is instead, naming
+ * the store by `dbLabel(store)`.
  */
-export function resolveSession(wanted: string, sessions: readonly SessionInfo[], db: string): string {
+export function resolveSession(wanted: string, sessions: readonly SessionInfo[], store: string): string {
+  const db = dbLabel(store)
   if (sessions.some((info) => info.id === wanted)) return wanted
   if (sessions.length === 0) {
     throw new UsageError(

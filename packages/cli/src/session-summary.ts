@@ -1,3 +1,4 @@
+import type { UserMessage } from '@tooltx/core'
 import {
   forkOrigin,
   type SessionEvent,
@@ -5,6 +6,16 @@ import {
   suspendedTurn,
   type TurnEndReason,
 } from '@tooltx/session'
+
+/**
+ * True iff a logged user message is the user's own words: one with no `source`, or the message a
+ * worker logs for a submission it takes fresh (`source` `{ kind: 'submission', plan: 'fresh' }`,
+ * N2.3, N2.14). A tool's deferred context and a worker's resume note are not.
+ */
+export function fromUser(message: UserMessage): boolean {
+  const source = message.source as { kind?: unknown; plan?: unknown } | undefined
+  return source === undefined || (source.kind === 'submission' && source.plan === 'fresh')
+}
 
 /**
  * How a session stands: its last turn's ending, `suspended` while that turn waits on a durable
@@ -32,7 +43,7 @@ export function summarizeSession(events: readonly SessionEvent[]): SessionSummar
     if (event.type === 'submission/failed') failedSubmissions++
     if (event.type === 'turn/start') status = 'unfinished'
     if (event.type === 'turn/end') status = event.data.reason
-    if (task === undefined && event.type === 'user/message' && event.data.message.source === undefined) {
+    if (task === undefined && event.type === 'user/message' && fromUser(event.data.message)) {
       task = event.data.message.content
         .map((block) =>
           block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type}]`,

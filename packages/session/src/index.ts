@@ -14,7 +14,7 @@ export {
   leaseLostError,
 } from './lease.js'
 export * from './memory-store.js'
-export type { PgPool } from './postgres-driver.js'
+export { describeConnection, type PgPool } from './postgres-driver.js'
 export * from './postgres-reader.js'
 export { POSTGRES_CHANNEL } from './postgres-schema.js'
 export * from './postgres-store.js'

@@ -25,6 +25,13 @@ export interface FollowingReader extends SessionReader {
     listener: FollowListener,
     onError: (error: unknown) => void,
   ): Promise<() => Promise<void>>
+  /**
+   * Calls `onChange` after any session of the database may have changed (every append notifies;
+   * never with data), until the returned function is called. Rejects when
+   * the database cannot be listened to; `onError` gets a later failure (a lost connection), after
+   * which nothing more is delivered.
+   */
+  watch(onChange: () => void, onError: (error: unknown) => void): Promise<() => Promise<void>>
 }
 
 /**
@@ -103,6 +110,27 @@ export function postgresReader(connection: string): FollowingReader {
         if (!followers.delete(stop)) return
         stopped = true
         await fetching
+        await client.end().catch(() => {})
+      }
+      followers.add(stop)
+      return stop
+    },
+    async watch(onChange, onError) {
+      const client = new Client({ connectionString: connection })
+      await client.connect()
+      let stopped = false
+      client.on('notification', (message) => {
+        if (message.channel === POSTGRES_CHANNEL && !stopped) onChange()
+      })
+      client.on('error', (error) => {
+        if (stopped) return
+        stopped = true
+        onError(error)
+      })
+      await client.query(`LISTEN ${POSTGRES_CHANNEL}`)
+      const stop = async (): Promise<void> => {
+        if (!followers.delete(stop)) return
+        stopped = true
         await client.end().catch(() => {})
       }
       followers.add(stop)

@@ -3,7 +3,7 @@ import type { SessionEvent } from '@tooltx/session'
 import { argumentLines } from '../approval-arguments.js'
 import type { Output } from '../output.js'
 import { approveHint } from '../replay-hint.js'
-import { existingSessions } from '../session-store.js'
+import { dbLabel, existingSessions } from '../session-store.js'
 import { terminalSafe } from '../terminal-text.js'
 
 /** The raw arguments of call `callId` as its `tool/call` recorded them (`''` when the log has none). */
@@ -63,7 +63,7 @@ export async function approvalsCommand(options: { db: string }, out: Output): Pr
   }
   out.line(
     waiting === 0
-      ? `no approvals are waiting in ${options.db}`
-      : `${waiting} approval${waiting === 1 ? '' : 's'} waiting in ${options.db}`,
+      ? `no approvals are waiting in ${dbLabel(options.db)}`
+      : `${waiting} approval${waiting === 1 ? '' : 's'} waiting in ${dbLabel(options.db)}`,
   )
 }

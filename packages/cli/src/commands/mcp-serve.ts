@@ -11,7 +11,7 @@ import { assertSessionId, DEFAULT_SQLITE_PATH, openSession } from '@tooltx/sessi
 import { parseFlags } from '../flags.js'
 import { type Output, UsageError } from '../output.js'
 import { replayHint } from '../replay-hint.js'
-import { openStore } from '../session-store.js'
+import { dbLabel, openStore } from '../session-store.js'
 import { registerToolsModule } from '../tools-module.js'
 import { createToolset } from '../toolset.js'
 
@@ -139,7 +139,7 @@ async function recordedSession(values: ServeFlags, out: Output) {
   const store = openStore(db)
   const session = await openSession(store, { id }).catch(async (error: unknown) => {
     await store.close()
-    throw new UsageError(`cannot record in session "${id}" of ${db}: ${(error as Error).message}`)
+    throw new UsageError(`cannot record in session "${id}" of ${dbLabel(db)}: ${(error as Error).message}`)
   })
   const recorder = servedCallRecorder(session, {
     reportError: (e) => out.error(`tooltx: could not record a served call in session "${id}": ${String(e)}`),

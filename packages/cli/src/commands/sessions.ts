@@ -1,6 +1,6 @@
 import type { SessionReader } from '@tooltx/session'
 import type { Output } from '../output.js'
-import { openSessions } from '../session-store.js'
+import { dbLabel, openSessions } from '../session-store.js'
 import { type SessionSummary, summarizeSession } from '../session-summary.js'
 
 const TASK_CHARS = 60
@@ -42,7 +42,7 @@ export async function sessionsCommand(options: { db: string }, out: Output): Pro
   try {
     const sessions = (await reader?.listSessions()) ?? []
     if (sessions.length === 0) {
-      out.line(`no sessions in ${options.db} yet; run \`tooltx demo\` to make one`)
+      out.line(`no sessions in ${dbLabel(options.db)} yet; run \`tooltx demo\` to make one`)
       return
     }
     out.line(

@@ -7,7 +7,7 @@ import { openViewSource } from '../view/view-source.js'
 
 /** Options of `tooltx view`. */
 export interface ViewOptions {
-  /** A SQLite database file or a folder of `.jsonl` logs. */
+  /** A SQLite database file, a folder of `.jsonl` logs or a PostgreSQL connection string. */
   readonly db: string
   /** A session to open at once: an id, `latest` or the start of one id. */
   readonly id?: string
@@ -52,14 +52,16 @@ export async function viewCommand(options: ViewOptions, out: Output): Promise<nu
   const source = openViewSource(options.db)
   let server: ViewServer | undefined
   try {
+    // Read once before serving, so a store that cannot be read (a database that is down) fails here.
+    const sessions = await source.reader.listSessions()
     let page = '/'
     if (options.id !== undefined) {
-      const id = resolveSession(options.id, await source.reader.listSessions(), options.db)
+      const id = resolveSession(options.id, sessions, source.label)
       page = `/session/${encodeURIComponent(id)}`
     }
     server = await startViewServer({ source, definitions: cliDefinitions(), port: options.port })
     const url = `${server.url}${page}`
-    out.line(`tooltx view: serving ${options.db} at ${url}`)
+    out.line(`tooltx view: serving ${source.label} at ${url}`)
     out.line('Press Ctrl-C to stop.')
     if (options.open) openBrowser(url, out)
     await (options.stopped ?? signalled())

@@ -1,7 +1,8 @@
 import { type FSWatcher, statSync, watch } from 'node:fs'
 import path from 'node:path'
-import { fileReader, type SessionReader, sqliteReader } from '@tooltx/session'
+import { describeConnection, fileReader, type SessionReader, sqliteReader } from '@tooltx/session'
 import { UsageError } from '../output.js'
+import { checkDb, isPostgres, postgresSessions } from '../session-store.js'
 
 /**
  * What `tooltx view` reads (G2.1): a store's read side and a way to hear that it changed. Any
@@ -40,11 +41,44 @@ function watchFolder(dir: string, relevant: (name: string) => boolean, onChange:
 }
 
 /**
- * The view source for `db`: a SQLite database file (as `sqliteStore` writes it, read-only: K3.3)
- * or a file store folder of `.jsonl` logs (`fileStore`, read without its locks). A path with
- * neither fails with a message saying what to pass.
+ * The view source of a PostgreSQL database (`postgres://…`): read with `postgresReader`, watched
+ * through its `LISTEN` (every append notifies), labelled without the password. A watch whose
+ * connection fails or is lost yields no more notifications rather than an error, as a folder
+ * that cannot be watched does.
+ */
+function postgresViewSource(db: string): ViewSource {
+  const reader = postgresSessions(db)
+  const pending = new Set<Promise<unknown>>()
+  return {
+    label: describeConnection(db),
+    reader,
+    watch(onChange) {
+      const started = reader.watch(onChange, () => {}).catch(() => async () => {})
+      pending.add(started)
+      return () => {
+        pending.delete(started)
+        void started.then((stop) => stop())
+      }
+    },
+    async close() {
+      // A watch still connecting registers with the reader when it connects: wait for it, so
+      // closing the reader also ends it.
+      await Promise.all(pending)
+      pending.clear()
+      await reader.close()
+    },
+  }
+}
+
+/**
+ * The view source for `db`: a PostgreSQL connection string (`postgresViewSource`), a SQLite
+ * database file (as `sqliteStore` writes it, read-only: K3.3) or a file store folder of `.jsonl`
+ * logs (`fileStore`, read without its locks). A path with neither fails with a message saying
+ * what to pass; a URL of another scheme is a usage error (`checkDb`).
  */
 export function openViewSource(db: string): ViewSource {
+  checkDb(db)
+  if (isPostgres(db)) return postgresViewSource(db)
   const stat = statSync(db, { throwIfNoEntry: false })
   if (stat === undefined) {
     throw new UsageError(
