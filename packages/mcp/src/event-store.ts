@@ -1,6 +1,6 @@
 /**
- * The default event store of `serveHttp` (Y1.25): the SDK's `EventStore` interface over memory,
- * bounded per stream and in total, the oldest event evicted first.
+ * The default event store of `serveHttp` (Y1.25, Y1.27): the SDK's `EventStore` interface over
+ * memory, bounded per stream and in total, the oldest event evicted first.
  */
 import type { EventId, EventStore, JSONRPCMessage, StreamId } from '@modelcontextprotocol/server'
 import { ToolError } from '@tooltx/core'
@@ -39,12 +39,12 @@ function bound(value: number | undefined, fallback: number, name: string): numbe
 }
 
 /**
- * An event store in memory (Y1.25). Event ids are `<stream>#<n>` with `n` counting up across the
+ * An event store in memory (Y1.27). Event ids are `<stream>#<n>` with `n` counting up across the
  * store, so an id names its stream. It keeps at most `maxEventsPerStream` events of a stream and
- * `maxEvents` in all, evicting the oldest first; so the events after a retained one are always
- * retained, and a replay after an evicted id is refused (it throws, and `getStreamIdForEventId`
- * answers `undefined`) rather than delivered with a gap. A replay skips priming events (stored
- * only to have an id) and never sends another stream's events.
+ * `maxEvents` in all (counting events, not bytes), evicting the oldest first; so the events after
+ * a retained one are always retained, and a replay after an evicted id is refused (it throws, and
+ * `getStreamIdForEventId` answers `undefined`) rather than delivered with a gap. A replay skips
+ * priming events (stored only to have an id) and never sends another stream's events.
  */
 export function memoryEventStore(options: MemoryEventStoreOptions = {}): MemoryEventStore {
   const perStream = bound(options.maxEventsPerStream, DEFAULT_MAX_EVENTS_PER_STREAM, 'maxEventsPerStream')
