@@ -4,7 +4,8 @@
  * `Origin` against allow-lists (DNS-rebinding protection) and, with `bearerToken`, an
  * `Authorization: Bearer` header, before any MCP message is read.
  * Each MCP session (`Mcp-Session-Id`) of the 2025 revisions gets its own transport over the same
- * view; a request of the stateless 2026-07-28 revision is answered by a fresh server instance.
+ * view, its SSE streams resumable through an event store (Y1.25–Y1.27); a request of the
+ * stateless 2026-07-28 revision is answered by a fresh server instance.
  */
 import { randomUUID, timingSafeEqual } from 'node:crypto'
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
@@ -12,6 +13,7 @@ import type { AddressInfo } from 'node:net'
 import { Readable } from 'node:stream'
 import {
   createMcpHandler,
+  type EventStore,
   hostHeaderValidationResponse,
   isLegacyRequest,
   localhostAllowedOrigins,
@@ -20,7 +22,12 @@ import {
 } from '@modelcontextprotocol/server'
 import { ToolError } from '@tooltx/core'
 import { boundHostNames, hostName, urlHost } from './bound-host.js'
+import { memoryEventStore } from './event-store.js'
 import type { TooltxMcpServer } from './server.js'
+import { sessionEventStore } from './session-events.js'
+
+/** The SSE `retry` (milliseconds) `serveHttp` suggests to reconnecting clients by default. */
+export const DEFAULT_RETRY_INTERVAL_MS = 1_000
 
 /** Options of {@link serveHttp}. */
 export interface ServeHttpOptions {
@@ -43,6 +50,18 @@ export interface ServeHttpOptions {
   allowedOrigins?: readonly string[]
   /** When set, every request must carry `Authorization: Bearer <bearerToken>`. */
   bearerToken?: string
+  /**
+   * Where the SSE events of the 2025 sessions are kept so a dropped stream can resume with
+   * `Last-Event-ID` (Y1.25, Y1.26): default a {@link memoryEventStore} with its default bounds,
+   * shared by all sessions of this endpoint; your own store (the SDK's `EventStore`); or `false`
+   * for streams that cannot resume (no priming event, no event ids).
+   */
+  eventStore?: EventStore | false
+  /**
+   * The SSE `retry` field, in milliseconds, of each priming event: how long a client waits before
+   * it reconnects a dropped stream; default {@link DEFAULT_RETRY_INTERVAL_MS}.
+   */
+  retryInterval?: number
 }
 
 /** A listening HTTP endpoint. */
@@ -127,6 +146,14 @@ export async function serveHttp(
   if (!path.startsWith('/')) throw optionError('path must start with "/"')
   if (bearerToken !== undefined && (typeof bearerToken !== 'string' || bearerToken.length < 16))
     throw optionError('bearerToken must be a string of at least 16 characters')
+  const { eventStore = memoryEventStore(), retryInterval = DEFAULT_RETRY_INTERVAL_MS } = options
+  if (
+    eventStore !== false &&
+    (typeof eventStore?.storeEvent !== 'function' || typeof eventStore.replayEventsAfter !== 'function')
+  )
+    throw optionError('eventStore must be false or have storeEvent and replayEventsAfter methods')
+  if (!Number.isInteger(retryInterval) || retryInterval < 0)
+    throw optionError('retryInterval must be a non-negative integer (milliseconds)')
   const allowedHosts = [...(options.allowedHosts ?? boundHostNames(host))]
   const allowedOrigins = [...(options.allowedOrigins ?? localhostAllowedOrigins())]
   const transports = new Map<string, WebStandardStreamableHTTPServerTransport>()
@@ -155,9 +182,12 @@ export async function serveHttp(
         ? textResponse(404, 'unknown MCP session: initialize a new one')
         : transport.handleRequest(request)
     }
-    // No session yet: a fresh transport, which accepts only an initialize request.
+    // No session yet: a fresh transport, which accepts only an initialize request. Its id is
+    // drawn first so that its view of the event store can name it.
+    const id = randomUUID()
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: randomUUID,
+      sessionIdGenerator: () => id,
+      ...(eventStore === false ? {} : { eventStore: sessionEventStore(eventStore, id), retryInterval }),
       onsessioninitialized: (id) => {
         transports.set(id, transport)
       },

@@ -4,7 +4,14 @@ export { RESULT_META_KEY, type ResultMeta } from './call-result.js'
 export type { HttpConnection, McpConnection, StdioConnection } from './client-connection.js'
 export { CONNECTION_CLOSED } from './client-link.js'
 export { fromMcpContent, toMcpContent } from './content-blocks.js'
-export { type HttpEndpoint, type ServeHttpOptions, serveHttp } from './http.js'
+export {
+  DEFAULT_MAX_EVENTS,
+  DEFAULT_MAX_EVENTS_PER_STREAM,
+  type MemoryEventStore,
+  type MemoryEventStoreOptions,
+  memoryEventStore,
+} from './event-store.js'
+export { DEFAULT_RETRY_INTERVAL_MS, type HttpEndpoint, type ServeHttpOptions, serveHttp } from './http.js'
 export type { ImportedValue } from './imported-tool.js'
 export { type McpToolSet, type McpToolsOptions, mcpTools, type SkippedTool } from './mcp-tools.js'
 export { REMOTE_ERROR } from './remote-failure.js'
