@@ -12,6 +12,7 @@ import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { watchSession } from '../live-progress.js'
+import { WatchedModel } from '../model-watch.js'
 import { type Output, UsageError } from '../output.js'
 import { liveLookup } from '../presenters.js'
 import { replayHint } from '../replay-hint.js'
@@ -35,6 +36,8 @@ export interface RunOptions {
   tools?: string
   /** MCP servers whose tools join the run (`--mcp`, Y4). */
   mcp?: readonly McpServerSpec[]
+  /** `--timeout`: seconds a model request may go without an answer; default 120 (K2.11). */
+  timeoutSeconds?: number
   /** `--session`: continue this stored session (a fork, say) instead of starting a new one (A2.2). */
   session?: string
   env: NodeJS.ProcessEnv
@@ -45,8 +48,18 @@ export type ModelChoice = Pick<RunOptions, 'provider' | 'model' | 'baseUrl' | 'e
 
 /** Each provider's adapter and the environment variables of its key and endpoint. */
 const PROVIDERS = {
-  openai: { keyVar: 'OPENAI_API_KEY', baseUrlVar: 'OPENAI_BASE_URL', adapter: openaiCompatible },
-  anthropic: { keyVar: 'ANTHROPIC_API_KEY', baseUrlVar: 'ANTHROPIC_BASE_URL', adapter: anthropic },
+  openai: {
+    keyVar: 'OPENAI_API_KEY',
+    baseUrlVar: 'OPENAI_BASE_URL',
+    defaultUrl: 'https://api.openai.com/v1',
+    adapter: openaiCompatible,
+  },
+  anthropic: {
+    keyVar: 'ANTHROPIC_API_KEY',
+    baseUrlVar: 'ANTHROPIC_BASE_URL',
+    defaultUrl: 'https://api.anthropic.com',
+    adapter: anthropic,
+  },
 } as const
 
 /**
@@ -55,11 +68,22 @@ const PROVIDERS = {
  */
 export const NO_KEY = 'no-key'
 
+/** A chosen model: its adapter and the URL its requests go to. */
+export interface ChosenModel {
+  adapter: ModelAdapter
+  url: string
+}
+
 /**
  * Chooses the provider and builds its adapter; says exactly what to set when a key is missing.
  * An OpenAI-compatible base URL (`--base-url` or `OPENAI_BASE_URL`) needs no key (K6.4).
  */
 export function chooseModel(options: ModelChoice): ModelAdapter {
+  return chosenModel(options).adapter
+}
+
+/** `chooseModel`, with the URL the adapter sends its requests to (the provider's default without a base URL). */
+export function chosenModel(options: ModelChoice): ChosenModel {
   const { env } = options
   const local = options.baseUrl ?? env.OPENAI_BASE_URL
   const provider =
@@ -75,16 +99,20 @@ export function chooseModel(options: ModelChoice): ModelAdapter {
   if (!Object.hasOwn(PROVIDERS, provider))
     throw new UsageError(`unknown --provider "${provider}"; use openai or anthropic`)
   const known = provider as keyof typeof PROVIDERS
-  const { keyVar, baseUrlVar, adapter } = PROVIDERS[known]
+  const { keyVar, baseUrlVar, defaultUrl, adapter } = PROVIDERS[known]
   const baseURL = options.baseUrl ?? env[baseUrlVar]
   const apiKey = env[keyVar] || (known === 'openai' && baseURL ? NO_KEY : undefined)
   if (!apiKey) throw new UsageError(`--provider ${provider} needs ${keyVar} in the environment`)
-  return adapter({
+  const built = adapter({
     apiKey,
     model: options.model ?? DEFAULT_MODELS[known],
     ...(baseURL ? { baseURL } : {}),
   })
+  return { adapter: built, url: baseURL || defaultUrl }
 }
+
+/** The default of `--timeout`: seconds a model request may go without an answer (K2.11). */
+export const DEFAULT_TIMEOUT_SECONDS = 120
 
 /** The header line of a run or worker with `--tools` (K6.1): where the tools come from, and their names. */
 export function toolsLine(file: string, names: readonly string[]): string {
@@ -114,7 +142,11 @@ export interface RunOutcome {
  * throws after saving.
  */
 export async function runCommand(options: RunOptions, out: Output): Promise<RunOutcome> {
-  const model = chooseModel(options)
+  const chosen = chosenModel(options)
+  const model = new WatchedModel(chosen.adapter, {
+    url: chosen.url,
+    timeoutMs: (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+  })
   const { runtime, scope, workspace, names } = await openToolset({
     root: options.workspace,
     mode: options.mode,
@@ -182,6 +214,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     return { id, exitStatus: STOPPED_EXIT_STATUS[control.reason] }
   }
   if (end?.type === 'turn/end' && end.data.reason === 'error') {
+    if (model.timedOut !== undefined) throw new UsageError(model.timedOut)
     throw new UsageError(`the run failed: ${end.data.message ?? 'unknown error'}`)
   }
   return { id, exitStatus: 0 }

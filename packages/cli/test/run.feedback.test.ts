@@ -1,0 +1,45 @@
+import { describe, expect, it } from 'vitest'
+import { loopbackHttp } from '../../agent/test/loopback-server.js'
+import { cleanEnv, sampleWorkspace, tooltxWith } from './cli-harness.js'
+
+const modelEnv = () => cleanEnv({ OPENAI_API_KEY: 'test-key' })
+
+/** A model server on 127.0.0.1 that accepts every request and never answers; resolves with its base URL. */
+async function silentModel(): Promise<{ baseURL: string; requests: () => number }> {
+  let requests = 0
+  const port = await loopbackHttp(async () => {
+    requests++
+  })
+  return { baseURL: `http://127.0.0.1:${port}/v1`, requests: () => requests }
+}
+
+describe('K2 tooltx run: feedback while the model works', () => {
+  it('K2.11: a request with no answer within --timeout fails naming the URL, the turn is recorded as an error, exit 1', async () => {
+    const cwd = sampleWorkspace()
+    const model = await silentModel()
+    const started = Date.now()
+    const result = await tooltxWith(
+      { cwd, env: modelEnv() },
+      'run',
+      'say hello',
+      '--base-url',
+      model.baseURL,
+      '--timeout',
+      '1',
+    )
+    const said = `no answer from ${model.baseURL} within 1 s; raise it with --timeout or check the server`
+    expect(result.code).toBe(1)
+    expect(result.stderr).toBe(`tooltx: ${said}\n`)
+    expect(result.stdout).toContain(`── turn 1 error: openai-compatible:gpt-5.4-mini: ${said} ──`)
+    expect(result.stdout).toMatch(/Session saved as run-/)
+    expect(model.requests()).toBe(1)
+    expect(Date.now() - started).toBeLessThan(8_000)
+  })
+
+  it('K2.11: --timeout takes a whole number of seconds, at least 1', async () => {
+    const cwd = sampleWorkspace()
+    const result = await tooltxWith({ cwd, env: modelEnv() }, 'run', 'say hello', '--timeout', 'soon')
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('tooltx: --timeout must be a whole number of at least 1, got "soon"')
+  })
+})
