@@ -1,4 +1,5 @@
 import { type ModelAdapter, ModelError, type ModelRequest, type ModelStreamEvent } from '@tooltx/agent'
+import type { ModelObserver } from './model-progress.js'
 
 /** What `watchModel` needs: the endpoint to name and how long a request may go without an answer. */
 export interface ModelWatchOptions {
@@ -6,13 +7,16 @@ export interface ModelWatchOptions {
   url: string
   /** Milliseconds a request may go without a stream event before it fails (`--timeout`, K2.11). */
   timeoutMs: number
+  /** Told of each request and its events (K2.12); read-only. */
+  observer?: ModelObserver
 }
 
 /**
  * `model` as `tooltx run` asks it (K2.11): a request that yields no stream event for
  * `timeoutMs` (none yet, or none since the last) is cancelled and fails with a `connection`
  * `ModelError` that names the URL and `--timeout`, so the agent ends the turn as an error with
- * that message. The events themselves pass through unchanged; the caller's own abort stays an abort.
+ * that message. The events themselves pass through unchanged, each shown to `observer` first;
+ * the caller's own abort stays an abort.
  */
 export class WatchedModel implements ModelAdapter {
   readonly name: string
@@ -39,7 +43,7 @@ export class WatchedModel implements ModelAdapter {
     request: ModelRequest,
     signal: AbortSignal,
   ): AsyncGenerator<ModelStreamEvent, void, undefined> {
-    const { url, timeoutMs } = this.#options
+    const { url, timeoutMs, observer } = this.#options
     const own = new AbortController()
     const forward = (): void => own.abort(signal.reason)
     if (signal.aborted) forward()
@@ -54,11 +58,13 @@ export class WatchedModel implements ModelAdapter {
       }, timeoutMs)
     }
     arm()
+    observer?.requestStarted()
     try {
       for await (const event of this.#model.stream(request, own.signal)) {
         // The reply is whole once its `message` arrives: nothing is awaited from the server after it.
         if (event.type === 'message') clearTimeout(timer)
         else arm()
+        observer?.event(event)
         yield event
       }
     } catch (error) {
@@ -66,6 +72,7 @@ export class WatchedModel implements ModelAdapter {
       this.#timeout = `no answer from ${url} within ${seconds(timeoutMs)} s; raise it with --timeout or check the server`
       throw new ModelError(this.name, 'connection', this.#timeout, { cause: error })
     } finally {
+      observer?.requestEnded()
       clearTimeout(timer)
       signal.removeEventListener('abort', forward)
     }

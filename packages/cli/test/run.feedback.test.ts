@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { loopbackHttp } from '../../agent/test/loopback-server.js'
 import { cleanEnv, sampleWorkspace, tooltxWith } from './cli-harness.js'
+import { slowModel } from './fake-model.js'
 
 const modelEnv = () => cleanEnv({ OPENAI_API_KEY: 'test-key' })
 
@@ -41,5 +42,15 @@ describe('K2 tooltx run: feedback while the model works', () => {
     const result = await tooltxWith({ cwd, env: modelEnv() }, 'run', 'say hello', '--timeout', 'soon')
     expect(result.code).toBe(2)
     expect(result.stderr).toContain('tooltx: --timeout must be a whole number of at least 1, got "soon"')
+  })
+
+  it('K2.12: without a terminal no waiting line is printed, and the reply is printed once, whole', async () => {
+    const cwd = sampleWorkspace()
+    const baseURL = await slowModel(['Hello, ', 'world.'], 1_200, 200)
+    const result = await tooltxWith({ cwd, env: modelEnv() }, 'run', 'say hello', '--base-url', baseURL)
+    expect(result.code).toBe(0)
+    expect(result.stdout).not.toContain('waiting for')
+    expect(result.stdout).toContain('    assistant: Hello, world.\n── turn 1 completed ──')
+    expect(result.stdout.split('assistant:')).toHaveLength(2)
   })
 })

@@ -12,6 +12,7 @@ import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { watchSession } from '../live-progress.js'
+import { ModelProgress } from '../model-progress.js'
 import { WatchedModel } from '../model-watch.js'
 import { type Output, UsageError } from '../output.js'
 import { liveLookup } from '../presenters.js'
@@ -143,9 +144,11 @@ export interface RunOutcome {
  */
 export async function runCommand(options: RunOptions, out: Output): Promise<RunOutcome> {
   const chosen = chosenModel(options)
+  const progress = new ModelProgress(out, chosen.adapter.name)
   const model = new WatchedModel(chosen.adapter, {
     url: chosen.url,
     timeoutMs: (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+    observer: progress,
   })
   const { runtime, scope, workspace, names } = await openToolset({
     root: options.workspace,
@@ -175,7 +178,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
         : ` (${skipped} left out: their names collide, or their schemas do not compile or hold patterns RE2 cannot run)`
     out.line(`MCP server "${name}": ${tools} tool${tools === 1 ? '' : 's'} as mcp__${name}__<tool>${left}`)
   }
-  const stop = watchSession(session, runtime, scope, out)
+  const stop = watchSession(session, runtime, scope, out, [], progress)
   // Code Mode programs run in the QuickJS sandbox; native mode never starts it.
   const sandbox = options.mode === 'native' ? undefined : quickjsRuntime()
   let agent: Agent | undefined
