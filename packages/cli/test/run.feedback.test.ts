@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { loopbackHttp } from '../../agent/test/loopback-server.js'
 import { cleanEnv, sampleWorkspace, tooltxWith } from './cli-harness.js'
-import { slowModel } from './fake-model.js'
+import { fakeModel, slowModel } from './fake-model.js'
 
 const modelEnv = () => cleanEnv({ OPENAI_API_KEY: 'test-key' })
 
@@ -52,5 +52,36 @@ describe('K2 tooltx run: feedback while the model works', () => {
     expect(result.stdout).not.toContain('waiting for')
     expect(result.stdout).toContain('    assistant: Hello, world.\n── turn 1 completed ──')
     expect(result.stdout.split('assistant:')).toHaveLength(2)
+  })
+
+  it('K2.13: each automatic retry is said on stderr as it happens, with the status, the wait and the attempt', async () => {
+    const cwd = sampleWorkspace()
+    const model = await fakeModel([{ text: 'second time lucky' }])
+    let failed = false
+    const port = await loopbackHttp(async (req, raw, res) => {
+      if (!failed) {
+        failed = true
+        res.writeHead(500, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ error: { message: 'boom' } }))
+        return
+      }
+      const upstream = await fetch(`${model.baseURL}${req.url?.replace(/^\/v1/, '')}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: raw,
+      })
+      res.writeHead(upstream.status, { 'content-type': 'text/event-stream' })
+      res.end(await upstream.text())
+    })
+    const result = await tooltxWith(
+      { cwd, env: modelEnv() },
+      'run',
+      'say hello',
+      '--base-url',
+      `http://127.0.0.1:${port}/v1`,
+    )
+    expect(result.code).toBe(0)
+    expect(result.stderr).toBe('tooltx: HTTP 500, retrying in 1 s, 2 of 3\n')
+    expect(result.stdout).toContain('assistant: second time lucky')
   })
 })

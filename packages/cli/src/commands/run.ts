@@ -5,6 +5,7 @@ import {
   createAgent,
   DEFAULT_MODELS,
   type ModelAdapter,
+  type ModelRetry,
   openaiCompatible,
 } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
@@ -83,8 +84,11 @@ export function chooseModel(options: ModelChoice): ModelAdapter {
   return chosenModel(options).adapter
 }
 
-/** `chooseModel`, with the URL the adapter sends its requests to (the provider's default without a base URL). */
-export function chosenModel(options: ModelChoice): ChosenModel {
+/**
+ * `chooseModel`, with the URL the adapter sends its requests to (the provider's default without
+ * a base URL); `onRetry` is told of each automatic retry (L12.7).
+ */
+export function chosenModel(options: ModelChoice, onRetry?: (retry: ModelRetry) => void): ChosenModel {
   const { env } = options
   const local = options.baseUrl ?? env.OPENAI_BASE_URL
   const provider =
@@ -108,8 +112,14 @@ export function chosenModel(options: ModelChoice): ChosenModel {
     apiKey,
     model: options.model ?? DEFAULT_MODELS[known],
     ...(baseURL ? { baseURL } : {}),
+    ...(onRetry === undefined ? {} : { onRetry }),
   })
   return { adapter: built, url: baseURL || defaultUrl }
+}
+
+/** What `run` says on stderr of an automatic retry (K2.13): `HTTP 500, retrying in 2 s, 2 of 3`. */
+export function retryNote({ status, delayMs, attempt, attempts }: ModelRetry): string {
+  return `HTTP ${status}, retrying in ${Math.round(delayMs / 100) / 10} s, ${attempt} of ${attempts}`
 }
 
 /** The default of `--timeout`: seconds a model request may go without an answer (K2.11). */
@@ -143,7 +153,7 @@ export interface RunOutcome {
  * throws after saving.
  */
 export async function runCommand(options: RunOptions, out: Output): Promise<RunOutcome> {
-  const chosen = chosenModel(options)
+  const chosen = chosenModel(options, (retry) => out.error(`tooltx: ${retryNote(retry)}`))
   const progress = new ModelProgress(out, chosen.adapter.name)
   const model = new WatchedModel(chosen.adapter, {
     url: chosen.url,
