@@ -1,5 +1,6 @@
 import { type ModelAdapter, ModelError, type ModelRequest, type ModelStreamEvent } from '@tooltx/agent'
 import type { ModelObserver } from './model-progress.js'
+import { forCliUsers, type ProviderVars } from './provider-errors.js'
 
 /** What `watchModel` needs: the endpoint to name and how long a request may go without an answer. */
 export interface ModelWatchOptions {
@@ -7,6 +8,8 @@ export interface ModelWatchOptions {
   url: string
   /** Milliseconds a request may go without a stream event before it fails (`--timeout`, K2.11). */
   timeoutMs: number
+  /** Where the user sets the key and the base URL, named in place of the adapter's options (K2.14). */
+  vars: ProviderVars
   /** Told of each request and its events (K2.12); read-only. */
   observer?: ModelObserver
 }
@@ -15,7 +18,7 @@ export interface ModelWatchOptions {
  * `model` as `tooltx run` asks it (K2.11): a request that yields no stream event for
  * `timeoutMs` (none yet, or none since the last) is cancelled and fails with a `connection`
  * `ModelError` that names the URL and `--timeout`, so the agent ends the turn as an error with
- * that message. The events themselves pass through unchanged, each shown to `observer` first;
+ * that message; any other `ModelError` is reworded for CLI users (`forCliUsers`). The events themselves pass through unchanged, each shown to `observer` first;
  * the caller's own abort stays an abort.
  */
 export class WatchedModel implements ModelAdapter {
@@ -68,7 +71,8 @@ export class WatchedModel implements ModelAdapter {
         yield event
       }
     } catch (error) {
-      if (!expired || signal.aborted) throw error
+      if (!expired || signal.aborted)
+        throw error instanceof ModelError ? forCliUsers(error, this.#options.vars) : error
       this.#timeout = `no answer from ${url} within ${seconds(timeoutMs)} s; raise it with --timeout or check the server`
       throw new ModelError(this.name, 'connection', this.#timeout, { cause: error })
     } finally {

@@ -84,4 +84,36 @@ describe('K2 tooltx run: feedback while the model works', () => {
     expect(result.stderr).toBe('tooltx: HTTP 500, retrying in 1 s, 2 of 3\n')
     expect(result.stdout).toContain('assistant: second time lucky')
   })
+
+  it('K2.14: a rejected key and an unknown model name the variable and the flags to change, never an adapter option', async () => {
+    const cwd = sampleWorkspace()
+    const failing = async (status: number, message: string) => {
+      const port = await loopbackHttp(async (_req, _raw, res) => {
+        res.writeHead(status, { 'content-type': 'application/json' })
+        res.end(JSON.stringify({ error: { message } }))
+      })
+      const baseURL = `http://127.0.0.1:${port}/v1`
+      const result = await tooltxWith(
+        { cwd, env: modelEnv() },
+        'run',
+        'say hello',
+        '--base-url',
+        baseURL,
+        '--model',
+        'nope',
+      )
+      expect(result.code).toBe(1)
+      expect(result.stderr).not.toMatch(/apiKey|baseURL|timeoutMs|maxRetries/)
+      expect(result.stdout).not.toMatch(/apiKey|baseURL|timeoutMs|maxRetries/)
+      return { result, baseURL }
+    }
+    const key = await failing(401, 'Incorrect API key provided')
+    const said = `openai-compatible:nope: HTTP 401 from ${key.baseURL}: Incorrect API key provided. Check the key in OPENAI_API_KEY.`
+    expect(key.result.stderr).toBe(`tooltx: the run failed: ${said}\n`)
+    expect(key.result.stdout).toContain(`── turn 1 error: ${said} ──`)
+    const model = await failing(404, 'The model `nope` does not exist')
+    expect(model.result.stderr).toBe(
+      `tooltx: the run failed: openai-compatible:nope: HTTP 404 from ${model.baseURL}: The model \`nope\` does not exist. Check --base-url (or OPENAI_BASE_URL) and --model.\n`,
+    )
+  })
 })

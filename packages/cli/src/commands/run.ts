@@ -17,6 +17,7 @@ import { ModelProgress } from '../model-progress.js'
 import { WatchedModel } from '../model-watch.js'
 import { type Output, UsageError } from '../output.js'
 import { liveLookup } from '../presenters.js'
+import type { ProviderVars } from '../provider-errors.js'
 import { replayHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { openStore, storedSessionId } from '../session-store.js'
@@ -74,6 +75,8 @@ export const NO_KEY = 'no-key'
 export interface ChosenModel {
   adapter: ModelAdapter
   url: string
+  /** The environment variables of the provider's key and base URL. */
+  vars: ProviderVars
 }
 
 /**
@@ -114,7 +117,7 @@ export function chosenModel(options: ModelChoice, onRetry?: (retry: ModelRetry) 
     ...(baseURL ? { baseURL } : {}),
     ...(onRetry === undefined ? {} : { onRetry }),
   })
-  return { adapter: built, url: baseURL || defaultUrl }
+  return { adapter: built, url: baseURL || defaultUrl, vars: { keyVar, baseUrlVar } }
 }
 
 /** What `run` says on stderr of an automatic retry (K2.13): `HTTP 500, retrying in 2 s, 2 of 3`. */
@@ -157,6 +160,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
   const progress = new ModelProgress(out, chosen.adapter.name)
   const model = new WatchedModel(chosen.adapter, {
     url: chosen.url,
+    vars: chosen.vars,
     timeoutMs: (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
     observer: progress,
   })
