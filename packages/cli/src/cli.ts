@@ -104,6 +104,7 @@ ${TOOLS_HELP}
   --mcp S          add an MCP server's tools, as mcp__<name>__<tool>: S is a command
                    (spawned, stdio) or an http(s) URL, optionally NAME=S; repeatable
   --session ID     continue this saved session (a fork, say) instead of starting one
+  --timeout S      seconds a model request may go without an answer (default 120)
 ${DB_HELP}
   -h, --help       show this help
 
@@ -321,7 +322,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     },
   ),
   run: command(
-    { strings: ['db', ...AGENT_STRING_FLAGS, 'session'], repeatable: ['mcp'], booleans: ['yes'] },
+    { strings: ['db', ...AGENT_STRING_FLAGS, 'session', 'timeout'], repeatable: ['mcp'], booleans: ['yes'] },
     async ({ values, positionals }, out, env) => {
       const mcp =
         values.mcp === undefined ? [] : (await import('./commands/run-mcp.js')).mcpServerSpecs(values.mcp)
@@ -336,6 +337,9 @@ const COMMANDS: Readonly<Record<string, Command>> = {
           ...agentFlags('run', values),
           yes: values.yes === true,
           mcp,
+          ...(values.timeout === undefined
+            ? {}
+            : { timeoutSeconds: count('run', '--timeout', values.timeout, 0) }),
           ...defined({ session: values.session }),
           env,
         },

@@ -1,18 +1,23 @@
 import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
 import type { Session, SessionEvent } from '@tooltx/session'
+import type { ModelProgress } from './model-progress.js'
 import type { Output } from './output.js'
 import { liveLookup } from './presenters.js'
 import { terminalSafe } from './terminal-text.js'
 import { TimelineRenderer } from './timeline.js'
 
 const FRAMES = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏']
+/** How the timeline line of an assistant's text begins, as `ModelProgress` streams it. */
+const STREAMED = '    assistant: '
 
 /**
  * Shows a session live: every durable event as timeline lines (the same lines `replay`
  * prints: cards only from presenters the log records, `liveLookup`), and on a terminal a
  * spinner line naming the calls still running, paused while a question is asked. `earlier`
  * (the events already in the log of a resumed session) is read without printing, so later
- * cards know their calls. Returns a function that stops watching.
+ * cards know their calls. With `model` (K2.12), the spinner line says how long the model has
+ * been waiting while no call runs, and a reply whose text was shown as it streamed is not
+ * shown again. Returns a function that stops watching.
  */
 export function watchSession(
   session: Session,
@@ -20,17 +25,23 @@ export function watchSession(
   scope: RuntimeScope,
   out: Output,
   earlier: readonly SessionEvent[] = [],
+  model?: ModelProgress,
 ): () => void {
   const timeline = new TimelineRenderer(liveLookup(runtime.view(scope)))
   for (const event of earlier) timeline.render(event)
   const running = new Map<string, string>()
   let frame = 0
   const paint = () => {
-    if (running.size === 0) return out.status('')
+    if (running.size === 0) {
+      const waiting = model?.waitingText()
+      return out.status(waiting === undefined ? '' : `${FRAMES[frame++ % FRAMES.length]} ${waiting}`)
+    }
     out.status(`${FRAMES[frame++ % FRAMES.length]} running: ${[...running.values()].join(', ')}`)
   }
   const off = session.on((event) => {
-    for (const line of timeline.render(event)) out.line(line)
+    const lines = timeline.render(event)
+    const shown = event.type === 'assistant/message' && model?.takeStreamed() === true
+    for (const line of lines) if (!(shown && line.startsWith(STREAMED))) out.line(line)
     if (event.type === 'tool/call') running.set(event.data.callId, terminalSafe(event.data.name))
     if (event.type === 'tool/result') running.delete(event.data.callId)
     paint()

@@ -5,6 +5,11 @@ import { terminalSafe } from './terminal-text.js'
 export interface Output {
   line(text?: string): void
   error(text: string): void
+  /**
+   * Writes `text` (made terminal-safe) without ending the line, as streamed model text; the next
+   * `line` or `error` starts on a new line, and the status line stays off until then.
+   */
+  text(text: string): void
   /** True when stdout is an interactive terminal (live spinners are shown only then). */
   readonly interactive: boolean
   /** The width of the terminal in columns when stdout is one, else `undefined` (no wrapping). */
@@ -37,6 +42,8 @@ export function processOutput(): Output {
   const closed = new Set<NodeJS.WriteStream>()
   let asking = false
   let statusShown = false
+  // A line `text` began and nothing has ended yet: the status line must not overwrite it.
+  let midLine = false
   // A reader that goes away (`tooltx replay … | head`) is not an error: a running command
   // stops its run (its listener), anything else ends quietly. Later writes to that stream are
   // dropped; the other stream still works (to say why the run stopped).
@@ -55,6 +62,10 @@ export function processOutput(): Output {
   const clearStatus = () => {
     if (statusShown) write(process.stdout, '\r\x1b[2K')
     statusShown = false
+  }
+  const endLine = () => {
+    if (midLine) write(process.stdout, '\n')
+    midLine = false
   }
   const prompt: Prompt = {
     ask(question, signal) {
@@ -93,14 +104,22 @@ export function processOutput(): Output {
     prompt: interactive && process.stdin.isTTY === true ? prompt : undefined,
     line(text = '') {
       clearStatus()
+      endLine()
       write(process.stdout, `${terminalSafe(text)}\n`)
     },
     error(text) {
       clearStatus()
+      endLine()
       write(process.stderr, `${terminalSafe(text)}\n`)
     },
+    text(text) {
+      if (text === '') return
+      clearStatus()
+      write(process.stdout, terminalSafe(text))
+      midLine = true
+    },
     status(text) {
-      if (!interactive || asking) return
+      if (!interactive || asking || midLine) return
       clearStatus()
       if (text !== '') {
         write(process.stdout, terminalSafe(text).slice(0, (process.stdout.columns ?? 80) - 1))

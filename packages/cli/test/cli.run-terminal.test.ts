@@ -3,7 +3,7 @@ import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BIN, cleanEnv, sampleWorkspace, scratch, tooltx, tooltxWith } from './cli-harness.js'
-import { fakeModel, toolMessage } from './fake-model.js'
+import { fakeModel, slowModel, toolMessage } from './fake-model.js'
 import { hasTmux, Terminal } from './terminal.js'
 
 const NOTE_CALL = {
@@ -48,6 +48,23 @@ function tooltxPid(cwd: string): number {
 }
 
 describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
+  it('K2.12: before the first token a live "waiting for <model> (<n> s)" line counts up; the reply streams as it arrives, shown once', async () => {
+    const ws = sampleWorkspace()
+    const baseURL = await slowModel(['Hello, ', 'streaming ', 'world.'], 2_500, 1_500)
+    const term = await Terminal.start(runArgv(ws, baseURL), { cwd: ws, env: modelEnv() })
+    await term.waitFor(/waiting for openai-compatible:gpt-5\.4-mini \(0 s\)/)
+    await term.waitFor(/waiting for openai-compatible:gpt-5\.4-mini \(2 s\)/)
+    // The first pieces are on screen while the last one is still 1.5 s away.
+    const partial = await term.waitFor(/^ {4}assistant: Hello, streaming $/m)
+    expect(partial).not.toContain('waiting for')
+    expect(partial).not.toContain('world.')
+    const { code, screen } = await term.exit()
+    expect(code).toBe(0)
+    expect(screen).toContain('    assistant: Hello, streaming world.\n── turn 1 completed ──')
+    expect(screen.split('assistant:')).toHaveLength(2)
+    expect(screen).not.toContain('waiting for')
+  })
+
   it('K2.1: the approval prompt stays visible over the spinner, shows the card and arguments, and echoes the answer', async () => {
     const ws = sampleWorkspace()
     const model = await fakeModel([{ toolCalls: [NOTE_CALL] }, { text: 'Saved the plan.' }])

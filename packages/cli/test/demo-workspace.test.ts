@@ -20,6 +20,7 @@ async function demo(dir: string) {
     interactive: false,
     line: () => {},
     error: (text) => errors.push(text),
+    text: () => {},
     status: () => {},
     columns: undefined,
     prompt: undefined,

@@ -70,3 +70,26 @@ export function toolMessage(model: FakeModel, callId: string): string | undefine
   }
   return undefined
 }
+
+/**
+ * An OpenAI-compatible server on 127.0.0.1 that answers every request slowly: nothing for
+ * `firstMs`, then each of `pieces` as its own text chunk `gapMs` apart, then the finish chunk.
+ * Resolves with its base URL; it is closed when the current test finishes.
+ */
+export async function slowModel(pieces: readonly string[], firstMs: number, gapMs: number): Promise<string> {
+  const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+  const port = await loopbackHttp(async (_req, _raw, res) => {
+    await pause(firstMs)
+    if (res.destroyed) return
+    res.writeHead(200, { 'content-type': 'text/event-stream' })
+    res.write(chunk({ role: 'assistant', content: '' }))
+    for (const [i, piece] of pieces.entries()) {
+      if (i > 0) await pause(gapMs)
+      if (res.destroyed) return
+      res.write(chunk({ content: piece }))
+    }
+    res.write(chunk({}, 'stop'))
+    res.end('data: [DONE]\n\n')
+  })
+  return `http://127.0.0.1:${port}/v1`
+}

@@ -65,6 +65,7 @@ describe('tooltx run: base URL and default model', () => {
     const out: Output = {
       line: (text = '') => printed.push(text),
       error: () => {},
+      text: () => {},
       interactive: false,
       status: () => {},
       columns: undefined,

@@ -37,6 +37,7 @@ function recorder() {
     interactive: true,
     line: (text = '') => lines.push(text),
     error: (text) => lines.push(text),
+    text: (text) => lines.push(text),
     status: (text) => statuses.push(text),
     columns: undefined,
     prompt: undefined,

@@ -10,6 +10,7 @@ export function keptOutput(lines: string[] = []): Output & { lines: string[] } {
     lines,
     line: (text = '') => void lines.push(text),
     error: (text) => void lines.push(text),
+    text: (text) => void lines.push(text),
     status() {},
     interactive: false,
     columns: undefined,

@@ -22,6 +22,7 @@ import { unfinishedStream } from './model-error.js'
 import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
 import { isReasoning, type ReplyBlock } from './reasoning.js'
 import { bodyMessage, type SdkDescriptor, sdkAdapter } from './sdk-connection.js'
+import type { ModelRetry } from './sdk-retry.js'
 import { sdkEvents } from './sdk-stream.js'
 
 /** Options of `anthropic`. */
@@ -38,6 +39,11 @@ export interface AnthropicOptions {
   maxRetries?: number
   /** Per-request timeout in milliseconds; default 600 000. */
   timeoutMs?: number
+  /**
+   * Told of each automatic retry of an HTTP answer before its wait: the status, the wait, and
+   * which attempt comes next of how many (L12.7); must not throw.
+   */
+  onRetry?: (retry: ModelRetry) => void
   /** Extra HTTP headers sent with every request (for example `anthropic-beta`). */
   headers?: Record<string, string>
   /**

@@ -106,14 +106,14 @@ export function httpFailure(failure: RequestFailure & { status: number }): Model
   })
 }
 
+/** The last sentence of a `connectionFailure` message: what to check. */
+export const CONNECTION_HINT = 'Check that the server is running and that baseURL is right.'
+
 /** The `ModelError` for an endpoint that could not be reached or a connection that broke. */
 export function connectionFailure({ adapter, endpoint, detail, cause }: RequestFailure): ModelError {
-  return new ModelError(
-    adapter,
-    'connection',
-    `cannot reach ${endpoint} (${detail}). Check that the server is running and that baseURL is right.`,
-    { cause },
-  )
+  return new ModelError(adapter, 'connection', `cannot reach ${endpoint} (${detail}). ${CONNECTION_HINT}`, {
+    cause,
+  })
 }
 
 /**
@@ -144,7 +144,8 @@ export function cutReply(adapter: string, stop: string, hint: string, reply?: Cu
   )
 }
 
-function statusHint(status: number): string {
+/** The last sentence of an `httpFailure` message for `status`: what to check, in the adapter options' words. */
+export function statusHint(status: number): string {
   if (status === 401) return 'Check the apiKey.'
   if (status === 403) return 'Check that the apiKey is allowed to use this model.'
   if (status === 404) return 'Check the baseURL and the model name.'

@@ -23,6 +23,7 @@ import { ModelError, unfinishedStream } from './model-error.js'
 import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
 import { type ReplyBlock, reasoningOf } from './reasoning.js'
 import { type SdkDescriptor, sdkAdapter } from './sdk-connection.js'
+import type { ModelRetry } from './sdk-retry.js'
 import { sdkEvents } from './sdk-stream.js'
 import { restoreOptional, strictParameters } from './strict-schema.js'
 
@@ -42,6 +43,11 @@ export interface OpenAICompatibleOptions {
   maxRetries?: number
   /** Per-request timeout in milliseconds; default 600 000. */
   timeoutMs?: number
+  /**
+   * Told of each automatic retry of an HTTP answer before its wait: the status, the wait, and
+   * which attempt comes next of how many (L12.7); must not throw.
+   */
+  onRetry?: (retry: ModelRetry) => void
   /** Extra HTTP headers sent with every request. */
   headers?: Record<string, string>
   /**

@@ -6,6 +6,7 @@ import {
   ModelError,
   rootCauseMessage,
 } from './model-error.js'
+import { type ModelRetry, retryReportingFetch } from './sdk-retry.js'
 
 /** The HTTP settings every SDK-backed adapter takes (`openai`, `@anthropic-ai/sdk`). */
 export interface SdkClientSettings {
@@ -13,6 +14,7 @@ export interface SdkClientSettings {
   maxRetries?: number
   timeoutMs?: number
   headers?: Record<string, string>
+  onRetry?: (retry: ModelRetry) => void
 }
 
 /** Client options as both SDKs take them. */
@@ -22,17 +24,21 @@ export interface SdkClientOptions {
   maxRetries: number
   timeout?: number
   defaultHeaders?: Record<string, string>
+  fetch?: ReturnType<typeof retryReportingFetch>
 }
 
 /**
  * The client options for an adapter's settings: `maxRetries` defaults to 2; `timeout` and
- * `defaultHeaders` are set only when given, so the SDK's own defaults apply otherwise.
+ * `defaultHeaders` are set only when given, so the SDK's own defaults apply otherwise; with
+ * `onRetry`, a `fetch` that reports each retry of an HTTP answer (L12.7).
  */
 export function sdkClientOptions(settings: SdkClientSettings, baseURL: string): SdkClientOptions {
+  const maxRetries = settings.maxRetries ?? 2
   return {
     apiKey: settings.apiKey,
     baseURL,
-    maxRetries: settings.maxRetries ?? 2,
+    maxRetries,
+    ...(settings.onRetry === undefined ? {} : { fetch: retryReportingFetch(maxRetries, settings.onRetry) }),
     ...(settings.timeoutMs === undefined ? {} : { timeout: settings.timeoutMs }),
     ...(settings.headers === undefined ? {} : { defaultHeaders: settings.headers }),
   }

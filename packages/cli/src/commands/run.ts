@@ -5,6 +5,7 @@ import {
   createAgent,
   DEFAULT_MODELS,
   type ModelAdapter,
+  type ModelRetry,
   openaiCompatible,
 } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
@@ -12,8 +13,11 @@ import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { watchSession } from '../live-progress.js'
+import { ModelProgress } from '../model-progress.js'
+import { WatchedModel } from '../model-watch.js'
 import { type Output, UsageError } from '../output.js'
 import { liveLookup } from '../presenters.js'
+import type { ProviderVars } from '../provider-errors.js'
 import { replayHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { openStore, storedSessionId } from '../session-store.js'
@@ -35,6 +39,8 @@ export interface RunOptions {
   tools?: string
   /** MCP servers whose tools join the run (`--mcp`, Y4). */
   mcp?: readonly McpServerSpec[]
+  /** `--timeout`: seconds a model request may go without an answer; default 120 (K2.11). */
+  timeoutSeconds?: number
   /** `--session`: continue this stored session (a fork, say) instead of starting a new one (A2.2). */
   session?: string
   env: NodeJS.ProcessEnv
@@ -45,8 +51,18 @@ export type ModelChoice = Pick<RunOptions, 'provider' | 'model' | 'baseUrl' | 'e
 
 /** Each provider's adapter and the environment variables of its key and endpoint. */
 const PROVIDERS = {
-  openai: { keyVar: 'OPENAI_API_KEY', baseUrlVar: 'OPENAI_BASE_URL', adapter: openaiCompatible },
-  anthropic: { keyVar: 'ANTHROPIC_API_KEY', baseUrlVar: 'ANTHROPIC_BASE_URL', adapter: anthropic },
+  openai: {
+    keyVar: 'OPENAI_API_KEY',
+    baseUrlVar: 'OPENAI_BASE_URL',
+    defaultUrl: 'https://api.openai.com/v1',
+    adapter: openaiCompatible,
+  },
+  anthropic: {
+    keyVar: 'ANTHROPIC_API_KEY',
+    baseUrlVar: 'ANTHROPIC_BASE_URL',
+    defaultUrl: 'https://api.anthropic.com',
+    adapter: anthropic,
+  },
 } as const
 
 /**
@@ -55,11 +71,27 @@ const PROVIDERS = {
  */
 export const NO_KEY = 'no-key'
 
+/** A chosen model: its adapter and the URL its requests go to. */
+export interface ChosenModel {
+  adapter: ModelAdapter
+  url: string
+  /** The environment variables of the provider's key and base URL. */
+  vars: ProviderVars
+}
+
 /**
  * Chooses the provider and builds its adapter; says exactly what to set when a key is missing.
  * An OpenAI-compatible base URL (`--base-url` or `OPENAI_BASE_URL`) needs no key (K6.4).
  */
 export function chooseModel(options: ModelChoice): ModelAdapter {
+  return chosenModel(options).adapter
+}
+
+/**
+ * `chooseModel`, with the URL the adapter sends its requests to (the provider's default without
+ * a base URL); `onRetry` is told of each automatic retry (L12.7).
+ */
+export function chosenModel(options: ModelChoice, onRetry?: (retry: ModelRetry) => void): ChosenModel {
   const { env } = options
   const local = options.baseUrl ?? env.OPENAI_BASE_URL
   const provider =
@@ -75,16 +107,26 @@ export function chooseModel(options: ModelChoice): ModelAdapter {
   if (!Object.hasOwn(PROVIDERS, provider))
     throw new UsageError(`unknown --provider "${provider}"; use openai or anthropic`)
   const known = provider as keyof typeof PROVIDERS
-  const { keyVar, baseUrlVar, adapter } = PROVIDERS[known]
+  const { keyVar, baseUrlVar, defaultUrl, adapter } = PROVIDERS[known]
   const baseURL = options.baseUrl ?? env[baseUrlVar]
   const apiKey = env[keyVar] || (known === 'openai' && baseURL ? NO_KEY : undefined)
   if (!apiKey) throw new UsageError(`--provider ${provider} needs ${keyVar} in the environment`)
-  return adapter({
+  const built = adapter({
     apiKey,
     model: options.model ?? DEFAULT_MODELS[known],
     ...(baseURL ? { baseURL } : {}),
+    ...(onRetry === undefined ? {} : { onRetry }),
   })
+  return { adapter: built, url: baseURL || defaultUrl, vars: { keyVar, baseUrlVar } }
 }
+
+/** What `run` says on stderr of an automatic retry (K2.13): `HTTP 500, retrying in 2 s, 2 of 3`. */
+export function retryNote({ status, delayMs, attempt, attempts }: ModelRetry): string {
+  return `HTTP ${status}, retrying in ${Math.round(delayMs / 100) / 10} s, ${attempt} of ${attempts}`
+}
+
+/** The default of `--timeout`: seconds a model request may go without an answer (K2.11). */
+export const DEFAULT_TIMEOUT_SECONDS = 120
 
 /** The header line of a run or worker with `--tools` (K6.1): where the tools come from, and their names. */
 export function toolsLine(file: string, names: readonly string[]): string {
@@ -114,7 +156,14 @@ export interface RunOutcome {
  * throws after saving.
  */
 export async function runCommand(options: RunOptions, out: Output): Promise<RunOutcome> {
-  const model = chooseModel(options)
+  const chosen = chosenModel(options, (retry) => out.error(`tooltx: ${retryNote(retry)}`))
+  const progress = new ModelProgress(out, chosen.adapter.name)
+  const model = new WatchedModel(chosen.adapter, {
+    url: chosen.url,
+    vars: chosen.vars,
+    timeoutMs: (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
+    observer: progress,
+  })
   const { runtime, scope, workspace, names } = await openToolset({
     root: options.workspace,
     mode: options.mode,
@@ -143,7 +192,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
         : ` (${skipped} left out: their names collide, or their schemas do not compile or hold patterns RE2 cannot run)`
     out.line(`MCP server "${name}": ${tools} tool${tools === 1 ? '' : 's'} as mcp__${name}__<tool>${left}`)
   }
-  const stop = watchSession(session, runtime, scope, out)
+  const stop = watchSession(session, runtime, scope, out, [], progress)
   // Code Mode programs run in the QuickJS sandbox; native mode never starts it.
   const sandbox = options.mode === 'native' ? undefined : quickjsRuntime()
   let agent: Agent | undefined
@@ -182,6 +231,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     return { id, exitStatus: STOPPED_EXIT_STATUS[control.reason] }
   }
   if (end?.type === 'turn/end' && end.data.reason === 'error') {
+    if (model.timedOut !== undefined) throw new UsageError(model.timedOut)
     throw new UsageError(`the run failed: ${end.data.message ?? 'unknown error'}`)
   }
   return { id, exitStatus: 0 }
