@@ -19,8 +19,12 @@
  * or kept waiting, what it copied from its source.
  *
  * Runs: `TOOLTX_MBT_RUNS` (default 100, 25–75 s on a loaded 2-core machine, 300 about 90 s;
- * a nightly run takes e.g. 1000, about 3 minutes), `TOOLTX_MBT_SEED` to generate the sequences
- * of a seed fast-check printed again (with at least as many runs as the failure's),
+ * a nightly run takes e.g. 1000, about 3 minutes). `TOOLTX_MBT_SEED` picks the sequences: by
+ * default the fixed `CI_SEED`, so `npm test` judges the same sequences on every run; `random`
+ * for a new seed each run (the exploring, nightly-style run); or the seed fast-check printed
+ * for a failure, to generate its sequences again (with at least as many runs as the failure's).
+ * A random run has found one open defect, a hang: see the CHANGELOG ("seams model test"), and
+ * `TOOLTX_MBT_SEED=159551890 TOOLTX_MBT_RUNS=16` replays it.
  * `TOOLTX_MBT_SHRINK=0` to stop at the first failure unshrunk. Any broken rule fails the test
  * with the command sequence fast-check shrank it to and each violation as `[rule] what broke
  * it`. The MCP server and the decider process run the built packages (`npm run build` first, as
@@ -33,7 +37,10 @@ import { effectViolations, logViolations, recoveryViolations } from './seams-inv
 import { type Shared, startShared, World } from './seams-world.js'
 
 const RUNS = Number(process.env.TOOLTX_MBT_RUNS ?? 100)
-const SEED = process.env.TOOLTX_MBT_SEED === undefined ? undefined : Number(process.env.TOOLTX_MBT_SEED)
+/** The seed `npm test` runs by default: the same sequences every run, so CI judges the code, not the draw. */
+const CI_SEED = 20261202
+const chosen = process.env.TOOLTX_MBT_SEED ?? String(CI_SEED)
+const SEED = chosen === 'random' ? undefined : Number(chosen)
 
 /** What the runs exercised, reported at the end: events by type, effects by tool, crashes. */
 const tally = new Map<string, number>()
