@@ -375,9 +375,9 @@ class AgentLoop implements Agent {
         scope: rebuilt.scope,
         session,
         turn: this.#lastTurn,
-        input: (block, step) => {
+        input: (block, step, fail) => {
           this.#position = { turn: this.#lastTurn, step }
-          return input(block, this.#parse(block, tools), NO_BATCH)
+          return input(block, this.#parse(block, tools), solo(fail))
         },
         hides: rebuilt.hides,
       })
@@ -714,7 +714,7 @@ class AgentLoop implements Agent {
         scope: rebuilt.scope,
         session,
         turn,
-        input: (block) => input(block, this.#parse(block, tools), NO_BATCH),
+        input: (block, _step, fail) => input(block, this.#parse(block, tools), solo(fail)),
         calls: resumed.interrupted,
         hides: rebuilt.hides,
       })
@@ -799,14 +799,12 @@ class AgentLoop implements Agent {
   }
 }
 
-/** The hooks of a call run outside any batch (crash recovery): a failed append fails the run at once. */
-const NO_BATCH: BatchHooks = {
-  fail: (error) => {
-    throw error
-  },
-  suspend: () => {},
-  has: () => false,
-}
+/**
+ * The hooks of a call run outside any batch (crash recovery, F1.4): a failed append on its
+ * behalf goes to `fail`, which recovery rethrows once the call settles (L5.5). Nothing here
+ * may throw: an approval that waits on its append would never settle.
+ */
+const solo = (fail: (error: unknown) => void): BatchHooks => ({ fail, suspend: () => {}, has: () => false })
 
 /** A step's `step/end`, with why its reply stopped (T2.2) and what `prepareStep` changed (T4.3). */
 function stepEnd(

@@ -16,8 +16,12 @@ export interface RecoveryOptions {
   readonly session: Session
   /** The turn whose calls were interrupted: the session's latest. */
   readonly turn: number
-  /** Builds a call's pipeline input the way the loop does: arguments, idempotency scope, effect sink. */
-  readonly input: (block: ToolCallBlock, step: number) => ToolCallInput
+  /**
+   * Builds a call's pipeline input the way the loop does: arguments, idempotency scope, effect
+   * sink. An append made on the call's behalf (approval, effect, code dispatch) reports its
+   * failure to `fail`, which never throws, so whatever waits on that append still settles.
+   */
+  readonly input: (block: ToolCallBlock, step: number, fail: (error: unknown) => void) => ToolCallInput
   /**
    * True for a tool the interrupted step's `prepareStep` kept out (T4.5): such a call failed
    * `UNKNOWN_TOOL` before anything ran, so it runs again in `scope` and fails the same way.
@@ -45,7 +49,8 @@ export async function recoverSession(options: RecoveryOptions): Promise<void> {
  * turn open (F2.7): a call with receipts gets `TOOL_EFFECT_RECORDED`, a `'read'` or
  * `'idempotent'` one is run again and its result appended, and so is one whose tool the step
  * kept out (`hides`, T4.5), which fails `UNKNOWN_TOOL` without running; any other gets
- * `TOOL_OUTCOME_UNKNOWN`.
+ * `TOOL_OUTCOME_UNKNOWN`. A call that lost an append made on its behalf gets no result: the run
+ * rejects with that failure once the call settles (L5.5).
  */
 export async function recoverCalls(
   options: RecoveryOptions & { readonly calls: readonly InterruptedCall[] },
@@ -56,7 +61,9 @@ export async function recoverCalls(
     const where = { turn, step }
     const again = hides?.(block.name) === true || isRepeatable(effectOf(view.get(block.name)))
     if (receipts.length === 0 && again) {
-      const result = await runtime.execute(input(block, step))
+      let lost: { readonly error: unknown } | undefined
+      const result = await runtime.execute(input(block, step, (error) => (lost ??= { error })))
+      if (lost !== undefined) throw lost.error
       await session.appendBatch([toolResultEvent(where, block, result)])
     } else {
       await session.appendBatch(repairCall(where, block, true, receipts))

@@ -1,0 +1,107 @@
+/**
+ * L5.5, F2.7: a durable write that fails while a suspended turn is continued ends the run, and
+ * every caller's promise settles, also when the call it fails for is one that `prepareStep`
+ * kept out and that recovery runs again to answer `UNKNOWN_TOOL` (T4.5).
+ */
+import { createToolRuntime, defineTool, type ToolEffect } from '@tooltx/core'
+import { memoryStore, openSession } from '@tooltx/session'
+import { describe, expect, it } from 'vitest'
+import { createAgent, decide, pendingApprovals, scripted } from '../src/index.js'
+import { crashingStore } from './crash-store.js'
+
+/** `look` (read) and `log` (write) run freely; `pay` (write) asks. */
+function tools() {
+  const runtime = createToolRuntime()
+  const scope = runtime.scope()
+  for (const [name, effect] of [
+    ['look', 'read'],
+    ['log', 'write'],
+    ['pay', 'write'],
+  ] as [string, ToolEffect][]) {
+    scope.register(
+      defineTool({
+        name,
+        description: name,
+        effect,
+        parameters: { n: { type: 'number', required: true } },
+        execute: async ({ n }) => ({ n }),
+      }),
+    )
+  }
+  runtime.onPreExecute(async (exec, next) => (exec.name === 'pay' ? { kind: 'ask' } : next()))
+  return { runtime, scope }
+}
+
+const block = (id: string, name: string, n: number) =>
+  ({ type: 'tool-call', id, name, arguments: JSON.stringify({ n }) }) as const
+
+/** `promise`, or a rejection saying it hung. */
+const settles = <T>(promise: Promise<T>): Promise<T> =>
+  Promise.race([
+    promise,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error('did not settle in 2 s')), 2000)),
+  ])
+
+/**
+ * A turn that called the hidden `pay` twice (narrowed to `log`) and suspended on the first,
+ * decided `allowed-once`, then reopened by a process whose `at`-th append and every later one fail
+ * (the resumed turn makes four: `turn/resumed`, c1's result, c2's `approval/asked`, then more).
+ */
+async function decidedThenCrashing(at: number) {
+  const t = tools()
+  const store = memoryStore()
+  const prepareStep = () => ({ tools: ['log'] })
+  const session = await openSession(store, { id: 's' })
+  const first = createAgent({
+    ...t,
+    session,
+    model: scripted([{ toolCalls: [block('c1', 'pay', 1), block('c2', 'pay', 2)] }]),
+    approvals: 'durable',
+    prepareStep,
+    maxParallelToolCalls: 1,
+  })
+  expect(await first.send('pay')).toMatchObject({ reason: 'suspended' })
+  const digest = pendingApprovals(session)[0]!.argumentsDigest
+  await decide(session, 'c1', { decision: 'allowed-once', by: 'ann', digest })
+  await session.close()
+  const crashing = crashingStore(store, { at, written: false })
+  const reopened = await openSession(crashing.store, { id: 's', repair: false })
+  const agent = createAgent({
+    ...t,
+    session: reopened,
+    model: scripted([{ toolCalls: [block('c3', 'look', 3)] }, { text: 'done' }]),
+    approvals: 'durable',
+    prepareStep,
+    maxParallelToolCalls: 1,
+  })
+  return { agent, crashing }
+}
+
+describe('L5.5, F2.7 a failed write while a suspended turn continues', () => {
+  it.each([1, 2, 3, 4])(
+    'L5.5, F2.7: send() on a decided suspended turn settles when the process dies at append %i, also in the recovery of a kept-out call',
+    async (at) => {
+      const { agent, crashing } = await decidedThenCrashing(at)
+      const outcome = await settles(agent.send('go'))
+      expect(crashing.crashed()).toBe(true)
+      expect(outcome).toMatchObject({ reason: 'error', error: `injected crash at durable write ${at}` })
+      await expect(settles(agent.whenIdle())).rejects.toThrow(`injected crash at durable write ${at}`)
+    },
+  )
+
+  it.each([1, 2, 3, 4])(
+    'L5.5, F2.7: resume() and a later resume() settle when the process dies at append %i',
+    async (at) => {
+      const { agent } = await decidedThenCrashing(at)
+      const first = await settles(
+        agent.resume().then(
+          (o) => o,
+          (e: unknown) => e,
+        ),
+      )
+      expect(first).toBeDefined()
+      // The turn failed, so the next resume recovers it; its first append fails at once.
+      await expect(settles(agent.resume())).rejects.toThrow(`injected crash at durable write ${at}`)
+    },
+  )
+})
