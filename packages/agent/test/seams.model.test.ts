@@ -23,8 +23,8 @@
  * default the fixed `CI_SEED`, so `npm test` judges the same sequences on every run; `random`
  * for a new seed each run (the exploring, nightly-style run); or the seed fast-check printed
  * for a failure, to generate its sequences again (with at least as many runs as the failure's).
- * A random run has found one open defect, a hang: see the CHANGELOG ("seams model test"), and
- * `TOOLTX_MBT_SEED=159551890 TOOLTX_MBT_RUNS=16` replays it.
+ * A random run found a hang in recovery after a failed write, since fixed and pinned by
+ * approvals.resume-write.test.ts; `TOOLTX_MBT_SEED=159551890 TOOLTX_MBT_RUNS=16` replays it.
  * `TOOLTX_MBT_SHRINK=0` to stop at the first failure unshrunk. Any broken rule fails the test
  * with the command sequence fast-check shrank it to and each violation as `[rule] what broke
  * it`. The MCP server and the decider process run the built packages (`npm run build` first, as
