@@ -1,12 +1,12 @@
 /** `tooltx mcp serve` as a real process (needs `npm run build`), driven by the official MCP client. */
 import { type ChildProcess, execFile, spawn } from 'node:child_process'
-import { request } from 'node:http'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { afterEach, describe, expect, it } from 'vitest'
 import { stdoutLines } from '../../mcp/test/mcp.fixtures.js'
+import { rawInitialize } from '../../mcp/test/raw-initialize.js'
 
 const BIN = fileURLToPath(new URL('../dist/bin.js', import.meta.url))
 const SAMPLE = fileURLToPath(new URL('../sample-workspace', import.meta.url))
@@ -165,38 +165,9 @@ describe('Y3 tooltx mcp serve', () => {
         }),
       ),
     ).rejects.toThrow(/403|Host/)
-    const status = await new Promise<number>((resolve, reject) => {
-      const req = request(
-        {
-          host: '127.0.0.1',
-          port: Number(url.port),
-          path: url.pathname,
-          method: 'POST',
-          headers: {
-            host: url.host,
-            authorization: `Bearer ${token}`,
-            'content-type': 'application/json',
-            accept: 'application/json, text/event-stream',
-          },
-        },
-        (res) => {
-          res.resume()
-          resolve(res.statusCode ?? 0)
-        },
-      )
-      req.on('error', reject)
-      req.end(
-        JSON.stringify({
-          jsonrpc: '2.0',
-          id: 1,
-          method: 'initialize',
-          params: {
-            protocolVersion: '2025-06-18',
-            capabilities: {},
-            clientInfo: { name: 'raw', version: '1' },
-          },
-        }),
-      )
+    const status = await rawInitialize(new URL(`http://127.0.0.1:${url.port}${url.pathname}`), {
+      host: url.host,
+      authorization: `Bearer ${token}`,
     })
     expect(status).toBe(200)
   })

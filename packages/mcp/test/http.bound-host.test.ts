@@ -3,11 +3,11 @@
  * binds the wildcard address, but every request goes to 127.0.0.1: only the `Host` header
  * names another address, so no traffic leaves loopback.
  */
-import http from 'node:http'
 import { hostname, networkInterfaces } from 'node:os'
 import { createToolRuntime, defineTool } from '@tooltx/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { boundHostNames, isLoopbackHost, mcpServer, serveHttp } from '../src/index.js'
+import { rawInitialize } from './raw-initialize.js'
 
 const closers: (() => Promise<void>)[] = []
 afterEach(async () => {
@@ -36,38 +36,7 @@ async function served(host: string) {
 
 /** The status of an `initialize` POST sent to 127.0.0.1:`port` with the `Host` header `host`. */
 function initializeVia(port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      {
-        host: '127.0.0.1',
-        port,
-        path: '/mcp',
-        method: 'POST',
-        headers: {
-          host,
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-        },
-      },
-      (res) => {
-        res.resume()
-        resolve(res.statusCode ?? 0)
-      },
-    )
-    req.on('error', reject)
-    req.end(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      }),
-    )
-  })
+  return rawInitialize(new URL(`http://127.0.0.1:${port}/mcp`), { host })
 }
 
 /** The machine's interface addresses that are not loopback, as a `Host` spells them. */

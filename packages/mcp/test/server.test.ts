@@ -1,7 +1,7 @@
-import http from 'node:http'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { afterEach, describe, expect, it } from 'vitest'
 import { cleanupAll, cleanups, connect, progressSteps, startHttpFixture } from './mcp.fixtures.js'
+import { rawInitialize } from './raw-initialize.js'
 
 afterEach(cleanupAll)
 
@@ -203,40 +203,6 @@ describe.each(['stdio', 'http'] as const)('Y1 served over %s', (kind) => {
   })
 })
 
-/** A raw HTTP request with chosen headers (fetch cannot set Host). */
-function rawPost(url: URL, headers: Record<string, string>): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(
-      url,
-      {
-        method: 'POST',
-        headers: {
-          'content-type': 'application/json',
-          accept: 'application/json, text/event-stream',
-          ...headers,
-        },
-      },
-      (res) => {
-        res.resume()
-        resolve(res.statusCode ?? 0)
-      },
-    )
-    req.on('error', reject)
-    req.end(
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 1,
-        method: 'initialize',
-        params: {
-          protocolVersion: '2025-06-18',
-          capabilities: {},
-          clientInfo: { name: 'raw', version: '1' },
-        },
-      }),
-    )
-  })
-}
-
 describe('Y1 stdio transport', () => {
   it("Y1.10: serveStdio serves one session over the child process's stdin and stdout", async () => {
     const client = await connect('stdio')
@@ -251,17 +217,17 @@ describe('Y1 HTTP transport', () => {
     const { url } = await startHttpFixture()
     expect(url.hostname).toBe('127.0.0.1')
     expect(url.pathname).toBe('/mcp')
-    expect(await rawPost(url, {})).toBe(200)
-    expect(await rawPost(new URL('/other', url), {})).toBe(404)
-    expect(await rawPost(url, { 'mcp-session-id': 'no-such-session' })).toBe(404)
+    expect(await rawInitialize(url, {})).toBe(200)
+    expect(await rawInitialize(new URL('/other', url), {})).toBe(404)
+    expect(await rawInitialize(url, { 'mcp-session-id': 'no-such-session' })).toBe(404)
   })
 
   it('Y1.12: DNS-rebinding protection: a foreign Host or Origin is refused with 403', async () => {
     const { url } = await startHttpFixture()
-    expect(await rawPost(url, { host: 'evil.example' })).toBe(403)
-    expect(await rawPost(url, { origin: 'http://evil.example' })).toBe(403)
+    expect(await rawInitialize(url, { host: 'evil.example' })).toBe(403)
+    expect(await rawInitialize(url, { origin: 'http://evil.example' })).toBe(403)
     expect(
-      await rawPost(url, { host: `localhost:${url.port}`, origin: `http://localhost:${url.port}` }),
+      await rawInitialize(url, { host: `localhost:${url.port}`, origin: `http://localhost:${url.port}` }),
     ).toBe(200)
   })
 
@@ -291,8 +257,8 @@ describe('Y1 HTTP transport', () => {
   it('Y1.13: with a bearer token, requests without it get 401 and clients with it are served', async () => {
     const token = 'test-token-0123456789abcdef'
     const { url } = await startHttpFixture(token)
-    expect(await rawPost(url, {})).toBe(401)
-    expect(await rawPost(url, { authorization: 'Bearer wrong-token-0123456789ab' })).toBe(401)
+    expect(await rawInitialize(url, {})).toBe(401)
+    expect(await rawInitialize(url, { authorization: 'Bearer wrong-token-0123456789ab' })).toBe(401)
     const client = new Client({ name: 'authed', version: '1.0.0' })
     await client.connect(
       new StreamableHTTPClientTransport(url, {
