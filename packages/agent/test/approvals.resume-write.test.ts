@@ -3,37 +3,20 @@
  * every caller's promise settles, also when the call it fails for is one that `prepareStep`
  * kept out and that recovery runs again to answer `UNKNOWN_TOOL` (T4.5).
  */
-import { createToolRuntime, defineTool, type ToolEffect } from '@tooltx/core'
+
 import { memoryStore, openSession } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
 import { createAgent, decide, pendingApprovals, scripted } from '../src/index.js'
+import { block, effectTools } from './counted-tool.js'
 import { crashingStore } from './crash-store.js'
 
 /** `look` (read) and `log` (write) run freely; `pay` (write) asks. */
-function tools() {
-  const runtime = createToolRuntime()
-  const scope = runtime.scope()
-  for (const [name, effect] of [
+const tools = () =>
+  effectTools([
     ['look', 'read'],
     ['log', 'write'],
     ['pay', 'write'],
-  ] as [string, ToolEffect][]) {
-    scope.register(
-      defineTool({
-        name,
-        description: name,
-        effect,
-        parameters: { n: { type: 'number', required: true } },
-        execute: async ({ n }) => ({ n }),
-      }),
-    )
-  }
-  runtime.onPreExecute(async (exec, next) => (exec.name === 'pay' ? { kind: 'ask' } : next()))
-  return { runtime, scope }
-}
-
-const block = (id: string, name: string, n: number) =>
-  ({ type: 'tool-call', id, name, arguments: JSON.stringify({ n }) }) as const
+  ] as const)
 
 /** `promise`, or a rejection saying it hung. */
 const settles = <T>(promise: Promise<T>): Promise<T> =>

@@ -2,43 +2,22 @@
  * T4.4, T4.5: a step `prepareStep` narrowed is recorded on its assistant message, and a resumed
  * (F2.7) or recovered (F1.4) step runs as that step did: a call it kept out never runs.
  */
-import { createToolRuntime, defineTool, type ToolEffect } from '@tooltx/core'
+
 import { memoryStore, type NewSessionEvent, openSession, type SessionEvent } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
 import { createAgent, decide, pendingApprovals, scripted } from '../src/index.js'
 import type { PrepareStep } from '../src/prepare-step.js'
+import { block, effectTools } from './counted-tool.js'
 import { calledTurn } from './loop-harness.js'
 
 /** `look` (read), `put` (idempotent), `wipe` (write) run freely; `pay` (write) asks. */
-function tools() {
-  const runs: string[] = []
-  const runtime = createToolRuntime()
-  const scope = runtime.scope()
-  for (const [name, effect] of [
+const tools = () =>
+  effectTools([
     ['look', 'read'],
     ['put', 'idempotent'],
     ['wipe', 'write'],
     ['pay', 'write'],
-  ] as [string, ToolEffect][]) {
-    scope.register(
-      defineTool({
-        name,
-        description: name,
-        effect,
-        parameters: { n: { type: 'number', required: true } },
-        execute: async ({ n }) => {
-          runs.push(`${name} ${n}`)
-          return { n }
-        },
-      }),
-    )
-  }
-  runtime.onPreExecute(async (exec, next) => (exec.name === 'pay' ? { kind: 'ask' } : next()))
-  return { runtime, scope, runs }
-}
-
-const block = (id: string, name: string, n: number) =>
-  ({ type: 'tool-call', id, name, arguments: JSON.stringify({ n }) }) as const
+  ] as const)
 
 /** Each call's answer: `ok` or its error code, in log order. */
 const answers = (events: readonly SessionEvent[]) =>
