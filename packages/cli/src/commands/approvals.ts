@@ -46,7 +46,10 @@ export async function approvalsCommand(options: { db: string }, out: Output): Pr
             `${info.id}  call ${wait.callId}  ${wait.name}  expires ${wait.expiresAt} (${remaining(wait, now)})`,
           ),
         )
-        if (wait.reason !== undefined) out.line(terminalSafe(`    reason: ${wait.reason}`))
+        // A reason on more lines (a write's diff, K2.15) keeps its lines under the first, indented.
+        const [said, ...more] = (wait.reason ?? '').split('\n')
+        if (wait.reason !== undefined) out.line(terminalSafe(`    reason: ${said}`))
+        for (const line of more) out.line(terminalSafe(`      ${line}`))
         if (wait.deciders !== undefined) out.line(terminalSafe(`    may decide: ${wait.deciders.join(', ')}`))
         const approve = approveHint(info.id, wait.callId, options.db)
         const shown = argumentLines(recordedArguments(events, wait.callId), {
