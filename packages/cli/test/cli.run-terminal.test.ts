@@ -77,7 +77,9 @@ describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
     await new Promise((resolve) => setTimeout(resolve, 500))
     await term.keys('y')
     const asked = await term.waitFor(/Allow write_file\? \[y\/N\] y$/m)
-    expect(asked).toContain('    ? approval asked for write_file: creates notes/plan.md (a new file, 3 lines)')
+    expect(asked).toContain(
+      '    ? approval asked for write_file: creates notes/plan.md (a new file, 3 lines)',
+    )
     expect(asked).toContain('    ┌ Write notes/plan.md  [edit]')
     expect(asked).toContain('    │ arguments: {"path":"notes/plan.md","content":"# Plan\\n\\nship it"}')
     expect(asked).not.toMatch(/running: write_file.*Allow/)
@@ -111,7 +113,9 @@ describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
     expect(asked).toMatch(/to see these arguments \(digest [0-9a-f]{64}\) whole, answer "a" below/)
     await term.keys('a', 'Enter')
     const again = await term.waitFor(/show all arguments\] a\n[\s\S]*show all arguments\] $/m)
-    expect(again).toMatch(/show all arguments\] a\n {4}│ arguments: \{"path":"notes\/plan\.md","content":"# Plan {40}/)
+    expect(again).toMatch(
+      /show all arguments\] a\n {4}│ arguments: \{"path":"notes\/plan\.md","content":"# Plan {40}/,
+    )
     await term.keys('y', 'Enter')
     const { code, screen } = await term.exit()
     expect(code).toBe(0)
@@ -276,10 +280,7 @@ describe('tooltx run without a terminal', () => {
     const ws = sampleWorkspace()
     const model = await fakeModel([
       {
-        toolCalls: [
-          { id: 'call_readme', name: 'read_file', arguments: '{"path":"README.md"}' },
-          SLOW_CALL,
-        ],
+        toolCalls: [{ id: 'call_readme', name: 'read_file', arguments: '{"path":"README.md"}' }, SLOW_CALL],
       },
       { text: 'must not be asked' },
     ])
