@@ -15,8 +15,9 @@ const SHELL_SYNTAX = /[;&|`$()<>\n\r\\*?[\]{}~#!"']/
  * `npm test -- --run` but never `npm test; rm -rf ~` or `npm test $(curl …)`. Total.
  */
 export function allowedCommand(command: string, rules: readonly string[]): boolean {
+  // A line break anywhere, even at the end, is a second command to `sh`.
+  if (SHELL_SYNTAX.test(command)) return false
   const trimmed = command.trim()
-  if (trimmed === '' || SHELL_SYNTAX.test(trimmed)) return false
   return rules.some((rule) => {
     const prefix = rule.trim()
     return prefix !== '' && (trimmed === prefix || trimmed.startsWith(`${prefix} `))
