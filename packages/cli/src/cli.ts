@@ -171,7 +171,8 @@ Options:
   --mode M         native, code or both (default native)
   --workspace DIR  the directory the tools may touch (default: the current directory)
 ${TOOLS_HELP}
-  --yes            approve every write (without it writes are refused: nobody is asked)
+  --yes            approve every write, edit and shell command (without it they are
+                   refused: nobody is asked)
   -h, --help       show this help
 
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.`,

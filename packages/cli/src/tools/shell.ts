@@ -25,7 +25,7 @@ class CappedOutput {
       chunk = chunk.slice(room)
     }
     this.#tail += chunk
-    if (this.#tail.length > 2 * half) {
+    if (this.#tail.length > half) {
       this.#dropped += this.#tail.length - half
       this.#tail = this.#tail.slice(-half)
     }
@@ -34,10 +34,7 @@ class CappedOutput {
   /** The output kept, saying how many characters were left out between its two halves. */
   text(): string {
     if (this.#dropped === 0) return this.#head + this.#tail
-    const tail =
-      this.#tail.length > SHELL_OUTPUT_CHARS / 2 ? this.#tail.slice(-SHELL_OUTPUT_CHARS / 2) : this.#tail
-    const dropped = this.#dropped + this.#tail.length - tail.length
-    return `${this.#head}\n[… ${dropped.toLocaleString('en-US')} characters of output not kept …]\n${tail}`
+    return `${this.#head}\n[… ${this.#dropped.toLocaleString('en-US')} characters of output not kept …]\n${this.#tail}`
   }
 }
 

@@ -38,7 +38,11 @@ function fields(args: JsonValue | undefined): Readonly<Record<string, JsonValue>
  */
 export function workspaceAsks(options: WorkspaceAskOptions): PreExecuteHandler {
   const { workspace, ledger } = options
-  const askChange = async (exec: Execution, planned: Promise<FileChange>): Promise<PreDecision> => {
+  const askChange = async (
+    exec: Execution,
+    planned: Promise<FileChange>,
+    next: () => Promise<PreDecision>,
+  ): Promise<PreDecision> => {
     try {
       const change = await planned
       ledger.record(exec.token, change.before)
@@ -46,7 +50,7 @@ export function workspaceAsks(options: WorkspaceAskOptions): PreExecuteHandler {
     } catch (error) {
       if (!(error instanceof ToolError)) throw error
       ledger.refuse(exec.token, error)
-      return { kind: 'allow' }
+      return next()
     }
   }
   return async (exec, next) => {
@@ -56,13 +60,14 @@ export function workspaceAsks(options: WorkspaceAskOptions): PreExecuteHandler {
     switch (exec.name) {
       case 'write_file':
         if (typeof path !== 'string' || typeof content !== 'string') return next()
-        return askChange(exec, plannedWrite(workspace, { path, content }))
+        return askChange(exec, plannedWrite(workspace, { path, content }), next)
       case 'edit_file':
         if (typeof path !== 'string' || typeof old_text !== 'string' || typeof new_text !== 'string')
           return next()
         return askChange(
           exec,
           plannedEdit(workspace, { path, old_text, new_text, replace_all: replace_all === true }),
+          next,
         )
       case 'shell':
         if (typeof command !== 'string' || allowedCommand(command, options.allowShell)) return next()
