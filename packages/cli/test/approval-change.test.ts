@@ -55,6 +55,23 @@ it('K5.9: tooltx approvals shows the recorded diff of a durable edit, indented u
   expect(listed.stdout).toMatch(/^edits {2}call call_edit {2}edit_file {2}expires /)
 })
 
+it('K5.9: tooltx approve shows the recorded diff before the arguments it asks to confirm', async () => {
+  const { cwd, db } = await suspendedEdit()
+  const shown = await tooltx(cwd, 'approve', 'edits', 'call_edit', '--db', db)
+  expect(shown.code).toBe(2)
+  expect(shown.stdout.replace(/file sha256 [0-9a-f]{12}\)/, 'file sha256 <digest>)')).toMatch(
+    new RegExp(
+      `^edit_file \\(call call_edit\\) in edits\n${[
+        '    reason: changes hello.txt (3 lines now; file sha256 <digest>)',
+        ...DIFF.map((line) => `      ${line}`),
+        '    arguments: {"path":"hello.txt","old_text":"two","new_text":"TWO"}',
+      ]
+        .join('\n')
+        .replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\n {4}digest: [0-9a-f]{64}\n$`,
+    ),
+  )
+})
+
 describeBrowser('the viewer in a browser', () => {
   it('K5.9: the viewer shows a pending edit as the diff that was asked about, removed and added lines marked', async () => {
     const { db } = await suspendedEdit()
