@@ -171,6 +171,14 @@ describe('shell', () => {
     expect(commandWords('(cd .. && ls)')).toEqual(['cd', '..', 'ls'])
   })
 
+  it('K2.17: timeout_seconds must be a whole number from 1 to 600', async () => {
+    for (const timeout_seconds of [0, 601, 1.5]) {
+      const result = await call('shell', { command: 'true', timeout_seconds })
+      expect(code(result)).toBe('INVALID_ARGS')
+    }
+    expect(text(await call('shell', { command: 'true', timeout_seconds: 600 }))).toBe('exit code 0')
+  })
+
   it('K2.17: the command runs in the workspace root without the CLI model keys in its environment', async () => {
     const saved = process.env.OPENAI_API_KEY
     process.env.OPENAI_API_KEY = 'sk-should-not-leak'
