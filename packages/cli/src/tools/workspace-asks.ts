@@ -22,7 +22,7 @@ export interface WorkspaceAskOptions {
   readonly allowShell: readonly string[]
 }
 
-/** The string members of a call's arguments, or `undefined` when they are not an object. */
+/** The members of a call's arguments, or `undefined` when they are not an object. */
 function fields(args: JsonValue | undefined): Readonly<Record<string, JsonValue>> | undefined {
   return typeof args === 'object' && args !== null && !Array.isArray(args) ? args : undefined
 }
