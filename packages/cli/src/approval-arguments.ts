@@ -42,3 +42,14 @@ export function argumentLines(raw: string, shown: ArgumentsShown): string[] {
     `to see these arguments (digest ${shown.digest}) whole, ${shown.whole}`,
   ]
 }
+
+/**
+ * The lines that show the reason an ask recorded (`tooltx approvals`, `tooltx approve`):
+ * `reason: <first line>`, then each further line — the diff a write or edit was asked about
+ * with (K2.15) — indented by two spaces more; none without a reason. Raw text, as above.
+ */
+export function reasonLines(reason: string | undefined): string[] {
+  if (reason === undefined) return []
+  const [first, ...more] = reason.split('\n')
+  return [`reason: ${first}`, ...more.map((line) => `  ${line}`)]
+}

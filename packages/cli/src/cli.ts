@@ -88,8 +88,8 @@ ${DB_HELP}
   -h, --help       show this help`,
   run: `Usage: tooltx run "<task>" [options]
 
-Runs one task against a real model with the workspace tools (or the tools of your --tools
-module) and saves the session.
+Runs one task against a real model with the workspace tools (list_files, read_file, grep,
+edit_file, write_file, shell) or the tools of your --tools module, and saves the session.
 
 Options:
   --provider P     openai or anthropic (default: whichever key is set, OpenAI first)
@@ -100,7 +100,9 @@ Options:
   --mode M         native, code or both (default native)
   --workspace DIR  the directory the tools may touch (default: the current directory)
 ${TOOLS_HELP}
-  --yes            approve every write (and every MCP call) without asking
+  --yes            approve every write, edit, command (and MCP call) without asking
+  --allow-shell C  run shell commands that are C or start with "C " without asking, when
+                   they hold no shell syntax (; | & $ \` > quotes globs); repeatable
   --mcp S          add an MCP server's tools, as mcp__<name>__<tool>: S is a command
                    (spawned, stdio) or an http(s) URL, optionally NAME=S; repeatable
   --session ID     continue this saved session (a fork, say) instead of starting one
@@ -108,8 +110,9 @@ ${TOOLS_HELP}
 ${DB_HELP}
   -h, --help       show this help
 
-Writes and MCP calls ask for approval at a terminal ("Allow write_note? [y/N]"); without a terminal they
-are refused unless --yes is given. Ctrl-C stops the run: the turn is saved as aborted and
+Writes, edits (shown as the diff against the file as it is now), shell commands and MCP
+calls ask for approval at a terminal ("Allow write_file? [y/N]"); without a terminal they
+are refused unless --yes is given. A file changed after its diff was shown is not written. Ctrl-C stops the run: the turn is saved as aborted and
 the exit status is 130.
 
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.`,
@@ -168,7 +171,8 @@ Options:
   --mode M         native, code or both (default native)
   --workspace DIR  the directory the tools may touch (default: the current directory)
 ${TOOLS_HELP}
-  --yes            approve every write (without it writes are refused: nobody is asked)
+  --yes            approve every write, edit and shell command (without it they are
+                   refused: nobody is asked)
   -h, --help       show this help
 
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.`,
@@ -322,7 +326,11 @@ const COMMANDS: Readonly<Record<string, Command>> = {
     },
   ),
   run: command(
-    { strings: ['db', ...AGENT_STRING_FLAGS, 'session', 'timeout'], repeatable: ['mcp'], booleans: ['yes'] },
+    {
+      strings: ['db', ...AGENT_STRING_FLAGS, 'session', 'timeout'],
+      repeatable: ['mcp', 'allow-shell'],
+      booleans: ['yes'],
+    },
     async ({ values, positionals }, out, env) => {
       const mcp =
         values.mcp === undefined ? [] : (await import('./commands/run-mcp.js')).mcpServerSpecs(values.mcp)
@@ -337,6 +345,7 @@ const COMMANDS: Readonly<Record<string, Command>> = {
           ...agentFlags('run', values),
           yes: values.yes === true,
           mcp,
+          allowShell: values['allow-shell'] ?? [],
           ...(values.timeout === undefined
             ? {}
             : { timeoutSeconds: count('run', '--timeout', values.timeout, 0) }),

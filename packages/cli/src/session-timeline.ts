@@ -3,15 +3,17 @@ import type { SessionEvent } from '@tooltx/session'
 import { recordedLookup } from './presenters.js'
 import type { DefinitionLookup } from './session-display.js'
 import { TimelineRenderer } from './timeline.js'
-import { createToolset } from './toolset.js'
+import { createToolset, createWorkspaceToolset } from './toolset.js'
 
 /**
- * The CLI's own tool definitions and the Code Mode transport, for their presenters only: they
- * are rooted at the current directory and never run.
+ * The CLI's own tool definitions (the demo's and the general workspace tools of `run`) and the
+ * Code Mode transport, for their presenters only: they are rooted at the current directory and
+ * never run.
  */
 export function cliDefinitions(): AnyToolDefinition[] {
-  const { runtime, scope } = createToolset({ root: process.cwd(), mode: 'both' })
-  return runtime.view(scope).list()
+  const demo = createToolset({ root: process.cwd(), mode: 'both' })
+  const general = createWorkspaceToolset({ root: process.cwd() })
+  return [...demo.runtime.view(demo.scope).list(), ...general.runtime.view(general.scope).list()]
 }
 
 /**

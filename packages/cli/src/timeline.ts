@@ -38,7 +38,12 @@ function entryLines(entry: DisplayEntry): string[] {
       if (entry.phase === 'asked') {
         const waits =
           entry.expiresAt === undefined ? '' : ` (durable: waits in the session until ${entry.expiresAt})`
-        return [`    ? approval asked for ${entry.name}${entry.reason ? `: ${entry.reason}` : ''}${waits}`]
+        // A reason on more lines (a write's diff, K2.15) keeps its lines under the first, indented.
+        const [said, ...more] = (entry.reason ?? '').split('\n')
+        return [
+          `    ? approval asked for ${entry.name}${said ? `: ${said}` : ''}${waits}`,
+          ...indent('        ', more),
+        ]
       }
       return [
         `    ? approval for ${entry.name}: ${entry.outcome}${entry.by === undefined ? '' : ` by ${entry.by}`}${entry.reason && entry.by !== undefined ? ` (${entry.reason})` : ''}`,

@@ -2,6 +2,7 @@ import {
   type AnyToolDefinition,
   type Approver,
   createToolRuntime,
+  type Guard,
   type Mode,
   RUN_CODE,
   type RuntimeScope,
@@ -9,6 +10,7 @@ import {
 } from '@tooltx/core'
 import { UsageError } from './output.js'
 import { withPresenter } from './presenters.js'
+import { generalTools } from './tools/general-tools.js'
 import { grepTool } from './tools/grep.js'
 import { listFilesTool } from './tools/list-files.js'
 import { pathBoundaryGuard } from './tools/path-boundary.js'
@@ -35,6 +37,8 @@ export interface ToolsetOptions {
   reportError?: (error: unknown) => void
   /** The deadline of `run_check`, in milliseconds. */
   checkTimeoutMs?: number
+  /** `--allow-shell` rules: `shell` commands they allow run without asking (K2.19). */
+  allowShell?: readonly string[]
 }
 
 /**
@@ -65,6 +69,46 @@ export function workspaceTools(
  * are not read as paths.
  */
 export function createToolset(options: ToolsetOptions): Toolset {
+  return assembleToolset(options, (workspace) => ({
+    tools: workspaceTools(workspace, options),
+    policy: ({ runtime, scope }) =>
+      runtime.onPreExecute(
+        async (exec, next) =>
+          exec.name === 'write_note' ? { kind: 'ask', reason: 'writes a file in the workspace' } : next(),
+        { scope },
+      ),
+  }))
+}
+
+/**
+ * The general workspace tools of `run` and `worker` without `--tools` (K2.15, `generalTools`:
+ * list, read, grep, edit, write, shell) behind the same boundary guard as `createToolset`'s,
+ * with their own policy: every write and edit asks with the diff it makes, and every shell
+ * command asks unless an `allowShell` rule allows it.
+ */
+export function createWorkspaceToolset(options: ToolsetOptions): Toolset {
+  return assembleToolset(options, (workspace) => {
+    const general = generalTools(workspace)
+    return {
+      tools: general.tools,
+      policy: ({ runtime, scope, boundary }) =>
+        general.install(runtime, scope, boundary, options.allowShell ?? []),
+    }
+  })
+}
+
+/** The tools of a toolset and the policy that goes with them, given its boundary guard. */
+interface ToolsetParts {
+  readonly tools: AnyToolDefinition[]
+  readonly policy: (toolset: Toolset & { readonly boundary: Guard }) => void
+}
+
+/**
+ * A runtime and scope over `options.root` with the tools `parts` makes, each signed with its
+ * presenter, behind the boundary guard (reading the tools' declared free text as text), and
+ * the policy it registers.
+ */
+function assembleToolset(options: ToolsetOptions, parts: (workspace: Workspace) => ToolsetParts): Toolset {
   const workspace = openWorkspace(options.root)
   const runtime = createToolRuntime({
     mode: options.mode ?? 'native',
@@ -72,17 +116,15 @@ export function createToolset(options: ToolsetOptions): Toolset {
   })
   const scope = runtime.scope()
   const freeText = codeFreeText()
-  for (const def of workspaceTools(workspace, options)) {
+  const { tools, policy } = parts(workspace)
+  for (const def of tools) {
     freeText.set(def.name, new Set(freeTextArguments(def)))
     // Each tool signs its results with its presenter, so a replay can tell it from a user's tool of the same name.
     scope.register(withPresenter(`tooltx/${def.name}`, def))
   }
-  scope.guard(pathBoundaryGuard(workspace.root, freeText))
-  runtime.onPreExecute(
-    async (exec, next) =>
-      exec.name === 'write_note' ? { kind: 'ask', reason: 'writes a file in the workspace' } : next(),
-    { scope },
-  )
+  const boundary = pathBoundaryGuard(workspace.root, freeText)
+  scope.guard(boundary)
+  policy({ runtime, scope, workspace, boundary })
   return { runtime, scope, workspace }
 }
 
@@ -100,8 +142,8 @@ export interface OfferedToolset extends Toolset {
 }
 
 /**
- * The tools `run` and `worker` offer (K6.1, K6.2): without `tools`, the workspace tools of
- * `createToolset`; with it, the tools the user's module at `tools` registers on a runtime of
+ * The tools `run` and `worker` offer (K6.1, K6.2): without `tools`, the general workspace
+ * tools of `createWorkspaceToolset`; with it, the tools the user's module at `tools` registers on a runtime of
  * their own (with any policy it registers: guards, pre-execute hooks that ask), behind the
  * CLI's boundary guard, which judges every call in the scope as it does the workspace tools'
  * (K1.5–K1.7; none of the module's arguments is free text). A module that fails to load, or
@@ -109,7 +151,7 @@ export interface OfferedToolset extends Toolset {
  */
 export async function openToolset(options: ToolsetOptions & { tools?: string }): Promise<OfferedToolset> {
   if (options.tools === undefined) {
-    const toolset = createToolset(options)
+    const toolset = createWorkspaceToolset(options)
     return { ...toolset, names: toolNames(toolset.runtime, toolset.scope) }
   }
   const workspace = openWorkspace(options.root)

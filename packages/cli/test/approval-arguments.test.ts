@@ -103,6 +103,10 @@ describe('K5.6 how an approval shows its arguments', () => {
     )
     const shown = await tooltx(cwd, 'approve', 'payments', 'call_pay', '--db', db)
     expect(shown.code).toBe(2)
-    expect(shown.stdout.split('\n').slice(1, 3)).toEqual([`    arguments: ${raw}`, `    digest: ${digest}`])
+    expect(shown.stdout.split('\n').slice(1, 4)).toEqual([
+      '    reason: moves money',
+      `    arguments: ${raw}`,
+      `    digest: ${digest}`,
+    ])
   }, 60_000)
 })

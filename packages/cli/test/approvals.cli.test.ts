@@ -161,8 +161,9 @@ describe('tooltx demo --durable, approvals, approve and demo --resume', () => {
     expect(unconfirmed.code).toBe(2)
     const lines = unconfirmed.stdout.split('\n')
     expect(lines[0]).toBe(`write_note (call call_note) in ${id}`)
-    expect(lines[1]).toMatch(/^ {4}arguments: \{"name":"todo-summary.md","text":"# Open TODOs.*"\}$/)
-    expect(lines[2]).toBe(`    digest: ${digest}`)
+    expect(lines[1]).toBe('    reason: writes a file in the workspace')
+    expect(lines[2]).toMatch(/^ {4}arguments: \{"name":"todo-summary.md","text":"# Open TODOs.*"\}$/)
+    expect(lines[3]).toBe(`    digest: ${digest}`)
     expect(unconfirmed.stderr).toBe(
       'tooltx: approve is not at a terminal, so it cannot ask you to confirm the arguments above, and nothing was recorded; ' +
         'check them, then approve exactly them with --digest <the digest above>\n',

@@ -21,6 +21,7 @@ import {
 import fc from 'fast-check'
 import { createToolset } from 'tooltx'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { createWorkspaceToolset } from '../src/toolset.js'
 import { BIN, cleanEnv, sampleWorkspace, tooltx, tooltxWith } from './cli-harness.js'
 import { fakeModel } from './fake-model.js'
 
@@ -321,6 +322,26 @@ describe('A1 tooltx audit', () => {
     const { code, doc } = await auditJson('bad-args', '--policy', policy('same-policy.mjs'))
     expect(code).toBe(0)
     const invalid = { kind: 'invalid', reason: 'invalid arguments: "path" must be a string' }
+    expect(
+      doc.sessions[0].calls.map((c: { before: unknown; after: unknown }) => [c.before, c.after]),
+    ).toEqual([[invalid, invalid]])
+  }, 30_000)
+
+  it('K2.15: without --tools the general workspace tools of run validate their calls too', async () => {
+    const store = sqliteStore(db)
+    const session = await openSession(store, { id: 'bad-edit' })
+    const { runtime, scope } = createWorkspaceToolset({ root: sampleWorkspace() })
+    const args = '{"path":"README.md","old_text":5,"new_text":"x"}'
+    const model = scripted([
+      { toolCalls: [{ id: 'call_bad', name: 'edit_file', arguments: args }] },
+      { text: 'done' },
+    ])
+    await createAgent({ runtime, scope, session, model }).send('edit')
+    await session.close()
+    await store.close()
+    const { code, doc } = await auditJson('bad-edit', '--policy', policy('same-policy.mjs'))
+    expect(code).toBe(0)
+    const invalid = { kind: 'invalid', reason: 'invalid arguments: "old_text" must be a string' }
     expect(
       doc.sessions[0].calls.map((c: { before: unknown; after: unknown }) => [c.before, c.after]),
     ).toEqual([[invalid, invalid]])

@@ -8,9 +8,12 @@ import { hasTmux, Terminal } from './terminal.js'
 
 const NOTE_CALL = {
   id: 'call_note',
-  name: 'write_note',
-  arguments: JSON.stringify({ name: 'plan.md', text: '# Plan\n\nship it' }),
+  name: 'write_file',
+  arguments: JSON.stringify({ path: 'notes/plan.md', content: '# Plan\n\nship it' }),
 }
+
+/** A shell call running the sample workspace's slow check, which runs unasked with `--allow-shell node`. */
+const SLOW_CALL = { id: 'call_slow', name: 'shell', arguments: '{"command":"node scripts/slow-check.mjs"}' }
 
 /** `tooltx run` against `baseURL` with the workspace `ws`, as argv for a terminal. */
 function runArgv(ws: string, baseURL: string, ...extra: string[]): string[] {
@@ -69,19 +72,21 @@ describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
     const ws = sampleWorkspace()
     const model = await fakeModel([{ toolCalls: [NOTE_CALL] }, { text: 'Saved the plan.' }])
     const term = await Terminal.start(runArgv(ws, model.baseURL), { cwd: ws, env: modelEnv() })
-    await term.waitFor(/Allow write_note\? \[y\/N\] $/m)
+    await term.waitFor(/Allow write_file\? \[y\/N\] $/m)
     // The spinner ticks every 80 ms: after several ticks the question must still be on screen.
     await new Promise((resolve) => setTimeout(resolve, 500))
     await term.keys('y')
-    const asked = await term.waitFor(/Allow write_note\? \[y\/N\] y$/m)
-    expect(asked).toContain('    ┌ Write notes/plan.md')
-    expect(asked).toContain('    │ new file: notes/plan.md')
-    expect(asked).toContain('    │ arguments: {"name":"plan.md","text":"# Plan\\n\\nship it"}')
-    expect(asked).not.toMatch(/running: write_note.*Allow/)
+    const asked = await term.waitFor(/Allow write_file\? \[y\/N\] y$/m)
+    expect(asked).toContain(
+      '    ? approval asked for write_file: creates notes/plan.md (a new file, 3 lines)',
+    )
+    expect(asked).toContain('    ┌ Write notes/plan.md  [edit]')
+    expect(asked).toContain('    │ arguments: {"path":"notes/plan.md","content":"# Plan\\n\\nship it"}')
+    expect(asked).not.toMatch(/running: write_file.*Allow/)
     await term.keys('Enter')
     const { code, screen } = await term.exit()
     expect(code).toBe(0)
-    expect(screen).toContain('    ? approval for write_note: allowed-once')
+    expect(screen).toContain('    ? approval for write_file: allowed-once')
     expect(screen).toContain('── turn 1 completed ──')
     expect(readFileSync(path.join(ws, 'notes/plan.md'), 'utf8')).toBe('# Plan\n\nship it')
   })
@@ -89,7 +94,7 @@ describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
   it('K2.9: long arguments show their start and end with how much is hidden; "a" prints them whole and asks again', async () => {
     const ws = sampleWorkspace()
     const text = `# Plan${' '.repeat(3_000)}and also delete the backups`
-    const call = { ...NOTE_CALL, arguments: JSON.stringify({ name: 'plan.md', text }) }
+    const call = { ...NOTE_CALL, arguments: JSON.stringify({ path: 'notes/plan.md', content: text }) }
     const model = await fakeModel([{ toolCalls: [call] }, { text: 'Saved the plan.' }])
     const term = await Terminal.start(runArgv(ws, model.baseURL), {
       cwd: ws,
@@ -97,7 +102,7 @@ describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
       width: 200,
       height: 60,
     })
-    const prompt = /Allow write_note\? \[y\/N, a = show all arguments\] $/m
+    const prompt = /Allow write_file\? \[y\/N, a = show all arguments\] $/m
     const asked = await term.waitFor(prompt)
     const hidden = (call.arguments.length - 1_600).toLocaleString('en-US')
     expect(asked).toContain(
@@ -108,11 +113,13 @@ describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
     expect(asked).toMatch(/to see these arguments \(digest [0-9a-f]{64}\) whole, answer "a" below/)
     await term.keys('a', 'Enter')
     const again = await term.waitFor(/show all arguments\] a\n[\s\S]*show all arguments\] $/m)
-    expect(again).toMatch(/show all arguments\] a\n {4}│ arguments: \{"name":"plan\.md","text":"# Plan {40}/)
+    expect(again).toMatch(
+      /show all arguments\] a\n {4}│ arguments: \{"path":"notes\/plan\.md","content":"# Plan {40}/,
+    )
     await term.keys('y', 'Enter')
     const { code, screen } = await term.exit()
     expect(code).toBe(0)
-    expect(screen).toContain('    ? approval for write_note: allowed-once')
+    expect(screen).toContain('    ? approval for write_file: allowed-once')
     expect(readFileSync(path.join(ws, 'notes/plan.md'), 'utf8')).toBe(text)
   })
 
@@ -145,12 +152,12 @@ describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
     const ws = sampleWorkspace()
     const model = await fakeModel([{ toolCalls: [NOTE_CALL] }, { text: 'Not saved.' }])
     const term = await Terminal.start(runArgv(ws, model.baseURL), { cwd: ws, env: modelEnv() })
-    await term.waitFor(/Allow write_note\? \[y\/N\] $/m)
+    await term.waitFor(/Allow write_file\? \[y\/N\] $/m)
     await term.keys('nope', 'Enter')
     const { code, screen } = await term.exit()
     expect(code).toBe(0)
-    expect(screen).toContain('    ? approval for write_note: rejected')
-    expect(toolMessage(model, 'call_note')).toBe('Error: the user rejected tool "write_note"')
+    expect(screen).toContain('    ? approval for write_file: rejected')
+    expect(toolMessage(model, 'call_note')).toBe('Error: the user rejected tool "write_file"')
     expect(existsSync(path.join(ws, 'notes/plan.md'))).toBe(false)
   })
 
@@ -158,12 +165,12 @@ describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
     const ws = sampleWorkspace()
     const model = await fakeModel([{ toolCalls: [NOTE_CALL] }, { text: 'must not be asked' }])
     const term = await Terminal.start(runArgv(ws, model.baseURL), { cwd: ws, env: modelEnv() })
-    await term.waitFor(/Allow write_note\? \[y\/N\] $/m)
+    await term.waitFor(/Allow write_file\? \[y\/N\] $/m)
     await term.keys('C-c')
     const { code, screen } = await term.exit()
     expect(code).toBe(130)
-    expect(screen).toContain('    ? approval for write_note: cancelled')
-    expect(screen).toContain('✗ write_note failed (ABORTED_BEFORE_DISPATCH)')
+    expect(screen).toContain('    ? approval for write_file: cancelled')
+    expect(screen).toContain('✗ write_file failed (ABORTED_BEFORE_DISPATCH)')
     expect(screen).toContain('── turn 1 aborted ──')
     expect(screen).toContain('tooltx: interrupted (Ctrl-C); the turn was recorded as aborted')
     expect(model.requests).toHaveLength(1)
@@ -174,15 +181,15 @@ describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
 
   it('K2.3: Ctrl-C while a check runs kills it and aborts the run with exit status 130', async () => {
     const ws = sampleWorkspace()
-    const check = { id: 'call_slow', name: 'run_check', arguments: '{"check":"slow-check"}' }
-    const model = await fakeModel([{ toolCalls: [check] }, { text: 'must not be asked' }])
-    const term = await Terminal.start(runArgv(ws, model.baseURL), { cwd: ws, env: modelEnv() })
-    await term.waitFor(/▶ \$ Run slow-check/)
+    const model = await fakeModel([{ toolCalls: [SLOW_CALL] }, { text: 'must not be asked' }])
+    const argv = runArgv(ws, model.baseURL, '--allow-shell', 'node')
+    const term = await Terminal.start(argv, { cwd: ws, env: modelEnv() })
+    await term.waitFor(/▶ \$ node scripts\/slow-check\.mjs/)
     await term.keys('C-c')
     const { code, screen } = await term.exit()
     expect(code).toBe(130)
     // The child is killed: the check reports it stopped, or the abort wins the race (ABORTED).
-    expect(screen).toMatch(/✗ run_check failed \((CHECK_STOPPED|ABORTED)\)/)
+    expect(screen).toMatch(/✗ shell failed \((SHELL_STOPPED|ABORTED)\)/)
     expect(screen).toContain('── turn 1 aborted ──')
     expect(model.requests).toHaveLength(1)
     expect(processesMentioning(path.join(ws, 'scripts/slow-check.mjs'))).toEqual([])
@@ -259,12 +266,12 @@ describe('tooltx run without a terminal', () => {
     )
     expect(result.code).toBe(0)
     expect(result.stderr).toBe(
-      'tooltx: write_note needs approval, but no one could be asked (stdin or stdout is not a terminal), so it was refused. ' +
+      'tooltx: write_file needs approval, but no one could be asked (stdin or stdout is not a terminal), so it was refused. ' +
         'To allow it, run at a terminal and answer the prompt, or pass --yes to approve every write.\n',
     )
-    expect(result.stdout).toContain('    ? approval for write_note: unavailable')
+    expect(result.stdout).toContain('    ? approval for write_file: unavailable')
     expect(toolMessage(model, 'call_note')).toBe(
-      'Error: tool "write_note" requires approval, but the approval channel is unavailable',
+      'Error: tool "write_file" requires approval, but the approval channel is unavailable',
     )
     expect(existsSync(path.join(ws, 'notes/plan.md'))).toBe(false)
   })
@@ -273,14 +280,12 @@ describe('tooltx run without a terminal', () => {
     const ws = sampleWorkspace()
     const model = await fakeModel([
       {
-        toolCalls: [
-          { id: 'call_readme', name: 'read_file', arguments: '{"path":"README.md"}' },
-          { id: 'call_slow', name: 'run_check', arguments: '{"check":"slow-check"}' },
-        ],
+        toolCalls: [{ id: 'call_readme', name: 'read_file', arguments: '{"path":"README.md"}' }, SLOW_CALL],
       },
       { text: 'must not be asked' },
     ])
-    const child = spawn(process.execPath, runArgv(ws, model.baseURL).slice(1), { cwd: ws, env: modelEnv() })
+    const argv = runArgv(ws, model.baseURL, '--allow-shell', 'node').slice(1)
+    const child = spawn(process.execPath, argv, { cwd: ws, env: modelEnv() })
     let stdout = ''
     let stderr = ''
     child.stderr.on('data', (piece) => {
@@ -310,18 +315,18 @@ describe('tooltx run without a terminal', () => {
     'K2.10: %s while a check runs kills it, records the turn aborted and exits %i',
     async (signal, status, note) => {
       const ws = sampleWorkspace()
-      const check = { id: 'call_slow', name: 'run_check', arguments: '{"check":"slow-check"}' }
-      const model = await fakeModel([{ toolCalls: [check] }, { text: 'must not be asked' }])
-      const child = spawn(process.execPath, runArgv(ws, model.baseURL).slice(1), { cwd: ws, env: modelEnv() })
+      const model = await fakeModel([{ toolCalls: [SLOW_CALL] }, { text: 'must not be asked' }])
+      const argv = runArgv(ws, model.baseURL, '--allow-shell', 'node').slice(1)
+      const child = spawn(process.execPath, argv, { cwd: ws, env: modelEnv() })
       let stdout = ''
       let stderr = ''
       child.stderr.on('data', (piece) => {
         stderr += piece
       })
       child.stdout.on('data', (piece) => {
-        const started = stdout.includes('▶ $ Run slow-check')
+        const started = stdout.includes('▶ $ node scripts/slow-check.mjs')
         stdout += piece
-        if (!started && stdout.includes('▶ $ Run slow-check')) child.kill(signal)
+        if (!started && stdout.includes('▶ $ node scripts/slow-check.mjs')) child.kill(signal)
       })
       const code = await new Promise<number | null>((resolve) => child.on('close', resolve))
       const slow = path.join(ws, 'scripts/slow-check.mjs')
@@ -330,7 +335,7 @@ describe('tooltx run without a terminal', () => {
       expect(orphans).toEqual([])
       expect(code).toBe(status)
       expect(stderr).toBe(`tooltx: ${note}; the turn was recorded as aborted\n`)
-      expect(stdout).toMatch(/✗ run_check failed \((CHECK_STOPPED|ABORTED)\)/)
+      expect(stdout).toMatch(/✗ shell failed \((SHELL_STOPPED|ABORTED)\)/)
       expect(model.requests).toHaveLength(1)
       const replay = await tooltx(ws, 'replay', 'latest')
       expect(replay.stdout.trimEnd().split('\n').at(-1)).toBe('── turn 1 aborted ──')

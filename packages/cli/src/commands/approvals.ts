@@ -1,6 +1,6 @@
 import { type PendingApproval, pendingApprovals } from '@tooltx/agent'
 import type { SessionEvent } from '@tooltx/session'
-import { argumentLines } from '../approval-arguments.js'
+import { argumentLines, reasonLines } from '../approval-arguments.js'
 import type { Output } from '../output.js'
 import { approveHint } from '../replay-hint.js'
 import { dbLabel, existingSessions } from '../session-store.js'
@@ -46,7 +46,7 @@ export async function approvalsCommand(options: { db: string }, out: Output): Pr
             `${info.id}  call ${wait.callId}  ${wait.name}  expires ${wait.expiresAt} (${remaining(wait, now)})`,
           ),
         )
-        if (wait.reason !== undefined) out.line(terminalSafe(`    reason: ${wait.reason}`))
+        for (const line of reasonLines(wait.reason)) out.line(terminalSafe(`    ${line}`))
         if (wait.deciders !== undefined) out.line(terminalSafe(`    may decide: ${wait.deciders.join(', ')}`))
         const approve = approveHint(info.id, wait.callId, options.db)
         const shown = argumentLines(recordedArguments(events, wait.callId), {

@@ -1,7 +1,7 @@
 import { hostname, userInfo } from 'node:os'
 import { decide, pendingApprovals } from '@tooltx/agent'
 import { openSession } from '@tooltx/session'
-import { argumentLines } from '../approval-arguments.js'
+import { argumentLines, reasonLines } from '../approval-arguments.js'
 import { type Output, UsageError } from '../output.js'
 import { demoResumeHint } from '../replay-hint.js'
 import { openStore, storedSessionId } from '../session-store.js'
@@ -58,6 +58,7 @@ export async function approveCommand(options: ApproveOptions, out: Output): Prom
       if (wait !== undefined) {
         out.line(terminalSafe(`${wait.name} (call ${wait.callId}) in ${id}`))
         const raw = recordedArguments(events, wait.callId)
+        for (const line of reasonLines(wait.reason)) out.line(terminalSafe(`    ${line}`))
         const shown = argumentLines(raw, { digest: wait.argumentsDigest })
         for (const line of shown) out.line(terminalSafe(`    ${line}`))
         out.line(`    digest: ${wait.argumentsDigest}`)

@@ -4,6 +4,7 @@ import type { SessionEvent } from '@tooltx/session'
 import { type AuditedSession, auditJson, auditTable } from '../audit-report.js'
 import { type Output, UsageError } from '../output.js'
 import { existingSessions, resolveSession } from '../session-store.js'
+import { generalTools } from '../tools/general-tools.js'
 import { openWorkspace } from '../tools/workspace.js'
 import { callModule, importModule, registerToolsModule } from '../tools-module.js'
 import { workspaceTools } from '../toolset.js'
@@ -23,10 +24,19 @@ export interface AuditCommandOptions {
   hookTimeoutMs?: number
 }
 
-/** Registers the tools module's tools, or the CLI's workspace tools without one (schemas only; no body runs). */
+/**
+ * Registers the tools module's tools, or without one the CLI's own: the demo's and the general
+ * workspace tools of `run` (K2.15), each name once (schemas only; no body runs).
+ */
 async function registerTools(runtime: ToolRuntime, file: string | undefined, ms: number): Promise<void> {
   if (file !== undefined) return registerToolsModule(runtime, file, ms)
-  for (const def of workspaceTools(openWorkspace(process.cwd()))) runtime.register(def)
+  const workspace = openWorkspace(process.cwd())
+  const names = new Set<string>()
+  for (const def of [...workspaceTools(workspace), ...generalTools(workspace).tools]) {
+    if (names.has(def.name)) continue
+    names.add(def.name)
+    runtime.register(def)
+  }
 }
 
 /**

@@ -37,6 +37,8 @@ export interface RunOptions {
   yes: boolean
   /** `--tools`: the user's tools module, offered instead of the workspace tools (K6.1). */
   tools?: string
+  /** `--allow-shell`: commands these rules allow run without asking (K2.19). */
+  allowShell?: readonly string[]
   /** MCP servers whose tools join the run (`--mcp`, Y4). */
   mcp?: readonly McpServerSpec[]
   /** `--timeout`: seconds a model request may go without an answer; default 120 (K2.11). */
@@ -133,6 +135,26 @@ export function toolsLine(file: string, names: readonly string[]): string {
   return `tools of ${path.resolve(file)}: ${names.join(', ')}`
 }
 
+/**
+ * The header line of a run with the general workspace tools (K2.20): their names and what is
+ * asked: `tools: <names>; writes, edits and shell commands are asked about`, naming the
+ * `--allow-shell` rules that let commands run unasked, or saying `--yes` approves them all.
+ */
+export function workspaceToolsLine(
+  names: readonly string[],
+  allowShell: readonly string[],
+  yes: boolean,
+): string {
+  const asked = yes
+    ? '--yes approves writes, edits and shell commands'
+    : `writes, edits and shell commands are asked about${
+        allowShell.length === 0
+          ? ''
+          : ` (commands allowed: ${allowShell.map((rule) => `"${rule}"`).join(', ')})`
+      }`
+  return `tools: ${names.join(', ')}; ${asked}`
+}
+
 /** The system prompt of the agent `run` and `worker` build. */
 export const AGENT_SYSTEM_PROMPT =
   'You are a careful engineering assistant. Use the tools to inspect the workspace before answering.'
@@ -169,6 +191,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     mode: options.mode,
     reportError: (e) => out.error(String(e)),
     ...(options.tools === undefined ? {} : { tools: options.tools }),
+    allowShell: options.allowShell ?? [],
   })
   const id =
     options.session === undefined
@@ -184,7 +207,11 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     },
   )
   out.line(`tooltx run — ${model.name}, mode ${options.mode}, workspace ${options.workspace}`)
-  if (options.tools !== undefined) out.line(toolsLine(options.tools, names))
+  out.line(
+    options.tools === undefined
+      ? workspaceToolsLine(names, options.allowShell ?? [], options.yes)
+      : toolsLine(options.tools, names),
+  )
   for (const { name, tools, skipped } of servers.imported) {
     const left =
       skipped === 0

@@ -262,19 +262,37 @@ export function Card(props: {
       {open ? (
         <div class="body" id={body}>
           {call.program !== undefined ? <Program code={call.program} /> : <CallBody view={call.view} />}
-          {approvals.map((approval) => (
-            <p class="approval" key={approval.seq} id={`e${approval.seq}`}>
-              {approval.phase === 'asked'
-                ? `Approval asked${approval.reason ? `: ${approval.reason}` : ''}${approval.expiresAt ? ` (durable, until ${approval.expiresAt})` : ''}`
-                : `Approval decided: ${approval.outcome}${approval.by ? ` by ${approval.by}` : ''}${approval.by && approval.reason ? ` (${approval.reason})` : ''}`}
-              {approval.digest !== undefined ? (
-                <span class="muted">
-                  {' '}
-                  digest <code>{approval.digest}</code>
-                </span>
-              ) : null}
-            </p>
-          ))}
+          {approvals.map((approval) => {
+            // A reason on more lines (a write's diff, K2.15) shows its first line here and the rest as it was shown.
+            const [said, ...shown] = (approval.reason ?? '').split('\n')
+            return (
+              <div key={approval.seq}>
+                <p class="approval" id={`e${approval.seq}`}>
+                  {approval.phase === 'asked'
+                    ? `Approval asked${said ? `: ${said}` : ''}${approval.expiresAt ? ` (durable, until ${approval.expiresAt})` : ''}`
+                    : `Approval decided: ${approval.outcome}${approval.by ? ` by ${approval.by}` : ''}${approval.by && said ? ` (${said})` : ''}`}
+                  {approval.digest !== undefined ? (
+                    <span class="muted">
+                      {' '}
+                      digest <code>{approval.digest}</code>
+                    </span>
+                  ) : null}
+                </p>
+                {approval.phase === 'asked' && shown.length > 0 ? (
+                  <pre class="approval-change">
+                    {shown.map((line, i) => (
+                      <span
+                        key={i}
+                        class={/^\+(?!\+\+ )/.test(line) ? 'add' : /^-(?!-- )/.test(line) ? 'del' : undefined}
+                      >
+                        {`${line}\n`}
+                      </span>
+                    ))}
+                  </pre>
+                ) : null}
+              </div>
+            )
+          })}
           {card.subCalls.length > 0 ? <SubCalls nodes={card.subCalls} /> : null}
           {result !== undefined ? <ResultBody view={result.view} /> : null}
           <RawEvents session={session} seqs={card.seqs} />
