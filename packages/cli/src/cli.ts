@@ -3,8 +3,8 @@ import path from 'node:path'
 import { DEFAULT_HOOK_TIMEOUT_MS as DEFAULT_AUDIT_HOOK_TIMEOUT_MS, DEFAULT_MODELS } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
-import { type FlagSpec, type ParsedFlags, parseFlags } from './flags.js'
-import { type Output, UsageError } from './output.js'
+import { type FlagSpec, type ParsedFlags, parseFlags } from './commands/flags.js'
+import { type Output, UsageError } from './display/output.js'
 
 const DB_HELP = `  --db PATH|URL    the session database: a SQLite file (default ${DEFAULT_SQLITE_PATH})
                    or a PostgreSQL connection string (postgres://user@host:5432/db)`

@@ -7,8 +7,8 @@ import {
   type RuntimeScope,
   type ToolRuntime,
 } from '@tooltx/core'
-import { UsageError } from './output.js'
-import { withPresenter } from './presenters.js'
+import { UsageError } from './display/output.js'
+import { withPresenter } from './display/presenters.js'
 import { grepTool } from './tools/grep.js'
 import { listFilesTool } from './tools/list-files.js'
 import { pathBoundaryGuard } from './tools/path-boundary.js'

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { describe } from 'vitest'
-import { VIEW_ASSETS } from '../src/view/view-server.js'
+import { VIEW_ASSETS } from '../src/viewer/viewer-server.js'
 
 /** Debian's Chromium, which `.ci/run` installs. */
 export const CHROMIUM = '/usr/bin/chromium'

@@ -13,8 +13,8 @@ import {
 } from '@tooltx/session'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { cliDefinitions } from '../src/session-timeline.js'
-import { startViewServer, type ViewServer } from '../src/view/view-server.js'
-import { openViewSource } from '../src/view/view-source.js'
+import { startViewServer, type ViewServer } from '../src/viewer/viewer-server.js'
+import { openViewSource } from '../src/viewer/viewer-source.js'
 import { BIN, cleanEnv, tooltx } from './cli-harness.js'
 import { codeModeTurn, DEMO_TOOLS, demoSession, numbered } from './view-fixtures.js'
 

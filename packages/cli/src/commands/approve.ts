@@ -1,11 +1,11 @@
 import { hostname, userInfo } from 'node:os'
 import { decide, pendingApprovals } from '@tooltx/agent'
 import { openSession } from '@tooltx/session'
-import { argumentLines } from '../approval-arguments.js'
-import { type Output, UsageError } from '../output.js'
-import { demoResumeHint } from '../replay-hint.js'
+import { argumentLines } from '../display/approval-arguments.js'
+import { type Output, UsageError } from '../display/output.js'
+import { demoResumeHint } from '../display/replay-hint.js'
 import { openStore, storedSessionId } from '../session-store.js'
-import { terminalSafe } from '../terminal-text.js'
+import { terminalSafe } from '../display/terminal-text.js'
 import { recordedArguments } from './approvals.js'
 
 /** Options of the `approve` command. */

@@ -1,6 +1,6 @@
 import { type ForkPoint, forkOrigin, forkSession } from '@tooltx/session'
-import { type Output, UsageError } from '../output.js'
-import { continueHint, replayHint } from '../replay-hint.js'
+import { type Output, UsageError } from '../display/output.js'
+import { continueHint, replayHint } from '../display/replay-hint.js'
 import { openStore, storedSessionId } from '../session-store.js'
 
 /** Options of the `fork` command. */

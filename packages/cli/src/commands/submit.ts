@@ -1,5 +1,5 @@
 import { turnQueue } from '@tooltx/worker'
-import type { Output } from '../output.js'
+import type { Output } from '../display/output.js'
 
 /** Options of the `submit` command. */
 export interface SubmitCommandOptions {

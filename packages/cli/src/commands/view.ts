@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process'
-import type { Output } from '../output.js'
+import type { Output } from '../display/output.js'
 import { resolveSession } from '../session-store.js'
 import { cliDefinitions } from '../session-timeline.js'
-import { startViewServer, type ViewServer } from '../view/view-server.js'
-import { openViewSource } from '../view/view-source.js'
+import { startViewServer, type ViewServer } from '../viewer/viewer-server.js'
+import { openViewSource } from '../viewer/viewer-source.js'
 
 /** Options of `tooltx view`. */
 export interface ViewOptions {

@@ -3,7 +3,7 @@ import type { Mode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { postgresStore } from '@tooltx/session'
 import { createWorker, turnQueue, type WorkerJobReport } from '@tooltx/worker'
-import type { Output } from '../output.js'
+import type { Output } from '../display/output.js'
 import { fixedApprover, openToolset } from '../toolset.js'
 import { AGENT_SYSTEM_PROMPT, chooseModel, type ModelChoice, toolsLine } from './run.js'
 

@@ -5,10 +5,10 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { AnyToolDefinition } from '@tooltx/core'
 import type { SessionInfo } from '@tooltx/session'
-import type { DisplayEntry } from '../session-display.js'
+import type { DisplayEntry } from '../display/session-display.js'
 import { type FeedUpdate, SessionFeed } from './session-feed.js'
 import { damagedOverview, overviewOf, type SessionOverview } from './session-overview.js'
-import type { ViewSource } from './view-source.js'
+import type { ViewSource } from './viewer-source.js'
 
 /** The built page: `dist/web` of the CLI package, from `src/view` and `dist/view` alike. */
 export const VIEW_ASSETS = fileURLToPath(new URL('../../dist/web/', import.meta.url))

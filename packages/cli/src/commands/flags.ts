@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util'
-import { UsageError } from './output.js'
+import { UsageError } from '../display/output.js'
 
 /**
  * A command's flags by kind: `strings` take a value, `repeatable` take a value and may be given

@@ -1,7 +1,7 @@
 import { type FSWatcher, statSync, watch } from 'node:fs'
 import path from 'node:path'
 import { describeConnection, fileReader, type SessionReader, sqliteReader } from '@tooltx/session'
-import { UsageError } from '../output.js'
+import { UsageError } from '../display/output.js'
 import { checkDb, isPostgres, postgresSessions } from '../session-store.js'
 
 /**
