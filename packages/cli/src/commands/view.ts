@@ -2,8 +2,8 @@ import { spawn } from 'node:child_process'
 import type { Output } from '../display/output.js'
 import { resolveSession } from '../session-store.js'
 import { cliDefinitions } from '../session-timeline.js'
-import { startViewServer, type ViewServer } from '../viewer/viewer-server.js'
-import { openViewSource } from '../viewer/viewer-source.js'
+import { startViewerServer, type ViewerServer } from '../viewer/viewer-server.js'
+import { openViewerSource } from '../viewer/viewer-source.js'
 
 /** Options of `tooltx view`. */
 export interface ViewOptions {
@@ -49,8 +49,8 @@ function signalled(): Promise<void> {
  * (the session's page when `id` is given), and keeps serving until stopped. The store is only read.
  */
 export async function viewCommand(options: ViewOptions, out: Output): Promise<number> {
-  const source = openViewSource(options.db)
-  let server: ViewServer | undefined
+  const source = openViewerSource(options.db)
+  let server: ViewerServer | undefined
   try {
     // Read once before serving, so a store that cannot be read (a database that is down) fails here.
     const sessions = await source.reader.listSessions()
@@ -59,7 +59,7 @@ export async function viewCommand(options: ViewOptions, out: Output): Promise<nu
       const id = resolveSession(options.id, sessions, source.label)
       page = `/session/${encodeURIComponent(id)}`
     }
-    server = await startViewServer({ source, definitions: cliDefinitions(), port: options.port })
+    server = await startViewerServer({ source, definitions: cliDefinitions(), port: options.port })
     const url = `${server.url}${page}`
     out.line(`tooltx view: serving ${source.label} at ${url}`)
     out.line('Press Ctrl-C to stop.')

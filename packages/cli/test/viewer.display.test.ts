@@ -10,7 +10,7 @@ import { cliDefinitions, renderSession } from '../src/session-timeline.js'
 import { highlight } from '../web/src/highlight.js'
 import { lineDiff } from '../web/src/line-diff.js'
 import { type CardRow, filterRows, SessionRows } from '../web/src/rows.js'
-import { codeModeTurn, demoSession, numbered } from './view-fixtures.js'
+import { codeModeTurn, demoSession, numbered } from './viewer-fixtures.js'
 
 function scratchDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'tooltx-view-'))
