@@ -3,8 +3,8 @@ import type { SessionEvent } from '@tooltx/session'
 import { argumentLines } from '../display/approval-arguments.js'
 import type { Output } from '../display/output.js'
 import { approveHint } from '../display/replay-hint.js'
-import { dbLabel, existingSessions } from '../session-store.js'
 import { terminalSafe } from '../display/terminal-text.js'
+import { dbLabel, existingSessions } from '../session-store.js'
 
 /** The raw arguments of call `callId` as its `tool/call` recorded them (`''` when the log has none). */
 export function recordedArguments(events: readonly SessionEvent[], callId: string): string {

@@ -4,8 +4,8 @@ import { openSession } from '@tooltx/session'
 import { argumentLines } from '../display/approval-arguments.js'
 import { type Output, UsageError } from '../display/output.js'
 import { demoResumeHint } from '../display/replay-hint.js'
-import { openStore, storedSessionId } from '../session-store.js'
 import { terminalSafe } from '../display/terminal-text.js'
+import { openStore, storedSessionId } from '../session-store.js'
 import { recordedArguments } from './approvals.js'
 
 /** Options of the `approve` command. */

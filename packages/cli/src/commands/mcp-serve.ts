@@ -8,12 +8,12 @@ import { servedCallRecorder } from '@tooltx/agent'
 import { createToolRuntime, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
 import { type HttpEndpoint, isLoopbackHost, mcpServer, serveHttp, serveStdio } from '@tooltx/mcp'
 import { assertSessionId, DEFAULT_SQLITE_PATH, openSession } from '@tooltx/session'
-import { parseFlags } from './flags.js'
 import { type Output, UsageError } from '../display/output.js'
 import { replayHint } from '../display/replay-hint.js'
 import { dbLabel, openStore } from '../session-store.js'
 import { registerToolsModule } from '../tools-module.js'
 import { createToolset } from '../toolset.js'
+import { parseFlags } from './flags.js'
 
 const DB_HELP = `  --db PATH|URL    with --session, the session database: a SQLite file (default
                    ${DEFAULT_SQLITE_PATH}) or a postgres:// connection string`

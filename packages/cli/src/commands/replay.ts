@@ -2,10 +2,10 @@ import type { SessionEvent } from '@tooltx/session'
 import type { Output } from '../display/output.js'
 import { UsageError } from '../display/output.js'
 import { recordedLookup } from '../display/presenters.js'
+import { TimelineRenderer } from '../display/timeline.js'
 import { STOPPED_EXIT_STATUS } from '../run-control.js'
 import { existingSessions, resolveSession } from '../session-store.js'
 import { cliDefinitions, renderSession } from '../session-timeline.js'
-import { TimelineRenderer } from '../display/timeline.js'
 
 /**
  * Prints the timeline of a stored session from the log alone: turns, steps, every call with

@@ -1,7 +1,7 @@
 import type { SessionReader } from '@tooltx/session'
 import type { Output } from '../display/output.js'
-import { dbLabel, openSessions } from '../session-store.js'
 import { type SessionSummary, summarizeSession } from '../display/session-summary.js'
+import { dbLabel, openSessions } from '../session-store.js'
 
 const TASK_CHARS = 60
 
