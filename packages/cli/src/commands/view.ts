@@ -27,7 +27,7 @@ Options:
 }
 
 /** Options of `tooltx view`. */
-export interface ViewOptions {
+export interface ViewCommandOptions {
   /** A SQLite database file, a folder of `.jsonl` logs or a PostgreSQL connection string. */
   readonly db: string
   /** A session to open at once: an id, `latest` or the start of one id. */
@@ -69,7 +69,7 @@ function signalled(): Promise<void> {
  * `tooltx view` (G2.3): serves the sessions of a store as a web page on loopback, prints its URL
  * (the session's page when `id` is given), and keeps serving until stopped. The store is only read.
  */
-export async function viewCommand(options: ViewOptions, out: Output): Promise<number> {
+export async function viewCommand(options: ViewCommandOptions, out: Output): Promise<number> {
   const source = openViewerSource(options.db)
   let server: ViewerServer | undefined
   try {
