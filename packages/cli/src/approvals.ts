@@ -1,9 +1,9 @@
 import { type Approver, callCard } from '@tooltx/core'
-import { argumentLines } from './approval-arguments.js'
-import { callBody, callTitle } from './card-text.js'
-import type { Output } from './output.js'
-import type { DefinitionLookup } from './session-display.js'
-import { wrapLine } from './wrap.js'
+import { argumentLines } from './display/approval-arguments.js'
+import { callBody, callTitle } from './display/card-text.js'
+import type { Output } from './display/output.js'
+import type { DefinitionLookup } from './display/session-display.js'
+import { wrapLine } from './display/wrap.js'
 
 /** How the CLI answers approval requests. */
 export interface ApprovalOptions {

@@ -5,7 +5,7 @@ import { type ContentBlock, type Mode, RUN_CODE } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { memoryStore, openSession } from '@tooltx/session'
 import { getEncoding } from 'js-tiktoken'
-import type { Output } from './output.js'
+import type { Output } from './display/output.js'
 import { createToolset } from './toolset.js'
 
 /** The task both runs perform. */

@@ -1,6 +1,6 @@
 import { cpSync, lstatSync, mkdirSync, rmSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
-import { UsageError } from './output.js'
+import { UsageError } from './display/output.js'
 
 /** The file that marks a folder as one `tooltx demo` created (and so may delete). */
 export const DEMO_MARKER = '.tooltx-demo-workspace'

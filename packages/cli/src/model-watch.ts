@@ -1,5 +1,5 @@
 import { type ModelAdapter, ModelError, type ModelRequest, type ModelStreamEvent } from '@tooltx/agent'
-import type { ModelObserver } from './model-progress.js'
+import type { ModelObserver } from './display/model-progress.js'
 import { forCliUsers, type ProviderVars } from './provider-errors.js'
 
 /** What `watchModel` needs: the endpoint to name and how long a request may go without an answer. */

@@ -1,4 +1,4 @@
-import type { Output } from './output.js'
+import type { Output } from './display/output.js'
 
 /**
  * Why a run was stopped from outside: Ctrl-C (SIGINT), the reader of stdout went away, the

@@ -1,7 +1,7 @@
 import { type ToolResult, toModelSchema } from '@tooltx/core'
-import type { Output } from './output.js'
+import type { Output } from './display/output.js'
+import { wrapLine } from './display/wrap.js'
 import { createToolset, fixedApprover } from './toolset.js'
-import { wrapLine } from './wrap.js'
 
 /** One call the tour makes straight through the runtime, and what it shows. */
 interface TourCall {

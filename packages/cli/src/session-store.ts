@@ -9,7 +9,7 @@ import {
   sqliteReader,
   sqliteStore,
 } from '@tooltx/session'
-import { UsageError } from './output.js'
+import { UsageError } from './display/output.js'
 
 /** True iff `db` is a PostgreSQL connection string (`postgres://…` or `postgresql://…`) rather than a SQLite path. */
 export const isPostgres = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)

@@ -1,8 +1,8 @@
 import type { AnyToolDefinition } from '@tooltx/core'
 import type { SessionEvent } from '@tooltx/session'
-import { recordedLookup } from './presenters.js'
-import type { DefinitionLookup } from './session-display.js'
-import { TimelineRenderer } from './timeline.js'
+import { recordedLookup } from './display/presenters.js'
+import type { DefinitionLookup } from './display/session-display.js'
+import { TimelineRenderer } from './display/timeline.js'
 import { createToolset, createWorkspaceToolset } from './toolset.js'
 
 /**

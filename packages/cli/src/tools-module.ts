@@ -6,8 +6,8 @@ import { statSync } from 'node:fs'
 import path from 'node:path'
 import { pathToFileURL } from 'node:url'
 import type { AnyToolDefinition, ToolRuntime } from '@tooltx/core'
+import { UsageError } from './display/output.js'
 import { failurePlace } from './module-failure.js'
-import { UsageError } from './output.js'
 
 /** The shape a tools module must have, as every error about one states it. */
 const TOOLS_SHAPE =

@@ -8,8 +8,8 @@ import {
   type RuntimeScope,
   type ToolRuntime,
 } from '@tooltx/core'
-import { UsageError } from './output.js'
-import { withPresenter } from './presenters.js'
+import { UsageError } from './display/output.js'
+import { withPresenter } from './display/presenters.js'
 import { generalTools } from './tools/general-tools.js'
 import { grepTool } from './tools/grep.js'
 import { listFilesTool } from './tools/list-files.js'

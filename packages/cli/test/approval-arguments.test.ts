@@ -4,7 +4,11 @@ import { createToolRuntime, defineTool } from '@tooltx/core'
 import { openSession, sqliteStore } from '@tooltx/session'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { ARGUMENT_EDGE_CHARS, argumentLines, WHOLE_ARGUMENT_CHARS } from '../src/approval-arguments.js'
+import {
+  ARGUMENT_EDGE_CHARS,
+  argumentLines,
+  WHOLE_ARGUMENT_CHARS,
+} from '../src/display/approval-arguments.js'
 import { scratch, tooltx } from './cli-harness.js'
 
 const DIGEST = 'd'.repeat(64)

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { sqliteReader } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
 import { POSTGRES_URL, requirePostgresInCi } from '../../worker/test/postgres.js'
-import { overviewOf } from '../src/view/session-overview.js'
+import { overviewOf } from '../src/viewer/session-overview.js'
 import { scratch, tooltx } from './cli-harness.js'
 
 /** How the viewer's session list shows session `id` of the SQLite database in `cwd` (G3.1, K5.5). */

@@ -4,7 +4,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { describe } from 'vitest'
-import { VIEW_ASSETS } from '../src/view/view-server.js'
+import { VIEWER_ASSETS } from '../src/viewer/viewer-server.js'
 
 /** Debian's Chromium, which `.ci/run` installs. */
 export const CHROMIUM = '/usr/bin/chromium'
@@ -23,8 +23,8 @@ export async function launchBrowser(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) {
     throw new Error(`no Chromium at ${CHROMIUM}: install it with \`apt-get install chromium\` (.ci/run does)`)
   }
-  if (!existsSync(path.join(VIEW_ASSETS, 'index.html'))) {
-    throw new Error(`the viewer's page is not built (${VIEW_ASSETS}): run \`npm run build\` first`)
+  if (!existsSync(path.join(VIEWER_ASSETS, 'index.html'))) {
+    throw new Error(`the viewer's page is not built (${VIEWER_ASSETS}): run \`npm run build\` first`)
   }
   return chromium.launch({
     executablePath: CHROMIUM,

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
 import { codeModeComparison } from '../src/code-mode-comparison.js'
-import { keptOutput } from './view-fixtures.js'
+import { keptOutput } from './viewer-fixtures.js'
 
 const SAMPLE = fileURLToPath(new URL('../sample-workspace', import.meta.url))
 

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { main } from '../src/cli.js'
-import type { Output } from '../src/output.js'
+import type { Output } from '../src/display/output.js'
 
 let base: string
 

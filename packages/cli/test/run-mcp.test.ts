@@ -6,7 +6,7 @@ import { mcpServer, serveHttp } from '@tooltx/mcp'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { runtimeWith } from '../../core/test/pipeline.fixtures.js'
 import { commandWords, mcpServerSpecs } from '../src/commands/run-mcp.js'
-import { UsageError } from '../src/output.js'
+import { UsageError } from '../src/display/output.js'
 import { cleanEnv, sampleWorkspace, tooltx, tooltxWith } from './cli-harness.js'
 import { fakeModel, toolMessage } from './fake-model.js'
 

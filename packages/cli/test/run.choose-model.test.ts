@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { collect, request, sseFixture, wireServer } from '../../agent/test/loopback-server.js'
 import { main } from '../src/cli.js'
 import { chooseModel, type RunOptions } from '../src/commands/run.js'
-import type { Output } from '../src/output.js'
+import type { Output } from '../src/display/output.js'
 
 const OPENAI = sseFixture('openai-text-and-tools.sse')
 const ANTHROPIC = sseFixture('anthropic-text-and-tools.sse')

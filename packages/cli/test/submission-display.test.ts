@@ -6,10 +6,10 @@
 import type { NewSessionEvent } from '@tooltx/session'
 import { RESUME_TEXT } from '@tooltx/worker'
 import { describe, expect, it } from 'vitest'
-import { displaySession } from '../src/session-display.js'
-import { summarizeSession } from '../src/session-summary.js'
+import { displaySession } from '../src/display/session-display.js'
+import { summarizeSession } from '../src/display/session-summary.js'
 import { renderSession } from '../src/session-timeline.js'
-import { numbered } from './view-fixtures.js'
+import { numbered } from './viewer-fixtures.js'
 
 const SUBMISSION = '6f1c1d2e-0000-4000-8000-000000000001'
 

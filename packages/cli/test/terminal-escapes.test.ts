@@ -6,9 +6,9 @@ import { memoryStore, openSession } from '@tooltx/session'
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { SAMPLE_WORKSPACE } from '../src/commands/demo.js'
-import { watchSession } from '../src/live-progress.js'
-import type { Output } from '../src/output.js'
-import { TimelineRenderer } from '../src/timeline.js'
+import { watchSession } from '../src/display/live-progress.js'
+import type { Output } from '../src/display/output.js'
+import { TimelineRenderer } from '../src/display/timeline.js'
 import { createToolset } from '../src/toolset.js'
 
 /** What a hostile model would print: retitle the window, clear the screen, fake a prompt. */
@@ -96,7 +96,7 @@ describe('K1.4 the timeline never prints a control character it was given', () =
   })
 
   it('K1.4: any text renders without an unsafe character, and text without one renders unchanged', async () => {
-    const { terminalSafe } = await import('../src/terminal-text.js')
+    const { terminalSafe } = await import('../src/display/terminal-text.js')
     fc.assert(
       fc.property(fc.string({ unit: 'binary', maxLength: 40 }), (text) => {
         const shown = terminalSafe(text)

@@ -1,6 +1,6 @@
 import type { SessionEvent } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
-import { TimelineRenderer } from '../src/timeline.js'
+import { TimelineRenderer } from '../src/display/timeline.js'
 
 const event = (seq: number, type: string, data: Record<string, unknown>) =>
   ({ seq, type, data: { turn: 1, step: 1, ...data } }) as unknown as SessionEvent

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { wrapLine } from '../src/wrap.js'
+import { wrapLine } from '../src/display/wrap.js'
 
 describe('wrapLine', () => {
   it('K2.7: every line fits the width, continuations carry the indent, and nothing is lost', () => {

@@ -1,21 +1,26 @@
-export type { ReconnectOptions } from './backoff.js'
-export { boundHostNames, isLoopbackHost } from './bound-host.js'
 export { RESULT_META_KEY, type ResultMeta } from './call-result.js'
-export type { HttpConnection, McpConnection, StdioConnection } from './client-connection.js'
-export { CONNECTION_CLOSED } from './client-link.js'
+export type { ReconnectOptions } from './client/backoff.js'
+export type { HttpConnection, McpConnection, StdioConnection } from './client/client-connection.js'
+export { CONNECTION_CLOSED } from './client/client-link.js'
+export type { ImportedValue } from './client/imported-tool.js'
+export { type McpToolSet, type McpToolsOptions, mcpTools, type SkippedTool } from './client/mcp-tools.js'
+export { REMOTE_ERROR } from './client/remote-failure.js'
+export { importedName } from './client/tool-names.js'
 export { fromMcpContent, toMcpContent } from './content-blocks.js'
+export { boundHostNames, isLoopbackHost } from './server/bound-host.js'
 export {
   DEFAULT_MAX_EVENTS,
   DEFAULT_MAX_EVENTS_PER_STREAM,
   type MemoryEventStore,
   type MemoryEventStoreOptions,
   memoryEventStore,
-} from './event-store.js'
-export { DEFAULT_RETRY_INTERVAL_MS, type HttpEndpoint, type ServeHttpOptions, serveHttp } from './http.js'
-export type { ImportedValue } from './imported-tool.js'
-export { type McpToolSet, type McpToolsOptions, mcpTools, type SkippedTool } from './mcp-tools.js'
-export { REMOTE_ERROR } from './remote-failure.js'
-export { type CallWrapper, type McpServerOptions, mcpServer, type TooltxMcpServer } from './server.js'
-export { serveStdio } from './stdio.js'
-export { type AnnotationRule, defaultAnnotations } from './tool-listing.js'
-export { importedName } from './tool-names.js'
+} from './server/event-store.js'
+export {
+  DEFAULT_RETRY_INTERVAL_MS,
+  type HttpEndpoint,
+  type ServeHttpOptions,
+  serveHttp,
+} from './server/http.js'
+export { type CallWrapper, type McpServerOptions, mcpServer, type TooltxMcpServer } from './server/server.js'
+export { serveStdio } from './server/stdio.js'
+export { type AnnotationRule, defaultAnnotations } from './server/tool-listing.js'

@@ -12,7 +12,7 @@ import { createToolRuntime, type ToolResult } from '@tooltx/core'
 import { mcpTools } from '@tooltx/mcp'
 import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
-import { backoffDelay, DEFAULT_BACKOFF } from '../src/backoff.js'
+import { backoffDelay, DEFAULT_BACKOFF } from '../src/client/backoff.js'
 import { cleanupAll, cleanups, fixture } from './mcp.fixtures.js'
 
 afterEach(cleanupAll)

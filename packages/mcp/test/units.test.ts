@@ -2,9 +2,9 @@ import { createToolRuntime } from '@tooltx/core'
 import { fromMcpContent, importedName, mcpServer, mcpTools, toMcpContent } from '@tooltx/mcp'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { approvalOutcome } from '../src/elicit-approver.js'
-import { progressParams } from '../src/progress-route.js'
-import { titleOf } from '../src/tool-listing.js'
+import { approvalOutcome } from '../src/server/elicit-approver.js'
+import { progressParams } from '../src/server/progress-route.js'
+import { titleOf } from '../src/server/tool-listing.js'
 
 describe('Y1 server pieces', () => {
   it('Y1.1: bad options throw INVALID_DEFINITION naming mcpServer', () => {

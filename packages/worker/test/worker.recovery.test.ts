@@ -5,8 +5,8 @@ import { memoryStore, openSession, type SessionEvent } from '@tooltx/session'
 import { createWorker, RESUME_TEXT, turnQueue, type WorkerJobReport } from '@tooltx/worker'
 import { describe, expect, it } from 'vitest'
 import { scopeWith, textOutput } from '../../agent/test/loop-harness.js'
-import { summarizeSession } from '../../cli/src/session-summary.js'
-import { TimelineRenderer } from '../../cli/src/timeline.js'
+import { summarizeSession } from '../../cli/src/display/session-summary.js'
+import { TimelineRenderer } from '../../cli/src/display/timeline.js'
 import { freshPrefix, freshSchema, POSTGRES_URL, requirePostgresInCi } from './postgres.js'
 
 /** A `'read'` tool, `peek`, and a `'write'` tool, `pay`, that note each run's key and fencing token. */

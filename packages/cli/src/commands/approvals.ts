@@ -1,10 +1,26 @@
 import { type PendingApproval, pendingApprovals } from '@tooltx/agent'
 import type { SessionEvent } from '@tooltx/session'
-import { argumentLines, reasonLines } from '../approval-arguments.js'
-import type { Output } from '../output.js'
-import { approveHint } from '../replay-hint.js'
+import { argumentLines, reasonLines } from '../display/approval-arguments.js'
+import type { Output } from '../display/output.js'
+import { approveHint } from '../display/replay-hint.js'
+import { terminalSafe } from '../display/terminal-text.js'
 import { dbLabel, existingSessions } from '../session-store.js'
-import { terminalSafe } from '../terminal-text.js'
+import { type Command, databaseCommand } from './command.js'
+import { type CommandUsage, DB_HELP } from './flags.js'
+
+/** `tooltx approvals`: its help, printed by `--help` and after each usage error. */
+const USAGE: CommandUsage = {
+  name: 'approvals',
+  help: `Usage: tooltx approvals [options]
+
+Lists every durable approval waiting for a decision, in every session: the session, the call,
+the tool, when it expires, who may decide, the reason, the recorded arguments and their digest,
+and the command that approves it. Never creates or changes the database.
+
+Options:
+${DB_HELP}
+  -h, --help       show this help`,
+}
 
 /** The raw arguments of call `callId` as its `tool/call` recorded them (`''` when the log has none). */
 export function recordedArguments(events: readonly SessionEvent[], callId: string): string {
@@ -67,3 +83,6 @@ export async function approvalsCommand(options: { db: string }, out: Output): Pr
       : `${waiting} approval${waiting === 1 ? '' : 's'} waiting in ${dbLabel(options.db)}`,
   )
 }
+
+/** `tooltx approvals`: takes only `--db`. */
+export const command: Command = databaseCommand(USAGE, approvalsCommand)

@@ -1,12 +1,37 @@
 import { hostname, userInfo } from 'node:os'
 import { decide, pendingApprovals } from '@tooltx/agent'
 import { openSession } from '@tooltx/session'
-import { argumentLines, reasonLines } from '../approval-arguments.js'
-import { type Output, UsageError } from '../output.js'
-import { demoResumeHint } from '../replay-hint.js'
+import { argumentLines, reasonLines } from '../display/approval-arguments.js'
+import { type Output, UsageError } from '../display/output.js'
+import { demoResumeHint } from '../display/replay-hint.js'
+import { terminalSafe } from '../display/terminal-text.js'
 import { openStore, storedSessionId } from '../session-store.js'
-import { terminalSafe } from '../terminal-text.js'
 import { recordedArguments } from './approvals.js'
+import { type Command, defineCommand } from './command.js'
+import { type CommandUsage, DB_HELP, dbPath, defined, usageError } from './flags.js'
+
+/** `tooltx approve`: its help, printed by `--help` and after each usage error. */
+const USAGE: CommandUsage = {
+  name: 'approve',
+  help: `Usage: tooltx approve <session> <call-id> [options]
+
+Prints the call's recorded arguments whole and their digest, then records a decision on its
+durable approval: the call's turn then continues when an agent resumes the session
+(\`tooltx demo --resume <id>\` for the demo). At a terminal it asks you to confirm the
+arguments (y/N) before it approves; elsewhere an approval needs --digest, the digest of the
+arguments you checked, and without it nothing is recorded (exit 2). The decision is bound to
+that digest; a second decision, an expired approval, or a decider the agent does not allow is
+refused. The session must not be held by a running writer.
+
+Options:
+  --deny           deny the call instead of approving it (needs no confirmation)
+  --by NAME        who decides (default: <user>@<host>)
+  --reason TEXT    why, recorded with the decision
+  --digest HEX     the digest of the arguments you checked (printed by this command and by
+                   \`tooltx approvals\`); refused if the recorded arguments differ
+${DB_HELP}
+  -h, --help       show this help`,
+}
 
 /** Options of the `approve` command. */
 export interface ApproveOptions {
@@ -113,3 +138,22 @@ async function confirmed(out: Output, tool: string): Promise<boolean> {
   )
   return answer !== undefined && /^\s*y(es)?\s*$/i.test(answer)
 }
+
+/** `tooltx approve <session> <call-id>`: both ids are needed. */
+export const command: Command = defineCommand(
+  USAGE,
+  { strings: ['db', 'by', 'reason', 'digest'], booleans: ['deny'] },
+  async ({ values, positionals }, out) => {
+    if (positionals.length !== 2) throw usageError(USAGE, 'approve needs a session id and a call id')
+    return await approveCommand(
+      {
+        db: dbPath(values.db),
+        session: positionals[0]!,
+        callId: positionals[1]!,
+        deny: values.deny === true,
+        ...defined({ by: values.by, reason: values.reason, digest: values.digest }),
+      },
+      out,
+    )
+  },
+)

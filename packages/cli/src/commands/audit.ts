@@ -1,13 +1,47 @@
 import { auditSession, DEFAULT_HOOK_TIMEOUT_MS } from '@tooltx/agent'
 import { createToolRuntime, type ToolRuntime } from '@tooltx/core'
 import type { SessionEvent } from '@tooltx/session'
-import { type AuditedSession, auditJson, auditTable } from '../audit-report.js'
-import { type Output, UsageError } from '../output.js'
+import { type AuditedSession, auditJson, auditTable } from '../display/audit-report.js'
+import { type Output, UsageError } from '../display/output.js'
 import { existingSessions, resolveSession } from '../session-store.js'
 import { generalTools } from '../tools/general-tools.js'
 import { openWorkspace } from '../tools/workspace.js'
 import { callModule, importModule, registerToolsModule } from '../tools-module.js'
 import { workspaceTools } from '../toolset.js'
+import { type Command, defineCommand } from './command.js'
+import { type CommandUsage, count, DB_HELP, dbPath, defined, usageError } from './flags.js'
+
+/** `tooltx audit`: its help, printed by `--help` and after each usage error. */
+const USAGE: CommandUsage = {
+  name: 'audit',
+  help: `Usage: tooltx audit <id…> --policy FILE [options]
+       tooltx audit --all --policy FILE [options]
+
+Decides every recorded call of the sessions again — model-direct calls and nested Code Mode
+calls, their raw arguments parsed and validated against the tools' current schemas — with the
+policy module's pre-execute hooks and guards, without running any tool and with no approver
+(an ask is reported as "would ask"), and lists the calls whose decision would change:
+session, call, tool, before → after, reason, then the totals. A policy that throws is that
+call's policy failure. The same log and policy always print the same report.
+
+The policy module's default export is a function that registers the policy on a runtime:
+  export default (runtime) => { runtime.guard(…); runtime.onPreExecute(…) }
+
+Options:
+  --policy FILE    the policy module (required)
+  --tools FILE     a module whose default export is an array of tool definitions, or a
+                   function that registers them (default: the CLI's workspace tools)
+  --all            every saved session
+  --json           print every audited call and the totals as JSON
+  --hook-timeout MS
+                   how long the policy may take to decide one call (default
+                   ${DEFAULT_HOOK_TIMEOUT_MS}); a call it does not decide in time is a policy
+                   failure, and a policy that does not load in time a usage error
+${DB_HELP}
+  -h, --help       show this help
+
+Exit status: 0 no decision would change, 1 some would (or a failure), 2 a usage error.`,
+}
 
 /** Options of the `audit` command. */
 export interface AuditCommandOptions {
@@ -97,3 +131,27 @@ export async function auditCommand(options: AuditCommandOptions, out: Output): P
   else for (const line of auditTable(audited)) out.line(line)
   return unreadable > 0 || audited.some((s) => s.audit.changed > 0) ? 1 : 0
 }
+
+/** `tooltx audit`: a policy, and session ids or `--all`. */
+export const command: Command = defineCommand(
+  USAGE,
+  { strings: ['db', 'policy', 'tools', 'hook-timeout'], booleans: ['all', 'json'] },
+  async ({ values, positionals }, out) => {
+    if (values.policy === undefined || values.policy === '')
+      throw usageError(USAGE, 'audit needs --policy FILE')
+    if ((values.all === true) === positionals.length > 0)
+      throw usageError(USAGE, 'audit needs session ids or --all (not both)')
+    return await auditCommand(
+      {
+        db: dbPath(values.db),
+        sessions: positionals,
+        all: values.all === true,
+        policy: values.policy,
+        ...defined({ tools: values.tools }),
+        json: values.json === true,
+        hookTimeoutMs: count(USAGE, '--hook-timeout', values['hook-timeout'], DEFAULT_HOOK_TIMEOUT_MS),
+      },
+      out,
+    )
+  },
+)

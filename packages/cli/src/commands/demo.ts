@@ -7,15 +7,40 @@ import { cliApprover } from '../approvals.js'
 import { codeModeComparison } from '../code-mode-comparison.js'
 import { DEMO_SCRIPT, DEMO_TASK } from '../demo-script.js'
 import { freshDemoWorkspace } from '../demo-workspace.js'
-import { watchSession } from '../live-progress.js'
-import type { Output } from '../output.js'
-import { UsageError } from '../output.js'
-import { liveLookup } from '../presenters.js'
-import { approveHint, demoResumeHint, replayHint, viewHint } from '../replay-hint.js'
+import { watchSession } from '../display/live-progress.js'
+import type { Output } from '../display/output.js'
+import { UsageError } from '../display/output.js'
+import { liveLookup } from '../display/presenters.js'
+import { approveHint, demoResumeHint, replayHint, viewHint } from '../display/replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { runtimeTour } from '../runtime-tour.js'
 import { isPostgres, openStore, storedSessionId } from '../session-store.js'
 import { createToolset } from '../toolset.js'
+import { type Command, defineCommand } from './command.js'
+import { type CommandUsage, DB_HELP, dbPath, defined, noPositionals, usageError } from './flags.js'
+
+/** `tooltx demo`: its help, printed by `--help` and after each usage error. */
+const USAGE: CommandUsage = {
+  name: 'demo',
+  help: `Usage: tooltx demo [options]
+
+Runs a scripted agent over a copy of the bundled sample workspace with real tools (list,
+read, grep, run checks, write a note): a parallel batch, a guard denial, an approval and a
+timeout, shown live. At a terminal it asks you to approve the write; without one it
+approves it itself and says so. Prints where the session was saved and how to replay it.
+
+With --durable the write's approval is recorded in the session instead: the turn waits there,
+this process exits, \`tooltx approve\` decides it from another command, and
+\`tooltx demo --resume <id>\` finishes the turn.
+
+Options:
+${DB_HELP}
+  --fast           stream the scripted replies without pauses
+  --yes            approve the write without asking
+  --durable        let the write's approval wait in the session for \`tooltx approve\`
+  --resume ID      finish a durable demo session once its approval is decided
+  -h, --help       show this help`,
+}
 
 /** The sample workspace bundled with the CLI. */
 export const SAMPLE_WORKSPACE = fileURLToPath(new URL('../../sample-workspace', import.meta.url))
@@ -231,3 +256,27 @@ async function resumeDemo(options: DemoOptions & { resume: string }, out: Output
   }
   return savedDemo(id, options.db, run.stopped, out)
 }
+
+/** `tooltx demo`: checks that `--resume`, `--durable` and `--yes` go together, then runs the demo. */
+export const command: Command = defineCommand(
+  USAGE,
+  { strings: ['db', 'resume'], booleans: ['fast', 'yes', 'durable'] },
+  async ({ values, positionals }, out) => {
+    noPositionals(USAGE, positionals)
+    if (values.resume !== undefined && (values.durable === true || values.yes === true))
+      throw usageError(USAGE, '--resume continues a durable demo: it takes no --durable or --yes')
+    if (values.durable === true && values.yes === true)
+      throw usageError(USAGE, '--durable and --yes contradict each other: pick one')
+    const demo = await demoCommand(
+      {
+        db: dbPath(values.db),
+        fast: values.fast === true,
+        yes: values.yes === true,
+        durable: values.durable === true,
+        ...defined({ resume: values.resume }),
+      },
+      out,
+    )
+    return demo.exitStatus
+  },
+)

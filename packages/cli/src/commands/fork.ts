@@ -1,7 +1,26 @@
 import { type ForkPoint, forkOrigin, forkSession } from '@tooltx/session'
-import { type Output, UsageError } from '../output.js'
-import { continueHint, replayHint } from '../replay-hint.js'
+import { type Output, UsageError } from '../display/output.js'
+import { continueHint, replayHint } from '../display/replay-hint.js'
 import { openStore, storedSessionId } from '../session-store.js'
+import { type Command, defineCommand } from './command.js'
+import { type CommandUsage, DB_HELP, dbPath, defined, usageError } from './flags.js'
+
+/** `tooltx fork`: its help, printed by `--help` and after each usage error. */
+const USAGE: CommandUsage = {
+  name: 'fork',
+  help: `Usage: tooltx fork <id> --at <seq | turn:N> [options]
+
+Creates a new session holding the session's events up to seq <seq> (or through turn N),
+repaired into a valid state as a crash would be (open calls answered, the turn closed). Its
+first event names the source and the seq; the source is not changed. Continue the fork with
+\`tooltx run --session <fork> "<task>"\`, with another model, mode or tools.
+
+Options:
+  --at POINT       a seq (0 keeps nothing) or turn:N (turns 1…N) (required)
+  --id ID          the new session's id (default <id>.fork-<seq>)
+${DB_HELP}
+  -h, --help       show this help`,
+}
 
 /** Options of the `fork` command. */
 export interface ForkCommandOptions {
@@ -46,3 +65,18 @@ export async function forkCommand(options: ForkCommandOptions, out: Output): Pro
     await store.close()
   }
 }
+
+/** `tooltx fork <id> --at <point>`: one session and a point to cut it at. */
+export const command: Command = defineCommand(
+  USAGE,
+  { strings: ['db', 'at', 'id'] },
+  async ({ values, positionals }, out) => {
+    if (positionals.length !== 1) throw usageError(USAGE, 'fork needs exactly one session id')
+    if (values.at === undefined) throw usageError(USAGE, 'fork needs --at <seq | turn:N>')
+    await forkCommand(
+      { db: dbPath(values.db), session: positionals[0]!, at: values.at, ...defined({ id: values.id }) },
+      out,
+    )
+    return 0
+  },
+)

@@ -2,24 +2,26 @@
  * `tooltx mcp serve` (Y3): the CLI's workspace tools, with the CLI's policy (the secrets guard,
  * approval before writes), served as an MCP server over stdio or Streamable HTTP.
  */
-import { statSync } from 'node:fs'
 import path from 'node:path'
 import { servedCallRecorder } from '@tooltx/agent'
 import { createToolRuntime, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
 import { type HttpEndpoint, isLoopbackHost, mcpServer, serveHttp, serveStdio } from '@tooltx/mcp'
 import { assertSessionId, DEFAULT_SQLITE_PATH, openSession } from '@tooltx/session'
-import { parseFlags } from '../flags.js'
-import { type Output, UsageError } from '../output.js'
-import { replayHint } from '../replay-hint.js'
+import { type Output, UsageError } from '../display/output.js'
+import { replayHint } from '../display/replay-hint.js'
 import { dbLabel, openStore } from '../session-store.js'
 import { registerToolsModule } from '../tools-module.js'
 import { createToolset } from '../toolset.js'
+import { type Command, defineCommand } from './command.js'
+import { type CommandUsage, noPositionals, usageError, workspaceFolder } from './flags.js'
 
 const DB_HELP = `  --db PATH|URL    with --session, the session database: a SQLite file (default
                    ${DEFAULT_SQLITE_PATH}) or a postgres:// connection string`
 
-/** The help of `tooltx mcp serve`. */
-export const MCP_SERVE_HELP = `Usage: tooltx mcp serve [options]
+/** `tooltx mcp serve`: its help, printed by `--help` and after each usage error. */
+const USAGE: CommandUsage = {
+  name: 'mcp serve',
+  help: `Usage: tooltx mcp serve [options]
 
 Serves the workspace tools (list, read, grep, run checks, write a note) to an MCP client, with
 the CLI's policy: secrets (.env files) are never read, and every write asks the client's user
@@ -39,7 +41,8 @@ Options:
   --session ID     record every served call in this session (created if new): one turn
                    per call, replayable with \`tooltx replay ID\`; calls then run one at a time
 ${DB_HELP}
-  -h, --help       show this help`
+  -h, --help       show this help`,
+}
 
 /** `[HOST]:PORT` → host and port; a usage error names what is wrong. */
 function listenAddress(value: string): { host: string; port: number } {
@@ -79,15 +82,6 @@ interface ServeFlags {
   tools?: string
   db?: string
   session?: string
-  help?: boolean
-}
-
-function readFlags(args: string[]): { values: ServeFlags; positionals: string[] } {
-  return parseFlags(
-    args,
-    { strings: ['workspace', 'http', 'token', 'tools', 'db', 'session'] },
-    MCP_SERVE_HELP,
-  )
 }
 
 /** The runtime and scope to serve: the user's tools module (Y3.4), else the workspace tools (Y3.1). */
@@ -110,12 +104,7 @@ async function servedTools(
       )
     return { runtime, what: `the tools of ${path.resolve(values.tools)}` }
   }
-  const workspace = path.resolve(values.workspace ?? '.')
-  if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory())
-    throw new UsageError(
-      `--workspace ${workspace} is not a directory; pass the folder the tools may touch`,
-      2,
-    )
+  const workspace = workspaceFolder(values.workspace)
   return { ...createToolset({ root: workspace, reportError }), what: workspace }
 }
 
@@ -176,21 +165,11 @@ function stopped(stdin?: NodeJS.ReadableStream): Promise<void> {
 }
 
 /**
- * Runs `tooltx mcp serve` with the arguments after `serve`: serves until Ctrl-C, SIGTERM or
- * (over stdio) the end of stdin, then closes every MCP session and, with `--session`, the
- * recorded session once the running call is recorded.
+ * Serves with the parsed flags of `tooltx mcp serve` until Ctrl-C, SIGTERM or (over stdio) the
+ * end of stdin, then closes every MCP session and, with `--session`, the recorded session once
+ * the running call is recorded.
  */
-export async function mcpServeCommand(args: string[], out: Output, env: NodeJS.ProcessEnv): Promise<number> {
-  const { values, positionals } = readFlags(args)
-  if (values.help) {
-    out.line(MCP_SERVE_HELP)
-    return 0
-  }
-  if (positionals.length > 0)
-    throw new UsageError(
-      `mcp serve takes no arguments, got "${positionals.join(' ')}"\n\n${MCP_SERVE_HELP}`,
-      2,
-    )
+async function serve(values: ServeFlags, out: Output, env: NodeJS.ProcessEnv): Promise<number> {
   // Only a flag given on this command line is a mistake without --http: TOOLTX_MCP_TOKEN is set
   // for HTTP serving (a shell profile, a service file), so stdio serving ignores it.
   if (values.token !== undefined && values.http === undefined)
@@ -237,4 +216,19 @@ export async function mcpServeCommand(args: string[], out: Output, env: NodeJS.P
   // The stdio transport leaves stdin open after a signal; nothing is read from it any more.
   if (address === undefined) process.stdin.destroy()
   return 0
+}
+
+const serveCommand = defineCommand(
+  USAGE,
+  { strings: ['workspace', 'http', 'token', 'tools', 'db', 'session'] },
+  async ({ values, positionals }, out, env) => {
+    noPositionals(USAGE, positionals)
+    return await serve(values, out, env)
+  },
+)
+
+/** `tooltx mcp`: its one subcommand, `serve`, with the arguments after it. */
+export const command: Command = async (args, out, env) => {
+  if (args[0] !== 'serve') throw usageError(USAGE, 'mcp needs a subcommand: serve')
+  return await serveCommand(args.slice(1), out, env)
 }

@@ -1,11 +1,29 @@
 import type { SessionEvent } from '@tooltx/session'
-import type { Output } from '../output.js'
-import { UsageError } from '../output.js'
-import { recordedLookup } from '../presenters.js'
+import type { Output } from '../display/output.js'
+import { UsageError } from '../display/output.js'
+import { recordedLookup } from '../display/presenters.js'
+import { TimelineRenderer } from '../display/timeline.js'
 import { STOPPED_EXIT_STATUS } from '../run-control.js'
 import { existingSessions, resolveSession } from '../session-store.js'
 import { cliDefinitions, renderSession } from '../session-timeline.js'
-import { TimelineRenderer } from '../timeline.js'
+import { type Command, defineCommand } from './command.js'
+import { type CommandUsage, DB_HELP, dbPath, usageError } from './flags.js'
+
+/** `tooltx replay`: its help, printed by `--help` and after each usage error. */
+const USAGE: CommandUsage = {
+  name: 'replay',
+  help: `Usage: tooltx replay <id | latest | id-prefix> [options]
+
+Prints a saved session's timeline from the log alone: turns, steps, each call with its card,
+results and contexts. No tool runs, and the database is never created or changed. <id> may
+be \`latest\` (the session created last) or the start of exactly one session id.
+
+Options:
+${DB_HELP}
+  --follow         keep printing the session's events as they are written, until
+                   Ctrl-C (a PostgreSQL database only: its appends notify readers)
+  -h, --help       show this help`,
+}
 
 /**
  * Prints the timeline of a stored session from the log alone: turns, steps, every call with
@@ -71,3 +89,16 @@ export async function replayCommand(
     await reader.close()
   }
 }
+
+/** `tooltx replay <id>`: exactly one session. */
+export const command: Command = defineCommand(
+  USAGE,
+  { strings: ['db'], booleans: ['follow'] },
+  async ({ values, positionals }, out) => {
+    if (positionals.length !== 1) throw usageError(USAGE, 'replay needs exactly one session id')
+    return await replayCommand(
+      { db: dbPath(values.db), id: positionals[0]!, follow: values.follow === true },
+      out,
+    )
+  },
+)

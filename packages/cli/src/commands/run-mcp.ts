@@ -5,7 +5,7 @@
  */
 import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
 import { type McpConnection, type McpToolSet, mcpTools } from '@tooltx/mcp'
-import { UsageError } from '../output.js'
+import { UsageError } from '../display/output.js'
 
 /** One `--mcp` value, understood: the server's name in tool names and how to reach it. */
 export interface McpServerSpec {

@@ -12,17 +12,64 @@ import type { Mode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
-import { watchSession } from '../live-progress.js'
-import { ModelProgress } from '../model-progress.js'
+import { watchSession } from '../display/live-progress.js'
+import { ModelProgress } from '../display/model-progress.js'
+import { type Output, UsageError } from '../display/output.js'
+import { liveLookup } from '../display/presenters.js'
+import { replayHint } from '../display/replay-hint.js'
 import { WatchedModel } from '../model-watch.js'
-import { type Output, UsageError } from '../output.js'
-import { liveLookup } from '../presenters.js'
 import type { ProviderVars } from '../provider-errors.js'
-import { replayHint } from '../replay-hint.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { openStore, storedSessionId } from '../session-store.js'
 import { openToolset } from '../toolset.js'
-import { connectRunServers, type McpServerSpec } from './run-mcp.js'
+import { type Command, defineCommand } from './command.js'
+import {
+  AGENT_STRING_FLAGS,
+  agentFlags,
+  type CommandUsage,
+  count,
+  DB_HELP,
+  dbPath,
+  defined,
+  TOOLS_HELP,
+  usageError,
+} from './flags.js'
+import { connectRunServers, type McpServerSpec, mcpServerSpecs } from './run-mcp.js'
+
+/** `tooltx run`: its help, printed by `--help` and after each usage error. */
+const USAGE: CommandUsage = {
+  name: 'run',
+  help: `Usage: tooltx run "<task>" [options]
+
+Runs one task against a real model with the workspace tools (list_files, read_file, grep,
+edit_file, write_file, shell) or the tools of your --tools module, and saves the session.
+
+Options:
+  --provider P     openai or anthropic (default: whichever key is set, OpenAI first)
+  --model M        the model name (default ${DEFAULT_MODELS.openai} / ${DEFAULT_MODELS.anthropic})
+  --base-url U     the provider's endpoint, such as an OpenAI-compatible server
+                   (also OPENAI_BASE_URL / ANTHROPIC_BASE_URL); a local one (Ollama,
+                   llama.cpp, vLLM) needs no key: --base-url http://127.0.0.1:11434/v1
+  --mode M         native, code or both (default native)
+  --workspace DIR  the directory the tools may touch (default: the current directory)
+${TOOLS_HELP}
+  --yes            approve every write, edit, command (and MCP call) without asking
+  --allow-shell C  run shell commands that are C or start with "C " without asking, when
+                   they hold no shell syntax (; | & $ \` > quotes globs); repeatable
+  --mcp S          add an MCP server's tools, as mcp__<name>__<tool>: S is a command
+                   (spawned, stdio) or an http(s) URL, optionally NAME=S; repeatable
+  --session ID     continue this saved session (a fork, say) instead of starting one
+  --timeout S      seconds a model request may go without an answer (default 120)
+${DB_HELP}
+  -h, --help       show this help
+
+Writes, edits (shown as the diff against the file as it is now), shell commands and MCP
+calls ask for approval at a terminal ("Allow write_file? [y/N]"); without a terminal they
+are refused unless --yes is given. A file changed after its diff was shown is not written. Ctrl-C stops the run: the turn is saved as aborted and
+the exit status is 130.
+
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.`,
+}
 
 /** Options of the `run` command, from flags and the environment. */
 export interface RunOptions {
@@ -263,3 +310,35 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
   }
   return { id, exitStatus: 0 }
 }
+
+/** `tooltx run "<task>"`: checks the `--mcp` servers, the task and the agent flags, then runs it. */
+export const command: Command = defineCommand(
+  USAGE,
+  {
+    strings: ['db', ...AGENT_STRING_FLAGS, 'session', 'timeout'],
+    repeatable: ['mcp', 'allow-shell'],
+    booleans: ['yes'],
+  },
+  async ({ values, positionals }, out, env) => {
+    const mcp = values.mcp === undefined ? [] : mcpServerSpecs(values.mcp)
+    const task = positionals.join(' ').trim()
+    if (task === '') throw usageError(USAGE, 'run needs a task, e.g. tooltx run "summarise the TODOs"')
+    const outcome = await runCommand(
+      {
+        task,
+        db: dbPath(values.db),
+        ...agentFlags(USAGE, values),
+        yes: values.yes === true,
+        mcp,
+        allowShell: values['allow-shell'] ?? [],
+        ...(values.timeout === undefined
+          ? {}
+          : { timeoutSeconds: count(USAGE, '--timeout', values.timeout, 0) }),
+        ...defined({ session: values.session }),
+        env,
+      },
+      out,
+    )
+    return outcome.exitStatus
+  },
+)

@@ -1,7 +1,22 @@
 import type { SessionReader } from '@tooltx/session'
-import type { Output } from '../output.js'
+import type { Output } from '../display/output.js'
+import { type SessionSummary, summarizeSession } from '../display/session-summary.js'
 import { dbLabel, openSessions } from '../session-store.js'
-import { type SessionSummary, summarizeSession } from '../session-summary.js'
+import { type Command, databaseCommand } from './command.js'
+import { type CommandUsage, DB_HELP } from './flags.js'
+
+/** `tooltx sessions`: its help, printed by `--help` and after each usage error. */
+const USAGE: CommandUsage = {
+  name: 'sessions',
+  help: `Usage: tooltx sessions [options]
+
+Lists the saved sessions, oldest first, with each one's final status (completed, aborted,
+interrupted, error, or unfinished) and task. Never creates or changes the database.
+
+Options:
+${DB_HELP}
+  -h, --help       show this help`,
+}
 
 const TASK_CHARS = 60
 
@@ -63,3 +78,6 @@ export async function sessionsCommand(options: { db: string }, out: Output): Pro
     await reader?.close()
   }
 }
+
+/** `tooltx sessions`: takes only `--db`. */
+export const command: Command = databaseCommand(USAGE, sessionsCommand)

@@ -1,5 +1,21 @@
 import { turnQueue } from '@tooltx/worker'
-import type { Output } from '../output.js'
+import type { Output } from '../display/output.js'
+import { type Command, defineCommand } from './command.js'
+import { type CommandUsage, defined, postgresUrl, usageError } from './flags.js'
+
+/** `tooltx submit`: its help, printed by `--help` and after each usage error. */
+const USAGE: CommandUsage = {
+  name: 'submit',
+  help: `Usage: tooltx submit <session> "<message>" --db postgres://…
+
+Queues the message for session <session> (created if new) and prints the submission id once
+the job is durable; a running \`tooltx worker\` answers it.
+
+Options:
+  --db URL         the PostgreSQL of the sessions and the queue (required)
+  --queue NAME     the queue to put it on (default tooltx-turns)
+  -h, --help       show this help`,
+}
 
 /** Options of the `submit` command. */
 export interface SubmitCommandOptions {
@@ -29,3 +45,18 @@ export async function submitCommand(options: SubmitCommandOptions, out: Output):
     await queue.close()
   }
 }
+
+/** `tooltx submit <session> "<message>"`: both, and a PostgreSQL `--db`. */
+export const command: Command = defineCommand(
+  USAGE,
+  { strings: ['db', 'queue'] },
+  async ({ values, positionals }, out) => {
+    const [session, ...words] = positionals
+    const message = words.join(' ').trim()
+    if (session === undefined || message === '')
+      throw usageError(USAGE, 'submit needs a session id and a message')
+    const db = postgresUrl(USAGE, values.db)
+    await submitCommand({ session, message, db, ...defined({ queue: values.queue }) }, out)
+    return 0
+  },
+)

@@ -1,11 +1,55 @@
-import { createAgent } from '@tooltx/agent'
+import { createAgent, DEFAULT_MODELS } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { postgresStore } from '@tooltx/session'
 import { createWorker, turnQueue, type WorkerJobReport } from '@tooltx/worker'
-import type { Output } from '../output.js'
+import type { Output } from '../display/output.js'
 import { fixedApprover, openToolset } from '../toolset.js'
+import { type Command, defineCommand } from './command.js'
+import {
+  AGENT_STRING_FLAGS,
+  agentFlags,
+  type CommandUsage,
+  count,
+  defined,
+  noPositionals,
+  postgresUrl,
+  TOOLS_HELP,
+} from './flags.js'
 import { AGENT_SYSTEM_PROMPT, chooseModel, type ModelChoice, toolsLine } from './run.js'
+
+/** `tooltx worker`: its help, printed by `--help` and after each usage error. */
+const USAGE: CommandUsage = {
+  name: 'worker',
+  help: `Usage: tooltx worker --db postgres://… [options]
+
+Takes "run the next turn of session S" jobs from the queue in PostgreSQL and runs each with
+the workspace tools (or your --tools module's) and a real model, one line per job. Start as
+many as you like on any machines that reach the database: each turn runs on exactly one
+worker under the session's lease, and the turn of a worker that dies is resumed by another after the visibility timeout.
+SIGTERM or Ctrl-C stops it gracefully: no new turns, running ones get --grace seconds to
+finish, the rest go back to the queue.
+
+Options:
+  --db URL         the PostgreSQL of the sessions and the queue (required)
+  --queue NAME     the queue to take turns from (default tooltx-turns)
+  --concurrency N  turns this worker runs at once (default 1)
+  --visibility-timeout S
+                   seconds before a dead worker's turn is handed to another (default 300)
+  --grace S        seconds a stopping worker lets running turns finish (default 10)
+  --provider P     openai or anthropic (default: whichever key is set, OpenAI first)
+  --model M        the model name (default ${DEFAULT_MODELS.openai} / ${DEFAULT_MODELS.anthropic})
+  --base-url U     the provider's endpoint (also OPENAI_BASE_URL / ANTHROPIC_BASE_URL);
+                   a local OpenAI-compatible server needs no key
+  --mode M         native, code or both (default native)
+  --workspace DIR  the directory the tools may touch (default: the current directory)
+${TOOLS_HELP}
+  --yes            approve every write, edit and shell command (without it they are
+                   refused: nobody is asked)
+  -h, --help       show this help
+
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.`,
+}
 
 /** Options of the `worker` command, from flags and the environment. */
 export interface WorkerCommandOptions extends ModelChoice {
@@ -110,3 +154,28 @@ export function redacted(db: string): string {
     return db
   }
 }
+
+/** `tooltx worker`: a PostgreSQL `--db`, whole-number limits and the agent flags. */
+export const command: Command = defineCommand(
+  USAGE,
+  {
+    strings: ['db', 'queue', 'concurrency', 'visibility-timeout', 'grace', ...AGENT_STRING_FLAGS],
+    booleans: ['yes'],
+  },
+  async ({ values, positionals }, out, env) => {
+    noPositionals(USAGE, positionals)
+    return await workerCommand(
+      {
+        db: postgresUrl(USAGE, values.db),
+        ...defined({ queue: values.queue }),
+        concurrency: count(USAGE, '--concurrency', values.concurrency, 1),
+        visibilityTimeout: count(USAGE, '--visibility-timeout', values['visibility-timeout'], 300),
+        grace: count(USAGE, '--grace', values.grace, 10, 0),
+        ...agentFlags(USAGE, values),
+        yes: values.yes === true,
+        env,
+      },
+      out,
+    )
+  },
+)

@@ -1,7 +1,7 @@
 /** The viewer server's JSON API, as the page uses it (G2.3). */
-import type { DisplayEntry } from '../../src/session-display.js'
-import type { SessionOverview } from '../../src/view/session-overview.js'
-import type { SessionPayload } from '../../src/view/view-server.js'
+import type { DisplayEntry } from '../../src/display/session-display.js'
+import type { SessionOverview } from '../../src/viewer/session-overview.js'
+import type { SessionPayload } from '../../src/viewer/viewer-routes.js'
 
 export type { DisplayEntry, SessionOverview, SessionPayload }
 

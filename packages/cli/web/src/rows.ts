@@ -3,7 +3,7 @@
  * card row holding its result, its approvals and its Code Mode sub-calls as a tree; turns, steps
  * and messages are rows of their own. Pure: the page and the tests build rows the same way.
  */
-import type { DisplayEntry } from '../../src/session-display.js'
+import type { DisplayEntry } from '../../src/display/session-display.js'
 
 type Entry<K extends DisplayEntry['kind']> = Extract<DisplayEntry, { kind: K }>
 

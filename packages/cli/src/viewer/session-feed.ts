@@ -1,7 +1,7 @@
 import type { AnyToolDefinition } from '@tooltx/core'
 import type { SessionEvent, SessionReader } from '@tooltx/session'
-import { recordedLookup, recordedPresenter } from '../presenters.js'
-import { type DisplayEntry, SessionDisplay } from '../session-display.js'
+import { recordedLookup, recordedPresenter } from '../display/presenters.js'
+import { type DisplayEntry, SessionDisplay } from '../display/session-display.js'
 
 /** What one refresh of a feed found: new entries after the last ones, or all of them anew. */
 export interface FeedUpdate {

@@ -1,7 +1,7 @@
 import { type FSWatcher, statSync, watch } from 'node:fs'
 import path from 'node:path'
 import { describeConnection, fileReader, type SessionReader, sqliteReader } from '@tooltx/session'
-import { UsageError } from '../output.js'
+import { UsageError } from '../display/output.js'
 import { checkDb, isPostgres, postgresSessions } from '../session-store.js'
 
 /**
@@ -9,7 +9,7 @@ import { checkDb, isPostgres, postgresSessions } from '../session-store.js'
  * store plugs in by giving both — SQLite and the JSONL file store through file watching here; a
  * store with notifications (PostgreSQL's LISTEN) through them.
  */
-export interface ViewSource {
+export interface ViewerSource {
   /** What the page calls the store: its path or address. */
   readonly label: string
   readonly reader: SessionReader
@@ -46,7 +46,7 @@ function watchFolder(dir: string, relevant: (name: string) => boolean, onChange:
  * connection fails or is lost yields no more notifications rather than an error, as a folder
  * that cannot be watched does.
  */
-function postgresViewSource(db: string): ViewSource {
+function postgresViewSource(db: string): ViewerSource {
   const reader = postgresSessions(db)
   const pending = new Set<Promise<unknown>>()
   return {
@@ -76,7 +76,7 @@ function postgresViewSource(db: string): ViewSource {
  * logs (`fileStore`, read without its locks). A path with neither fails with a message saying
  * what to pass; a URL of another scheme is a usage error (`checkDb`).
  */
-export function openViewSource(db: string): ViewSource {
+export function openViewerSource(db: string): ViewerSource {
   checkDb(db)
   if (isPostgres(db)) return postgresViewSource(db)
   const stat = statSync(db, { throwIfNoEntry: false })
@@ -99,7 +99,7 @@ export function openViewSource(db: string): ViewSource {
     ? (name: string) => name.endsWith('.jsonl')
     : (name: string) => name.startsWith(base)
   const stops = new Set<() => void>()
-  const source: ViewSource = {
+  const source: ViewerSource = {
     label: db,
     reader,
     watch(onChange) {

@@ -1,5 +1,5 @@
 import type { SessionEvent, SessionInfo } from '@tooltx/session'
-import { type SessionStatus, summarizeSession } from '../session-summary.js'
+import { type SessionStatus, summarizeSession } from '../display/session-summary.js'
 
 /** How the sessions page shows a session's state (G3.1). */
 export type OverviewStatus = SessionStatus | 'live' | 'waiting for approval' | 'damaged'

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileReader, fileStore, type NewSessionEvent, openSession } from '@tooltx/session'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { SessionFeed } from '../src/view/session-feed.js'
+import { SessionFeed } from '../src/viewer/session-feed.js'
 
 const user = (turn: number, text: string): Extract<NewSessionEvent, { type: 'user/message' }> => ({
   type: 'user/message',

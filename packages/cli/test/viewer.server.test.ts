@@ -13,10 +13,10 @@ import {
 } from '@tooltx/session'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { cliDefinitions } from '../src/session-timeline.js'
-import { startViewServer, type ViewServer } from '../src/view/view-server.js'
-import { openViewSource } from '../src/view/view-source.js'
+import { startViewerServer, type ViewerServer } from '../src/viewer/viewer-server.js'
+import { openViewerSource } from '../src/viewer/viewer-source.js'
 import { BIN, cleanEnv, tooltx } from './cli-harness.js'
-import { codeModeTurn, DEMO_TOOLS, demoSession, numbered } from './view-fixtures.js'
+import { codeModeTurn, DEMO_TOOLS, demoSession, numbered } from './viewer-fixtures.js'
 
 function scratchDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'tooltx-view-'))
@@ -24,9 +24,9 @@ function scratchDir(): string {
   return dir
 }
 
-async function serve(db: string, options: { idleMs?: number; assets?: string } = {}): Promise<ViewServer> {
-  const source = openViewSource(db)
-  const server = await startViewServer({ source, definitions: cliDefinitions(), ...options })
+async function serve(db: string, options: { idleMs?: number; assets?: string } = {}): Promise<ViewerServer> {
+  const source = openViewerSource(db)
+  const server = await startViewerServer({ source, definitions: cliDefinitions(), ...options })
   onTestFinished(async () => {
     await server.close()
     await source.close()
@@ -104,7 +104,7 @@ describe('G2 store access and the server', () => {
   })
 
   it('G2.1: a path that is no store fails naming it and what to pass', () => {
-    expect(() => openViewSource('/nonexistent/sessions.db')).toThrow(
+    expect(() => openViewerSource('/nonexistent/sessions.db')).toThrow(
       'there is no session store at /nonexistent/sessions.db; run `tooltx demo` first, or pass --db with a SQLite file or a folder of .jsonl logs',
     )
   })

@@ -17,8 +17,8 @@ import {
   type ToolEffect,
   type ToolError,
 } from '@tooltx/core'
+import { fromMcpContent } from '../content-blocks.js'
 import { type ClientLink, connectionClosed, connectionFailure, LinkDown } from './client-link.js'
-import { fromMcpContent } from './content-blocks.js'
 import { remoteError, remoteFailure } from './remote-failure.js'
 import { compileSchemaCheck, type SchemaCheck } from './schema-check.js'
 

@@ -2,7 +2,7 @@ import path from 'node:path'
 import type { NewSessionEvent, SessionEvent } from '@tooltx/session'
 import { sqliteStore } from '@tooltx/session'
 import { demoCommand } from '../src/commands/demo.js'
-import type { Output } from '../src/output.js'
+import type { Output } from '../src/display/output.js'
 
 /** An output that keeps every line, for commands run in the test process. */
 export function keptOutput(lines: string[] = []): Output & { lines: string[] } {

@@ -4,13 +4,13 @@ import path from 'node:path'
 import { sqliteReader } from '@tooltx/session'
 import fc from 'fast-check'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { recordedLookup } from '../src/presenters.js'
-import { type DisplayEntry, displaySession, SessionDisplay } from '../src/session-display.js'
+import { recordedLookup } from '../src/display/presenters.js'
+import { type DisplayEntry, displaySession, SessionDisplay } from '../src/display/session-display.js'
 import { cliDefinitions, renderSession } from '../src/session-timeline.js'
 import { highlight } from '../web/src/highlight.js'
 import { lineDiff } from '../web/src/line-diff.js'
 import { type CardRow, filterRows, SessionRows } from '../web/src/rows.js'
-import { codeModeTurn, demoSession, numbered } from './view-fixtures.js'
+import { codeModeTurn, demoSession, numbered } from './viewer-fixtures.js'
 
 function scratchDir(): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'tooltx-view-'))

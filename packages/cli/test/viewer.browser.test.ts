@@ -10,10 +10,10 @@ import { SAMPLE_WORKSPACE } from '../src/commands/demo.js'
 import { DEMO_SCRIPT, DEMO_TASK } from '../src/demo-script.js'
 import { renderSession } from '../src/session-timeline.js'
 import { createToolset } from '../src/toolset.js'
-import { startViewServer, type ViewServer } from '../src/view/view-server.js'
-import { openViewSource } from '../src/view/view-source.js'
+import { startViewerServer, type ViewerServer } from '../src/viewer/viewer-server.js'
+import { openViewerSource } from '../src/viewer/viewer-source.js'
 import { describeBrowser, launchBrowser, screenshot, seriousViolations } from './browser.js'
-import { codeModeTurn, DEMO_TOOLS, demoSession, numbered, writeBigSession } from './view-fixtures.js'
+import { codeModeTurn, DEMO_TOOLS, demoSession, numbered, writeBigSession } from './viewer-fixtures.js'
 
 /** The most a 100k-event session may take to open in the browser (G3.4). */
 const OPEN_LIMIT_MS = 2000
@@ -22,10 +22,10 @@ let browser: Browser
 let dir: string
 let demo: { db: string; id: string }
 
-async function serve(db: string, idleMs?: number): Promise<ViewServer> {
-  const source = openViewSource(db)
+async function serve(db: string, idleMs?: number): Promise<ViewerServer> {
+  const source = openViewerSource(db)
   const { cliDefinitions } = await import('../src/session-timeline.js')
-  const server = await startViewServer({
+  const server = await startViewerServer({
     source,
     definitions: cliDefinitions(),
     ...(idleMs ? { idleMs } : {}),

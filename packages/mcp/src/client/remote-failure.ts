@@ -3,8 +3,8 @@
  * policy: unless it is trusted, it cannot make a failure read as a decision tooltx made.
  */
 import { ToolError } from '@tooltx/core'
-import { RESULT_META_KEY } from './call-result.js'
-import { fromMcpContent } from './content-blocks.js'
+import { RESULT_META_KEY } from '../call-result.js'
+import { fromMcpContent } from '../content-blocks.js'
 
 /** The failure code of a failure the server reported (Y2.19). */
 export const REMOTE_ERROR = 'MCP_REMOTE_ERROR'

@@ -1,0 +1,168 @@
+import { statSync } from 'node:fs'
+import path from 'node:path'
+import { parseArgs } from 'node:util'
+import type { Mode } from '@tooltx/core'
+import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
+import { UsageError } from '../display/output.js'
+
+/**
+ * A command's flags by kind: `strings` take a value, `repeatable` take a value and may be given
+ * more than once, `booleans` are switches. Every command also takes `-h`/`--help`.
+ */
+export interface FlagSpec {
+  readonly strings?: readonly string[]
+  readonly repeatable?: readonly string[]
+  readonly booleans?: readonly string[]
+}
+
+type Names<L> = L extends readonly (infer N extends string)[] ? N : never
+
+/** The `parseArgs` options of a `FlagSpec`. */
+export type FlagOptions<S extends FlagSpec> = { [K in Names<S['strings']>]: { type: 'string' } } & {
+  [K in Names<S['repeatable']>]: { type: 'string'; multiple: true }
+} & { [K in Names<S['booleans']>]: { type: 'boolean' } } & { help: { type: 'boolean'; short: 'h' } }
+
+/** The `parseArgs` options for `spec`, `--help` included. */
+export function flagOptions<const S extends FlagSpec>(spec: S): FlagOptions<S> {
+  const options: Record<string, { type: 'string' | 'boolean'; multiple?: true; short?: 'h' }> = {}
+  for (const name of spec.strings ?? []) options[name] = { type: 'string' }
+  for (const name of spec.repeatable ?? []) options[name] = { type: 'string', multiple: true }
+  for (const name of spec.booleans ?? []) options[name] = { type: 'boolean' }
+  options.help = { type: 'boolean', short: 'h' }
+  return options as FlagOptions<S>
+}
+
+/** What `parseArgs` returns for the flags of `spec` and any positionals. */
+export type ParsedFlags<S extends FlagSpec> = ReturnType<
+  typeof parseArgs<{ args: string[]; allowPositionals: true; strict: true; options: FlagOptions<S> }>
+>
+
+/** Parses `args` with the flags of `spec`; a parse error is a usage error followed by `help`. */
+export function parseFlags<const S extends FlagSpec>(
+  args: string[],
+  spec: S,
+  help: string | undefined,
+): ParsedFlags<S> {
+  try {
+    return parseArgs({ args, allowPositionals: true, strict: true, options: flagOptions(spec) })
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n\n${help}`, 2)
+  }
+}
+
+/** A command's name, as the user types it, and its help: what `--help` prints and every usage error ends with. */
+export interface CommandUsage {
+  readonly name: string
+  readonly help: string
+}
+
+/** The usage error (exit 2) that says `message`, then the command's help. */
+export function usageError(usage: CommandUsage, message: string): UsageError {
+  return new UsageError(`${message}\n\n${usage.help}`, 2)
+}
+
+/** The help lines of `--db` for a command that opens or creates the session database. */
+export const DB_HELP = `  --db PATH|URL    the session database: a SQLite file (default ${DEFAULT_SQLITE_PATH})
+                   or a PostgreSQL connection string (postgres://user@host:5432/db)`
+
+/** The help lines of `--tools` for a command that runs an agent (`run`, `worker`). */
+export const TOOLS_HELP = `  --tools FILE     offer the tools of your module instead of the workspace tools: its
+                   default (or \`tools\`) export is an array of tool definitions, or a
+                   function (runtime) => … that registers them and any policy; the
+                   workspace's secrets and boundary guard still judges every call`
+
+/** `--db`, or the default SQLite file when it is absent or empty. */
+export function dbPath(value: unknown): string {
+  return typeof value === 'string' && value !== '' ? value : DEFAULT_SQLITE_PATH
+}
+
+/** `values` without its `undefined` members: the options a command passes only when given. */
+export function defined<T extends Record<string, unknown>>(
+  values: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  const present: Record<string, unknown> = {}
+  for (const [key, value] of Object.entries(values)) if (value !== undefined) present[key] = value
+  return present as { [K in keyof T]?: Exclude<T[K], undefined> }
+}
+
+/** Refuses any positional argument of a command that takes none. */
+export function noPositionals(usage: CommandUsage, positionals: readonly string[]): void {
+  if (positionals.length > 0) {
+    throw usageError(usage, `${usage.name} takes no arguments, got "${positionals.join(' ')}"`)
+  }
+}
+
+/** A whole-number flag (`min` or more), or `fallback` when absent. */
+export function count(
+  usage: CommandUsage,
+  flag: string,
+  value: string | undefined,
+  fallback: number,
+  min = 1,
+): number {
+  if (value === undefined) return fallback
+  const n = Number(value)
+  if (!/^\d+$/.test(value) || n < min) {
+    throw usageError(usage, `${flag} must be a whole number of at least ${min}, got "${value}"`)
+  }
+  return n
+}
+
+/** `--db` of a command that needs PostgreSQL: workers share sessions and the queue through it. */
+export function postgresUrl(usage: CommandUsage, value: string | undefined): string {
+  if (value === undefined || !/^postgres(ql)?:\/\//.test(value)) {
+    throw usageError(
+      usage,
+      `${usage.name} needs --db postgres://user:password@host:port/database (workers share sessions and the queue through PostgreSQL), got ${value === undefined ? 'no --db' : `"${value}"`}`,
+    )
+  }
+  return value
+}
+
+/** `--workspace` as an absolute path (default: the current directory); a usage error unless it is a folder. */
+export function workspaceFolder(value: string | undefined): string {
+  const workspace = path.resolve(value ?? '.')
+  if (!statSync(workspace, { throwIfNoEntry: false })?.isDirectory()) {
+    throw new UsageError(
+      `--workspace ${workspace} is not a directory; pass the folder the tools may touch`,
+      2,
+    )
+  }
+  return workspace
+}
+
+/** The flags `run` and `worker` take a value for to build their agent (with `--yes`). */
+export const AGENT_STRING_FLAGS = ['provider', 'model', 'base-url', 'mode', 'workspace', 'tools'] as const
+
+/** The agent flags as `agentFlags` returns them. */
+export interface AgentFlags {
+  provider?: string
+  model?: string
+  baseUrl?: string
+  mode: Mode
+  workspace: string
+  tools?: string
+}
+
+const MODES: readonly string[] = ['native', 'code', 'both']
+
+const PROVIDERS: readonly string[] = ['openai', 'anthropic']
+
+/** The checked agent flags: provider, model, endpoint, mode, workspace folder and tools module. */
+export function agentFlags(
+  usage: CommandUsage,
+  values: { readonly [K in (typeof AGENT_STRING_FLAGS)[number]]?: string },
+): AgentFlags {
+  const mode = values.mode ?? 'native'
+  if (!MODES.includes(mode)) throw usageError(usage, `--mode must be native, code or both, got "${mode}"`)
+  if (values.provider !== undefined && !PROVIDERS.includes(values.provider)) {
+    throw usageError(usage, `--provider must be openai or anthropic, got "${values.provider}"`)
+  }
+  const workspace = workspaceFolder(values.workspace)
+  return {
+    ...defined({ provider: values.provider, model: values.model, baseUrl: values['base-url'] }),
+    mode: mode as Mode,
+    workspace,
+    ...defined({ tools: values.tools }),
+  }
+}
