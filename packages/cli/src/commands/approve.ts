@@ -1,5 +1,5 @@
 import { hostname, userInfo } from 'node:os'
-import { decide, pendingApprovals } from '@tooltx/agent'
+import { decideApproval, pendingApprovals } from '@tooltx/agent'
 import { openSession } from '@tooltx/session'
 import { argumentLines } from '../approval-arguments.js'
 import { type Output, UsageError } from '../output.js'
@@ -71,7 +71,7 @@ export async function approveCommand(options: ApproveOptions, out: Output): Prom
         }
       }
       const by = options.by ?? whoami()
-      const decided = await decide(session, options.callId, {
+      const decided = await decideApproval(session, options.callId, {
         decision: options.deny ? 'denied' : 'allowed-once',
         by,
         ...(options.reason === undefined ? {} : { reason: options.reason }),
