@@ -294,8 +294,8 @@ async function replyStep(
 }
 
 /**
- * Runs one batch of calls through the scheduler and says what it means for the turn; the
- * contexts its committed results deferred join the FIFO (L7.1). `resumed` holds the calls of
+ * Runs one batch of calls through the scheduler and says what it means for the turn.
+ * `resumed` holds the calls of
  * a resumed batch whose `tool/call` is already durable, and the decisions its asks are
  * answered with (F2.7).
  */
@@ -318,6 +318,7 @@ async function runBatch(
       signal,
       maxParallel: ctx.maxParallel,
       maxCalls: bounds.maxToolCalls - state.calls,
+      queue: ctx.queue,
       inputs: callInputs(ctx, { journal, where, signal, scope, decisions: resumed?.decisions }),
       view,
       parse: model.parseArguments && ((block) => model.parseArguments!(block, tools)),
@@ -327,7 +328,6 @@ async function runBatch(
     calls,
   )
   state.calls += outcome.started
-  ctx.queue.defer(outcome.contexts)
   switch (outcome.kind) {
     case 'failed':
       state.failed = true

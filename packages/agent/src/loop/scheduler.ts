@@ -26,7 +26,6 @@
  *   on is committed: those calls end without passing their policy phase.
  */
 import {
-  type AdditionalContext,
   type CallSequence,
   callSequence,
   errorMessage,
@@ -44,6 +43,7 @@ import type { Journal } from '../base/journal.js'
 import { malformedArguments, malformedArgumentsFailure } from '../base/malformed-arguments.js'
 import type { PendingApproval } from '../base/pending-approval.js'
 import { notStartedEvents, toolCallEvent, toolResultEvent } from '../base/tool-events.js'
+import type { InputQueue } from './input-queue.js'
 
 /**
  * What a batch's input builder gets from the batch, once:
@@ -72,6 +72,8 @@ export interface ScheduleOptions {
    * the calls after them get synthesized pairs without running.
    */
   readonly maxCalls: number
+  /** The agent's FIFO: each committed result's contexts join it at its commit, in commit order (L7.1). */
+  readonly queue: Pick<InputQueue, 'defer'>
   /** Builds, once per batch, the builder of each call's pipeline input (L4.3). */
   readonly inputs: (hooks: BatchHooks) => (block: ToolCallBlock, args: unknown) => ToolCallInput
   /**
@@ -87,11 +89,8 @@ export interface ScheduleOptions {
   readonly view: Pick<ToolView, 'executionMode'>
 }
 
-/**
- * How a batch ended, how many of its calls started (ran a pipeline), and the contexts its
- * committed results deferred, in commit order (L7.1).
- */
-export type ScheduleOutcome = { readonly started: number; readonly contexts: readonly AdditionalContext[] } & (
+/** How a batch ended, and how many of its calls started (ran a pipeline). */
+export type ScheduleOutcome = { readonly started: number } & (
   | { readonly kind: 'completed'; readonly concludesTurn: boolean }
   | { readonly kind: 'aborted' }
   /** Every started call committed, but `maxCalls` kept the rest from starting (L13.1). */
@@ -115,12 +114,12 @@ export async function schedule(
   const runnable = calls.length > options.maxCalls ? calls.slice(0, options.maxCalls) : calls
   const batch = new Batch(options, runnable)
   await batch.run()
-  const { started, failure, suspended, contexts } = batch
-  if (failure !== undefined) return { kind: 'failed', message: failure, started, contexts }
-  if (suspended !== undefined) return { kind: 'suspended', pending: [suspended.pending], started, contexts }
+  const { started, failure, suspended } = batch
+  if (failure !== undefined) return { kind: 'failed', message: failure, started }
+  if (suspended !== undefined) return { kind: 'suspended', pending: [suspended.pending], started }
   const aborted = options.signal.aborted
   if (!aborted && runnable.length === calls.length) {
-    return { kind: 'completed', concludesTurn: batch.concludesTurn, started, contexts }
+    return { kind: 'completed', concludesTurn: batch.concludesTurn, started }
   }
   const { journal, where } = options
   const reason = aborted ? 'aborted' : 'limited'
@@ -131,9 +130,9 @@ export async function schedule(
   try {
     await journal.flush()
   } catch (error) {
-    return { kind: 'failed', message: errorMessage(error), started, contexts }
+    return { kind: 'failed', message: errorMessage(error), started }
   }
-  return { kind: reason, started, contexts }
+  return { kind: reason, started }
 }
 
 /**
@@ -208,8 +207,6 @@ class Batch {
   /** The first failure's message; nothing starts after it (L5.5). */
   failure: string | undefined
   concludesTurn = false
-  /** The committed results' deferred contexts, in commit order (L7.1). */
-  readonly contexts: AdditionalContext[] = []
   /** Where a durable ask parked the batch; nothing from `index` on is committed (F2.3). */
   suspended: { readonly index: number; readonly pending: PendingApproval } | undefined
 
@@ -331,10 +328,10 @@ class Batch {
     return starting
   }
 
-  /** Marks durable results committed; their contexts are kept in commit order (L7.1). */
+  /** Marks durable results committed; contexts join the FIFO in commit order (L7.1). */
   #commit(results: readonly ToolResult[]): void {
     for (const result of results) {
-      if (result.additionalContexts) this.contexts.push(...result.additionalContexts)
+      if (result.additionalContexts) this.#options.queue.defer(result.additionalContexts)
       // Only a success concludes the turn (L7.4).
       if (!result.isError && result.concludesTurn === true) this.concludesTurn = true
       this.#ready[this.#committed++] = undefined
