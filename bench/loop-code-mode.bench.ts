@@ -8,7 +8,13 @@ import { createAgent, type ModelAdapter } from '@tooltx/agent'
 import { type AnyToolDefinition, type AssistantBlock, createToolRuntime } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { memoryStore, openSession } from '@tooltx/session'
-import { type BenchSection, formatNs, type InterleavedCase, measureInterleaved, ratioAtMost } from './harness.js'
+import {
+  type BenchSection,
+  formatNs,
+  type InterleavedCase,
+  measureInterleaved,
+  ratioAtMost,
+} from './harness.js'
 
 const SIZES = [1, 10, 100, 1_000] as const
 
@@ -57,7 +63,12 @@ export default async function loopCodeModeBench(): Promise<BenchSection[]> {
     runtime.register(add)
     const live = new AbortController().signal
     const alone = (n: number) => async () => {
-      const result = await runtime.execute({ callId: 'c', name: 'run_code', arguments: program(n), signal: live })
+      const result = await runtime.execute({
+        callId: 'c',
+        name: 'run_code',
+        arguments: program(n),
+        signal: live,
+      })
       if (result.isError) throw new Error(result.error.message)
     }
     const cases: InterleavedCase[] = []
@@ -93,9 +104,11 @@ export default async function loopCodeModeBench(): Promise<BenchSection[]> {
           'text reply). Time per nested call, so the fixed cost of a run and of a turn is spread over N; all ' +
           'eight cases interleaved, 5 rounds after 1 warm-up.',
         rows,
-        extra: ['| nested calls | runtime alone | agent loop | loop / runtime |', '|---:|---:|---:|---:|', ...table].join(
-          '\n',
-        ),
+        extra: [
+          '| nested calls | runtime alone | agent loop | loop / runtime |',
+          '|---:|---:|---:|---:|',
+          ...table,
+        ].join('\n'),
         targets: [ratioAtMost('loop per nested call at 1,000 ≤ 1.5x the runtime alone', atThousand, 1.5)],
       },
     ]

@@ -194,7 +194,9 @@ class AgentLoop implements Agent {
       .catch((error: unknown) => {
         this.#stalled = { error }
         // The messages stay queued for the next send, but their callers learn now (L13.3).
-        this.#ctx.queue.settleAll(Object.freeze({ reason: 'error' as const, text: '', error: errorMessage(error) }))
+        this.#ctx.queue.settleAll(
+          Object.freeze({ reason: 'error' as const, text: '', error: errorMessage(error) }),
+        )
       })
       .finally(() => {
         this.#running = undefined

@@ -1,7 +1,7 @@
 export * from './agent.js'
 export * from './approvals/decide-approval.js'
 export { type ApprovalsOption, DEFAULT_APPROVAL_EXPIRY_MS } from './approvals/durable-approvals.js'
-export type { AgentRuntime, ToolCallInput } from './base/agent-runtime.js'
+export type { AgentRuntime } from './base/agent-runtime.js'
 export type { PendingApproval } from './base/pending-approval.js'
 export type { TurnOutcome } from './base/turn-outcome.js'
 export { ContextBudget } from './context/context-budget.js'
@@ -12,7 +12,6 @@ export {
   resolveContext,
 } from './context/context-options.js'
 export { estimateTokens, type TokenCounter } from './context/token-estimate.js'
-export { DEFAULT_TURN_BOUNDS, type TurnBounds } from './loop/turn-bounds.js'
 export * from './model/anthropic.js'
 export * from './model/defaults.js'
 export * from './model/model.js'

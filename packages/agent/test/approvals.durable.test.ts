@@ -347,7 +347,11 @@ describe('F2 durable approvals', () => {
     expect(pending?.expired).toBe(true)
     expect(pendingApprovals(r.session, { now: Date.parse(pending!.expiresAt) - 1 })[0]?.expired).toBe(false)
     await expect(
-      decideApproval(r.session, 'c1', { decision: 'allowed-once', by: 'alice', digest: pending!.argumentsDigest }),
+      decideApproval(r.session, 'c1', {
+        decision: 'allowed-once',
+        by: 'alice',
+        digest: pending!.argumentsDigest,
+      }),
     ).rejects.toMatchObject({
       code: 'APPROVAL_REFUSED',
       message: `the approval of call "c1" expired at ${pending!.expiresAt}; it is recorded as expired, so the call is denied`,
@@ -393,7 +397,11 @@ describe('F2 durable approvals', () => {
     const r = await rig({ guard: (name) => (block && name === 'pay' ? 'account frozen' : undefined) })
     const agent = r.agent([{ toolCalls: [call('c1', 'pay', 1)] }, { text: 'blocked' }])
     await agent.send('go')
-    await decideApproval(r.session, 'c1', { decision: 'allowed-once', by: 'alice', digest: digestOf(r.session) })
+    await decideApproval(r.session, 'c1', {
+      decision: 'allowed-once',
+      by: 'alice',
+      digest: digestOf(r.session),
+    })
     block = true
     await agent.resume()
     expect(r.runs).toEqual([])

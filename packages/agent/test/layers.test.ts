@@ -26,7 +26,8 @@ function layerOf(file: string): number {
 /** The files of packages/agent/src, other than the journal, that call a session's append. */
 function appendersBesidesJournal(): string[] {
   return graph.files.filter(
-    (file) => file !== 'base/journal.ts' && /\.append(Batch)?\(/.test(readFileSync(path.join(src, file), 'utf8')),
+    (file) =>
+      file !== 'base/journal.ts' && /\.append(Batch)?\(/.test(readFileSync(path.join(src, file), 'utf8')),
   )
 }
 

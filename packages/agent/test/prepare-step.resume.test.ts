@@ -5,8 +5,8 @@
 
 import { memoryStore, type NewSessionEvent, openSession, type SessionEvent } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
-import { createAgent, decideApproval, pendingApprovals, scripted } from '../src/index.js'
 import type { PrepareStep } from '../src/context/prepare-step.js'
+import { createAgent, decideApproval, pendingApprovals, scripted } from '../src/index.js'
 import { block, effectTools } from './counted-tool.js'
 import { calledTurn } from './loop-harness.js'
 

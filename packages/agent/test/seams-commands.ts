@@ -159,7 +159,12 @@ class Decide implements Command {
       const tampered = digest.replace(/^./, (c) => (c === '0' ? '1' : '0'))
       const count = proc.session.events().length
       const by = (decision: 'allowed-once' | 'denied', who: string, d: string, now?: number) =>
-        decideApproval(proc.session, callId, { decision, by: who, digest: d }, now === undefined ? {} : { now })
+        decideApproval(
+          proc.session,
+          callId,
+          { decision, by: who, digest: d },
+          now === undefined ? {} : { now },
+        )
       const refused = async (attempt: Promise<unknown>, code: string, appended: number) => {
         const outcome = await attempt.then(
           () => 'accepted',

@@ -305,7 +305,11 @@ describe.skipIf(POSTGRES_URL === undefined)('F2.12: workers and durable approval
     expect(await queue.pending()).toBe(0)
     const decider = await openSession(store, { id })
     const [pending] = pendingApprovals(decider)
-    await decideApproval(decider, 'p1', { decision: 'allowed-once', by: 'ops', digest: pending!.argumentsDigest })
+    await decideApproval(decider, 'p1', {
+      decision: 'allowed-once',
+      by: 'ops',
+      digest: pending!.argumentsDigest,
+    })
     await decider.close()
     const second = await queue.submit(id, 'and then?')
     await until(2)

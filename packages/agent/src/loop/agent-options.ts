@@ -1,7 +1,7 @@
 import type { Approver, CodeRuntime, RuntimeScope } from '@tooltx/core'
 import type { Session } from '@tooltx/session'
-import type { AgentRuntime } from '../base/agent-runtime.js'
 import type { ApprovalsOption } from '../approvals/durable-approvals.js'
+import type { AgentRuntime } from '../base/agent-runtime.js'
 import type { ContextOptions } from '../context/context-options.js'
 import type { PrepareStep } from '../context/prepare-step.js'
 import type { ModelAdapter, ModelStreamEvent } from '../model/model.js'

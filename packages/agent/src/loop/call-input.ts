@@ -46,10 +46,18 @@ export function callInputs(
     if (approver !== undefined) batchApprover = recordingApprover(approver, journal, where, fail)
     if (ctx.durable !== undefined) {
       const { suspend, has } = hooks
-      batchApprover = durableApprover({ journal, settings: ctx.durable, where, isBatchCall: has, suspend, fail })
+      batchApprover = durableApprover({
+        journal,
+        settings: ctx.durable,
+        where,
+        isBatchCall: has,
+        suspend,
+        fail,
+      })
     }
     // A resumed batch answers its waiting call from the decision in the log (F2.7).
-    if (decisions !== undefined && decisions.size > 0) batchApprover = decidedApprover(decisions, batchApprover)
+    if (decisions !== undefined && decisions.size > 0)
+      batchApprover = decidedApprover(decisions, batchApprover)
     const onCodeDispatch = codeDispatchSink(journal, where, fail)
     return (block, args) => {
       const input: ToolCallInput = { callId: block.id, name: block.name, arguments: args, signal, scope }
@@ -93,7 +101,11 @@ function parsedArguments(ctx: LoopContext, block: ToolCallBlock, tools: ToolSurf
 }
 
 /** Records Code Mode dispatch events with the batch's turn and step (X5.3). */
-function codeDispatchSink(journal: Journal, where: StepRef, fail: (error: unknown) => void): CodeDispatchSink {
+function codeDispatchSink(
+  journal: Journal,
+  where: StepRef,
+  fail: (error: unknown) => void,
+): CodeDispatchSink {
   const { turn, step } = where
   // A lost dispatch event is a failed write like any other: it fails the batch.
   return (event) => {

@@ -5,7 +5,13 @@
  * scheduler. What a step comes to is a `StepResult`, which the steps loop switches on. A
  * resumed turn (F2.7) starts in its open step, whose parked calls run as the step's batch.
  */
-import { errorMessage, type RuntimeScope, type ToolCallBlock, type ToolSurface, type ToolView } from '@tooltx/core'
+import {
+  errorMessage,
+  type RuntimeScope,
+  type ToolCallBlock,
+  type ToolSurface,
+  type ToolView,
+} from '@tooltx/core'
 import type {
   ApprovalDecidedData,
   PreparedStep,
@@ -178,7 +184,8 @@ async function runSteps(
     state.failed = true
     const end: TurnEndData = { turn, reason: 'error', message: errorMessage(error) }
     if (!state.started) journal.stage({ type: 'turn/start', data: { turn } })
-    if (state.openStep !== undefined) journal.stage({ type: 'step/end', data: { turn, step: state.openStep } })
+    if (state.openStep !== undefined)
+      journal.stage({ type: 'step/end', data: { turn, step: state.openStep } })
     journal.stage({ type: 'turn/end', data: end })
     await journal.flush().catch(() => {})
     return { kind: 'end', end }
@@ -221,7 +228,8 @@ async function runStep(ctx: LoopContext, state: RunningTurn, step: number): Prom
     try {
       reply = await readReply(model, request, signal, onModelEvent)
     } catch (error) {
-      if (!(error instanceof ModelError) || error.kind !== 'truncated' || error.reply === undefined) throw error
+      if (!(error instanceof ModelError) || error.kind !== 'truncated' || error.reply === undefined)
+        throw error
       return cutStep(ctx, state, step, error, error.reply, prepared.prepared)
     }
     if (reply.status === 'complete') ctx.budget?.observe(measured, reply.usage)

@@ -37,7 +37,7 @@ function whoami(): string {
 
 /**
  * Decides one durable approval (K5.3): prints the call's recorded arguments whole and their
- * digest, then records the decision with `decide` under the session's lease (F2.5) and says how
+ * digest, then records the decision with `decideApproval` under the session's lease (F2.5) and says how
  * the turn continues. An approval without `digest` is put to the person at the terminal
  * (`Approve <tool> with these arguments? [y/N]`; anything but y or yes records nothing, exit 1)
  * and is a usage error without one (exit 2, nothing recorded), so no one approves arguments they
