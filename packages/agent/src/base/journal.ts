@@ -46,11 +46,6 @@ export class Journal {
     this.#staged.push(...events)
   }
 
-  /** Whether staged events wait for a flush. */
-  get pending(): boolean {
-    return this.#staged.length > 0
-  }
-
   /**
    * Appends every staged event in one write and resolves with them as logged once they are
    * durable (at once, with none, when nothing is staged); recorded events still waiting are
