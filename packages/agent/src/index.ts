@@ -1,5 +1,9 @@
 export * from './agent.js'
-export * from './agent-runtime.js'
+export * from './approvals/decide-approval.js'
+export { type ApprovalsOption, DEFAULT_APPROVAL_EXPIRY_MS } from './approvals/durable-approvals.js'
+export type { AgentRuntime } from './base/agent-runtime.js'
+export type { PendingApproval } from './base/pending-approval.js'
+export type { TurnOutcome } from './base/turn-outcome.js'
 export { ContextBudget } from './context/context-budget.js'
 export {
   type BudgetRequest,
@@ -8,8 +12,6 @@ export {
   resolveContext,
 } from './context/context-options.js'
 export { estimateTokens, type TokenCounter } from './context/token-estimate.js'
-export * from './decide.js'
-export { type ApprovalsOption, DEFAULT_APPROVAL_EXPIRY_MS } from './durable-approvals.js'
 export * from './model/anthropic.js'
 export * from './model/defaults.js'
 export * from './model/model.js'
@@ -22,5 +24,3 @@ export type { ModelRetry } from './model/sdk-retry.js'
 export * from './model/stop-reason.js'
 export * from './served-calls.js'
 export * from './session-audit.js'
-export { DEFAULT_TURN_BOUNDS, type TurnBounds } from './turn-bounds.js'
-export type { PendingDecision, TurnOutcome } from './turn-outcome.js'

@@ -9,8 +9,9 @@ import {
   type ToolResult,
 } from '@tooltx/core'
 import type { Session, StepRef } from '@tooltx/session'
-import { recordingApprover } from './recording-approver.js'
-import { effectSink, toolCallEvent, toolResultEvent } from './tool-events.js'
+import { recordingApprover } from './approvals/recording-approver.js'
+import { Journal } from './base/journal.js'
+import { effectSink, toolCallEvent, toolResultEvent } from './base/tool-events.js'
 
 /** Runs one call: `runtime.execute`, or whatever the caller wraps around it. */
 export type ExecuteCall = (input: ExecuteInput) => Promise<ToolResult>
@@ -60,6 +61,8 @@ export function servedCallRecorder(
   options: { reportError?: (error: unknown) => void } = {},
 ): ServedCallRecorder {
   const report = options.reportError ?? ((error: unknown) => console.error(error))
+  // The recorder's one writer: a call's approvals and effects are logged before its result.
+  const journal = new Journal(session)
   let queue: Promise<unknown> = Promise.resolve()
   let broken: string | undefined
   let closed = false
@@ -79,12 +82,13 @@ export function servedCallRecorder(
       report(error)
     }
     try {
-      await session.appendBatch([
+      journal.stage(
         { type: 'turn/start', data: { turn: where.turn } },
         { type: 'step/start', data: where },
         { type: 'assistant/message', data: { ...where, content: [block] } },
         toolCallEvent(where, block),
-      ])
+      )
+      await journal.flush()
     } catch (error) {
       // The write was all or nothing: the log is unchanged and a later call may still be taken.
       report(error)
@@ -93,11 +97,11 @@ export function servedCallRecorder(
     const recorded: ExecuteInput = {
       ...input,
       idempotencyScope: session.id,
-      onEffect: effectSink(session, where, block, lost),
+      onEffect: effectSink(journal, where, block, lost),
       fencingToken: session.epoch,
       ...(input.approver === undefined
         ? {}
-        : { approver: recordingApprover(input.approver, session, () => where, lost) }),
+        : { approver: recordingApprover(input.approver, journal, where, lost) }),
     }
     let result: ToolResult
     try {
@@ -108,13 +112,12 @@ export function servedCallRecorder(
       throw error
     }
     const reason = input.signal.aborted ? 'aborted' : 'completed'
-    await session
-      .appendBatch([
-        toolResultEvent(where, block, result),
-        { type: 'step/end', data: where },
-        { type: 'turn/end', data: { turn: where.turn, reason } },
-      ])
-      .catch(lost)
+    journal.stage(
+      toolResultEvent(where, block, result),
+      { type: 'step/end', data: where },
+      { type: 'turn/end', data: { turn: where.turn, reason } },
+    )
+    await journal.flush().catch(lost)
     // The caller gets the call's own result: it ran, whatever the log kept.
     return result
   }

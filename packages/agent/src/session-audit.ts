@@ -17,8 +17,8 @@ import {
   type ToolRuntime,
 } from '@tooltx/core'
 import type { SessionEvent } from '@tooltx/session'
-import { malformedArguments } from './malformed-arguments.js'
-import { PausableDeadline } from './pausable-deadline.js'
+import { malformedArguments } from './base/malformed-arguments.js'
+import { PausableDeadline } from './base/pausable-deadline.js'
 
 /**
  * How a call is decided (A1.2): `execute` (allowed; its body runs, whatever it then returns),

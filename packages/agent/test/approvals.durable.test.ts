@@ -18,7 +18,7 @@ import {
 } from '@tooltx/session'
 import fc from 'fast-check'
 import { afterEach, describe, expect } from 'vitest'
-import { type AgentOptions, createAgent, decide, pendingApprovals, scripted } from '../src/index.js'
+import { type AgentOptions, createAgent, decideApproval, pendingApprovals, scripted } from '../src/index.js'
 import { CLOSING_TYPES, calledTurn, itWithRig } from './loop-harness.js'
 
 interface Tools {
@@ -210,7 +210,7 @@ describe('F2 durable approvals', () => {
       'approval/asked c2',
       'tool/result c1',
     ])
-    const decided = await decide(r.session, 'c2', {
+    const decided = await decideApproval(r.session, 'c2', {
       decision: 'allowed-once',
       by: 'alice',
       reason: 'ok',
@@ -252,7 +252,7 @@ describe('F2 durable approvals', () => {
     )
     expect((await agent.send('go')).reason).toBe('suspended')
     expect(lines(r.session.events()).slice(4)).toEqual(['tool/call c1', 'approval/asked c1'])
-    await decide(r.session, 'c1', { decision: 'allowed-once', by: 'x', digest: digestOf(r.session) })
+    await decideApproval(r.session, 'c1', { decision: 'allowed-once', by: 'x', digest: digestOf(r.session) })
     expect((await agent.resume())?.reason).toBe('completed')
     expect(lines(r.session.events()).slice(4, 13)).toEqual([
       'tool/call c1',
@@ -275,7 +275,7 @@ describe('F2 durable approvals', () => {
     const count = r.session.events().length
     const refusal = async (callId: string, decision: unknown) => {
       try {
-        await decide(r.session, callId, decision as never)
+        await decideApproval(r.session, callId, decision as never)
       } catch (error) {
         return { code: (error as { code: string }).code, message: (error as Error).message }
       }
@@ -303,7 +303,7 @@ describe('F2 durable approvals', () => {
       expect((await refusal('c1', bad)).code).toBe('INVALID_DEFINITION')
     }
     expect(r.session.events()).toHaveLength(count)
-    const first = await decide(r.session, 'c1', { decision: 'denied', by: 'alice', digest })
+    const first = await decideApproval(r.session, 'c1', { decision: 'denied', by: 'alice', digest })
     expect(first.outcome).toBe('rejected')
     const seq = r.session.events().length
     expect(await refusal('c1', { decision: 'allowed-once', by: 'alice', digest })).toEqual({
@@ -316,8 +316,8 @@ describe('F2 durable approvals', () => {
     await r2.agent([{ toolCalls: [call('c1', 'pay', 1)] }]).send('go')
     const d2 = digestOf(r2.session)
     const raced = await Promise.allSettled([
-      decide(r2.session, 'c1', { decision: 'allowed-once', by: 'a', digest: d2 }),
-      decide(r2.session, 'c1', { decision: 'denied', by: 'b', digest: d2 }),
+      decideApproval(r2.session, 'c1', { decision: 'allowed-once', by: 'a', digest: d2 }),
+      decideApproval(r2.session, 'c1', { decision: 'denied', by: 'b', digest: d2 }),
     ])
     expect(raced[0].status).toBe('fulfilled')
     expect(raced[1]).toMatchObject({ status: 'rejected', reason: { code: 'APPROVAL_CONFLICT' } })
@@ -327,7 +327,7 @@ describe('F2 durable approvals', () => {
   it('F2.5, F2.7: a denied approval resumes to a DENIED result and the body never runs', async ({ r }) => {
     const agent = r.agent([{ toolCalls: [call('c1', 'pay', 1)] }, { text: 'not paid' }])
     await agent.send('go')
-    await decide(r.session, 'c1', { decision: 'denied', by: 'alice', digest: digestOf(r.session) })
+    await decideApproval(r.session, 'c1', { decision: 'denied', by: 'alice', digest: digestOf(r.session) })
     expect((await agent.resume())?.text).toBe('not paid')
     expect(r.runs).toEqual([])
     expect(results(r.session.events())).toEqual([
@@ -347,7 +347,11 @@ describe('F2 durable approvals', () => {
     expect(pending?.expired).toBe(true)
     expect(pendingApprovals(r.session, { now: Date.parse(pending!.expiresAt) - 1 })[0]?.expired).toBe(false)
     await expect(
-      decide(r.session, 'c1', { decision: 'allowed-once', by: 'alice', digest: pending!.argumentsDigest }),
+      decideApproval(r.session, 'c1', {
+        decision: 'allowed-once',
+        by: 'alice',
+        digest: pending!.argumentsDigest,
+      }),
     ).rejects.toMatchObject({
       code: 'APPROVAL_REFUSED',
       message: `the approval of call "c1" expired at ${pending!.expiresAt}; it is recorded as expired, so the call is denied`,
@@ -393,7 +397,11 @@ describe('F2 durable approvals', () => {
     const r = await rig({ guard: (name) => (block && name === 'pay' ? 'account frozen' : undefined) })
     const agent = r.agent([{ toolCalls: [call('c1', 'pay', 1)] }, { text: 'blocked' }])
     await agent.send('go')
-    await decide(r.session, 'c1', { decision: 'allowed-once', by: 'alice', digest: digestOf(r.session) })
+    await decideApproval(r.session, 'c1', {
+      decision: 'allowed-once',
+      by: 'alice',
+      digest: digestOf(r.session),
+    })
     block = true
     await agent.resume()
     expect(r.runs).toEqual([])
@@ -410,11 +418,11 @@ describe('F2 durable approvals', () => {
   it('F2.7: a later call that asks durably suspends the resumed turn again', async ({ r }) => {
     const agent = r.agent([{ toolCalls: [call('c1', 'pay', 1), call('c2', 'pay', 2)] }, { text: 'both' }])
     await agent.send('go')
-    await decide(r.session, 'c1', { decision: 'allowed-once', by: 'a', digest: digestOf(r.session) })
+    await decideApproval(r.session, 'c1', { decision: 'allowed-once', by: 'a', digest: digestOf(r.session) })
     const second = await agent.resume()
     expect(second?.reason).toBe('suspended')
     expect(second?.pending?.map((p) => p.callId)).toEqual(['c2'])
-    await decide(r.session, 'c2', { decision: 'allowed-once', by: 'a', digest: digestOf(r.session) })
+    await decideApproval(r.session, 'c2', { decision: 'allowed-once', by: 'a', digest: digestOf(r.session) })
     expect((await agent.resume())?.reason).toBe('completed')
     expect(r.runs).toEqual(['pay 1', 'pay 2'])
     expect(lines(r.session.events()).slice(4)).toEqual([
@@ -440,7 +448,7 @@ describe('F2 durable approvals', () => {
     const waiting = await agent.send('and then?')
     expect(waiting.reason).toBe('suspended')
     expect(lines(r.session.events()).filter((l) => l === 'user/message')).toHaveLength(1)
-    await decide(r.session, 'c1', { decision: 'allowed-once', by: 'a', digest: digestOf(r.session) })
+    await decideApproval(r.session, 'c1', { decision: 'allowed-once', by: 'a', digest: digestOf(r.session) })
     expect((await agent.resume())?.reason).toBe('completed')
     const messages = r.session.events().filter((e) => e.type === 'user/message')
     expect(messages.map((e) => [e.data.step, e.data.message.content])).toEqual([
@@ -509,7 +517,7 @@ describe('F2 durable approvals', () => {
     const count = session.events().length
     const b = await openSession(fileStore(dir), { id: 's' })
     expect(b.events()).toHaveLength(count)
-    await decide(b, 'c2', { decision: 'allowed-once', by: 'b', digest: digestOf(b) })
+    await decideApproval(b, 'c2', { decision: 'allowed-once', by: 'b', digest: digestOf(b) })
     await b.close()
     const c = await openSession(fileStore(dir), { id: 's' })
     expect(c.events()).toHaveLength(count + 1)
@@ -545,7 +553,7 @@ describe('F2 durable approvals', () => {
       const b = open(dir)
       const decider = await openSession(b, { id: 's', checkpointEvery: 1 })
       expect(pendingApprovals(decider).map((p) => p.callId)).toEqual(['c2'])
-      await decide(decider, 'c2', { decision: 'allowed-once', by: 'b', digest: digestOf(decider) })
+      await decideApproval(decider, 'c2', { decision: 'allowed-once', by: 'b', digest: digestOf(decider) })
       expect(decider.events()).toHaveLength(count + 1)
       await decider.close()
       await b.close()
@@ -649,7 +657,7 @@ describe('F2 durable approvals', () => {
           let k = 0
           while (outcome.reason === 'suspended') {
             const [pending] = pendingApprovals(r.session)
-            await decide(r.session, pending!.callId, {
+            await decideApproval(r.session, pending!.callId, {
               decision: decisions[k++]! as 'allowed-once' | 'denied',
               by: 'p',
               digest: pending!.argumentsDigest,

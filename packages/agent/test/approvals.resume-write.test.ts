@@ -6,7 +6,7 @@
 
 import { memoryStore, openSession } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
-import { createAgent, decide, pendingApprovals, scripted } from '../src/index.js'
+import { createAgent, decideApproval, pendingApprovals, scripted } from '../src/index.js'
 import { block, effectTools } from './counted-tool.js'
 import { crashingStore } from './crash-store.js'
 
@@ -45,7 +45,7 @@ async function decidedThenCrashing(at: number) {
   })
   expect(await first.send('pay')).toMatchObject({ reason: 'suspended' })
   const digest = pendingApprovals(session)[0]!.argumentsDigest
-  await decide(session, 'c1', { decision: 'allowed-once', by: 'ann', digest })
+  await decideApproval(session, 'c1', { decision: 'allowed-once', by: 'ann', digest })
   await session.close()
   const crashing = crashingStore(store, { at, written: false })
   const reopened = await openSession(crashing.store, { id: 's', repair: false })

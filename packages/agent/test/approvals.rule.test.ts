@@ -16,7 +16,7 @@ import {
 } from '@tooltx/session'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { createAgent, decide, pendingApprovals, scripted } from '../src/index.js'
+import { createAgent, decideApproval, pendingApprovals, scripted } from '../src/index.js'
 
 /** A session whose turn 1 waits on a durable ask for `pay` (deciders: alice), and the runs of `pay`. */
 async function suspended(expiresAfterMs = 60_000) {
@@ -112,7 +112,7 @@ describe('F2.13 one decision rule', () => {
     expect(runs).toEqual([])
     expect(session.events()).toHaveLength(count)
     // The lawful decision still counts, and a second one — forged or not — is refused: the first wins.
-    await decide(session, 'c1', { decision: 'denied', by: 'alice', digest: pending.argumentsDigest })
+    await decideApproval(session, 'c1', { decision: 'denied', by: 'alice', digest: pending.argumentsDigest })
     await expect(session.append('approval/decided', decision)).rejects.toMatchObject({
       code: 'INVARIANT',
       message: expect.stringContaining('does not follow an undecided approval/asked'),
@@ -168,7 +168,7 @@ describe('F2.13 one decision rule', () => {
           const direct = await suspended()
           const now = Date.parse(viaDecide.pending.expiresAt) + offset
           const digest = rightDigest ? viaDecide.pending.argumentsDigest : 'f'.repeat(64)
-          const decided = await decide(
+          const decided = await decideApproval(
             viaDecide.session,
             'c1',
             { decision: choice, by, digest },

@@ -12,7 +12,7 @@ import {
   suspendedTurn,
 } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
-import { createAgent, decide, pendingApprovals, scripted } from '../src/index.js'
+import { createAgent, decideApproval, pendingApprovals, scripted } from '../src/index.js'
 
 /** `pay` (a write that records a receipt) asks for approval; `runs` notes every body run. */
 function payTools() {
@@ -49,11 +49,11 @@ async function source(store: SessionStore) {
     createAgent({ ...t, session, model: scripted(steps), approvals: 'durable' })
   await agent([{ toolCalls: [pay('c1', 1)] }]).send('pay 1')
   const digest1 = pendingApprovals(session)[0]!.argumentsDigest
-  await decide(session, 'c1', { decision: 'allowed-once', by: 'ann', digest: digest1 })
+  await decideApproval(session, 'c1', { decision: 'allowed-once', by: 'ann', digest: digest1 })
   expect(await agent([{ text: 'paid 1' }]).resume()).toMatchObject({ reason: 'completed' })
   await agent([{ toolCalls: [pay('c2', 2)] }]).send('pay 2')
   const digest2 = pendingApprovals(session)[0]!.argumentsDigest
-  await decide(session, 'c2', { decision: 'denied', by: 'ann', digest: digest2 })
+  await decideApproval(session, 'c2', { decision: 'denied', by: 'ann', digest: digest2 })
   expect(await agent([{ text: 'not paid' }]).resume()).toMatchObject({ reason: 'completed' })
   expect(t.runs).toEqual(['pay 1'])
   const events = session.events()
@@ -90,7 +90,7 @@ describe('A2.6 forks of sessions with durable approvals', () => {
           expect(after, `cut ${at} ${id}`).toBe('TOOL_OUTCOME_UNKNOWN')
         // A decision the source made or refused cannot be made again in the fork.
         await expect(
-          decide(fork, id, { decision: 'allowed-once', by: 'ann', digest: digests[id] }),
+          decideApproval(fork, id, { decision: 'allowed-once', by: 'ann', digest: digests[id] }),
         ).rejects.toMatchObject({ code: expect.stringMatching(/^APPROVAL_(REFUSED|CONFLICT)$/) })
       }
       const t = payTools()

@@ -5,8 +5,8 @@
 
 import { memoryStore, type NewSessionEvent, openSession, type SessionEvent } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
-import { createAgent, decide, pendingApprovals, scripted } from '../src/index.js'
-import type { PrepareStep } from '../src/prepare-step.js'
+import type { PrepareStep } from '../src/context/prepare-step.js'
+import { createAgent, decideApproval, pendingApprovals, scripted } from '../src/index.js'
 import { block, effectTools } from './counted-tool.js'
 import { calledTurn } from './loop-harness.js'
 
@@ -47,7 +47,7 @@ describe('T4.4, T4.5 a prepared step, recorded and rebuilt', () => {
     const message = session.events().find((e) => e.type === 'assistant/message')!
     expect(message.data).toMatchObject({ turn: 1, step: 1, prepared })
     const digest = pendingApprovals(session)[0]!.argumentsDigest
-    await decide(session, 'c1', { decision: 'allowed-once', by: 'ann', digest })
+    await decideApproval(session, 'c1', { decision: 'allowed-once', by: 'ann', digest })
     await session.close()
     // Another process resumes with an agent that has no prepareStep: the recorded step is rebuilt.
     const reopened = await openSession(store, { id: 's' })

@@ -9,7 +9,7 @@
 
 import { forkSession, openSession, type SessionEvent, suspendedTurn } from '@tooltx/session'
 import fc from 'fast-check'
-import { decide, pendingApprovals, type ScriptedToolCall } from '../src/index.js'
+import { decideApproval, pendingApprovals, type ScriptedToolCall } from '../src/index.js'
 import type { CrashPlan } from './crash-store.js'
 import type { Violation } from './seams-invariants.js'
 import { bounded, nextTurn, replies, TOOLS, type ToolName, type World } from './seams-world.js'
@@ -159,7 +159,12 @@ class Decide implements Command {
       const tampered = digest.replace(/^./, (c) => (c === '0' ? '1' : '0'))
       const count = proc.session.events().length
       const by = (decision: 'allowed-once' | 'denied', who: string, d: string, now?: number) =>
-        decide(proc.session, callId, { decision, by: who, digest: d }, now === undefined ? {} : { now })
+        decideApproval(
+          proc.session,
+          callId,
+          { decision, by: who, digest: d },
+          now === undefined ? {} : { now },
+        )
       const refused = async (attempt: Promise<unknown>, code: string, appended: number) => {
         const outcome = await attempt.then(
           () => 'accepted',

@@ -1,4 +1,4 @@
-import { createAgent, decide, pendingApprovals, scripted } from '@tooltx/agent'
+import { createAgent, decideApproval, pendingApprovals, scripted } from '@tooltx/agent'
 import { createToolRuntime, defineTool } from '@tooltx/core'
 import { memoryStore, openSession } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
@@ -14,7 +14,7 @@ describe('F2 the timeline of a durable approval', () => {
     const model = scripted([{ toolCalls: [{ id: 'p1', name: 'pay', arguments: '{}' }] }, { text: 'done' }])
     const agent = createAgent({ runtime, scope, session, model, approvals: 'durable' })
     await agent.send('pay')
-    await decide(session, 'p1', {
+    await decideApproval(session, 'p1', {
       decision: 'allowed-once',
       by: 'ops',
       digest: pendingApprovals(session)[0]!.argumentsDigest,

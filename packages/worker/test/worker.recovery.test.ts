@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto'
-import { createAgent, decide, pendingApprovals, type ScriptedStep, scripted } from '@tooltx/agent'
+import { createAgent, decideApproval, pendingApprovals, type ScriptedStep, scripted } from '@tooltx/agent'
 import { defineTool, idempotencyKey, type RunContext } from '@tooltx/core'
 import { memoryStore, openSession, type SessionEvent } from '@tooltx/session'
 import { createWorker, RESUME_TEXT, turnQueue, type WorkerJobReport } from '@tooltx/worker'
@@ -95,7 +95,11 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.10–N2.12: waits, takeovers and
     expect(await queue.pending()).toBe(1)
     const decider = await openSession(store, { id })
     const [pending] = pendingApprovals(decider)
-    await decide(decider, 'p1', { decision: 'allowed-once', by: 'ops', digest: pending!.argumentsDigest })
+    await decideApproval(decider, 'p1', {
+      decision: 'allowed-once',
+      by: 'ops',
+      digest: pending!.argumentsDigest,
+    })
     await decider.close()
     await until(() => reports.some((r) => r.submission === second && r.result === 'done'))
     await worker.stop()

@@ -266,7 +266,7 @@ requirePostgresInCi('N2.2')
 
 describe.skipIf(POSTGRES_URL === undefined)('F2.12: workers and durable approvals', () => {
   it('F2.12: a job whose turn suspends is done; after the decision the next job resumes the turn, then runs its own', async () => {
-    const { decide, pendingApprovals } = await import('@tooltx/agent')
+    const { decideApproval, pendingApprovals } = await import('@tooltx/agent')
     const { store, queue, runtime, scope, reports } = workerSetup()
     runtime.onPreExecute(async () => ({ kind: 'ask', reason: 'check' }))
     const scripts: ScriptedStep[][] = [
@@ -305,7 +305,11 @@ describe.skipIf(POSTGRES_URL === undefined)('F2.12: workers and durable approval
     expect(await queue.pending()).toBe(0)
     const decider = await openSession(store, { id })
     const [pending] = pendingApprovals(decider)
-    await decide(decider, 'p1', { decision: 'allowed-once', by: 'ops', digest: pending!.argumentsDigest })
+    await decideApproval(decider, 'p1', {
+      decision: 'allowed-once',
+      by: 'ops',
+      digest: pending!.argumentsDigest,
+    })
     await decider.close()
     const second = await queue.submit(id, 'and then?')
     await until(2)

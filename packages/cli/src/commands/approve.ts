@@ -1,5 +1,5 @@
 import { hostname, userInfo } from 'node:os'
-import { decide, pendingApprovals } from '@tooltx/agent'
+import { decideApproval, pendingApprovals } from '@tooltx/agent'
 import { openSession } from '@tooltx/session'
 import { argumentLines, reasonLines } from '../display/approval-arguments.js'
 import { type Output, UsageError } from '../display/output.js'
@@ -62,7 +62,7 @@ function whoami(): string {
 
 /**
  * Decides one durable approval (K5.3): prints the call's recorded arguments whole and their
- * digest, then records the decision with `decide` under the session's lease (F2.5) and says how
+ * digest, then records the decision with `decideApproval` under the session's lease (F2.5) and says how
  * the turn continues. An approval without `digest` is put to the person at the terminal
  * (`Approve <tool> with these arguments? [y/N]`; anything but y or yes records nothing, exit 1)
  * and is a usage error without one (exit 2, nothing recorded), so no one approves arguments they
@@ -97,7 +97,7 @@ export async function approveCommand(options: ApproveOptions, out: Output): Prom
         }
       }
       const by = options.by ?? whoami()
-      const decided = await decide(session, options.callId, {
+      const decided = await decideApproval(session, options.callId, {
         decision: options.deny ? 'denied' : 'allowed-once',
         by,
         ...(options.reason === undefined ? {} : { reason: options.reason }),

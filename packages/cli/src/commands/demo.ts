@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type Agent, createAgent, type PendingDecision, scripted, type TurnOutcome } from '@tooltx/agent'
+import { type Agent, createAgent, type PendingApproval, scripted, type TurnOutcome } from '@tooltx/agent'
 import { openSession, type Session, type SessionStore, suspendedTurn } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { codeModeComparison } from '../code-mode-comparison.js'
@@ -187,7 +187,7 @@ function savedDemo(
 function suspendedDemo(
   id: string,
   db: string,
-  pending: readonly PendingDecision[],
+  pending: readonly PendingApproval[],
   out: Output,
 ): DemoOutcome {
   out.line()

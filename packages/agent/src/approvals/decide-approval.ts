@@ -1,32 +1,15 @@
 import { codedError, definitionError } from '@tooltx/core'
 import {
-  type ApprovalAskedData,
   type ApprovalDecidedData,
-  isExpired,
   judgeDecision,
   type Session,
   type SessionEvent,
   suspendedTurn,
 } from '@tooltx/session'
+import { Journal } from '../base/journal.js'
+import { type PendingApproval, pendingApproval } from '../base/pending-approval.js'
 
-/** A durable approval nobody has decided yet (F2.4), as `pendingApprovals` lists it. */
-export interface PendingApproval {
-  readonly turn: number
-  readonly step: number
-  readonly callId: string
-  readonly name: string
-  /** The recorded arguments' digest (P4.9): the `digest` a decision must quote. */
-  readonly argumentsDigest: string
-  readonly reason?: string
-  /** When it expires (ISO time). */
-  readonly expiresAt: string
-  /** Who may decide it; absent when anyone may. */
-  readonly deciders?: readonly string[]
-  /** True once `expiresAt` has passed: a decision is then refused and recorded `'expired'`. */
-  readonly expired: boolean
-}
-
-/** What `decide` records (F2.5). */
+/** What `decideApproval` records (F2.5). */
 export interface ApprovalDecision {
   readonly decision: 'allowed-once' | 'denied'
   /** Who decides: any non-empty name; one of the agent's `deciders` when it named some. */
@@ -36,7 +19,7 @@ export interface ApprovalDecision {
   readonly digest: string
 }
 
-/** Options of `pendingApprovals` and `decide`: the clock, for tests and replays. */
+/** Options of `pendingApprovals` and `decideApproval`: the clock, for tests and replays. */
 export interface ApprovalClock {
   /** The time to judge expiry by, in epoch milliseconds; default `Date.now()`. */
   readonly now?: number
@@ -44,22 +27,6 @@ export interface ApprovalClock {
 
 const eventsOf = (source: Session | readonly SessionEvent[]): readonly SessionEvent[] =>
   Array.isArray(source) ? (source as readonly SessionEvent[]) : (source as Session).events()
-
-/** The pending entry of a durable ask, judged at `now`. */
-function pendingOf(asked: ApprovalAskedData, now: number): PendingApproval {
-  const { turn, step, callId, name, reason, expiresAt = '', deciders } = asked
-  return Object.freeze({
-    turn,
-    step,
-    callId,
-    name,
-    argumentsDigest: asked.argumentsDigest ?? '',
-    ...(reason === undefined ? {} : { reason }),
-    expiresAt,
-    ...(deciders === undefined ? {} : { deciders }),
-    expired: isExpired(asked, now),
-  })
-}
 
 /**
  * The durable approvals of a session (or its events) that wait for a decision (F2.4): the
@@ -72,7 +39,7 @@ export function pendingApprovals(
 ): readonly PendingApproval[] {
   const suspended = suspendedTurn(eventsOf(source))
   if (suspended === undefined || suspended.decided !== undefined) return Object.freeze([])
-  return Object.freeze([pendingOf(suspended.asked, clock.now ?? Date.now())])
+  return Object.freeze([pendingApproval(suspended.asked, clock.now ?? Date.now())])
 }
 
 const refused = (message: string) => codedError('APPROVAL_REFUSED', message)
@@ -102,10 +69,10 @@ function earlier(events: readonly SessionEvent[], callId: string): string | unde
 /** Checks the shape of a decision; throws `INVALID_DEFINITION` saying what is wrong. */
 function checkDecision(callId: unknown, decision: unknown): asserts decision is ApprovalDecision {
   if (typeof callId !== 'string' || callId === '')
-    throw definitionError('decide needs the call id of the approval')
+    throw definitionError('decideApproval needs the call id of the approval')
   const d = decision as Partial<Record<keyof ApprovalDecision, unknown>> | null
   if (typeof d !== 'object' || d === null) {
-    throw definitionError("decide needs { decision: 'allowed-once' | 'denied', by, reason?, digest }")
+    throw definitionError("decideApproval needs { decision: 'allowed-once' | 'denied', by, reason?, digest }")
   }
   if (d.decision !== 'allowed-once' && d.decision !== 'denied') {
     throw definitionError(
@@ -124,7 +91,8 @@ function checkDecision(callId: unknown, decision: unknown): asserts decision is 
 }
 
 /**
- * Records a person's decision on the durable approval of call `callId` (F2.5): appends
+ * Records a person's decision on the durable approval of call `callId` (F2.5), through a
+ * journal over `session` (the agent's one writer): appends
  * `approval/decided { turn, step, callId, name, outcome, argumentsDigest, by, reason?, decidedAt }`,
  * with `'denied'` recorded as the outcome `'rejected'` (P4.4) and `decidedAt` the clock's time,
  * and resolves with that data. The session must be open for writing (it holds the lease, L14);
@@ -137,13 +105,14 @@ function checkDecision(callId: unknown, decision: unknown): asserts decision is 
  * recorded `'expired'` (it fails closed, P4.10) and rejects with `APPROVAL_REFUSED` saying so.
  * A malformed decision throws `INVALID_DEFINITION`.
  */
-export async function decide(
+export async function decideApproval(
   session: Session,
   callId: string,
   decision: ApprovalDecision,
   clock: ApprovalClock = {},
 ): Promise<ApprovalDecidedData> {
   checkDecision(callId, decision)
+  const journal = new Journal(session)
   const events = session.events()
   const suspended = suspendedTurn(events)
   const waiting = suspended?.blocks[suspended.index]
@@ -172,7 +141,7 @@ export async function decide(
   const refusal = judgeDecision(asked, data)
   if (refusal?.kind === 'expired') {
     const expiresAt = asked.expiresAt ?? ''
-    await session.append('approval/decided', {
+    await journal.record('approval/decided', {
       ...base,
       outcome: 'expired',
       argumentsDigest,
@@ -191,7 +160,7 @@ export async function decide(
     throw refused(`${refusal.message}${hint}`)
   }
   try {
-    return (await session.append('approval/decided', data)).data
+    return (await journal.record('approval/decided', data)).data
   } catch (error) {
     // Two decisions raced in this process: the session refused the second one.
     const first = earlier(session.events(), callId)

@@ -5,7 +5,8 @@ import {
   type ToolFailure,
   type ToolResult,
 } from '@tooltx/core'
-import type { NewSessionEvent, Session, StepRef, ToolResultData } from '@tooltx/session'
+import type { NewSessionEvent, StepRef, ToolResultData } from '@tooltx/session'
+import type { Journal } from './journal.js'
 
 /** The `tool/call` of a block: its raw argument string, as the model sent it (L4.4). */
 export function toolCallEvent(where: StepRef, block: ToolCallBlock): NewSessionEvent {
@@ -63,19 +64,19 @@ export function notStartedEvents(
 }
 
 /**
- * The effect sink of one call (F1.3): appends each receipt as `tool/effect` of `block` at once,
- * so it is durable before the call's result, and resolves when it is. A failed append goes to
- * `fail` (it fails the batch, L5.5) and rejects the body's `recordEffect`.
+ * The effect sink of one call (F1.3): records each receipt as `tool/effect` of `block` in
+ * `journal`, so it is durable before the call's result, and resolves when it is. A failed write
+ * goes to `fail` (it fails the batch, L5.5) and rejects the body's `recordEffect`.
  */
 export function effectSink(
-  session: Session,
+  journal: Journal,
   where: StepRef,
   block: ToolCallBlock,
   fail: (error: unknown) => void,
 ): EffectSink {
   const { turn, step } = where
   return ({ receipt }) =>
-    session.append('tool/effect', { turn, step, callId: block.id, name: block.name, receipt }).then(
+    journal.record('tool/effect', { turn, step, callId: block.id, name: block.name, receipt }).then(
       () => undefined,
       (error: unknown) => {
         fail(error)

@@ -1,8 +1,9 @@
 import type { RuntimeScope, ToolSurface, ToolView } from '@tooltx/core'
 import type { Session, StepRef } from '@tooltx/session'
-import type { AgentRuntime } from './agent-runtime.js'
-import type { ContextBudget } from './context/context-budget.js'
-import { type ModelAdapter, type ModelRequest, systemPrompt } from './model/model.js'
+import type { AgentRuntime } from '../base/agent-runtime.js'
+import type { Journal } from '../base/journal.js'
+import { type ModelAdapter, type ModelRequest, systemPrompt } from '../model/model.js'
+import type { ContextBudget } from './context-budget.js'
 import { type PreparedRequest, type PrepareStep, prepareRequest, restoreRequest } from './prepare-step.js'
 
 /** What building one step's request needs from the loop. */
@@ -10,6 +11,8 @@ export interface StepRequestContext extends StepRef {
   readonly runtime: AgentRuntime
   readonly scope: RuntimeScope
   readonly session: Session
+  /** Where the `context/compacted` of a compaction is recorded (T3.5). */
+  readonly journal: Journal
   readonly model: ModelAdapter
   readonly signal: AbortSignal
   readonly system: string | undefined
@@ -71,7 +74,7 @@ async function fit(
   tools: ToolSurface['tools'],
 ): Promise<number> {
   const system = systemPrompt(request)
-  const { turn, step, model, signal, session } = ctx
+  const { turn, step, model, signal, session, journal } = ctx
   const compacted = await budget.compaction({
     turn,
     step,
@@ -82,7 +85,7 @@ async function fit(
     signal,
   })
   if (compacted !== undefined) {
-    await session.append('context/compacted', compacted)
+    await journal.record('context/compacted', compacted)
     request.messages = session.history()
   }
   return budget.measure(system, tools)

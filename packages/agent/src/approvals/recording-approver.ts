@@ -1,8 +1,9 @@
 import { type ApprovalOutcome, type ApprovalRequest, type Approver, askApprover } from '@tooltx/core'
-import type { Session } from '@tooltx/session'
+import type { StepRef } from '@tooltx/session'
+import type { Journal } from '../base/journal.js'
 
 /**
- * Wraps the user's approver so each consultation is recorded (L8): `approval/asked` before
+ * Wraps the user's approver so each consultation is recorded in `journal` (L8): `approval/asked` before
  * the user's approver is called and `approval/decided` with the normalized outcome after,
  * exactly once each, both carrying the arguments digest (L8.3). When the turn signal aborts
  * while the answer is pending, `'cancelled'` is recorded at once and a later answer is
@@ -14,15 +15,15 @@ import type { Session } from '@tooltx/session'
  */
 export function recordingApprover(
   approver: Approver,
-  session: Session,
-  where: () => { turn: number; step: number },
+  journal: Journal,
+  where: StepRef,
   onAppendError: (error: unknown) => void,
 ): Approver {
   return (request: ApprovalRequest) => {
-    const { turn, step } = where()
+    const { turn, step } = where
     const base = { turn, step, callId: request.callId, name: request.name }
     const digest = { argumentsDigest: request.argumentsDigest }
-    const asked = session.append('approval/asked', {
+    const asked = journal.record('approval/asked', {
       ...base,
       ...(request.reason !== undefined ? { reason: request.reason } : {}),
       ...digest,
@@ -37,8 +38,8 @@ export function recordingApprover(
         if (decided) return
         decided = true
         request.signal.removeEventListener('abort', onAbort)
-        // Enqueued synchronously, so the decision lands before the call's tool/result.
-        session.append('approval/decided', { ...base, outcome, ...digest }).then(() => resolve(outcome), lost)
+        // Recorded before the call can end, so the decision lands before the call's tool/result.
+        journal.record('approval/decided', { ...base, outcome, ...digest }).then(() => resolve(outcome), lost)
       }
       const onAbort = (): void => decide('cancelled')
       request.signal.addEventListener('abort', onAbort, { once: true })

@@ -12,7 +12,7 @@ export interface TurnBounds {
 }
 
 /** The defaults of `createAgent`'s bounds (L13.2). */
-export const DEFAULT_TURN_BOUNDS: TurnBounds = Object.freeze({
+const DEFAULT_TURN_BOUNDS: TurnBounds = Object.freeze({
   maxSteps: 100,
   maxToolCalls: 1000,
   maxTurnMs: Number.POSITIVE_INFINITY,

@@ -26,7 +26,6 @@
  *   on is committed: those calls end without passing their policy phase.
  */
 import {
-  type AdditionalContext,
   type CallSequence,
   callSequence,
   errorMessage,
@@ -36,23 +35,25 @@ import {
   type ToolCallBlock,
   type ToolFailure,
   type ToolResult,
+  type ToolView,
 } from '@tooltx/core'
 import type { StepRef } from '@tooltx/session'
-import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
-import type { Journal } from './journal.js'
-import { malformedArguments, malformedArgumentsFailure } from './malformed-arguments.js'
-import { notStartedEvents, toolCallEvent, toolResultEvent } from './tool-events.js'
-import type { PendingDecision } from './turn-outcome.js'
+import type { AgentRuntime, ToolCallInput } from '../base/agent-runtime.js'
+import type { Journal } from '../base/journal.js'
+import { malformedArguments, malformedArgumentsFailure } from '../base/malformed-arguments.js'
+import type { PendingApproval } from '../base/pending-approval.js'
+import { notStartedEvents, toolCallEvent, toolResultEvent } from '../base/tool-events.js'
+import type { InputQueue } from './input-queue.js'
 
 /**
- * What a call's input builder gets from its batch, the same object for every call of it:
+ * What a batch's input builder gets from the batch, once:
  * `fail` takes the error of an append made on a call's behalf (approval, code dispatch), which
  * fails the batch like any other (L5.5); `suspend` parks the batch at a call whose durable ask
  * is recorded (F2.3).
  */
 export interface BatchHooks {
   readonly fail: (error: unknown) => void
-  readonly suspend: (pending: PendingDecision) => void
+  readonly suspend: (pending: PendingApproval) => void
   /** True for a call id of this batch. */
   readonly has: (callId: string) => boolean
 }
@@ -71,8 +72,10 @@ export interface ScheduleOptions {
    * the calls after them get synthesized pairs without running.
    */
   readonly maxCalls: number
-  /** Builds the pipeline input of one call (L4.3). */
-  readonly input: (block: ToolCallBlock, args: unknown, hooks: BatchHooks) => ToolCallInput
+  /** The agent's FIFO: each committed result's contexts join it at its commit, in commit order (L7.1). */
+  readonly queue: Pick<InputQueue, 'defer'>
+  /** Builds, once per batch, the builder of each call's pipeline input (L4.3). */
+  readonly inputs: (hooks: BatchHooks) => (block: ToolCallBlock, args: unknown) => ToolCallInput
   /**
    * Durable approvals (F2.3): each call gets a signal of its own, linked to the input's, so a
    * suspension can park the waiting call and every later one without aborting the turn.
@@ -80,12 +83,10 @@ export interface ScheduleOptions {
   readonly parkable?: boolean
   /** Calls of a resumed batch whose `tool/call` is already durable: none is written again (F2.7). */
   readonly called?: ReadonlySet<string>
-  /** Receives each committed result's contexts, in commit order (L7.1). */
-  readonly onContexts: (contexts: readonly AdditionalContext[]) => void
   /** Turns a call's raw argument string into its arguments; default L4.1 (Z1.4). */
   readonly parse?: ((block: ToolCallBlock) => unknown) | undefined
-  /** Asks the view how a call may run, right before it starts (L5.1). */
-  readonly classify: (block: ToolCallBlock, args: unknown) => 'parallel' | 'exclusive'
+  /** The step's view, asked how each call may run right before it starts (L5.1). */
+  readonly view: Pick<ToolView, 'executionMode'>
 }
 
 /** How a batch ended, and how many of its calls started (ran a pipeline). */
@@ -96,7 +97,7 @@ export type ScheduleOutcome = { readonly started: number } & (
   | { readonly kind: 'limited' }
   | { readonly kind: 'failed'; readonly message: string }
   /** A call's durable ask parked the batch (F2.3): nothing from that call on was committed. */
-  | { readonly kind: 'suspended'; readonly pending: readonly PendingDecision[] }
+  | { readonly kind: 'suspended'; readonly pending: readonly PendingApproval[] }
 )
 
 /**
@@ -183,6 +184,7 @@ class Batch {
     has: (callId) => this.#index.has(callId),
   }
   readonly #fail = this.#hooks.fail
+  readonly #input: (block: ToolCallBlock, args: unknown) => ToolCallInput
   /** Call positions by id. */
   readonly #index: ReadonlyMap<string, number>
   /** Each started call's own abort, when the batch is parkable (F2.3). */
@@ -206,12 +208,13 @@ class Batch {
   failure: string | undefined
   concludesTurn = false
   /** Where a durable ask parked the batch; nothing from `index` on is committed (F2.3). */
-  suspended: { readonly index: number; readonly pending: PendingDecision } | undefined
+  suspended: { readonly index: number; readonly pending: PendingApproval } | undefined
 
   constructor(options: ScheduleOptions, calls: readonly ToolCallBlock[]) {
     this.#options = options
     this.#calls = calls
     this.#index = new Map(calls.map((block, i) => [block.id, i]))
+    this.#input = options.inputs(this.#hooks)
   }
 
   /**
@@ -220,7 +223,7 @@ class Batch {
    * aborted through their own signals; their results are never committed. Policy phases run
    * in model order (L5.7), so none of those later calls passed its policy phase.
    */
-  #suspend(pending: PendingDecision): void {
+  #suspend(pending: PendingApproval): void {
     const index = this.#index.get(pending.callId)
     if (index === undefined || (this.suspended !== undefined && this.suspended.index <= index)) return
     this.suspended = { index, pending }
@@ -294,7 +297,7 @@ class Batch {
     if (this.#stopped() || this.#committed <= this.#exclusive) return []
     const starting: Planned[] = []
     if (this.#barrier === undefined) {
-      const { classify, maxParallel, parse } = this.#options
+      const { view, maxParallel, parse } = this.#options
       while (this.#next < this.#calls.length && this.#running + starting.length < maxParallel) {
         const block = this.#calls[this.#next]!
         const args = frozenOnce(
@@ -309,7 +312,7 @@ class Batch {
           index: this.#next++,
           ...(reason === undefined ? {} : { malformed: malformedArgumentsFailure(reason) }),
         }
-        if (classify(block, args) === 'exclusive') {
+        if (view.executionMode({ name: block.name, arguments: args }) === 'exclusive') {
           this.#barrier = planned
           break
         }
@@ -328,7 +331,7 @@ class Batch {
   /** Marks durable results committed; contexts join the FIFO in commit order (L7.1). */
   #commit(results: readonly ToolResult[]): void {
     for (const result of results) {
-      if (result.additionalContexts) this.#options.onContexts(result.additionalContexts)
+      if (result.additionalContexts) this.#options.queue.defer(result.additionalContexts)
       // Only a success concludes the turn (L7.4).
       if (!result.isError && result.concludesTurn === true) this.concludesTurn = true
       this.#ready[this.#committed++] = undefined
@@ -358,7 +361,7 @@ class Batch {
 
   /** Runs the pipeline of a call with its input (L4.3), parkable when the batch is (F2.3). */
   #execute(block: ToolCallBlock, args: unknown, index: number): Promise<ToolResult> {
-    const input = this.#options.input(block, args, this.#hooks)
+    const input = this.#input(block, args)
     input.sequence = this.#sequence
     if (this.#options.parkable === true) {
       const parking = new AbortController()

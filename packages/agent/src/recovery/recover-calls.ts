@@ -6,14 +6,20 @@ import {
   repairSession,
   type Session,
 } from '@tooltx/session'
-import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
-import { toolResultEvent } from './tool-events.js'
+import type { AgentRuntime, ToolCallInput } from '../base/agent-runtime.js'
+import type { Journal } from '../base/journal.js'
+import { toolResultEvent } from '../base/tool-events.js'
 
 /** What `recoverSession` needs from the loop. */
 export interface RecoveryOptions {
   readonly runtime: AgentRuntime
   readonly scope: RuntimeScope
   readonly session: Session
+  /**
+   * Where every event goes: the repairs, and what the input builder records on a call's behalf,
+   * so a call's approvals and effects are logged before its result.
+   */
+  readonly journal: Journal
   /** The turn whose calls were interrupted: the session's latest. */
   readonly turn: number
   /**
@@ -36,7 +42,8 @@ export interface RecoveryOptions {
  * same idempotency key, since the key derives from the session, the call id and the
  * arguments), and the others get `TOOL_EFFECT_RECORDED` from their receipts or
  * `TOOL_OUTCOME_UNKNOWN`, one by one in model order (`recoverCalls`); then the crash repair
- * (L9) closes the rest: calls never started, the step, the turn. Resolves once the log is valid; rejects
+ * (L9) closes the rest: calls never started, the step, the turn. Every event goes through
+ * `journal`, one write per call. Resolves once the log is valid; rejects
  * with the first failed append (nothing is fabricated then, L5.5).
  */
 export async function recoverSession(options: RecoveryOptions): Promise<void> {
@@ -55,7 +62,7 @@ export async function recoverSession(options: RecoveryOptions): Promise<void> {
 export async function recoverCalls(
   options: RecoveryOptions & { readonly calls: readonly InterruptedCall[] },
 ): Promise<void> {
-  const { runtime, scope, session, turn, input, hides } = options
+  const { runtime, scope, journal, turn, input, hides } = options
   const view = runtime.view(scope)
   for (const { step, block, receipts } of options.calls) {
     const where = { turn, step }
@@ -64,9 +71,10 @@ export async function recoverCalls(
       let lost: { readonly error: unknown } | undefined
       const result = await runtime.execute(input(block, step, (error) => (lost ??= { error })))
       if (lost !== undefined) throw lost.error
-      await session.appendBatch([toolResultEvent(where, block, result)])
+      journal.stage(toolResultEvent(where, block, result))
     } else {
-      await session.appendBatch(repairCall(where, block, true, receipts))
+      journal.stage(...repairCall(where, block, true, receipts))
     }
+    await journal.flush()
   }
 }

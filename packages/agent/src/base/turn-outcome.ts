@@ -1,16 +1,6 @@
 import type { AssistantBlock } from '@tooltx/core'
 import type { TurnEndData, TurnLimit } from '@tooltx/session'
-
-/** A tool call a suspended turn waits on (F2.3): what a person decides with `decide`. */
-export interface PendingDecision {
-  readonly callId: string
-  readonly name: string
-  /** The recorded arguments' digest (P4.9); a decision must quote it. */
-  readonly argumentsDigest: string
-  /** When the approval expires (ISO time); after it, it is recorded `'expired'` and denied. */
-  readonly expiresAt: string
-  readonly reason?: string
-}
+import type { PendingApproval } from './pending-approval.js'
 
 /**
  * How a turn ended (L13.3), as `send`, `inject`, `whenIdle` and `resume` report it: the
@@ -29,7 +19,7 @@ export interface TurnOutcome {
   /** The bound that ended a `limit` turn. */
   readonly limit?: TurnLimit
   /** What a `suspended` turn waits on. */
-  readonly pending?: readonly PendingDecision[]
+  readonly pending?: readonly PendingApproval[]
 }
 
 /** The text of an assistant reply: its text blocks joined by a blank line. */
@@ -56,7 +46,7 @@ export function turnOutcome(end: TurnEndData, text: string): TurnOutcome {
 export function suspendedOutcome(
   turn: number,
   text: string,
-  pending: readonly PendingDecision[],
+  pending: readonly PendingApproval[],
 ): TurnOutcome {
   return Object.freeze({ turn, reason: 'suspended' as const, text, pending: Object.freeze(pending.slice()) })
 }

@@ -1,8 +1,8 @@
 import { type ApprovalOutcome, type ApprovalRequest, type Approver, definitionError } from '@tooltx/core'
-import type { ApprovalDecidedData, Session, StepRef } from '@tooltx/session'
+import type { ApprovalDecidedData, StepRef } from '@tooltx/session'
+import type { Journal } from '../base/journal.js'
+import { type PendingApproval, pendingApproval } from '../base/pending-approval.js'
 import { recordingApprover } from './recording-approver.js'
-import { pendingDecision } from './suspension.js'
-import type { PendingDecision } from './turn-outcome.js'
 
 /** How long a durable approval waits for a decision by default: 24 hours (F2.1). */
 export const DEFAULT_APPROVAL_EXPIRY_MS = 24 * 60 * 60 * 1000
@@ -39,7 +39,7 @@ export function resolveApprovals(option: unknown, approver: unknown): DurableApp
   if (option === undefined) return undefined
   if (approver !== undefined) {
     throw definitionError(
-      "createAgent takes either an approver (in-process approvals) or approvals: 'durable', not both: a durable ask waits in the session log for decide(), so no approver would be consulted",
+      "createAgent takes either an approver (in-process approvals) or approvals: 'durable', not both: a durable ask waits in the session log for decideApproval(), so no approver would be consulted",
     )
   }
   if (option === 'durable')
@@ -80,13 +80,13 @@ export function resolveApprovals(option: unknown, approver: unknown): DurableApp
 
 /** What the durable approver of one batch needs from the loop and the scheduler. */
 export interface DurableApproverOptions {
-  readonly session: Session
+  readonly journal: Journal
   readonly settings: DurableApprovals
-  readonly where: () => StepRef
+  readonly where: StepRef
   /** True for a call of the batch; any other request comes from a nested Code Mode call (F2.9). */
   readonly isBatchCall: (callId: string) => boolean
   /** Parks the batch at this call once its durable ask is recorded (F2.3). */
-  readonly suspend: (pending: PendingDecision) => void
+  readonly suspend: (pending: PendingApproval) => void
   readonly fail: (error: unknown) => void
 }
 
@@ -109,7 +109,7 @@ export function decidedApprover(
 }
 
 /**
- * The approver of one batch in durable mode. A call of the batch appends a durable `approval/asked` (`durable: true`, `expiresAt`,
+ * The approver of one batch in durable mode. A call of the batch records a durable `approval/asked` (`durable: true`, `expiresAt`,
  * `deciders`) and suspends the batch at itself: its answer waits until the call's signal
  * aborts, which the suspension does, so the call ends without running (F2.2, F2.3). A call
  * whose signal aborted before the ask was durable records `'cancelled'` instead (L8.2). A
@@ -117,13 +117,13 @@ export function decidedApprover(
  * A failed append goes to `fail` (L5.5) and answers `'unavailable'`.
  */
 export function durableApprover(options: DurableApproverOptions): Approver {
-  const { session, settings, where, fail } = options
-  const nested = recordingApprover(() => 'unavailable', session, where, fail)
+  const { journal, settings, where, fail } = options
+  const nested = recordingApprover(() => 'unavailable', journal, where, fail)
   return (request: ApprovalRequest) => {
     const { callId, name, argumentsDigest } = request
     if (!options.isBatchCall(callId)) return nested(request)
     if (request.signal.aborted) return 'cancelled'
-    const { turn, step } = where()
+    const { turn, step } = where
     const expiresAt = new Date(Date.now() + settings.expiresAfterMs).toISOString()
     const reason = request.reason === undefined ? {} : { reason: request.reason }
     const deciders = settings.deciders === undefined ? {} : { deciders: settings.deciders }
@@ -134,16 +134,16 @@ export function durableApprover(options: DurableApproverOptions): Approver {
         resolve('unavailable')
       }
       const asked = { ...base, ...reason, argumentsDigest, durable: true as const, expiresAt, ...deciders }
-      session.append('approval/asked', asked).then(() => {
+      journal.record('approval/asked', asked).then(() => {
         // The turn was aborted while the ask was recorded: it is answered, not left waiting.
         if (request.signal.aborted) {
-          session
-            .append('approval/decided', { ...base, outcome: 'cancelled', argumentsDigest })
+          journal
+            .record('approval/decided', { ...base, outcome: 'cancelled', argumentsDigest })
             .then(() => resolve('cancelled'), lost)
           return
         }
         request.signal.addEventListener('abort', () => resolve('cancelled'), { once: true })
-        options.suspend(pendingDecision(asked))
+        options.suspend(pendingApproval(asked, Date.now()))
       }, lost)
     })
   }
