@@ -1,3 +1,16 @@
+export type {
+  AuthorizationCodeAuth,
+  ClientCredentialsAuth,
+  McpAuth,
+} from './auth/mcp-auth.js'
+export {
+  defaultTokenFile,
+  fileTokenStore,
+  type KeptTokens,
+  memoryTokenStore,
+  type ServerAuthRecord,
+  type TokenStore,
+} from './auth/token-store.js'
 export type { ReconnectOptions } from './backoff.js'
 export { boundHostNames, isLoopbackHost } from './bound-host.js'
 export { RESULT_META_KEY, type ResultMeta } from './call-result.js'

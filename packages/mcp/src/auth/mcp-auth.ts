@@ -1,0 +1,119 @@
+/**
+ * The `auth` option of an HTTP connection (Y5.1): how `mcpTools` gets authorized by a remote
+ * MCP server that speaks the MCP authorization spec. Checked once, then turned into the
+ * transport's `fetch` ({@link authorizingFetch}) over a flow that lives as long as the tool set.
+ */
+import type { FetchLike } from '@modelcontextprotocol/client'
+import { ToolError } from '@tooltx/core'
+import { authorizingFetch } from './authorizing-fetch.js'
+import { LoopbackRedirect } from './loopback-redirect.js'
+import { OAuthFlow } from './oauth-flow.js'
+import { StoredOAuthProvider } from './stored-provider.js'
+import { memoryTokenStore, type TokenStore } from './token-store.js'
+
+/** Settings both grants share. */
+interface AuthCommon {
+  /** Where tokens and registrations are kept; default {@link memoryTokenStore} (per set). */
+  store?: TokenStore
+  /** The scope to ask for when neither the server's challenge nor its metadata names one. */
+  scope?: string
+  /** The name the client registers under (default `tooltx`). */
+  clientName?: string
+}
+
+/**
+ * Authorization code with PKCE for a person (Y5.7): the authorization URL goes to
+ * `onAuthorizationUrl` (print it, open a browser), and the code comes back to a listener on
+ * `http://127.0.0.1:<redirectPort>/callback`.
+ */
+export interface AuthorizationCodeAuth extends AuthCommon {
+  grant?: 'authorization_code'
+  onAuthorizationUrl(url: URL): void | Promise<void>
+  /** A pre-registered client; default: client ID metadata document or dynamic registration. */
+  clientId?: string
+  clientSecret?: string
+  /** An HTTPS URL of this client's metadata document (used where the server supports them). */
+  clientMetadataUrl?: string
+  /** The loopback listener's port; default 0 (any free port). */
+  redirectPort?: number
+  /** How long to wait for the user, in ms; default 300 000. */
+  timeoutMs?: number
+}
+
+/** Client credentials for a machine (Y5.9): no person, no browser. */
+export interface ClientCredentialsAuth extends AuthCommon {
+  grant: 'client_credentials'
+  clientId: string
+  clientSecret: string
+}
+
+/** The `auth` option of an {@link HttpConnection}. */
+export type McpAuth = AuthorizationCodeAuth | ClientCredentialsAuth
+
+/** Wraps a transport's `fetch` so that it authorizes; one flow for every transport of a set. */
+export type AuthorizingWrapper = (base: FetchLike) => FetchLike
+
+function authError(message: string): ToolError {
+  return new ToolError('INVALID_DEFINITION', `mcpTools: auth.${message}`, { name: 'DefinitionError' })
+}
+
+function optionalString(auth: object, key: string): string | undefined {
+  const value = (auth as Record<string, unknown>)[key]
+  if (value !== undefined && (typeof value !== 'string' || value === ''))
+    throw authError(`${key} must be a non-empty string`)
+  return value
+}
+
+/**
+ * The authorizing wrapper for the server at `url` (Y5.1, Y5.2): the flow, its provider and its
+ * loopback listener are made once here, and each transport's `fetch` wrapped over them. Throws
+ * `INVALID_DEFINITION` (`mcpTools: auth.…`) for an option that is missing or of the wrong kind.
+ */
+export function authorizingWrapper(url: URL, auth: McpAuth): AuthorizingWrapper {
+  if (auth === null || typeof auth !== 'object')
+    throw authError('grant: auth must be an object: { onAuthorizationUrl } or { grant: "client_credentials", … }')
+  const grant = auth.grant ?? 'authorization_code'
+  if (grant !== 'authorization_code' && grant !== 'client_credentials')
+    throw authError(`grant must be "authorization_code" or "client_credentials", not ${JSON.stringify(grant)}`)
+  const clientId = optionalString(auth, 'clientId')
+  const clientSecret = optionalString(auth, 'clientSecret')
+  const clientMetadataUrl = optionalString(auth, 'clientMetadataUrl')
+  const scope = optionalString(auth, 'scope')
+  const store = auth.store ?? memoryTokenStore()
+  if (typeof store?.load !== 'function' || typeof store.save !== 'function')
+    throw authError('store must have load(server) and save(server, record)')
+  let redirect: LoopbackRedirect | undefined
+  let timeoutMs = 0
+  if (auth.grant === 'client_credentials') {
+    if (clientId === undefined || clientSecret === undefined)
+      throw authError('clientId and clientSecret are required for the client_credentials grant')
+  } else {
+    if (typeof auth.onAuthorizationUrl !== 'function')
+      throw authError('onAuthorizationUrl must be a function: it shows the user the authorization URL')
+    const port = auth.redirectPort ?? 0
+    if (!Number.isInteger(port) || port < 0 || port > 65_535)
+      throw authError('redirectPort must be an integer port from 0 to 65535')
+    timeoutMs = auth.timeoutMs ?? 300_000
+    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+      throw authError('timeoutMs must be a positive number of milliseconds')
+    redirect = new LoopbackRedirect(port)
+  }
+  let flow: OAuthFlow | undefined
+  const provider = new StoredOAuthProvider({
+    server: url.href,
+    store,
+    grant,
+    clientName: optionalString(auth, 'clientName') ?? 'tooltx',
+    ...(clientId === undefined ? {} : { clientId }),
+    ...(clientSecret === undefined ? {} : { clientSecret }),
+    ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
+    ...(scope === undefined ? {} : { scope }),
+    async onRedirect(authorizationUrl) {
+      flow?.expectRedirect(authorizationUrl)
+      if (auth.grant !== 'client_credentials') await auth.onAuthorizationUrl(authorizationUrl)
+    },
+  })
+  flow = new OAuthFlow({ server: url, provider, redirect, timeoutMs, fetch: globalThis.fetch })
+  const ready = flow
+  return (base) => authorizingFetch(url, ready, base)
+}
