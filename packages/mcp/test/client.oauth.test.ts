@@ -159,6 +159,9 @@ describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
     await expect(bad({ grant: 'client_credentials', clientId: 'x' })).rejects.toThrow(/clientId and clientSecret are required/)
     await expect(bad({ onAuthorizationUrl: () => {}, redirectPort: 70_000 })).rejects.toThrow(/redirectPort/)
     await expect(bad({ onAuthorizationUrl: () => {}, store: {} })).rejects.toThrow(/store must have/)
-    await expect(bad(null)).rejects.toMatchObject({ info: { code: 'INVALID_DEFINITION' } })
+    await expect(bad(null)).rejects.toMatchObject({
+      code: 'INVALID_DEFINITION',
+      message: expect.stringMatching(/^mcpTools: auth must be an object/),
+    })
   })
 })

@@ -54,13 +54,13 @@ export type McpAuth = AuthorizationCodeAuth | ClientCredentialsAuth
 export type AuthorizingWrapper = (base: FetchLike) => FetchLike
 
 function authError(message: string): ToolError {
-  return new ToolError('INVALID_DEFINITION', `mcpTools: auth.${message}`, { name: 'DefinitionError' })
+  return new ToolError('INVALID_DEFINITION', `mcpTools: auth${message}`, { name: 'DefinitionError' })
 }
 
 function optionalString(auth: object, key: string): string | undefined {
   const value = (auth as Record<string, unknown>)[key]
   if (value !== undefined && (typeof value !== 'string' || value === ''))
-    throw authError(`${key} must be a non-empty string`)
+    throw authError(`.${key} must be a non-empty string`)
   return value
 }
 
@@ -71,31 +71,31 @@ function optionalString(auth: object, key: string): string | undefined {
  */
 export function authorizingWrapper(url: URL, auth: McpAuth): AuthorizingWrapper {
   if (auth === null || typeof auth !== 'object')
-    throw authError('grant: auth must be an object: { onAuthorizationUrl } or { grant: "client_credentials", … }')
+    throw authError(' must be an object: { onAuthorizationUrl } or { grant: "client_credentials", … }')
   const grant = auth.grant ?? 'authorization_code'
   if (grant !== 'authorization_code' && grant !== 'client_credentials')
-    throw authError(`grant must be "authorization_code" or "client_credentials", not ${JSON.stringify(grant)}`)
+    throw authError(`.grant must be "authorization_code" or "client_credentials", not ${JSON.stringify(grant)}`)
   const clientId = optionalString(auth, 'clientId')
   const clientSecret = optionalString(auth, 'clientSecret')
   const clientMetadataUrl = optionalString(auth, 'clientMetadataUrl')
   const scope = optionalString(auth, 'scope')
   const store = auth.store ?? memoryTokenStore()
   if (typeof store?.load !== 'function' || typeof store.save !== 'function')
-    throw authError('store must have load(server) and save(server, record)')
+    throw authError('.store must have load(server) and save(server, record)')
   let redirect: LoopbackRedirect | undefined
   let timeoutMs = 0
   if (auth.grant === 'client_credentials') {
     if (clientId === undefined || clientSecret === undefined)
-      throw authError('clientId and clientSecret are required for the client_credentials grant')
+      throw authError('.clientId and clientSecret are required for the client_credentials grant')
   } else {
     if (typeof auth.onAuthorizationUrl !== 'function')
-      throw authError('onAuthorizationUrl must be a function: it shows the user the authorization URL')
+      throw authError('.onAuthorizationUrl must be a function: it shows the user the authorization URL')
     const port = auth.redirectPort ?? 0
     if (!Number.isInteger(port) || port < 0 || port > 65_535)
-      throw authError('redirectPort must be an integer port from 0 to 65535')
+      throw authError('.redirectPort must be an integer port from 0 to 65535')
     timeoutMs = auth.timeoutMs ?? 300_000
     if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
-      throw authError('timeoutMs must be a positive number of milliseconds')
+      throw authError('.timeoutMs must be a positive number of milliseconds')
     redirect = new LoopbackRedirect(port)
   }
   let flow: OAuthFlow | undefined

@@ -71,6 +71,14 @@ export class StoredOAuthProvider implements OAuthClientProvider {
     }
   }
 
+  /** Client credentials are asked for directly; the authorization code flow needs nothing here. */
+  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
+    if (this.#settings.grant !== 'client_credentials') return undefined
+    const params = new URLSearchParams({ grant_type: 'client_credentials' })
+    if (scope !== undefined) params.set('scope', scope)
+    return params
+  }
+
   state(): string {
     return randomBytes(24).toString('base64url')
   }
