@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
 import { createToolRuntime, type JsonValue, type ToolResult } from '@tooltx/core'
-import { fileTokenStore, type HttpConnection, memoryTokenStore, mcpTools } from '@tooltx/mcp'
+import { fileTokenStore, type HttpConnection, mcpTools, memoryTokenStore } from '@tooltx/mcp'
 import { afterEach, describe, expect, it } from 'vitest'
 import { cleanupAll, cleanups } from './mcp.fixtures.js'
 import { browser, MACHINE, startOAuthServers } from './oauth.fixtures.js'
@@ -101,7 +101,9 @@ describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
     expect(tokens).toEqual([
       { endpoint: 'token', grant_type: 'client_credentials', resource: servers.mcp.href, scope: 'mcp:tools' },
     ])
-    expect((await servers.asLog()).some((e) => e.endpoint === 'register' || e.endpoint === 'authorize')).toBe(false)
+    expect((await servers.asLog()).some((e) => e.endpoint === 'register' || e.endpoint === 'authorize')).toBe(
+      false,
+    )
   })
 
   it('Y5.20: the file store is 0600 in a 0700 directory, and a second set reuses its token without asking', async () => {
@@ -110,13 +112,19 @@ describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
     const file = path.join(dir, 'tooltx', 'mcp-oauth.json')
     const servers = await startOAuthServers()
     const user = browser()
-    const first = await imported({ url: servers.mcp, auth: { onAuthorizationUrl: user.open, store: fileTokenStore(file) } })
+    const first = await imported({
+      url: servers.mcp,
+      auth: { onAuthorizationUrl: user.open, store: fileTokenStore(file) },
+    })
     await first.set.close()
     expect(statSync(file).mode & 0o777).toBe(0o600)
     expect(statSync(path.dirname(file)).mode & 0o777).toBe(0o700)
     const record = JSON.parse(readFileSync(file, 'utf8'))[servers.mcp.href]
     expect(record.tokens.access_token).toEqual(expect.any(String))
-    const second = await imported({ url: servers.mcp, auth: { onAuthorizationUrl: user.open, store: fileTokenStore(file) } })
+    const second = await imported({
+      url: servers.mcp,
+      auth: { onAuthorizationUrl: user.open, store: fileTokenStore(file) },
+    })
     expect(textOf(await second.call('mcp__protected__whoami'))).toMatch(/scope mcp:tools$/)
     expect(user.opened).toHaveLength(1)
   })
@@ -137,7 +145,10 @@ describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
     const spy = await startOAuthServers()
     const servers = await startOAuthServers({ rs: { redirectTo: spy.mcp.href } })
     await expect(
-      mcpTools({ url: servers.mcp, auth: { grant: 'client_credentials', ...MACHINE } }, { name: 'p', reconnect: false }),
+      mcpTools(
+        { url: servers.mcp, auth: { grant: 'client_credentials', ...MACHINE } },
+        { name: 'p', reconnect: false },
+      ),
     ).rejects.toThrow(/Redirect to .* not followed/)
     expect(await servers.seen()).not.toEqual([])
     expect(await spy.seen()).toEqual([])
@@ -146,17 +157,23 @@ describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
   it('Y5.17: protected-resource metadata naming another resource is refused before any token request', async () => {
     const servers = await startOAuthServers({ rs: { resource: 'http://127.0.0.1:1/elsewhere' } })
     await expect(
-      mcpTools({ url: servers.mcp, auth: { grant: 'client_credentials', ...MACHINE } }, { name: 'p', reconnect: false }),
+      mcpTools(
+        { url: servers.mcp, auth: { grant: 'client_credentials', ...MACHINE } },
+        { name: 'p', reconnect: false },
+      ),
     ).rejects.toThrow(/resource/i)
     expect((await servers.asLog()).filter((e) => e.endpoint === 'token')).toEqual([])
   })
 
   it('Y5.1: a bad auth option throws INVALID_DEFINITION before connecting', async () => {
     const url = 'http://127.0.0.1:9/mcp'
-    const bad = async (auth: unknown) => mcpTools({ url, auth: auth as HttpConnection['auth'] }, { name: 'p' })
+    const bad = async (auth: unknown) =>
+      mcpTools({ url, auth: auth as HttpConnection['auth'] }, { name: 'p' })
     await expect(bad({})).rejects.toThrow(/^mcpTools: auth\.onAuthorizationUrl must be a function/)
     await expect(bad({ grant: 'password' })).rejects.toThrow(/^mcpTools: auth\.grant must be/)
-    await expect(bad({ grant: 'client_credentials', clientId: 'x' })).rejects.toThrow(/clientId and clientSecret are required/)
+    await expect(bad({ grant: 'client_credentials', clientId: 'x' })).rejects.toThrow(
+      /clientId and clientSecret are required/,
+    )
     await expect(bad({ onAuthorizationUrl: () => {}, redirectPort: 70_000 })).rejects.toThrow(/redirectPort/)
     await expect(bad({ onAuthorizationUrl: () => {}, store: {} })).rejects.toThrow(/store must have/)
     await expect(bad(null)).rejects.toMatchObject({

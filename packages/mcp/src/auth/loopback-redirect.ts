@@ -13,8 +13,7 @@ export interface AuthorizationResponse {
   iss?: string
 }
 
-const PAGE = (text: string) =>
-  `<!doctype html><meta charset="utf-8"><title>tooltx</title><p>${text}</p>`
+const PAGE = (text: string) => `<!doctype html><meta charset="utf-8"><title>tooltx</title><p>${text}</p>`
 
 /** A loopback listener for one authorization at a time; start it before asking for the URL. */
 export class LoopbackRedirect {
@@ -72,7 +71,9 @@ export class LoopbackRedirect {
         })
       } catch (error) {
         this.#server = undefined
-        throw new Error(`cannot listen for the authorization response on 127.0.0.1:${this.#port}: ${String(error)}`)
+        throw new Error(
+          `cannot listen for the authorization response on 127.0.0.1:${this.#port}: ${String(error)}`,
+        )
       }
       server.unref()
       this.#port = (server.address() as AddressInfo).port

@@ -40,11 +40,19 @@ export interface AuthorizationCodeAuth extends AuthCommon {
   timeoutMs?: number
 }
 
-/** Client credentials for a machine (Y5.9): no person, no browser. */
+/**
+ * Client credentials for a machine (Y5.9): no person, no browser. The client proves itself
+ * with `clientSecret` (`client_secret_basic`) or with a JWT signed by `privateKey`
+ * (`private_key_jwt`, RFC 7523); exactly one of the two.
+ */
 export interface ClientCredentialsAuth extends AuthCommon {
   grant: 'client_credentials'
   clientId: string
-  clientSecret: string
+  clientSecret?: string
+  /** A PEM private key (PKCS#8) that signs the client assertion. */
+  privateKey?: string
+  /** The assertion's JWS algorithm; default `ES256`. */
+  signingAlgorithm?: string
 }
 
 /** The `auth` option of an {@link HttpConnection}. */
@@ -74,7 +82,9 @@ export function authorizingWrapper(url: URL, auth: McpAuth): AuthorizingWrapper 
     throw authError(' must be an object: { onAuthorizationUrl } or { grant: "client_credentials", … }')
   const grant = auth.grant ?? 'authorization_code'
   if (grant !== 'authorization_code' && grant !== 'client_credentials')
-    throw authError(`.grant must be "authorization_code" or "client_credentials", not ${JSON.stringify(grant)}`)
+    throw authError(
+      `.grant must be "authorization_code" or "client_credentials", not ${JSON.stringify(grant)}`,
+    )
   const clientId = optionalString(auth, 'clientId')
   const clientSecret = optionalString(auth, 'clientSecret')
   const clientMetadataUrl = optionalString(auth, 'clientMetadataUrl')
@@ -84,9 +94,13 @@ export function authorizingWrapper(url: URL, auth: McpAuth): AuthorizingWrapper 
     throw authError('.store must have load(server) and save(server, record)')
   let redirect: LoopbackRedirect | undefined
   let timeoutMs = 0
+  const privateKey = optionalString(auth, 'privateKey')
+  const signingAlgorithm = optionalString(auth, 'signingAlgorithm')
   if (auth.grant === 'client_credentials') {
-    if (clientId === undefined || clientSecret === undefined)
-      throw authError('.clientId and clientSecret are required for the client_credentials grant')
+    if (clientId === undefined || (clientSecret === undefined) === (privateKey === undefined))
+      throw authError(
+        '.clientId and one of clientSecret and privateKey are required for the client_credentials grant',
+      )
   } else {
     if (typeof auth.onAuthorizationUrl !== 'function')
       throw authError('.onAuthorizationUrl must be a function: it shows the user the authorization URL')
@@ -108,6 +122,9 @@ export function authorizingWrapper(url: URL, auth: McpAuth): AuthorizingWrapper 
     ...(clientSecret === undefined ? {} : { clientSecret }),
     ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
     ...(scope === undefined ? {} : { scope }),
+    ...(privateKey === undefined
+      ? {}
+      : { privateKey: { pem: privateKey, alg: signingAlgorithm ?? 'ES256' } }),
     async onRedirect(authorizationUrl) {
       flow?.expectRedirect(authorizationUrl)
       if (auth.grant !== 'client_credentials') await auth.onAuthorizationUrl(authorizationUrl)

@@ -5,13 +5,15 @@
  * ever read back for the server it was issued for (Y5.15).
  */
 import { randomBytes } from 'node:crypto'
-import type {
-  OAuthClientInformationMixed,
-  OAuthClientMetadata,
-  OAuthClientProvider,
-  OAuthDiscoveryState,
-  StoredOAuthClientInformation,
-  StoredOAuthTokens,
+import {
+  type AddClientAuthentication,
+  createPrivateKeyJwtAuth,
+  type OAuthClientInformationMixed,
+  type OAuthClientMetadata,
+  type OAuthClientProvider,
+  type OAuthDiscoveryState,
+  type StoredOAuthClientInformation,
+  type StoredOAuthTokens,
 } from '@modelcontextprotocol/client'
 import type { KeptTokens, ServerAuthRecord, TokenStore } from './token-store.js'
 
@@ -29,6 +31,8 @@ export interface ProviderSettings {
   clientMetadataUrl?: string
   /** Asked for when neither the challenge nor the resource metadata names scopes. */
   scope?: string
+  /** Sign a client assertion instead of sending a secret (`private_key_jwt`). */
+  privateKey?: { pem: string; alg: string }
   /** Takes the user to the authorization URL (authorization code only). */
   onRedirect(url: URL): Promise<void>
 }
@@ -40,8 +44,21 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   #redirectUrl: URL | undefined
   #codeVerifier: string | undefined
 
+  /** Set with `privateKey`: the SDK then signs each token request's client assertion. */
+  readonly addClientAuthentication: AddClientAuthentication | undefined
+
   constructor(settings: ProviderSettings) {
     this.#settings = settings
+    const key = settings.privateKey
+    this.addClientAuthentication =
+      key === undefined || settings.clientId === undefined
+        ? undefined
+        : createPrivateKeyJwtAuth({
+            issuer: settings.clientId,
+            subject: settings.clientId,
+            privateKey: key.pem,
+            alg: key.alg,
+          })
   }
 
   get clientMetadataUrl(): string | undefined {
@@ -59,14 +76,19 @@ export class StoredOAuthProvider implements OAuthClientProvider {
 
   get clientMetadata(): OAuthClientMetadata {
     const s = this.#settings
-    const secret = s.clientSecret !== undefined
+    const method =
+      s.privateKey !== undefined
+        ? 'private_key_jwt'
+        : s.clientSecret !== undefined
+          ? 'client_secret_basic'
+          : 'none'
     return {
       client_name: s.clientName,
       redirect_uris: this.redirectUrl === undefined ? [] : [this.redirectUrl.href],
       grant_types:
         s.grant === 'client_credentials' ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
       response_types: s.grant === 'client_credentials' ? [] : ['code'],
-      token_endpoint_auth_method: secret ? 'client_secret_basic' : 'none',
+      token_endpoint_auth_method: method,
       ...(s.scope === undefined ? {} : { scope: s.scope }),
     }
   }
