@@ -102,7 +102,9 @@ Options:
 ${TOOLS_HELP}
   --yes            approve every write (and every MCP call) without asking
   --mcp S          add an MCP server's tools, as mcp__<name>__<tool>: S is a command
-                   (spawned, stdio) or an http(s) URL, optionally NAME=S; repeatable
+                   (spawned, stdio) or an http(s) URL, optionally NAME=S; repeatable.
+                   A URL server that asks for OAuth prints a URL to authorize at (and
+                   opens it at a terminal); tokens are kept in ~/.config/tooltx/mcp-oauth.json
   --session ID     continue this saved session (a fork, say) instead of starting one
   --timeout S      seconds a model request may go without an answer (default 120)
 ${DB_HELP}

@@ -23,6 +23,7 @@ import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { openStore, storedSessionId } from '../session-store.js'
 import { openToolset } from '../toolset.js'
 import { connectRunServers, type McpServerSpec } from './run-mcp.js'
+import { runAuthorization } from './run-mcp-auth.js'
 
 /** Options of the `run` command, from flags and the environment. */
 export interface RunOptions {
@@ -176,13 +177,13 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
       : await storedSessionId(options.db, options.session, `no session "${options.session}" to continue`)
   const store = openStore(options.db)
   const session = await openSession(store, { id })
-  const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root).catch(
-    async (error) => {
-      await session.close()
-      await store.close()
-      throw error
-    },
-  )
+  const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root, (spec) =>
+    runAuthorization(spec.name, out, options.env),
+  ).catch(async (error) => {
+    await session.close()
+    await store.close()
+    throw error
+  })
   out.line(`tooltx run — ${model.name}, mode ${options.mode}, workspace ${options.workspace}`)
   if (options.tools !== undefined) out.line(toolsLine(options.tools, names))
   for (const { name, tools, skipped } of servers.imported) {
