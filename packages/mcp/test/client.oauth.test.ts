@@ -1,3 +1,4 @@
+import { generateKeyPairSync } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -47,6 +48,28 @@ describe('Y5 OAuth for remote servers: authorization code with PKCE', () => {
     expect(log.filter((e) => e.endpoint === 'token')).toEqual([
       { endpoint: 'token', grant_type: 'authorization_code', resource: servers.mcp.href, scope: null },
     ])
+  })
+
+  it('Y5.4: where the server offers client ID metadata documents, the document URL is the client_id and nothing is registered', async () => {
+    const servers = await startOAuthServers({ cimd: true })
+    const user = browser()
+    const clientMetadataUrl = 'https://tooltx.example/oauth/client.json'
+    const { call } = await imported({
+      url: servers.mcp,
+      auth: { onAuthorizationUrl: user.open, clientMetadataUrl },
+    })
+    expect(textOf(await call('mcp__protected__whoami'))).toBe(`client ${clientMetadataUrl} scope mcp:tools`)
+    expect(user.opened[0]!.searchParams.get('client_id')).toBe(clientMetadataUrl)
+    expect((await servers.asLog()).some((e) => e.endpoint === 'register')).toBe(false)
+  })
+
+  it('Y5.4: without client ID metadata documents the same client registers itself', async () => {
+    const servers = await startOAuthServers()
+    const user = browser()
+    const clientMetadataUrl = 'https://tooltx.example/oauth/client.json'
+    await imported({ url: servers.mcp, auth: { onAuthorizationUrl: user.open, clientMetadataUrl } })
+    expect(user.opened[0]!.searchParams.get('client_id')).not.toBe(clientMetadataUrl)
+    expect((await servers.asLog()).filter((e) => e.endpoint === 'register')).toHaveLength(1)
   })
 
   it('Y5.12: an expired access token is refreshed without the user, with the resource indicator', async () => {
@@ -104,6 +127,34 @@ describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
     expect((await servers.asLog()).some((e) => e.endpoint === 'register' || e.endpoint === 'authorize')).toBe(
       false,
     )
+  })
+
+  it('Y5.9: client credentials with private_key_jwt sign an assertion instead of sending a secret', async () => {
+    const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const servers = await startOAuthServers({
+      clients: [{ id: 'signer', publicKey: publicKey.export({ type: 'spki', format: 'pem' }).toString() }],
+    })
+    const pem = privateKey.export({ type: 'pkcs8', format: 'pem' }).toString()
+    const { call } = await imported({
+      url: servers.mcp,
+      auth: { grant: 'client_credentials', clientId: 'signer', privateKey: pem },
+    })
+    expect(textOf(await call('mcp__protected__whoami'))).toBe('client signer scope mcp:tools')
+    // A key the server does not know is refused.
+    const other = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey
+    await expect(
+      mcpTools(
+        {
+          url: servers.mcp,
+          auth: {
+            grant: 'client_credentials',
+            clientId: 'signer',
+            privateKey: other.export({ type: 'pkcs8', format: 'pem' }).toString(),
+          },
+        },
+        { name: 'p', reconnect: false },
+      ),
+    ).rejects.toThrow(/invalid_client/)
   })
 
   it('Y5.20: the file store is 0600 in a 0700 directory, and a second set reuses its token without asking', async () => {
@@ -172,8 +223,11 @@ describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
     await expect(bad({})).rejects.toThrow(/^mcpTools: auth\.onAuthorizationUrl must be a function/)
     await expect(bad({ grant: 'password' })).rejects.toThrow(/^mcpTools: auth\.grant must be/)
     await expect(bad({ grant: 'client_credentials', clientId: 'x' })).rejects.toThrow(
-      /clientId and clientSecret are required/,
+      /clientId and one of clientSecret and privateKey/,
     )
+    await expect(
+      bad({ grant: 'client_credentials', clientId: 'x', clientSecret: 's', privateKey: 'k' }),
+    ).rejects.toThrow(/one of clientSecret and privateKey/)
     await expect(bad({ onAuthorizationUrl: () => {}, redirectPort: 70_000 })).rejects.toThrow(/redirectPort/)
     await expect(bad({ onAuthorizationUrl: () => {}, store: {} })).rejects.toThrow(/store must have/)
     await expect(bad(null)).rejects.toMatchObject({

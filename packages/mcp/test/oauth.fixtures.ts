@@ -34,11 +34,19 @@ export interface OAuthServers {
  * server trusting it; `rs` adds to the MCP server's config (`resource`, `redirectTo`).
  */
 export async function startOAuthServers(
-  options: { expiresIn?: number; rs?: { resource?: string; redirectTo?: string } } = {},
+  options: {
+    expiresIn?: number
+    /** Offer client ID metadata documents. */
+    cimd?: boolean
+    /** More pre-registered machine clients: a secret, or a public key for private_key_jwt. */
+    clients?: { id: string; secret?: string; publicKey?: string }[]
+    rs?: { resource?: string; redirectTo?: string }
+  } = {},
 ): Promise<OAuthServers> {
   const issuer = await start('as', {
     expiresIn: options.expiresIn ?? 3600,
-    clients: [{ id: MACHINE.clientId, secret: MACHINE.clientSecret }],
+    cimd: options.cimd === true,
+    clients: [{ id: MACHINE.clientId, secret: MACHINE.clientSecret }, ...(options.clients ?? [])],
   })
   const rs = await start('rs', { issuer: issuer.origin, ...options.rs })
   const get = async <T>(url: URL): Promise<T> => (await (await fetch(url)).json()) as T
