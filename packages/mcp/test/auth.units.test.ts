@@ -115,4 +115,34 @@ describe('Y5 OAuth units', () => {
     expect(JSON.stringify(kept)).not.toContain('very-secret-value')
     expect(kept?.tokens?.expires_at).toBeGreaterThan(Date.now())
   })
+
+  it('Y5.4: a stored registration for another loopback redirect URL is not reused', async () => {
+    const store = memoryTokenStore()
+    await store.save('http://a/mcp', {
+      client: { client_id: 'old', redirect_uris: ['http://127.0.0.1:1/callback'] },
+    })
+    const provider = new StoredOAuthProvider({
+      server: 'http://a/mcp',
+      store,
+      grant: 'authorization_code',
+      clientName: 'test',
+      onRedirect: async () => undefined,
+    })
+    provider.redirectUrl = new URL('http://127.0.0.1:2/callback')
+    expect(await provider.clientInformation()).toBeUndefined()
+    provider.redirectUrl = new URL('http://127.0.0.1:1/callback')
+    expect(await provider.clientInformation()).toMatchObject({ client_id: 'old' })
+  })
+
+  it('Y5.10: challenges met together share one authorization', async () => {
+    const flow = await flowWithToken(new URL('http://127.0.0.1:9/mcp'), 'stale')
+    const first = flow.authorize({ scope: 'a' })
+    const second = flow.authorize({ scope: 'b' })
+    expect(second).toBe(first)
+    await expect(first).rejects.toThrow()
+    // Once it has ended, the next challenge starts a new one.
+    const third = flow.authorize({})
+    expect(third).not.toBe(first)
+    await expect(third).rejects.toThrow()
+  })
 })

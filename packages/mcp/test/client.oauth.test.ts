@@ -113,7 +113,7 @@ describe('Y5 OAuth for remote servers: authorization code with PKCE', () => {
 })
 
 describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
-  it('Y5.9: client credentials get a token without a browser, for the resource', async () => {
+  it('Y5.9, Y5.6: client credentials get a token without a browser, for the resource', async () => {
     const servers = await startOAuthServers()
     const { call } = await imported({
       url: servers.mcp,
