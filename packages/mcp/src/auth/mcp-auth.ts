@@ -8,7 +8,7 @@ import { ToolError } from '@tooltx/core'
 import { authorizingFetch } from './authorizing-fetch.js'
 import { LoopbackRedirect } from './loopback-redirect.js'
 import { OAuthFlow } from './oauth-flow.js'
-import { StoredOAuthProvider } from './stored-provider.js'
+import { type ProviderSettings, StoredOAuthProvider } from './stored-provider.js'
 import { memoryTokenStore, type TokenStore } from './token-store.js'
 
 /** Settings both grants share. */
@@ -72,12 +72,14 @@ function optionalString(auth: object, key: string): string | undefined {
   return value
 }
 
-/**
- * The authorizing wrapper for the server at `url` (Y5.1, Y5.2): the flow, its provider and its
- * loopback listener are made once here, and each transport's `fetch` wrapped over them. Throws
- * `INVALID_DEFINITION` (`mcpTools: auth.…`) for an option that is missing or of the wrong kind.
- */
-export function authorizingWrapper(url: URL, auth: McpAuth): AuthorizingWrapper {
+/** The checked options: the provider's settings, and how the user is reached (none for machines). */
+interface CheckedAuth {
+  settings: Omit<ProviderSettings, 'server' | 'onRedirect'>
+  user: { show(url: URL): void | Promise<void>; port: number; timeoutMs: number } | undefined
+}
+
+/** `auth` checked field by field; throws `INVALID_DEFINITION` naming the field. */
+function checked(auth: McpAuth): CheckedAuth {
   if (auth === null || typeof auth !== 'object')
     throw authError(' must be an object: { onAuthorizationUrl } or { grant: "client_credentials", … }')
   const grant = auth.grant ?? 'authorization_code'
@@ -85,52 +87,64 @@ export function authorizingWrapper(url: URL, auth: McpAuth): AuthorizingWrapper 
     throw authError(
       `.grant must be "authorization_code" or "client_credentials", not ${JSON.stringify(grant)}`,
     )
-  const clientId = optionalString(auth, 'clientId')
-  const clientSecret = optionalString(auth, 'clientSecret')
-  const clientMetadataUrl = optionalString(auth, 'clientMetadataUrl')
-  const scope = optionalString(auth, 'scope')
   const store = auth.store ?? memoryTokenStore()
   if (typeof store?.load !== 'function' || typeof store.save !== 'function')
     throw authError('.store must have load(server) and save(server, record)')
-  let redirect: LoopbackRedirect | undefined
-  let timeoutMs = 0
-  const privateKey = optionalString(auth, 'privateKey')
-  const signingAlgorithm = optionalString(auth, 'signingAlgorithm')
-  if (auth.grant === 'client_credentials') {
-    if (clientId === undefined || (clientSecret === undefined) === (privateKey === undefined))
-      throw authError(
-        '.clientId and one of clientSecret and privateKey are required for the client_credentials grant',
-      )
-  } else {
-    if (typeof auth.onAuthorizationUrl !== 'function')
-      throw authError('.onAuthorizationUrl must be a function: it shows the user the authorization URL')
-    const port = auth.redirectPort ?? 0
-    if (!Number.isInteger(port) || port < 0 || port > 65_535)
-      throw authError('.redirectPort must be an integer port from 0 to 65535')
-    timeoutMs = auth.timeoutMs ?? 300_000
-    if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
-      throw authError('.timeoutMs must be a positive number of milliseconds')
-    redirect = new LoopbackRedirect(port)
-  }
-  let flow: OAuthFlow | undefined
-  const provider = new StoredOAuthProvider({
-    server: url.href,
+  const settings: CheckedAuth['settings'] = {
     store,
     grant,
     clientName: optionalString(auth, 'clientName') ?? 'tooltx',
-    ...(clientId === undefined ? {} : { clientId }),
-    ...(clientSecret === undefined ? {} : { clientSecret }),
-    ...(clientMetadataUrl === undefined ? {} : { clientMetadataUrl }),
-    ...(scope === undefined ? {} : { scope }),
-    ...(privateKey === undefined
-      ? {}
-      : { privateKey: { pem: privateKey, alg: signingAlgorithm ?? 'ES256' } }),
+  }
+  for (const key of ['clientId', 'clientSecret', 'clientMetadataUrl', 'scope'] as const) {
+    const value = optionalString(auth, key)
+    if (value !== undefined) settings[key] = value
+  }
+  const privateKey = optionalString(auth, 'privateKey')
+  const alg = optionalString(auth, 'signingAlgorithm') ?? 'ES256'
+  if (privateKey !== undefined) settings.privateKey = { pem: privateKey, alg }
+  if (auth.grant === 'client_credentials') {
+    if (
+      settings.clientId === undefined ||
+      (settings.clientSecret === undefined) === (privateKey === undefined)
+    )
+      throw authError(
+        '.clientId and one of clientSecret and privateKey are required for the client_credentials grant',
+      )
+    return { settings, user: undefined }
+  }
+  if (typeof auth.onAuthorizationUrl !== 'function')
+    throw authError('.onAuthorizationUrl must be a function: it shows the user the authorization URL')
+  const port = auth.redirectPort ?? 0
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw authError('.redirectPort must be an integer port from 0 to 65535')
+  const timeoutMs = auth.timeoutMs ?? 300_000
+  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0)
+    throw authError('.timeoutMs must be a positive number of milliseconds')
+  return { settings, user: { show: (url) => auth.onAuthorizationUrl(url), port, timeoutMs } }
+}
+
+/**
+ * The authorizing wrapper for the server at `url` (Y5.1, Y5.2): the flow, its provider and its
+ * loopback listener are made once here, and each transport's `fetch` wrapped over them. Throws
+ * `INVALID_DEFINITION` (`mcpTools: auth.…`) for an option that is missing or of the wrong kind.
+ */
+export function authorizingWrapper(url: URL, auth: McpAuth): AuthorizingWrapper {
+  const { settings, user } = checked(auth)
+  const provider = new StoredOAuthProvider({
+    ...settings,
+    server: url.href,
     async onRedirect(authorizationUrl) {
-      flow?.expectRedirect(authorizationUrl)
-      if (auth.grant !== 'client_credentials') await auth.onAuthorizationUrl(authorizationUrl)
+      // The flow waits for the response before the user can give it (Y5.7).
+      flow.expectRedirect(authorizationUrl)
+      await user?.show(authorizationUrl)
     },
   })
-  flow = new OAuthFlow({ server: url, provider, redirect, timeoutMs, fetch: globalThis.fetch })
-  const ready = flow
-  return (base) => authorizingFetch(url, ready, base)
+  const flow: OAuthFlow = new OAuthFlow({
+    server: url,
+    provider,
+    redirect: user === undefined ? undefined : new LoopbackRedirect(user.port),
+    timeoutMs: user?.timeoutMs ?? 0,
+    fetch: globalThis.fetch,
+  })
+  return (base) => authorizingFetch(url, flow, base)
 }
