@@ -129,6 +129,16 @@ describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
     )
   })
 
+  it('Y5.12: an expired client-credentials token is replaced by a new token request, without a refresh token', async () => {
+    const servers = await startOAuthServers({ expiresIn: 1 })
+    const { call } = await imported({ url: servers.mcp, auth: { grant: 'client_credentials', ...MACHINE } })
+    expect(textOf(await call('mcp__protected__whoami'))).toBe('client machine scope mcp:tools')
+    const before = (await servers.asLog()).filter((e) => e.grant_type === 'client_credentials').length
+    expect(textOf(await call('mcp__protected__whoami'))).toBe('client machine scope mcp:tools')
+    const after = (await servers.asLog()).filter((e) => e.grant_type === 'client_credentials').length
+    expect(after).toBeGreaterThan(before)
+  })
+
   it('Y5.9: client credentials with private_key_jwt sign an assertion instead of sending a secret', async () => {
     const { publicKey, privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' })
     const servers = await startOAuthServers({

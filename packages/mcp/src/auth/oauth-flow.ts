@@ -26,6 +26,11 @@ export interface Challenge {
 /** Refresh this long before the access token's stated expiry, for clock skew and latency. */
 const EXPIRY_MARGIN_MS = 30_000
 
+/**
+ * The authorization state of one tool set: the token to send, and the authorization that a
+ * challenge starts. `redirect` is the loopback listener of the authorization code grant, and
+ * `undefined` for client credentials.
+ */
 export class OAuthFlow {
   readonly #server: URL
   readonly #provider: StoredOAuthProvider
@@ -72,7 +77,8 @@ export class OAuthFlow {
     const tokens = await this.#provider.tokens()
     if (tokens === undefined) return undefined
     const expired = tokens.expires_at !== undefined && Date.now() >= tokens.expires_at - EXPIRY_MARGIN_MS
-    const silent = tokens.refresh_token !== undefined || this.#provider.redirectUrl === undefined
+    // Without a loopback listener there is no user to ask: client credentials ask again by themselves.
+    const silent = tokens.refresh_token !== undefined || this.#redirect === undefined
     if (expired && silent) {
       await this.authorize({})
       return (await this.#provider.tokens())?.access_token

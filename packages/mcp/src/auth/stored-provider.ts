@@ -37,6 +37,7 @@ export interface ProviderSettings {
   onRedirect(url: URL): Promise<void>
 }
 
+/** The SDK's view of one server's client: its metadata, and its state in the store. */
 export class StoredOAuthProvider implements OAuthClientProvider {
   readonly #settings: ProviderSettings
   #record: ServerAuthRecord | undefined
