@@ -15,6 +15,9 @@ export interface AuthorizationResponse {
 
 const PAGE = (text: string) => `<!doctype html><meta charset="utf-8"><title>tooltx</title><p>${text}</p>`
 
+/** Every answer ends its connection, so a browser's kept-alive socket never holds `close()` open. */
+const HTML = { 'content-type': 'text/html', connection: 'close' }
+
 /** A loopback listener for one authorization at a time; start it before asking for the URL. */
 export class LoopbackRedirect {
   /** The port asked for; after the first start, the port it got, so the redirect URL stays. */
@@ -36,12 +39,12 @@ export class LoopbackRedirect {
         const url = new URL(request.url ?? '/', 'http://127.0.0.1')
         const waiting = this.#waiting
         if (url.pathname !== '/callback' || waiting === undefined) {
-          response.writeHead(404, { 'content-type': 'text/html' }).end(PAGE('Nothing is waiting here.'))
+          response.writeHead(404, HTML).end(PAGE('Nothing is waiting here.'))
           return
         }
         // A response for another state is not ours (a stale tab, a forged link): ignore it.
         if (url.searchParams.get('state') !== waiting.state) {
-          response.writeHead(400, { 'content-type': 'text/html' }).end(PAGE('Unexpected state.'))
+          response.writeHead(400, HTML).end(PAGE('Unexpected state.'))
           return
         }
         this.#waiting = undefined
@@ -50,7 +53,7 @@ export class LoopbackRedirect {
         if (code === null) {
           const error = url.searchParams.get('error') ?? 'no code'
           const description = url.searchParams.get('error_description')
-          response.writeHead(400, { 'content-type': 'text/html' }).end(PAGE('Authorization failed.'))
+          response.writeHead(400, HTML).end(PAGE('Authorization failed.'))
           waiting.reject(
             new Error(
               `the authorization server refused: ${error}${description === null ? '' : ` (${description})`}`,
@@ -58,9 +61,7 @@ export class LoopbackRedirect {
           )
           return
         }
-        response
-          .writeHead(200, { 'content-type': 'text/html' })
-          .end(PAGE('tooltx is authorized. You can close this tab.'))
+        response.writeHead(200, HTML).end(PAGE('tooltx is authorized. You can close this tab.'))
         waiting.resolve(iss === null ? { code } : { code, iss })
       })
       this.#server = server
