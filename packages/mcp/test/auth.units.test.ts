@@ -80,7 +80,7 @@ describe('Y5 OAuth units', () => {
     expect((await redirect.start()).href).toBe(url.href)
   })
 
-  it('Y5.20: a token file that is not JSON reads as empty and is replaced whole; saves are serialized', async () => {
+  it('Y5.20: a token file that is not JSON reads as empty, a record of the wrong shape in part; saves are serialized', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tooltx-store-'))
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     const file = path.join(dir, 'mcp-oauth.json')
@@ -96,6 +96,16 @@ describe('Y5 OAuth units', () => {
       expect((await store.load(`http://s${i}/mcp`))?.tokens?.access_token).toBe(`t${i}`)
     await store.save('http://s0/mcp', undefined)
     expect(await fileTokenStore(file).load('http://s0/mcp')).toBeUndefined()
+    // A record edited into other shapes keeps only the parts that still fit.
+    writeFileSync(
+      file,
+      JSON.stringify({
+        'http://a/mcp': { tokens: 'x', client: 5, discovery: [] },
+        'http://b/mcp': { tokens: { access_token: 't' }, client: { secret: 1 } },
+      }),
+    )
+    expect(await store.load('http://a/mcp')).toEqual({})
+    expect(await store.load('http://b/mcp')).toEqual({ tokens: { access_token: 't' } })
   })
 
   it('Y5.20: a pre-registered client secret is never written to the store', async () => {

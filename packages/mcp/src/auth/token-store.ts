@@ -43,6 +43,25 @@ export function memoryTokenStore(): TokenStore {
   }
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  value !== null && typeof value === 'object' && !Array.isArray(value)
+
+/**
+ * The parts of a record read from a file that have the shape the flow relies on; a part that
+ * was edited into another shape is left out, so it is obtained again rather than trusted.
+ */
+function keptRecord(value: unknown): ServerAuthRecord | undefined {
+  if (!isObject(value)) return undefined
+  const { tokens, client, discovery } = value
+  const record: ServerAuthRecord = {}
+  if (isObject(tokens) && typeof tokens.access_token === 'string') record.tokens = tokens as KeptTokens
+  if (isObject(client) && typeof client.client_id === 'string')
+    record.client = client as StoredOAuthClientInformation
+  if (isObject(discovery) && typeof discovery.authorizationServerUrl === 'string')
+    record.discovery = discovery as unknown as OAuthDiscoveryState
+  return record
+}
+
 /**
  * The default token file: `$XDG_CONFIG_HOME/tooltx/mcp-oauth.json`, else
  * `%APPDATA%\tooltx\mcp-oauth.json` on Windows, else `~/.config/tooltx/mcp-oauth.json`.
@@ -58,16 +77,15 @@ export function defaultTokenFile(env: NodeJS.ProcessEnv = process.env): string {
  * A store in one JSON file (default {@link defaultTokenFile}). The directory is created with
  * mode 0700 and the file written with mode 0600 through a temporary file and a rename, so a
  * reader never sees half a file and no other user can read a token. A file that is missing or
- * not JSON reads as empty; writes from one process are serialized.
+ * not JSON reads as empty, and a part of a record of the wrong shape as absent; writes from one
+ * process are serialized.
  */
 export function fileTokenStore(path: string = defaultTokenFile()): TokenStore {
   let queue: Promise<unknown> = Promise.resolve()
   const readAll = async (): Promise<Record<string, ServerAuthRecord>> => {
     try {
       const parsed: unknown = JSON.parse(await readFile(path, 'utf8'))
-      return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed)
-        ? (parsed as Record<string, ServerAuthRecord>)
-        : {}
+      return isObject(parsed) ? (parsed as Record<string, ServerAuthRecord>) : {}
     } catch {
       return {}
     }
@@ -83,8 +101,7 @@ export function fileTokenStore(path: string = defaultTokenFile()): TokenStore {
   return {
     load: async (server) => {
       await queue
-      const record = (await readAll())[server]
-      return record !== null && typeof record === 'object' ? record : undefined
+      return keptRecord((await readAll())[server])
     },
     save(server, record) {
       const next = queue.then(async () => {
