@@ -1,8 +1,10 @@
 export type {
   AuthorizationCodeAuth,
   ClientCredentialsAuth,
+  JwtBearerAuth,
   McpAuth,
 } from './auth/mcp-auth.js'
+export type { JwtGrantSource } from './auth/stored-provider.js'
 export {
   defaultTokenFile,
   fileTokenStore,

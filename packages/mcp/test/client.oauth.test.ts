@@ -1,4 +1,4 @@
-import { generateKeyPairSync } from 'node:crypto'
+import { generateKeyPairSync, sign } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs'
 import os from 'node:os'
 import path from 'node:path'
@@ -167,6 +167,68 @@ describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
     ).rejects.toThrow(/invalid_client/)
   })
 
+  it('Y5.23: a JWT authorization grant from the IdP is traded for a token for the resource', async () => {
+    const idp = generateKeyPairSync('ec', { namedCurve: 'P-256' })
+    const servers = await startOAuthServers({
+      clients: [{ id: 'enterprise', secret: 'enterprise-secret-5d1f' }],
+      idpPublicKey: idp.publicKey.export({ type: 'spki', format: 'pem' }).toString(),
+    })
+    const asked: object[] = []
+    const signed = (claims: object) => {
+      const part = (value: object) => Buffer.from(JSON.stringify(value)).toString('base64url')
+      const input = `${part({ alg: 'ES256', typ: 'oauth-id-jag+jwt' })}.${part(claims)}`
+      const signature = sign('sha256', Buffer.from(input), { key: idp.privateKey, dsaEncoding: 'ieee-p1363' })
+      return `${input}.${signature.toString('base64url')}`
+    }
+    const { call } = await imported({
+      url: servers.mcp,
+      auth: {
+        grant: 'jwt_bearer',
+        clientId: 'enterprise',
+        clientSecret: 'enterprise-secret-5d1f',
+        assertion: (context) => {
+          asked.push(context)
+          const exp = Math.floor(Date.now() / 1000) + 60
+          return signed({
+            sub: 'alice',
+            aud: context.authorizationServerUrl,
+            resource: context.resourceUrl,
+            client_id: 'enterprise',
+            exp,
+          })
+        },
+      },
+    })
+    expect(textOf(await call('mcp__protected__whoami'))).toBe('client enterprise scope mcp:tools')
+    expect(asked).toEqual([
+      { authorizationServerUrl: servers.issuer.origin, resourceUrl: servers.mcp.href, scope: 'mcp:tools' },
+    ])
+    expect((await servers.asLog()).filter((e) => e.endpoint === 'jwt-bearer')).toEqual([
+      { endpoint: 'jwt-bearer', sub: 'alice' },
+    ])
+    // A grant the IdP made for another authorization server is refused.
+    await expect(
+      mcpTools(
+        {
+          url: servers.mcp,
+          auth: {
+            grant: 'jwt_bearer',
+            clientId: 'enterprise',
+            clientSecret: 'enterprise-secret-5d1f',
+            assertion: (context) =>
+              signed({
+                aud: 'https://other.example',
+                resource: context.resourceUrl,
+                client_id: 'enterprise',
+                exp: 4e9,
+              }),
+          },
+        },
+        { name: 'p', reconnect: false },
+      ),
+    ).rejects.toThrow(/invalid_grant/)
+  })
+
   it('Y5.20: the file store is 0600 in a 0700 directory, and a second set reuses its token without asking', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tooltx-oauth-'))
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
@@ -232,6 +294,9 @@ describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
       mcpTools({ url, auth: auth as HttpConnection['auth'] }, { name: 'p' })
     await expect(bad({})).rejects.toThrow(/^mcpTools: auth\.onAuthorizationUrl must be a function/)
     await expect(bad({ grant: 'password' })).rejects.toThrow(/^mcpTools: auth\.grant must be/)
+    await expect(bad({ grant: 'jwt_bearer', clientId: 'x', clientSecret: 's' })).rejects.toThrow(
+      /^mcpTools: auth\.assertion must be a function/,
+    )
     await expect(bad({ grant: 'client_credentials', clientId: 'x' })).rejects.toThrow(
       /clientId and one of clientSecret and privateKey/,
     )

@@ -40,12 +40,15 @@ export async function startOAuthServers(
     cimd?: boolean
     /** More pre-registered machine clients: a secret, or a public key for private_key_jwt. */
     clients?: { id: string; secret?: string; publicKey?: string }[]
+    /** The PEM public key of the IdP whose JWT authorization grants the server takes. */
+    idpPublicKey?: string
     rs?: { resource?: string; redirectTo?: string }
   } = {},
 ): Promise<OAuthServers> {
   const issuer = await start('as', {
     expiresIn: options.expiresIn ?? 3600,
     cimd: options.cimd === true,
+    ...(options.idpPublicKey === undefined ? {} : { idpPublicKey: options.idpPublicKey }),
     clients: [{ id: MACHINE.clientId, secret: MACHINE.clientSecret }, ...(options.clients ?? [])],
   })
   const rs = await start('rs', { issuer: issuer.origin, ...options.rs })

@@ -8,7 +8,7 @@ import { ToolError } from '@tooltx/core'
 import { authorizingFetch } from './authorizing-fetch.js'
 import { LoopbackRedirect } from './loopback-redirect.js'
 import { OAuthFlow } from './oauth-flow.js'
-import { type ProviderSettings, StoredOAuthProvider } from './stored-provider.js'
+import { type JwtGrantSource, type ProviderSettings, StoredOAuthProvider } from './stored-provider.js'
 import { memoryTokenStore, type TokenStore } from './token-store.js'
 
 /** Settings both grants share. */
@@ -55,8 +55,21 @@ export interface ClientCredentialsAuth extends AuthCommon {
   signingAlgorithm?: string
 }
 
+/**
+ * Enterprise-managed authorization (SEP-990, Y5.23): the JWT authorization grant that
+ * `assertion` returns (an ID-JAG the user's IdP issued by token exchange, for instance with the
+ * SDK's `requestJwtAuthorizationGrant`) is traded for an access token (RFC 7523), the client
+ * authenticated by its secret; no browser, no registration.
+ */
+export interface JwtBearerAuth extends AuthCommon {
+  grant: 'jwt_bearer'
+  clientId: string
+  clientSecret: string
+  assertion: JwtGrantSource
+}
+
 /** The `auth` option of an {@link HttpConnection}. */
-export type McpAuth = AuthorizationCodeAuth | ClientCredentialsAuth
+export type McpAuth = AuthorizationCodeAuth | ClientCredentialsAuth | JwtBearerAuth
 
 /** Wraps a transport's `fetch` so that it authorizes; one flow for every transport of a set. */
 export type AuthorizingWrapper = (base: FetchLike) => FetchLike
@@ -83,9 +96,9 @@ function checked(auth: McpAuth): CheckedAuth {
   if (auth === null || typeof auth !== 'object')
     throw authError(' must be an object: { onAuthorizationUrl } or { grant: "client_credentials", … }')
   const grant = auth.grant ?? 'authorization_code'
-  if (grant !== 'authorization_code' && grant !== 'client_credentials')
+  if (grant !== 'authorization_code' && grant !== 'client_credentials' && grant !== 'jwt_bearer')
     throw authError(
-      `.grant must be "authorization_code" or "client_credentials", not ${JSON.stringify(grant)}`,
+      `.grant must be "authorization_code", "client_credentials" or "jwt_bearer", not ${JSON.stringify(grant)}`,
     )
   const store = auth.store ?? memoryTokenStore()
   if (typeof store?.load !== 'function' || typeof store.save !== 'function')
@@ -102,6 +115,13 @@ function checked(auth: McpAuth): CheckedAuth {
   const privateKey = optionalString(auth, 'privateKey')
   const alg = optionalString(auth, 'signingAlgorithm') ?? 'ES256'
   if (privateKey !== undefined) settings.privateKey = { pem: privateKey, alg }
+  if (auth.grant === 'jwt_bearer') {
+    if (settings.clientId === undefined || settings.clientSecret === undefined)
+      throw authError('.clientId and clientSecret are required for the jwt_bearer grant')
+    if (typeof auth.assertion !== 'function')
+      throw authError('.assertion must be a function returning the JWT authorization grant')
+    return { settings: { ...settings, assertion: auth.assertion }, user: undefined }
+  }
   if (auth.grant === 'client_credentials') {
     if (
       settings.clientId === undefined ||

@@ -17,12 +17,24 @@ import {
 } from '@modelcontextprotocol/client'
 import type { KeptTokens, ServerAuthRecord, TokenStore } from './token-store.js'
 
+/** The JWT grant type of RFC 7523, which enterprise-managed authorization (SEP-990) uses. */
+export const JWT_BEARER = 'urn:ietf:params:oauth:grant-type:jwt-bearer'
+
+/** Where a JWT authorization grant comes from: typically the user's IdP, by token exchange. */
+export type JwtGrantSource = (context: {
+  /** The MCP server's authorization server (its issuer). */
+  authorizationServerUrl: string
+  /** The MCP server as a resource (RFC 8707). */
+  resourceUrl: string
+  scope?: string
+}) => string | Promise<string>
+
 /** What the provider needs to know about the client it plays. */
 export interface ProviderSettings {
   /** The MCP server's URL: the store key. */
   server: string
   store: TokenStore
-  grant: 'authorization_code' | 'client_credentials'
+  grant: 'authorization_code' | 'client_credentials' | 'jwt_bearer'
   clientName: string
   /** A pre-registered client; without it the client registers itself (or uses `clientMetadataUrl`). */
   clientId?: string
@@ -33,6 +45,8 @@ export interface ProviderSettings {
   scope?: string
   /** Sign a client assertion instead of sending a secret (`private_key_jwt`). */
   privateKey?: { pem: string; alg: string }
+  /** The authorization grant (ID-JAG) for the `jwt_bearer` grant, asked for at each token request. */
+  assertion?: JwtGrantSource
   /** Takes the user to the authorization URL (authorization code only). */
   onRedirect(url: URL): Promise<void>
 }
@@ -44,6 +58,9 @@ export class StoredOAuthProvider implements OAuthClientProvider {
   #loaded = false
   #redirectUrl: URL | undefined
   #codeVerifier: string | undefined
+  /** The issuer and resource of the authorization under way, as `auth()` resolved them. */
+  #issuer: string | undefined
+  #resource: string | undefined
 
   /** Set with `privateKey`: the SDK then signs each token request's client assertion. */
   readonly addClientAuthentication: AddClientAuthentication | undefined
@@ -87,19 +104,39 @@ export class StoredOAuthProvider implements OAuthClientProvider {
       client_name: s.clientName,
       redirect_uris: this.redirectUrl === undefined ? [] : [this.redirectUrl.href],
       grant_types:
-        s.grant === 'client_credentials' ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
-      response_types: s.grant === 'client_credentials' ? [] : ['code'],
+        s.grant === 'authorization_code'
+          ? ['authorization_code', 'refresh_token']
+          : [s.grant === 'jwt_bearer' ? JWT_BEARER : s.grant],
+      response_types: s.grant === 'authorization_code' ? ['code'] : [],
       token_endpoint_auth_method: method,
       ...(s.scope === undefined ? {} : { scope: s.scope }),
     }
   }
 
-  /** Client credentials are asked for directly; the authorization code flow needs nothing here. */
-  prepareTokenRequest(scope?: string): URLSearchParams | undefined {
-    if (this.#settings.grant !== 'client_credentials') return undefined
-    const params = new URLSearchParams({ grant_type: 'client_credentials' })
+  /**
+   * Client credentials and JWT grants are asked for directly; the authorization code flow
+   * needs nothing here.
+   */
+  async prepareTokenRequest(scope?: string): Promise<URLSearchParams | undefined> {
+    const { grant, assertion } = this.#settings
+    if (grant === 'authorization_code') return undefined
+    const params = new URLSearchParams({ grant_type: grant === 'jwt_bearer' ? JWT_BEARER : grant })
+    if (grant === 'jwt_bearer' && assertion !== undefined) {
+      if (this.#issuer === undefined || this.#resource === undefined)
+        throw new Error('the authorization server and the resource are not known yet')
+      const context = { authorizationServerUrl: this.#issuer, resourceUrl: this.#resource }
+      params.set('assertion', await assertion(scope === undefined ? context : { ...context, scope }))
+    }
     if (scope !== undefined) params.set('scope', scope)
     return params
+  }
+
+  saveAuthorizationServerUrl(issuer: string): void {
+    this.#issuer = issuer
+  }
+
+  saveResourceUrl(resource: string): void {
+    this.#resource = resource
   }
 
   state(): string {
