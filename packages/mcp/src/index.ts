@@ -1,4 +1,19 @@
 export { RESULT_META_KEY, type ResultMeta } from './call-result.js'
+export type {
+  AuthorizationCodeAuth,
+  ClientCredentialsAuth,
+  JwtBearerAuth,
+  McpAuth,
+} from './client/auth/mcp-auth.js'
+export type { JwtGrantSource } from './client/auth/stored-provider.js'
+export {
+  defaultTokenFile,
+  fileTokenStore,
+  type KeptTokens,
+  memoryTokenStore,
+  type ServerAuthRecord,
+  type TokenStore,
+} from './client/auth/token-store.js'
 export type { ReconnectOptions } from './client/backoff.js'
 export type { HttpConnection, McpConnection, StdioConnection } from './client/client-connection.js'
 export { CONNECTION_CLOSED } from './client/client-link.js'

@@ -4,7 +4,7 @@
  * because the server is another party whose annotations never relax policy.
  */
 import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
-import { type McpConnection, type McpToolSet, mcpTools } from '@tooltx/mcp'
+import { type McpAuth, type McpConnection, type McpToolSet, mcpTools } from '@tooltx/mcp'
 import { UsageError } from '../display/output.js'
 
 /** One `--mcp` value, understood: the server's name in tool names and how to reach it. */
@@ -136,14 +136,16 @@ export interface RunServers {
  * Connects to every server in `specs` (in order), registers its tools (`mcp__<name>__<tool>`)
  * in `scope` and makes each of their calls ask for approval first. A command is spawned in
  * `workspace` (Y4.6), so a relative path means to the server what it means to the scope's
- * boundary guard and the workspace tools. When one cannot connect, the ones already connected
- * are closed and it throws an error naming the server and why.
+ * boundary guard and the workspace tools. An HTTP server is given `authorize(spec)` as its
+ * OAuth (Y5.22). When one cannot connect, the ones already connected are closed and it throws
+ * an error naming the server and why.
  */
 export async function connectRunServers(
   specs: readonly McpServerSpec[],
   runtime: ToolRuntime,
   scope: RuntimeScope,
   workspace: string,
+  authorize?: (spec: McpServerSpec) => McpAuth,
 ): Promise<RunServers> {
   const sets: { spec: McpServerSpec; set: McpToolSet }[] = []
   const closeAll = async () => {
@@ -152,7 +154,9 @@ export async function connectRunServers(
   for (const spec of specs) {
     try {
       const connection =
-        'command' in spec.connection ? { ...spec.connection, cwd: workspace } : spec.connection
+        'command' in spec.connection
+          ? { ...spec.connection, cwd: workspace }
+          : { ...spec.connection, ...(authorize === undefined ? {} : { auth: authorize(spec) }) }
       sets.push({ spec, set: await mcpTools(connection, { name: spec.name }) })
     } catch (error) {
       await closeAll()

@@ -35,6 +35,7 @@ import {
   usageError,
 } from './flags.js'
 import { connectRunServers, type McpServerSpec, mcpServerSpecs } from './run-mcp.js'
+import { runAuthorization } from './run-mcp-auth.js'
 
 /** `tooltx run`: its help, printed by `--help` and after each usage error. */
 const USAGE: CommandUsage = {
@@ -57,7 +58,9 @@ ${TOOLS_HELP}
   --allow-shell C  run shell commands that are C or start with "C " without asking, when
                    they hold no shell syntax (; | & $ \` > quotes globs); repeatable
   --mcp S          add an MCP server's tools, as mcp__<name>__<tool>: S is a command
-                   (spawned, stdio) or an http(s) URL, optionally NAME=S; repeatable
+                   (spawned, stdio) or an http(s) URL, optionally NAME=S; repeatable.
+                   A URL server that asks for OAuth prints a URL to authorize at (and
+                   opens it at a terminal); tokens are kept in ~/.config/tooltx/mcp-oauth.json
   --session ID     continue this saved session (a fork, say) instead of starting one
   --timeout S      seconds a model request may go without an answer (default 120)
 ${DB_HELP}
@@ -246,13 +249,13 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
       : await storedSessionId(options.db, options.session, `no session "${options.session}" to continue`)
   const store = openStore(options.db)
   const session = await openSession(store, { id })
-  const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root).catch(
-    async (error) => {
-      await session.close()
-      await store.close()
-      throw error
-    },
-  )
+  const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root, (spec) =>
+    runAuthorization(spec.name, out, options.env),
+  ).catch(async (error) => {
+    await session.close()
+    await store.close()
+    throw error
+  })
   out.line(`tooltx run — ${model.name}, mode ${options.mode}, workspace ${options.workspace}`)
   out.line(
     options.tools === undefined

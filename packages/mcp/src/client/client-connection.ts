@@ -6,6 +6,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { type AuthorizingWrapper, authorizingWrapper, type McpAuth } from './auth/mcp-auth.js'
 import type { Backoff } from './backoff.js'
 import { boundedFetch } from './bounded-fetch.js'
 import { listenScheduler } from './listen-stream.js'
@@ -32,6 +33,8 @@ export interface HttpConnection {
   url: string | URL
   /** Extra request headers, e.g. `{ authorization: 'Bearer …' }`. */
   headers?: Record<string, string>
+  /** OAuth for a server that asks for it (Y5): authorization code with PKCE, or client credentials. */
+  auth?: McpAuth
   /**
    * The largest message the server may send, in bytes: one JSON answer, one event of a stream;
    * default 10 MB. A larger one closes the connection, so its call fails
@@ -47,18 +50,24 @@ export type McpConnection = StdioConnection | HttpConnection
  * The SDK transport for `connection`, bounding each message from the server by
  * `maxMessageBytes` (Y2.13, Y2.18): the SDK's read buffer over stdio; over HTTP a counted body
  * that, past the bound, reports the error and closes the transport, as the stdio one does.
- * Over HTTP the reopenings of the GET stream are bounded by `backoff` (Y2.22).
+ * Over HTTP the reopenings of the GET stream are bounded by `backoff` (Y2.22), and `authorize`
+ * (the set's OAuth, Y5) wraps the fetch.
  */
-export function transportFor(connection: McpConnection, backoff: Backoff): Transport {
+export function transportFor(
+  connection: McpConnection,
+  backoff: Backoff,
+  authorize: AuthorizingWrapper = (fetch) => fetch,
+): Transport {
   const maxBytes = connection.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES
   if ('url' in connection) {
+    const bounded = boundedFetch(maxBytes, (error) => {
+      transport.onerror?.(error)
+      void transport.close()
+    })
     const transport: Transport = new StreamableHTTPClientTransport(new URL(connection.url), {
       ...(connection.headers === undefined ? {} : { requestInit: { headers: connection.headers } }),
       reconnectionScheduler: listenScheduler(backoff),
-      fetch: boundedFetch(maxBytes, (error) => {
-        transport.onerror?.(error)
-        void transport.close()
-      }),
+      fetch: authorize(bounded),
     })
     return transport
   }
@@ -98,5 +107,10 @@ export function createClient(
     { name: clientName, version: '0.1.0' },
     'url' in connection ? { versionNegotiation: { mode: 'auto' }, listChanged } : { listChanged },
   )
-  return { client, connect: () => client.connect(transportFor(connection, backoff)) }
+  // One OAuth flow for the set: tokens and the loopback port outlive each reconnection (Y5.1).
+  const authorize =
+    'url' in connection && connection.auth !== undefined
+      ? authorizingWrapper(new URL(connection.url), connection.auth)
+      : undefined
+  return { client, connect: () => client.connect(transportFor(connection, backoff, authorize)) }
 }
