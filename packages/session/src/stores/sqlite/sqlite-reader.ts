@@ -11,16 +11,6 @@ import {
 import { decodeRows, type EventRow } from './sqlite-rows.js'
 import type { SessionInfo } from './store.js'
 
-/** The read side of a session database, for tools that list and print sessions. */
-export interface SessionReader {
-  /** Every stored session, oldest first. */
-  listSessions(): Promise<readonly SessionInfo[]>
-  /** The deep-frozen events of session `id` in `seq` order, or `undefined` when it is not stored. */
-  read(id: string): Promise<readonly SessionEvent[] | undefined>
-  /** Releases the database handle (and any private copy of the file). */
-  close(): Promise<void>
-}
-
 /**
  * SQLite's primary result codes when it may not make the `-shm`/`-wal` files next to a WAL
  * database: `SQLITE_READONLY` (8, including `SQLITE_READONLY_DIRECTORY`) and `SQLITE_CANTOPEN` (14).
