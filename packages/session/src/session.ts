@@ -8,12 +8,12 @@ import {
   stringifyJson,
   ToolError,
 } from '@tooltx/core'
-import { deriveMessages, MessageLog } from './derivation.js'
-import type { NewSessionEvent, Seq, SessionEvent, SessionEventMap, SessionEventType } from './events.js'
-import type { History } from './history.js'
-import { LogState } from './log-state.js'
-import { repairPlan } from './repair.js'
-import { assertSessionId, type SessionStore } from './store.js'
+import { deriveMessages, MessageLog } from './log/derivation.js'
+import type { NewSessionEvent, Seq, SessionEvent, SessionEventMap, SessionEventType } from './log/events.js'
+import type { History } from './log/history.js'
+import { LogState } from './log/log-state.js'
+import { repairPlan } from './log/repair.js'
+import { assertSessionId, type SessionStore } from './stores/store.js'
 
 /** Called synchronously with each event right after it became durable (L1.5). */
 export type SessionListener = (event: SessionEvent) => void

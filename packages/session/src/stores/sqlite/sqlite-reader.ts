@@ -1,15 +1,15 @@
 import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { SessionEvent } from './events.js'
+import { decodeRows, type EventRow } from '../event-rows.js'
+import type { SessionReader } from '../session-reader.js'
+import type { SessionInfo } from '../store.js'
 import {
   defaultSqliteDriver,
   loadSqliteDriver,
   type SqliteConnection,
   type SqliteDriverName,
 } from './sqlite-driver.js'
-import { decodeRows, type EventRow } from './sqlite-rows.js'
-import type { SessionInfo } from './store.js'
 
 /**
  * SQLite's primary result codes when it may not make the `-shm`/`-wal` files next to a WAL
