@@ -32,6 +32,7 @@ function generatedWorkspace(files: number, lines: number): string {
 
 const silent: Output = {
   line() {},
+  text() {},
   error() {},
   status() {},
   interactive: false,

@@ -13,6 +13,7 @@ import type { NewSessionEvent, Seq, SessionEvent, SessionEventMap, SessionEventT
 import type { History } from './log/history.js'
 import { LogState } from './log/log-state.js'
 import { repairPlan } from './log/repair.js'
+import { UndoLog } from './log/undo-log.js'
 import { assertSessionId, type SessionStore } from './stores/store.js'
 
 /** Called synchronously with each event right after it became durable (L1.5). */
@@ -259,7 +260,7 @@ class SessionLog implements Session {
       // applied is rolled back when a later event is refused or the write fails, so a
       // rejected batch leaves no trace.
       const state = this.#state
-      const undo: (() => void)[] = []
+      const undo = new UndoLog()
       const events: SessionEvent[] = []
       let seq = this.#base + this.#events.length
       try {
@@ -271,7 +272,7 @@ class SessionLog implements Session {
         }
         await this.#store.append(this.id, events)
       } catch (error) {
-        for (let i = undo.length - 1; i >= 0; i--) undo[i]!()
+        undo.rollback()
         throw error
       }
       for (const event of events) {

@@ -401,7 +401,10 @@ describe('Q4.2 checkpoint + tail == full replay', () => {
     const state = new LogState()
     expect(Object.keys(state).sort()).toEqual([
       'assistant',
+      'dispatches',
+      'durable',
       'pendingApprovals',
+      'started',
       'step',
       'stepOpen',
       'turn',
