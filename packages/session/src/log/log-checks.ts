@@ -89,7 +89,7 @@ function checkInTurn(state: LogFacts, type: SessionEventType, data: Data): strin
   }
 }
 
-/** The checks of the event types whose data a method of their own checks, beyond the turn checks. */
+/** The checks of the event types whose data a function of their own checks, beyond the turn checks. */
 const CHECKS: {
   readonly [K in SessionEventType]?: (state: LogFacts, data: Data) => string | undefined
 } = {
