@@ -1,23 +1,9 @@
-export * from './decision-rule.js'
-export * from './derivation.js'
-export * from './events.js'
-export { fileReader } from './file-reader.js'
-export * from './file-store.js'
-export * from './fork.js'
-export { AppendOnlyList, type History } from './history.js'
-export {
-  DEFAULT_LEASE_MS,
-  handleOpenError,
-  isLeaseHeld,
-  type LeaseOptions,
-  leaseHeldError,
-  leaseLostError,
-} from './lease.js'
-export * from './memory-store.js'
-export { describeConnection, type PgPool } from './postgres-driver.js'
-export * from './postgres-reader.js'
-export { POSTGRES_CHANNEL } from './postgres-schema.js'
-export * from './postgres-store.js'
+export * from './fork-session.js'
+export * from './log/decision-rule.js'
+export * from './log/derivation.js'
+export * from './log/events.js'
+export { type ForkPoint, forkOrigin } from './log/fork.js'
+export { AppendOnlyList, type History } from './log/history.js'
 export {
   effectRecordedText,
   type InterruptedCall,
@@ -26,12 +12,32 @@ export {
   OUTCOME_UNKNOWN_TEXT,
   planRepair,
   repairCall,
-} from './repair.js'
-export { SeqList } from './seq-list.js'
+} from './log/repair.js'
+export { SeqList } from './log/seq-list.js'
+export * from './log/step-preparation.js'
+export * from './log/suspended-turn.js'
 export * from './session.js'
-export { defaultSqliteDriver, loadSqliteDriver, type SqliteDriverName } from './sqlite-driver.js'
-export * from './sqlite-reader.js'
-export * from './sqlite-store.js'
-export * from './step-preparation.js'
-export * from './store.js'
-export * from './suspended-turn.js'
+export { fileReader } from './stores/file/file-reader.js'
+export * from './stores/file/file-store.js'
+export {
+  DEFAULT_LEASE_MS,
+  handleOpenError,
+  isLeaseHeld,
+  type LeaseOptions,
+  leaseHeldError,
+  leaseLostError,
+} from './stores/lease.js'
+export * from './stores/memory-store.js'
+export { describeConnection, type PgPool } from './stores/postgres/postgres-driver.js'
+export * from './stores/postgres/postgres-reader.js'
+export { POSTGRES_CHANNEL } from './stores/postgres/postgres-schema.js'
+export * from './stores/postgres/postgres-store.js'
+export type { SessionReader } from './stores/session-reader.js'
+export {
+  defaultSqliteDriver,
+  loadSqliteDriver,
+  type SqliteDriverName,
+} from './stores/sqlite/sqlite-driver.js'
+export * from './stores/sqlite/sqlite-reader.js'
+export * from './stores/sqlite/sqlite-store.js'
+export * from './stores/store.js'

@@ -8,12 +8,13 @@ import {
   stringifyJson,
   ToolError,
 } from '@tooltx/core'
-import { deriveMessages, MessageLog } from './derivation.js'
-import type { NewSessionEvent, Seq, SessionEvent, SessionEventMap, SessionEventType } from './events.js'
-import type { History } from './history.js'
-import { LogState } from './log-state.js'
-import { repairPlan } from './repair.js'
-import { assertSessionId, type SessionStore } from './store.js'
+import { deriveMessages, MessageLog } from './log/derivation.js'
+import type { NewSessionEvent, Seq, SessionEvent, SessionEventMap, SessionEventType } from './log/events.js'
+import type { History } from './log/history.js'
+import { LogState } from './log/log-state.js'
+import { repairPlan } from './log/repair.js'
+import { UndoLog } from './log/undo-log.js'
+import { assertSessionId, type SessionStore } from './stores/store.js'
 
 /** Called synchronously with each event right after it became durable (L1.5). */
 export type SessionListener = (event: SessionEvent) => void
@@ -259,7 +260,7 @@ class SessionLog implements Session {
       // applied is rolled back when a later event is refused or the write fails, so a
       // rejected batch leaves no trace.
       const state = this.#state
-      const undo: (() => void)[] = []
+      const undo = new UndoLog()
       const events: SessionEvent[] = []
       let seq = this.#base + this.#events.length
       try {
@@ -271,7 +272,7 @@ class SessionLog implements Session {
         }
         await this.#store.append(this.id, events)
       } catch (error) {
-        for (let i = undo.length - 1; i >= 0; i--) undo[i]!()
+        undo.rollback()
         throw error
       }
       for (const event of events) {

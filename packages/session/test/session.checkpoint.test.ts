@@ -20,8 +20,8 @@ import {
   type SessionStore,
   sqliteStore,
 } from '../src/index.js'
-import { LogState } from '../src/log-state.js'
-import { defaultSqliteDriver, loadSqliteDriver } from '../src/sqlite-driver.js'
+import { LogState } from '../src/log/log-state.js'
+import { defaultSqliteDriver, loadSqliteDriver } from '../src/stores/sqlite/sqlite-driver.js'
 import { scriptTurns, seededRandom } from './log-script.js'
 import { tempRoot } from './temp-root.js'
 
@@ -401,7 +401,10 @@ describe('Q4.2 checkpoint + tail == full replay', () => {
     const state = new LogState()
     expect(Object.keys(state).sort()).toEqual([
       'assistant',
+      'dispatches',
+      'durable',
       'pendingApprovals',
+      'started',
       'step',
       'stepOpen',
       'turn',

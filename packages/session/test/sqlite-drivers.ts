@@ -4,7 +4,7 @@
  * built for Node 20's ABI fails to load).
  */
 import { type SqliteDriverName, sqliteStore } from '../src/index.js'
-import { defaultSqliteDriver } from '../src/sqlite-driver.js'
+import { defaultSqliteDriver } from '../src/stores/sqlite/sqlite-driver.js'
 
 export interface DriverCase {
   readonly driver: SqliteDriverName

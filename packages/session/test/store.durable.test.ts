@@ -3,8 +3,8 @@ import { appendFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs
 import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_SQLITE_PATH, fileStore, openSession, type SessionEvent, sqliteStore } from '../src/index.js'
-import { formatBatch } from '../src/jsonl-log.js'
-import { loadSqliteDriver } from '../src/sqlite-driver.js'
+import { formatBatch } from '../src/stores/file/jsonl-log.js'
+import { loadSqliteDriver } from '../src/stores/sqlite/sqlite-driver.js'
 import { SQLITE_DRIVERS } from './sqlite-drivers.js'
 import { tempRoot } from './temp-root.js'
 

@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url'
 import { type JsonValue, stringifyJson, ToolError } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
 import { fileStore, openSession, type SessionStore, sqliteStore } from '../src/index.js'
-import { loadSqliteDriver } from '../src/sqlite-driver.js'
+import { loadSqliteDriver } from '../src/stores/sqlite/sqlite-driver.js'
 import { SQLITE_DRIVERS } from './sqlite-drivers.js'
 import { tempRoot } from './temp-root.js'
 

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { invariantError } from '@tooltx/core'
+import type { SessionReader } from '../session-reader.js'
+import { isSessionId, type SessionInfo } from '../store.js'
 import { scanLog } from './jsonl-log.js'
-import type { SessionReader } from './sqlite-reader.js'
-import { isSessionId, type SessionInfo } from './store.js'
 
 /** The file name suffix of a file store's session log. */
 export const LOG_SUFFIX = '.jsonl'

@@ -3,10 +3,10 @@
  * `text` holding `stringifyJson` output, never `jsonb` (which reorders keys and rewrites
  * numbers), so a reopened log is byte-identical (L1.6, N1.2).
  */
-import type { SessionEvent } from './events.js'
+import type { SessionEvent } from '../../log/events.js'
+import { decodeRows, type EventRow } from '../event-rows.js'
+import type { SessionInfo } from '../store.js'
 import type { PgClient, PgPool, PgResult } from './postgres-driver.js'
-import { decodeRows, type EventRow } from './sqlite-rows.js'
-import type { SessionInfo } from './store.js'
 
 /** The channel every append notifies, with the payload `<session id> <latest seq>` (N1.5). */
 export const POSTGRES_CHANNEL = 'tooltx_events'

@@ -15,10 +15,10 @@ import {
   utimesSync,
   writeSync,
 } from 'node:fs'
-import { crc32Hex } from './checksum.js'
-import { liveHolder } from './process-identity.js'
+import { crc32Hex } from '../checksum.js'
+import { liveHolder } from '../process-identity.js'
 
-export { lockContent } from './process-identity.js'
+export { lockContent } from '../process-identity.js'
 
 /** Who holds a lock, and until when its lease runs (milliseconds since the epoch). */
 export interface LockHolder {

@@ -5,11 +5,11 @@
  * matches and the stored rows still carry exactly the anchored checksums.
  */
 import { invariantError } from '@tooltx/core'
-import { crc32Text } from './checksum.js'
-import type { SessionEvent } from './events.js'
+import type { SessionEvent } from '../../log/events.js'
+import { crc32Text } from '../checksum.js'
+import { decodeRows, type EventRow } from '../event-rows.js'
+import type { CheckpointedLog } from '../store.js'
 import type { SqliteConnection } from './sqlite-driver.js'
-import { decodeRows, type EventRow } from './sqlite-rows.js'
-import type { CheckpointedLog } from './store.js'
 
 export const CHECKPOINT_SCHEMA = `
 CREATE TABLE IF NOT EXISTS checkpoints (

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os'
 import { definitionError, type JsonValue, stringifyJson } from '@tooltx/core'
-import type { SessionEvent } from './events.js'
+import type { SessionEvent } from '../../log/events.js'
+import { checksumOf } from '../event-rows.js'
 import {
   Heartbeat,
   type LeaseOptions,
@@ -8,12 +9,11 @@ import {
   leaseLostError,
   leaseMsOf,
   OpenHandles,
-} from './lease.js'
+} from '../lease.js'
+import { lockContent } from '../process-identity.js'
+import { conflictError, type SessionStore } from '../store.js'
 import { describeConnection, loadPg, type PgPool, type PgPoolClient } from './postgres-driver.js'
 import { createSchema, listSessionRows, POSTGRES_CHANNEL, readEvents } from './postgres-schema.js'
-import { lockContent } from './process-identity.js'
-import { checksumOf } from './sqlite-rows.js'
-import { conflictError, type SessionStore } from './store.js'
 
 /** Options of `postgresStore`. */
 export interface PostgresStoreOptions extends LeaseOptions {}

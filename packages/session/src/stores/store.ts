@@ -1,5 +1,5 @@
 import { definitionError, invariantError, type ToolError } from '@tooltx/core'
-import type { SessionEvent } from './events.js'
+import type { SessionEvent } from '../log/events.js'
 
 /** One row of `listSessions()`: timestamps are ISO 8601 strings. */
 export interface SessionInfo {

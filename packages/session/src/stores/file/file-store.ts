@@ -11,14 +11,14 @@ import {
 } from 'node:fs'
 import { join } from 'node:path'
 import { invariantError } from '@tooltx/core'
-import type { SessionEvent } from './events.js'
+import type { SessionEvent } from '../../log/events.js'
+import { Heartbeat, type LeaseOptions, leaseHeldError, leaseMsOf, OpenHandles } from '../lease.js'
+import { type CheckpointedLog, conflictError, type SessionStore } from '../store.js'
 import { readAt, readCheckpoint, writeCheckpoint } from './file-checkpoint.js'
 import { nextEpoch, syncDirectory } from './file-epoch.js'
 import { acquireLock, holdsLock, lockContent, releaseLock, renewLock } from './file-lock.js'
 import { LOG_SUFFIX, listLogs } from './file-reader.js'
 import { formatBatch, type Scan, scanLog } from './jsonl-log.js'
-import { Heartbeat, type LeaseOptions, leaseHeldError, leaseMsOf, OpenHandles } from './lease.js'
-import { type CheckpointedLog, conflictError, type SessionStore } from './store.js'
 
 /** One open log file of this store. */
 interface OpenLog {

@@ -7,7 +7,7 @@
  * simply not used.
  */
 import { existsSync, readFileSync, readSync, renameSync, writeFileSync } from 'node:fs'
-import { crc32Hex } from './checksum.js'
+import { crc32Hex } from '../checksum.js'
 import { frameLine, verifies } from './jsonl-log.js'
 
 /** The file name suffix of a log's checkpoint, after the log's own name. */

@@ -1,8 +1,8 @@
 import { deepFreeze, invariantError } from '@tooltx/core'
+import type { SessionEvent } from '../log/events.js'
 import { crc32Text } from './checksum.js'
-import type { SessionEvent } from './events.js'
 
-/** One stored row of the `events` table; `crc` is `null` on rows from before checksums. */
+/** One stored row of the `events` table (SQLite and PostgreSQL alike); `crc` is `null` on rows from before checksums. */
 export interface EventRow {
   seq: number
   type: string

@@ -6,8 +6,8 @@
  * covers seq, type, data and the batch marker, and is verified on the bytes as read.
  */
 import { deepFreeze, invariantError, type JsonValue, stringifyJson, type ToolError } from '@tooltx/core'
-import { crc32Hex } from './checksum.js'
-import type { SessionEvent } from './events.js'
+import type { SessionEvent } from '../../log/events.js'
+import { crc32Hex } from '../checksum.js'
 
 const NEWLINE = 0x0a
 const PREFIX = Buffer.from('{"crc":"')

@@ -1,4 +1,4 @@
-import type { SessionEvent } from './events.js'
+import type { SessionEvent } from '../log/events.js'
 import { OpenHandles } from './lease.js'
 import { conflictError, type SessionInfo, type SessionStore } from './store.js'
 

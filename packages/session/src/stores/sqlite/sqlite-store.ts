@@ -1,7 +1,8 @@
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { type JsonValue, stringifyJson } from '@tooltx/core'
-import type { SessionEvent } from './events.js'
+import type { SessionEvent } from '../../log/events.js'
+import { checksumOf, decodeRows, type EventRow } from '../event-rows.js'
 import {
   Heartbeat,
   type LeaseOptions,
@@ -9,12 +10,11 @@ import {
   leaseLostError,
   leaseMsOf,
   OpenHandles,
-} from './lease.js'
-import { liveHolder, lockContent } from './process-identity.js'
+} from '../lease.js'
+import { liveHolder, lockContent } from '../process-identity.js'
+import { conflictError, type SessionInfo, type SessionStore } from '../store.js'
 import { CHECKPOINT_SCHEMA, sqliteCheckpoints } from './sqlite-checkpoint.js'
 import { defaultSqliteDriver, loadSqliteDriver, type SqliteDriverName } from './sqlite-driver.js'
-import { checksumOf, decodeRows, type EventRow } from './sqlite-rows.js'
-import { conflictError, type SessionInfo, type SessionStore } from './store.js'
 
 /** Where the CLI keeps its sessions, relative to the working directory. */
 export const DEFAULT_SQLITE_PATH = '.tooltx/sessions.db'

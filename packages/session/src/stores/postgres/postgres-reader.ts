@@ -1,7 +1,7 @@
-import type { SessionEvent } from './events.js'
+import type { SessionEvent } from '../../log/events.js'
+import type { SessionReader } from '../session-reader.js'
 import { describeConnection, loadPg } from './postgres-driver.js'
 import { listSessionRows, POSTGRES_CHANNEL, readEvents } from './postgres-schema.js'
-import type { SessionReader } from './sqlite-reader.js'
 
 /** PostgreSQL's SQLSTATE for a table that does not exist. */
 const UNDEFINED_TABLE = '42P01'

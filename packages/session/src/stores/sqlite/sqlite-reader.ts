@@ -1,25 +1,15 @@
 import { closeSync, copyFileSync, existsSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import type { SessionEvent } from './events.js'
+import { decodeRows, type EventRow } from '../event-rows.js'
+import type { SessionReader } from '../session-reader.js'
+import type { SessionInfo } from '../store.js'
 import {
   defaultSqliteDriver,
   loadSqliteDriver,
   type SqliteConnection,
   type SqliteDriverName,
 } from './sqlite-driver.js'
-import { decodeRows, type EventRow } from './sqlite-rows.js'
-import type { SessionInfo } from './store.js'
-
-/** The read side of a session database, for tools that list and print sessions. */
-export interface SessionReader {
-  /** Every stored session, oldest first. */
-  listSessions(): Promise<readonly SessionInfo[]>
-  /** The deep-frozen events of session `id` in `seq` order, or `undefined` when it is not stored. */
-  read(id: string): Promise<readonly SessionEvent[] | undefined>
-  /** Releases the database handle (and any private copy of the file). */
-  close(): Promise<void>
-}
 
 /**
  * SQLite's primary result codes when it may not make the `-shm`/`-wal` files next to a WAL
