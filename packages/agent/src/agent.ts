@@ -3,8 +3,6 @@ import {
   type Approver,
   type CodeDispatchSink,
   type CodeRuntime,
-  definitionError,
-  errorMessage,
   parseToolArguments,
   type RuntimeScope,
   type ToolCallBlock,
@@ -12,6 +10,7 @@ import {
   type ToolView,
   type UserMessage,
 } from '@tooltx/core'
+import { definitionError, errorMessage } from '@tooltx/core/internal'
 import {
   type ApprovalDecidedData,
   isExpired,

@@ -1,4 +1,5 @@
-import { type ApprovalOutcome, type ApprovalRequest, type Approver, definitionError } from '@tooltx/core'
+import type { ApprovalOutcome, ApprovalRequest, Approver } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 import type { ApprovalDecidedData, Session, StepRef } from '@tooltx/session'
 import { recordingApprover } from './recording-approver.js'
 import { pendingDecision } from './suspension.js'

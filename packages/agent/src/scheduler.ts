@@ -29,14 +29,13 @@ import {
   type AdditionalContext,
   type CallSequence,
   callSequence,
-  errorMessage,
-  isFrozenSnapshot,
   parseToolArguments,
   snapshotJson,
   type ToolCallBlock,
   type ToolFailure,
   type ToolResult,
 } from '@tooltx/core'
+import { errorMessage, isFrozenSnapshot } from '@tooltx/core/internal'
 import type { StepRef } from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
 import type { Journal } from './journal.js'

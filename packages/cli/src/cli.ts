@@ -1,7 +1,7 @@
 import { readFileSync, statSync } from 'node:fs'
 import path from 'node:path'
 import { DEFAULT_HOOK_TIMEOUT_MS as DEFAULT_AUDIT_HOOK_TIMEOUT_MS, DEFAULT_MODELS } from '@tooltx/agent'
-import type { Mode } from '@tooltx/core'
+import type { ToolMode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
 import { type FlagSpec, type ParsedFlags, parseFlags } from './flags.js'
 import { type Output, UsageError } from './output.js'
@@ -503,7 +503,14 @@ function agentFlags(
     workspace?: string
     tools?: string
   },
-): { provider?: string; model?: string; baseUrl?: string; mode: Mode; workspace: string; tools?: string } {
+): {
+  provider?: string
+  model?: string
+  baseUrl?: string
+  mode: ToolMode
+  workspace: string
+  tools?: string
+} {
   const mode = values.mode ?? 'native'
   if (!MODES.includes(mode))
     throw new UsageError(`--mode must be native, code or both, got "${mode}"\n\n${HELP[command]}`, 2)
@@ -524,7 +531,7 @@ function agentFlags(
     ...(values.provider !== undefined ? { provider: values.provider } : {}),
     ...(values.model !== undefined ? { model: values.model } : {}),
     ...(values['base-url'] !== undefined ? { baseUrl: values['base-url'] } : {}),
-    mode: mode as Mode,
+    mode: mode as ToolMode,
     workspace,
     ...(values.tools !== undefined ? { tools: values.tools } : {}),
   }

@@ -1,10 +1,5 @@
-import {
-  type AnyToolDefinition,
-  type DurableResultView,
-  type JsonValue,
-  RUN_CODE,
-  type ToolView,
-} from '@tooltx/core'
+import type { AnyToolDefinition, DurableResultView, JsonValue, ToolView } from '@tooltx/core'
+import { RUN_CODE } from '@tooltx/core/internal'
 import type { SessionEvent } from '@tooltx/session'
 import type { DefinitionLookup } from './session-display.js'
 

@@ -2,11 +2,11 @@ import {
   type AnyToolDefinition,
   type Approver,
   createToolRuntime,
-  type Mode,
-  RUN_CODE,
   type RuntimeScope,
+  type ToolMode,
   type ToolRuntime,
 } from '@tooltx/core'
+import { RUN_CODE } from '@tooltx/core/internal'
 import { UsageError } from './output.js'
 import { withPresenter } from './presenters.js'
 import { grepTool } from './tools/grep.js'
@@ -30,7 +30,7 @@ export interface Toolset {
 export interface ToolsetOptions {
   /** The directory the tools may touch: the boundary guard's workspace. */
   root: string
-  mode?: Mode
+  mode?: ToolMode
   /** Where contained hook and sink errors go. */
   reportError?: (error: unknown) => void
   /** The deadline of `run_check`, in milliseconds. */

@@ -6,13 +6,12 @@ import {
   callCard,
   createToolRuntime,
   type DurableResultView,
-  isCallView,
-  isResultView,
   type JsonValue,
   parseToolArguments,
   type ResultView,
   resultCard,
 } from '../src/index.js'
+import { isCallView, isResultView } from '../src/tool/cards.js'
 
 /** A raw tool definition with the given presenters (nothing here runs the tool). */
 function tool(

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { invariantError } from '@tooltx/core'
+import { invariantError } from '@tooltx/core/internal'
 import { scanLog } from './jsonl-log.js'
 import type { SessionReader } from './sqlite-reader.js'
 import { isSessionId, type SessionInfo } from './store.js'

@@ -10,7 +10,7 @@ import {
   writeSync,
 } from 'node:fs'
 import { join } from 'node:path'
-import { invariantError } from '@tooltx/core'
+import { invariantError } from '@tooltx/core/internal'
 import type { SessionEvent } from './events.js'
 import { readAt, readCheckpoint, writeCheckpoint } from './file-checkpoint.js'
 import { nextEpoch, syncDirectory } from './file-epoch.js'

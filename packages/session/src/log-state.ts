@@ -1,4 +1,5 @@
-import { isApprovalOutcome, type JsonValue, type ToolCallBlock } from '@tooltx/core'
+import type { JsonValue, ToolCallBlock } from '@tooltx/core'
+import { isApprovalOutcome } from '@tooltx/core/internal'
 import { judgeDecision } from './decision-rule.js'
 import { EVENT_SCOPES } from './event-scopes.js'
 import {

@@ -1,4 +1,4 @@
-import { deepFreeze, invariantError } from '@tooltx/core'
+import { deepFreeze, invariantError } from '@tooltx/core/internal'
 import { crc32Text } from './checksum.js'
 import type { SessionEvent } from './events.js'
 

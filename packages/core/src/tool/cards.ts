@@ -5,11 +5,11 @@
  * something that is not a known lossless view.
  */
 
-import { contentProblem } from '../content-checks.js'
-import type { AnyToolDefinition } from '../definition.js'
-import { deepFreeze, type JsonValue, snapshotJson } from '../lossless-json.js'
-import { parseToolArguments } from '../messages.js'
-import type { CallView, DurableResultView, ResultView } from '../presentation.js'
+import { contentProblem } from '../contract/content-checks.js'
+import type { AnyToolDefinition } from '../contract/definition.js'
+import { parseToolArguments } from '../contract/messages.js'
+import type { CallView, DurableResultView, ResultView } from '../contract/presentation.js'
+import { deepFreeze, type JsonValue, snapshotJson } from '../foundation/lossless-json.js'
 
 /**
  * The call card for a logged tool call (U1.3, U1.5, U1.7). `presentCall` receives the frozen

@@ -1,5 +1,5 @@
+import type { JsonValue } from '../foundation/lossless-json.js'
 import type { ContentBlock } from './content.js'
-import type { JsonValue } from './lossless-json.js'
 
 /** What a call does, for UIs (U1.1). */
 export type CallKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'fetch' | 'other'

@@ -1,7 +1,7 @@
+import type { JsonObject, JsonValue } from '../foundation/lossless-json.js'
 import type { ContentBlock } from './content.js'
 import type { ToolEffect } from './effect.js'
 import type { Execution, RunContext } from './execution.js'
-import type { JsonObject, JsonValue } from './lossless-json.js'
 import type { CallView, DurableResultView, ResultView } from './presentation.js'
 import type { ToolResult } from './result.js'
 
