@@ -12,7 +12,14 @@ const graph = importGraph(fileURLToPath(new URL('../src/', import.meta.url)))
 
 const SHARED = new Set(['protocol.ts', 'output-budget.js'])
 const WORKER = new Set(['sandbox-worker.js', 'guest-prelude.js', 'transpile.js'])
-const HOST = new Set(['limits.ts', 'compute-watch.ts', 'worker-pool.ts', 'program-run.ts', 'quickjs-runtime.ts', 'index.ts'])
+const HOST = new Set([
+  'limits.ts',
+  'compute-watch.ts',
+  'worker-pool.ts',
+  'program-run.ts',
+  'quickjs-runtime.ts',
+  'index.ts',
+])
 
 /** Shared 0, either thread's side 1, the entry point (host side) 2. */
 function layerOf(file: string): number {
