@@ -4,7 +4,7 @@
  * packages that use it, without a deprecation. Users import from `@tooltx/core` (index.ts).
  */
 
-export { APPROVAL_OUTCOMES, askApprover, isApprovalOutcome } from './contract/approval-outcome.js'
+export { askApprover, isApprovalOutcome } from './contract/approval-outcome.js'
 export { RUN_CODE } from './contract/definition.js'
 export { isRepeatable } from './contract/effect.js'
 export {

@@ -1,8 +1,9 @@
 import { createHash } from 'node:crypto'
 import { type ApprovalOutcome, type ApprovalRequest, createToolRuntime } from '@tooltx/core'
-import { APPROVAL_OUTCOMES, askApprover, isApprovalOutcome } from '@tooltx/core/internal'
+import { askApprover, isApprovalOutcome } from '@tooltx/core/internal'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { APPROVAL_OUTCOMES } from '../src/contract/approval-outcome.js'
 import { canonicalJson } from '../src/foundation/arguments-digest.js'
 import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
