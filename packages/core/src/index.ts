@@ -74,7 +74,7 @@ export type {
   CallKind,
   CallView,
   CardLocation,
-  DurableResultView,
+  DurableResult,
   FileDiff,
   ResultView,
 } from './contract/presentation.js'

@@ -62,7 +62,7 @@ export type ResultView =
   | { card: 'web'; kind: 'fetch'; url: string; statusCode: number; truncated: boolean }
 
 /** The durable part of a result that `presentResult` may read (U1.4): never the value. */
-export interface DurableResultView {
+export interface DurableResult {
   content: ContentBlock[]
   isError: boolean
   meta?: JsonValue
