@@ -1,13 +1,17 @@
 import { fileURLToPath } from 'node:url'
 import { configDefaults, defineConfig } from 'vitest/config'
 
-const pkg = (name: string) => fileURLToPath(new URL(`./packages/${name}/src/index.ts`, import.meta.url))
+const pkg = (name: string, entry = 'index') =>
+  fileURLToPath(new URL(`./packages/${name}/src/${entry}.ts`, import.meta.url))
 
 export default defineConfig({
   resolve: {
     // Tests run against the sources of sibling packages, so a change in core is seen
     // by the session or agent tests without a rebuild.
+    // An entry point below a package (`@tooltx/core/internal`) comes before the package: the first
+    // alias that matches wins.
     alias: {
+      '@tooltx/core/internal': pkg('core', 'internal'),
       '@tooltx/core': pkg('core'),
       '@tooltx/session': pkg('session'),
       '@tooltx/sandbox': pkg('sandbox'),

@@ -62,14 +62,14 @@ class Returning {
     return target
   }
 }
-/** The private-field mark the runtime uses instead of a WeakSet (packages/core/src/target-stamp.ts). */
+/** The private-field mark the runtime uses instead of a WeakSet (packages/core/src/foundation/target-stamp.ts). */
 class Mark extends Returning {
   readonly #mark = true
   static has(value: object): boolean {
     return #mark in value
   }
 }
-/** An around view's state in private fields, behind one shared accessor (packages/core/src/pipeline/around-view.ts). */
+/** An around view's state in private fields, behind one shared accessor (packages/core/src/pipeline/around-execution.ts). */
 class ViewSignal extends Returning {
   #signal: AbortSignal
   constructor(view: object, signal: AbortSignal) {

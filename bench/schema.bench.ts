@@ -4,7 +4,8 @@
  * Our validator builds a closure tree; ajv generates code with `new Function`.
  */
 import vm from 'node:vm'
-import { compileParameters, compileValidator, type JsonSchema, snapshotJson } from '@tooltx/core'
+import { compileValidator, type JsonSchema, snapshotJson } from '@tooltx/core'
+import { compileParameters } from '@tooltx/core/internal'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import { type BenchSection, measure, ratio, ratioAtMost, speedupAtLeast } from './harness.js'
 

@@ -3,7 +3,8 @@ import path from 'node:path'
 
 /**
  * The import graph of one package's `src/`, for the layering test every package has: each
- * relative import (type-only ones included) as a path relative to `src/`, `.js` read as `.ts`.
+ * relative import (type-only ones included) as a path relative to `src/`; a `.js` specifier
+ * names the `.ts` or `.tsx` file it compiles from, or a plain `.js` source (the sandbox's worker).
  */
 export interface ImportGraph {
   readonly files: string[]
@@ -16,19 +17,19 @@ function sourceFiles(dir: string, prefix = ''): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
     entry.isDirectory()
       ? sourceFiles(path.join(dir, entry.name), `${prefix}${entry.name}/`)
-      : /\.tsx?$/.test(entry.name) && !entry.name.endsWith('.d.ts')
+      : /\.(tsx?|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts')
         ? [`${prefix}${entry.name}`]
         : [],
   )
 }
 
-/** Reads every `.ts`/`.tsx` file under `src` and its relative imports. */
+/** Reads every `.ts`, `.tsx` and `.js` file under `src` and its relative imports. */
 export function importGraph(src: string): ImportGraph {
   const files = sourceFiles(src)
   const known = new Set(files)
   const resolve = (target: string) => {
     const ts = target.replace(/\.js$/, '.ts')
-    return known.has(ts) || !known.has(`${ts}x`) ? ts : `${ts}x`
+    return [ts, `${ts}x`, target].find((file) => known.has(file)) ?? ts
   }
   const edges = new Map<string, string[]>()
   for (const file of files) {

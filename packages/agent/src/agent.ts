@@ -1,4 +1,5 @@
-import { definitionError, errorMessage, type UserMessage } from '@tooltx/core'
+import type { UserMessage } from '@tooltx/core'
+import { definitionError, errorMessage } from '@tooltx/core/internal'
 import { planRepair, suspendedTurn } from '@tooltx/session'
 import type { TurnOutcome } from './base/turn-outcome.js'
 import type { AgentOptions } from './loop/agent-options.js'

@@ -1,13 +1,12 @@
 import {
-  ERROR_NAMES,
   type ExecuteInput,
-  errorMessage,
   type JsonValue,
   stringifyJson,
   type ToolCallBlock,
   type ToolFailure,
   type ToolResult,
 } from '@tooltx/core'
+import { ERROR_NAMES, errorMessage } from '@tooltx/core/internal'
 import type { Session, StepRef } from '@tooltx/session'
 import { recordingApprover } from './approvals/recording-approver.js'
 import { Journal } from './base/journal.js'

@@ -8,7 +8,6 @@ import {
   type Approver,
   type ContentBlock,
   checkToolArguments,
-  definitionError,
   type ErrorInfo,
   type JsonValue,
   parseToolArguments,
@@ -16,6 +15,7 @@ import {
   type ToolResult,
   type ToolRuntime,
 } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 import type { SessionEvent } from '@tooltx/session'
 import { malformedArguments } from './base/malformed-arguments.js'
 import { PausableDeadline } from './base/pausable-deadline.js'

@@ -1,11 +1,6 @@
 import { createAgent, scripted } from '@tooltx/agent'
-import {
-  createToolRuntime,
-  isFrozenSnapshot,
-  snapshotJson,
-  type ToolResult,
-  type ToolRuntime,
-} from '@tooltx/core'
+import { createToolRuntime, snapshotJson, type ToolResult, type ToolRuntime } from '@tooltx/core'
+import { isFrozenSnapshot } from '@tooltx/core/internal'
 import { memoryStore, openSession } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
 

@@ -1,11 +1,6 @@
 import { auditSession, scripted } from '@tooltx/agent'
-import {
-  defineTool,
-  ERROR_NAMES,
-  parseToolArguments,
-  type ToolCallBlock,
-  type ToolDefinition,
-} from '@tooltx/core'
+import { defineTool, parseToolArguments, type ToolCallBlock, type ToolDefinition } from '@tooltx/core'
+import { ERROR_NAMES } from '@tooltx/core/internal'
 import { describe, expect } from 'vitest'
 import {
   agentOn,

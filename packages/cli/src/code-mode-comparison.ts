@@ -1,7 +1,8 @@
 import { readdirSync } from 'node:fs'
 import path from 'node:path'
 import { createAgent, type ScriptedStep, scripted } from '@tooltx/agent'
-import { type ContentBlock, type Mode, RUN_CODE } from '@tooltx/core'
+import type { ContentBlock, ToolMode } from '@tooltx/core'
+import { RUN_CODE } from '@tooltx/core/internal'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { memoryStore, openSession } from '@tooltx/session'
 import { getEncoding } from 'js-tiktoken'
@@ -82,7 +83,10 @@ function blockText(block: ContentBlock): string {
 }
 
 /** Runs the task once in `mode` and returns the tool messages' text and its token count. */
-async function runOnce(root: string, mode: Mode): Promise<{ tokens: number; calls: number; text: string[] }> {
+async function runOnce(
+  root: string,
+  mode: ToolMode,
+): Promise<{ tokens: number; calls: number; text: string[] }> {
   const { runtime, scope } = createToolset({ root, mode })
   const session = await openSession(memoryStore(), { id: `code-mode-comparison-${mode}` })
   const sandbox = mode === 'native' ? undefined : quickjsRuntime()

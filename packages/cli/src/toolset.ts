@@ -3,11 +3,11 @@ import {
   type Approver,
   createToolRuntime,
   type Guard,
-  type Mode,
-  RUN_CODE,
   type RuntimeScope,
+  type ToolMode,
   type ToolRuntime,
 } from '@tooltx/core'
+import { RUN_CODE } from '@tooltx/core/internal'
 import { UsageError } from './display/output.js'
 import { withPresenter } from './display/presenters.js'
 import { generalTools } from './tools/general-tools.js'
@@ -32,7 +32,7 @@ export interface Toolset {
 export interface ToolsetOptions {
   /** The directory the tools may touch: the boundary guard's workspace. */
   root: string
-  mode?: Mode
+  mode?: ToolMode
   /** Where contained hook and sink errors go. */
   reportError?: (error: unknown) => void
   /** The deadline of `run_check`, in milliseconds. */

@@ -2,9 +2,8 @@
 
 import type { RunCodeHost } from './code-mode/host.js'
 import { runCodeDefinition } from './code-mode/run-code.js'
-import type { AnyToolDefinition } from './definition.js'
-import { definitionError } from './errors.js'
-import type { ExecuteInput } from './execution.js'
+import type { AnyToolDefinition } from './contract/definition.js'
+import type { ExecuteInput } from './contract/execution.js'
 import type {
   AroundHandler,
   Guard,
@@ -14,13 +13,16 @@ import type {
   PreExecuteHandler,
   ProgressListener,
   ResultObserver,
-} from './hooks.js'
-import type { JsonValue } from './lossless-json.js'
+} from './contract/hooks.js'
+import type { ToolResult } from './contract/result.js'
+import type { ToolView } from './contract/tool-view.js'
+import { definitionError } from './foundation/errors.js'
+import type { JsonValue } from './foundation/lossless-json.js'
 import { resolveOptions, type ToolRuntimeOptions } from './pipeline/options.js'
 import { execute } from './pipeline/pipeline.js'
 import { RuntimeCore } from './pipeline/runtime-core.js'
 import { entryOf, Registry, type ScopeRecord } from './registry/registry.js'
-import { createView } from './registry/scope-view.js'
+import { createScopeView } from './registry/scope-view.js'
 import {
   type BindableTool,
   bindGuard,
@@ -30,9 +32,7 @@ import {
   type ToolPostExecuteHandler,
   type ToolPreExecuteHandler,
 } from './registry/tool-hooks.js'
-import type { ToolResult } from './result.js'
 import { createScope, type RuntimeScope } from './runtime-scope.js'
-import type { ToolView } from './view.js'
 import { TIMEOUT_WRAPPER } from './wrappers/timeout.js'
 
 /** The tool runtime: a registry with scopes and modes, hooks, views and the pipeline. */
@@ -93,7 +93,7 @@ class Runtime implements ToolRuntime {
 
   constructor(core: RuntimeCore) {
     this.#core = core
-    this.#globalView = createView(core.registry, undefined)
+    this.#globalView = createScopeView(core.registry, undefined)
   }
 
   register(def: AnyToolDefinition): () => void {
@@ -115,7 +115,7 @@ class Runtime implements ToolRuntime {
     const record = this.#core.registrationRecord(scope, 'view() scope', { allowDisposed: true })
     let view = this.#views.get(record)
     if (view === undefined) {
-      view = createView(this.#core.registry, record)
+      view = createScopeView(this.#core.registry, record)
       this.#views.set(record, view)
     }
     return view

@@ -1,16 +1,51 @@
-export { APPROVAL_OUTCOMES, askApprover, isApprovalOutcome } from './approval-outcome.js'
-export { argumentsDigest, idempotencyKey } from './arguments-digest.js'
-export { type CallSequence, callSequence } from './call-sequence.js'
-export type { RunCodeHost, RunCodeRequest, RunCodeValue } from './code-mode/host.js'
+/**
+ * The public API of `@tooltx/core`: what the guides use (README.md, docs/, the package READMEs),
+ * what the SPEC names as exported, and the types of their parameters and results, so a user can
+ * name whatever they pass or get back. What the sibling packages need beyond this comes from
+ * `internal.ts` (`@tooltx/core/internal`), which is not public API.
+ */
+
+// The runtime: scopes, modes, tool-bound hooks, wrappers and Code Mode (R, M, P, X).
 export { ToolCallError } from './code-mode/tool-call-error.js'
-export * from './code-runtime.js'
-export * from './content.js'
-export { createToolRuntime, type ToolRuntime } from './create-runtime.js'
-export { allow, ask, deny } from './decisions.js'
-export * from './definition.js'
-export { effectOf, isRepeatable, isToolEffect, TOOL_EFFECTS, type ToolEffect } from './effect.js'
-export * from './errors.js'
-export * from './execution.js'
+// The contract of one tool call: definitions, executions, results, content and messages.
+export type { ApprovalOutcome } from './contract/approval-outcome.js'
+export { type CallSequence, callSequence } from './contract/call-sequence.js'
+export {
+  type CodeBinding,
+  type CodeDispatchSettle,
+  type CodeDispatchSink,
+  type CodeDispatchStart,
+  type CodeRunErrorKind,
+  type CodeRunRequest,
+  type CodeRunResult,
+  type CodeRuntime,
+  TOOL_ARGS_NOT_LOSSLESS,
+  toolArgsUnreadable,
+} from './contract/code-runtime.js'
+export type {
+  AdditionalContext,
+  ContentBlock,
+  ContextSource,
+  ImageBlock,
+  OtherBlock,
+  TextBlock,
+  UserMessage,
+} from './contract/content.js'
+export { allow, ask, deny } from './contract/decisions.js'
+export type { AnyToolDefinition, JsonSchema, ToolDefinition, ToolOutput } from './contract/definition.js'
+export { effectOf, type ToolEffect } from './contract/effect.js'
+export {
+  type ApprovalRequest,
+  type Approver,
+  type EffectSink,
+  type ExecuteInput,
+  type Execution,
+  LOG_LEVELS,
+  type LogEntry,
+  type LogLevel,
+  type RunContext,
+  type ToolScope,
+} from './contract/execution.js'
 export type {
   AroundExecution,
   AroundHandler,
@@ -24,12 +59,42 @@ export type {
   PreExecuteHandler,
   ProgressListener,
   ResultObserver,
-} from './hooks.js'
-export * from './lossless-json.js'
-export * from './messages.js'
+} from './contract/hooks.js'
+export {
+  type AssistantBlock,
+  type AssistantMessage,
+  type ModelMessage,
+  type ModelToolSchema,
+  parseToolArguments,
+  type ReasoningBlock,
+  type ToolCallBlock,
+  type ToolMessage,
+} from './contract/messages.js'
+export type {
+  CallKind,
+  CallView,
+  CardLocation,
+  DurableResult,
+  FileDiff,
+  ResultView,
+} from './contract/presentation.js'
+export type { ErrorInfo, ToolFailure, ToolResult, ToolSuccess } from './contract/result.js'
+export type { ExecutionMode, ToolSurface, ToolView } from './contract/tool-view.js'
+export { createToolRuntime, type ToolRuntime } from './create-runtime.js'
+export { argumentsDigest, idempotencyKey } from './foundation/arguments-digest.js'
+export { ToolError, type ToolErrorCode } from './foundation/errors.js'
+// Lossless JSON (J, Q3) and the digests derived from it (P4.9, F1.2).
+export {
+  isLosslessJson,
+  type JsonObject,
+  type JsonValue,
+  parseFrozenJson,
+  type SnapshotOptions,
+  type SnapshotResult,
+  snapshotJson,
+  stringifyJson,
+} from './foundation/lossless-json.js'
 export type { ToolRuntimeOptions } from './pipeline/options.js'
-export * from './presentation.js'
-export type { Mode } from './registry/modes.js'
 export type {
   BindableTool,
   ToolExecution,
@@ -38,11 +103,28 @@ export type {
   ToolPreExecuteHandler,
   ToolResultOf,
 } from './registry/tool-hooks.js'
-export * from './result.js'
+export type { ToolMode } from './registry/tool-mode.js'
 export type { RestrictRule, RuntimeScope } from './runtime-scope.js'
-export * from './schema/dsl.js'
-export * from './schema/infer.js'
-export * from './schema/model-schema.js'
+// Schemas: the DSL, plain JSON Schema, Standard Schema, validation and rendering (S).
+export type {
+  Annotations,
+  ArraySpec,
+  BooleanSpec,
+  IntegerSpec,
+  JsonSpec,
+  NullSpec,
+  NumberBounds,
+  NumberSpec,
+  ObjectSpec,
+  OneOfSpec,
+  ParametersSpec,
+  PropertySpec,
+  ScalarSpecOf,
+  StringSpec,
+  ValueSpec,
+} from './schema/dsl.js'
+export type { InferArgs, InferValue } from './schema/infer.js'
+export { toModelSchema } from './schema/model-schema.js'
 export type { ParseOutcome } from './schema/source.js'
 export type {
   StandardInput,
@@ -52,7 +134,7 @@ export type {
   StandardSchemaV1,
 } from './schema/standard.js'
 export { assertSupportedSchema } from './schema/subset.js'
-export * from './schema/typescript.js'
+export { schemaToTypeScript } from './schema/typescript.js'
 export {
   type CompiledValidator,
   compileValidator,
@@ -61,9 +143,18 @@ export {
   type ValidatorOptions,
   validateValue,
 } from './schema/validate.js'
-export { callCard, isCallView, isResultView, resultCard } from './tool/cards.js'
-export * from './tool/define-tool.js'
-export { assertToolDefinition } from './tool/definition-checks.js'
-export type { ExecutionMode, ToolSurface, ToolView } from './view.js'
+// Tools: defineTool and the cards a UI shows for a call (D, A, U).
+export { callCard, resultCard } from './tool/cards.js'
+export {
+  type ArgsOf,
+  checkToolArguments,
+  defineTool,
+  type JsonSchemaObject,
+  type OutputSchemaInput,
+  type ParametersInput,
+  type ParsedArgsOf,
+  type ToolSpec,
+  type ValueOf,
+} from './tool/define-tool.js'
 export { type RetryOptions, retry } from './wrappers/retry.js'
 export { timeout } from './wrappers/timeout.js'

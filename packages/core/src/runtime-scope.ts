@@ -1,11 +1,11 @@
 /** The public scope object of a runtime (R1): a registration target chained to a parent. */
-import type { AnyToolDefinition } from './definition.js'
-import type { ToolScope } from './execution.js'
-import type { Guard } from './hooks.js'
-import { markUnfreezable } from './lossless-json.js'
+import type { AnyToolDefinition } from './contract/definition.js'
+import type { ToolScope } from './contract/execution.js'
+import type { Guard } from './contract/hooks.js'
+import { markUnfreezable } from './foundation/lossless-json.js'
 import type { RuntimeCore } from './pipeline/runtime-core.js'
-import type { Mode } from './registry/modes.js'
 import { ScopeRecord } from './registry/registry.js'
+import type { ToolMode } from './registry/tool-mode.js'
 
 /** A restriction of the inherited view (R3.1). */
 export interface RestrictRule {
@@ -22,7 +22,7 @@ export interface RuntimeScope extends ToolScope {
   /** Narrows the inherited view of this scope and its descendants (R3). */
   restrict(rule: RestrictRule): () => void
   /** Declares this scope's mode (M1.2); a second declaration conflicts (M1.3). */
-  presentAs(mode: Mode): () => void
+  presentAs(mode: ToolMode): () => void
   /** `runtime.guard(fn, { scope: this })` (R5.3). */
   guard(fn: Guard): () => void
   /** Removes everything registered through this scope and leaves an empty link (R1.4). */
@@ -51,7 +51,7 @@ class Scope implements RuntimeScope {
     return this.#core.registry.restrict(this.#record, rule)
   }
 
-  presentAs(mode: Mode): () => void {
+  presentAs(mode: ToolMode): () => void {
     return this.#core.registry.presentAs(this.#record, mode)
   }
 

@@ -5,14 +5,13 @@ import {
   type CallView,
   callCard,
   createToolRuntime,
-  type DurableResultView,
-  isCallView,
-  isResultView,
+  type DurableResult,
   type JsonValue,
   parseToolArguments,
   type ResultView,
   resultCard,
 } from '../src/index.js'
+import { isCallView, isResultView } from '../src/tool/cards.js'
 
 /** A raw tool definition with the given presenters (nothing here runs the tool). */
 function tool(
@@ -33,7 +32,7 @@ function isDeepFrozen(v: unknown): boolean {
   return Object.isFrozen(v) && Object.values(v).every(isDeepFrozen)
 }
 
-const durable: DurableResultView = {
+const durable: DurableResult = {
   content: [{ type: 'text', text: 'line one\nline two' }],
   isError: false,
   meta: { lines: 2 },
@@ -224,7 +223,7 @@ describe('U1 presentation cards', () => {
         return { card: 'generic', title: 'done' }
       },
     })
-    const withValue = { ...durable, value: { canonical: true }, additionalContexts: [] } as DurableResultView
+    const withValue = { ...durable, value: { canonical: true }, additionalContexts: [] } as DurableResult
     expect(resultCard(def, 'read_file', '{"path":"/a"}', withValue)).toEqual({
       card: 'generic',
       title: 'done',
@@ -332,7 +331,7 @@ describe('U1 presentation cards', () => {
     const hostileDef = trapEverything() as AnyToolDefinition
     expect(callCard(hostileDef, 'read_file', '{}')).toEqual(callFallback)
     expect(resultCard(hostileDef, 'read_file', '{}', durable)).toEqual(resultFallback)
-    const hostileDurable = trapEverything() as DurableResultView
+    const hostileDurable = trapEverything() as DurableResult
     const def = tool({ presentResult: () => ({ card: 'generic' }) })
     expect(resultCard(def, 'read_file', '{}', hostileDurable)).toEqual({
       card: 'generic',
@@ -341,7 +340,7 @@ describe('U1 presentation cards', () => {
     const lossyDurable = {
       content: [{ type: 'text', text: 'kept' }],
       isError: 'no',
-    } as unknown as DurableResultView
+    } as unknown as DurableResult
     expect(resultCard(def, 'read_file', '{}', lossyDurable)).toEqual({
       card: 'generic',
       title: 'read_file',
@@ -403,12 +402,12 @@ describe('U1 presentation cards', () => {
         fc.option(fc.nat(), { nil: undefined }),
         (args, blocks, isError, meta) => {
           const raw = JSON.stringify(args)
-          const live: DurableResultView =
+          const live: DurableResult =
             meta === undefined
               ? { content: blocks as never, isError }
               : { content: blocks as never, isError, meta }
           // What a replay reads back from the log: the same data after a JSON round trip.
-          const replayed = JSON.parse(JSON.stringify(live)) as DurableResultView
+          const replayed = JSON.parse(JSON.stringify(live)) as DurableResult
           expect(callCard(def, 'read_file', raw)).toEqual(callCard(def, 'read_file', raw))
           expect(resultCard(def, 'read_file', raw, replayed)).toEqual(resultCard(def, 'read_file', raw, live))
         },

@@ -3,11 +3,11 @@ import {
   createToolRuntime,
   type Execution,
   type JsonValue,
-  RUN_CODE,
   TOOL_ARGS_NOT_LOSSLESS,
   ToolCallError,
   toolArgsUnreadable,
 } from '@tooltx/core'
+import { RUN_CODE } from '@tooltx/core/internal'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { fakeRuntime, live, recordingSink, runArgs, tool } from './code-mode.fixtures.js'

@@ -1,15 +1,15 @@
 /** Shared fixtures of the Code Mode tests (not a test file itself). */
-import {
-  type AnyToolDefinition,
-  type CodeBinding,
-  type CodeDispatchSettle,
-  type CodeDispatchStart,
-  type CodeRunRequest,
-  type CodeRunResult,
-  type CodeRuntime,
-  type JsonValue,
-  RUN_CODE,
+import type {
+  AnyToolDefinition,
+  CodeBinding,
+  CodeDispatchSettle,
+  CodeDispatchStart,
+  CodeRunRequest,
+  CodeRunResult,
+  CodeRuntime,
+  JsonValue,
 } from '@tooltx/core'
+import { RUN_CODE } from '@tooltx/core/internal'
 import { live, rawTool } from './pipeline.fixtures.js'
 
 export { deferred, gates, live } from './pipeline.fixtures.js'

@@ -3,13 +3,8 @@
  * TypeScript text, bindings cross the worker boundary, and the agent loop logs dispatches.
  */
 import { createAgent, scripted } from '@tooltx/agent'
-import {
-  type CodeRuntime,
-  createToolRuntime,
-  RUN_CODE,
-  TOOL_ARGS_NOT_LOSSLESS,
-  type ToolResult,
-} from '@tooltx/core'
+import { type CodeRuntime, createToolRuntime, TOOL_ARGS_NOT_LOSSLESS, type ToolResult } from '@tooltx/core'
+import { RUN_CODE } from '@tooltx/core/internal'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { memoryStore, openSession } from '@tooltx/session'
 import { afterAll, describe, expect, it } from 'vitest'

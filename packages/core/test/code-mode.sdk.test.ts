@@ -1,4 +1,5 @@
-import { type AnyToolDefinition, createToolRuntime, RUN_CODE } from '@tooltx/core'
+import { type AnyToolDefinition, createToolRuntime } from '@tooltx/core'
+import { RUN_CODE } from '@tooltx/core/internal'
 import fc from 'fast-check'
 import ts from 'typescript'
 import { describe, expect, it } from 'vitest'

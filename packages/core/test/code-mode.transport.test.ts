@@ -2,13 +2,12 @@ import {
   type CodeRunErrorKind,
   type CodeRuntime,
   createToolRuntime,
-  ERROR_NAMES,
   isLosslessJson,
   type JsonValue,
-  RUN_CODE,
   type ToolErrorCode,
   type ToolResult,
 } from '@tooltx/core'
+import { ERROR_NAMES, RUN_CODE } from '@tooltx/core/internal'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { deferred, fakeRuntime, live, runArgs, tool } from './code-mode.fixtures.js'

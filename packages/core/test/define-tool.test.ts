@@ -1,6 +1,5 @@
 import {
   type CallView,
-  deepFreeze,
   defineTool,
   type RunContext,
   snapshotJson,
@@ -8,6 +7,7 @@ import {
   toModelSchema,
   validateValue,
 } from '@tooltx/core'
+import { deepFreeze } from '@tooltx/core/internal'
 import { describe, expect, it, vi } from 'vitest'
 import { thrownToolError } from './thrown.js'
 

@@ -1,7 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { sha256Hex } from '../src/foundation/sha256.js'
 import {
-  assertToolDefinition,
   createToolRuntime,
   defineTool,
   effectOf,
@@ -10,7 +10,7 @@ import {
   retry,
   type ToolError,
 } from '../src/index.js'
-import { sha256Hex } from '../src/sha256.js'
+import { assertToolDefinition } from '../src/tool/definition-checks.js'
 import { callTool, live, rawTool } from './pipeline.fixtures.js'
 
 const failing = (effect: 'read' | 'idempotent' | 'write' | undefined, runs: string[]) =>

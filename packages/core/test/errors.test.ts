@@ -12,7 +12,7 @@ import {
   readToolError,
   ToolError,
   type ToolErrorCode,
-} from '../src/errors.js'
+} from '../src/foundation/errors.js'
 import { anyValue, revoked, trapping } from './hostile-values.js'
 
 /**

@@ -9,16 +9,29 @@ import { findCycle, importGraph, unresolvedImports, upwardImports } from '../../
  */
 const graph = importGraph(fileURLToPath(new URL('../src/', import.meta.url)))
 
-/** Bottom to top; a root file not listed under `top` is a foundation file. */
-const FOLDERS = ['schema', 'tool', 'registry', 'pipeline', 'wrappers', 'code-mode'] as const
-const TOP = new Set(['create-runtime.ts', 'runtime-scope.ts', 'index.ts'])
+/** The folders bottom to top; the root files (composition root, entry points) sit above them all. */
+const FOLDERS = [
+  'foundation',
+  'contract',
+  'schema',
+  'tool',
+  'registry',
+  'pipeline',
+  'wrappers',
+  'code-mode',
+] as const
+const ROOT = new Set(['create-runtime.ts', 'runtime-scope.ts', 'index.ts', 'internal.ts'])
 
 function layerOf(file: string): number {
   const [head, ...rest] = file.split('/')
-  if (rest.length === 0) return TOP.has(head!) ? FOLDERS.length + 1 : 0
+  if (rest.length === 0) {
+    if (!ROOT.has(head!))
+      throw new Error(`${file} is in no layer; move it into a folder or list it as a root file`)
+    return FOLDERS.length
+  }
   const index = FOLDERS.indexOf(head as (typeof FOLDERS)[number])
   if (index < 0) throw new Error(`${file} is in no layer; add its folder to the README and this test`)
-  return index + 1
+  return index
 }
 
 describe('core layers (packages/core/README.md)', () => {

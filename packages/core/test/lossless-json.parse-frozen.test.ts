@@ -1,12 +1,7 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import {
-  isFrozenSnapshot,
-  type JsonValue,
-  parseFrozenJson,
-  parseToolArguments,
-  snapshotJson,
-} from '../src/index.js'
+import { type JsonValue, parseFrozenJson, parseToolArguments, snapshotJson } from '../src/index.js'
+import { isFrozenSnapshot } from '../src/internal.js'
 import { isDeepFrozen, note, rawTool, runtimeWith, sumTool } from './pipeline.fixtures.js'
 
 const live = new AbortController().signal

@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { type JsonValue, stringifyJson } from '../src/lossless-json.js'
+import { type JsonValue, stringifyJson } from '../src/foundation/lossless-json.js'
 
 /** Generated lossless JSON (the round trip removes `-0`, which J1.1 excludes). */
 const json = fc.jsonValue().map((v) => JSON.parse(JSON.stringify(v)) as JsonValue)

@@ -1,7 +1,6 @@
 import { runInNewContext } from 'node:vm'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import * as core from '../src/index.js'
 import {
   deepFreeze,
   isLosslessJson,
@@ -9,7 +8,8 @@ import {
   markUnfreezable,
   type SnapshotResult,
   snapshotJson,
-} from '../src/lossless-json.js'
+} from '../src/foundation/lossless-json.js'
+import * as core from '../src/index.js'
 import { anyValue, revoked, trapEverything } from './hostile-values.js'
 
 /** Generated lossless JSON (the round trip removes `-0`, which J1.1 excludes). */

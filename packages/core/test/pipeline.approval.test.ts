@@ -1,15 +1,10 @@
 import { createHash } from 'node:crypto'
-import {
-  APPROVAL_OUTCOMES,
-  type ApprovalOutcome,
-  type ApprovalRequest,
-  askApprover,
-  createToolRuntime,
-  isApprovalOutcome,
-} from '@tooltx/core'
+import { type ApprovalOutcome, type ApprovalRequest, createToolRuntime } from '@tooltx/core'
+import { askApprover, isApprovalOutcome } from '@tooltx/core/internal'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { canonicalJson } from '../src/arguments-digest.js'
+import { APPROVAL_OUTCOMES } from '../src/contract/approval-outcome.js'
+import { canonicalJson } from '../src/foundation/arguments-digest.js'
 import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 function setup(options: { approver?: (r: ApprovalRequest) => unknown; guard?: string } = {}) {

@@ -1,4 +1,5 @@
-import { createToolRuntime, ERROR_NAMES, ToolError, type ToolErrorCode, type ToolRuntime } from '@tooltx/core'
+import { createToolRuntime, ToolError, type ToolErrorCode, type ToolRuntime } from '@tooltx/core'
+import { ERROR_NAMES } from '@tooltx/core/internal'
 import { describe, expect, it } from 'vitest'
 import { trapping } from './hostile-values.js'
 import {

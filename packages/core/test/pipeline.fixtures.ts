@@ -3,11 +3,11 @@ import {
   type AnyToolDefinition,
   createToolRuntime,
   defineTool,
-  ERROR_NAMES,
   type ToolErrorCode,
   type ToolResult,
   type ToolRuntime,
 } from '@tooltx/core'
+import { ERROR_NAMES } from '@tooltx/core/internal'
 import { expect } from 'vitest'
 
 /** A fresh, never-aborted signal. */

@@ -1,5 +1,6 @@
-import { assertToolDefinition, createToolRuntime } from '@tooltx/core'
+import { createToolRuntime } from '@tooltx/core'
 import { describe, expect, it } from 'vitest'
+import { assertToolDefinition } from '../src/tool/definition-checks.js'
 import { callTool, live, note, rawTool } from './pipeline.fixtures.js'
 import { thrownToolError } from './thrown.js'
 

@@ -1,10 +1,5 @@
-import {
-  assertSupportedSchema,
-  compileParameters,
-  compileValueSchema,
-  schemaToTypeScript,
-  validateValue,
-} from '@tooltx/core'
+import { assertSupportedSchema, schemaToTypeScript, validateValue } from '@tooltx/core'
+import { compileParameters, compileValueSchema } from '@tooltx/core/internal'
 import { Ajv2020 } from 'ajv/dist/2020.js'
 import addFormatsModule from 'ajv-formats'
 import fc from 'fast-check'

@@ -1,11 +1,5 @@
-import {
-  assertSupportedSchema,
-  compileParameters,
-  compileValueSchema,
-  isLosslessJson,
-  type JsonValue,
-  type ToolError,
-} from '@tooltx/core'
+import { assertSupportedSchema, isLosslessJson, type JsonValue, type ToolError } from '@tooltx/core'
+import { compileParameters, compileValueSchema } from '@tooltx/core/internal'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { thrownToolError } from './thrown.js'

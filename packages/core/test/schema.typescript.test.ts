@@ -1,4 +1,5 @@
-import { compileParameters, defineTool, schemaToTypeScript, toModelSchema } from '@tooltx/core'
+import { defineTool, schemaToTypeScript, toModelSchema } from '@tooltx/core'
+import { compileParameters } from '@tooltx/core/internal'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 

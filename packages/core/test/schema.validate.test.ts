@@ -1,11 +1,6 @@
 import vm from 'node:vm'
-import {
-  compileParameters,
-  compileValidator,
-  compileValueSchema,
-  defineTool,
-  validateValue,
-} from '@tooltx/core'
+import { compileValidator, defineTool, validateValue } from '@tooltx/core'
+import { compileParameters, compileValueSchema } from '@tooltx/core/internal'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 

@@ -6,7 +6,7 @@
  */
 import { createRequire } from 'node:module'
 import type * as Api from '@opentelemetry/api'
-import { definitionError } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 
 /** The parts of the OpenTelemetry API that `instrument` uses. */
 export type OtelApi = Pick<typeof Api, 'context' | 'trace' | 'SpanKind' | 'SpanStatusCode'>

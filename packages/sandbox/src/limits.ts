@@ -1,4 +1,4 @@
-import { definitionError, errorMessage } from '@tooltx/core'
+import { definitionError, errorMessage } from '@tooltx/core/internal'
 
 /** Options of `quickjsRuntime` (X8.3). Every limit is per run. */
 export interface QuickJSRuntimeOptions {

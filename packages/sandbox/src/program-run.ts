@@ -2,11 +2,11 @@ import {
   type CodeBinding,
   type CodeRunErrorKind,
   type CodeRunResult,
-  errorMessage,
   type JsonValue,
   snapshotJson,
   TOOL_ARGS_NOT_LOSSLESS,
 } from '@tooltx/core'
+import { errorMessage } from '@tooltx/core/internal'
 import { ComputeWatch } from './compute-watch.js'
 import { abortMessage, type LimitKind, limitMessage, type SandboxLimits } from './limits.js'
 import type { WorkerMessage, WorkerOutcome } from './protocol.js'

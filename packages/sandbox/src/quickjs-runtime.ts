@@ -1,10 +1,5 @@
-import {
-  type CodeBinding,
-  type CodeRunRequest,
-  type CodeRunResult,
-  type CodeRuntime,
-  invariantError,
-} from '@tooltx/core'
+import type { CodeBinding, CodeRunRequest, CodeRunResult, CodeRuntime } from '@tooltx/core'
+import { invariantError } from '@tooltx/core/internal'
 import {
   abortMessage,
   programTooLarge,

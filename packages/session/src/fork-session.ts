@@ -1,4 +1,4 @@
-import { definitionError } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 import { type ForkPoint, forkEvents, resolveForkPoint } from './log/fork.js'
 import { openSession, type Session } from './session.js'
 import { assertSessionId, type SessionStore } from './stores/store.js'

@@ -1,13 +1,5 @@
-import {
-  definitionError,
-  errorMessage,
-  invariantError,
-  type JsonValue,
-  type ModelMessage,
-  snapshotJson,
-  stringifyJson,
-  ToolError,
-} from '@tooltx/core'
+import { type JsonValue, type ModelMessage, snapshotJson, stringifyJson, ToolError } from '@tooltx/core'
+import { definitionError, errorMessage, invariantError } from '@tooltx/core/internal'
 import { deriveMessages, MessageLog } from './log/derivation.js'
 import type { NewSessionEvent, Seq, SessionEvent, SessionEventMap, SessionEventType } from './log/events.js'
 import type { History } from './log/history.js'

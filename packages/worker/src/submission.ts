@@ -1,4 +1,5 @@
-import { definitionError, errorMessage, snapshotJson, type TextBlock, type UserMessage } from '@tooltx/core'
+import { snapshotJson, type TextBlock, type UserMessage } from '@tooltx/core'
+import { definitionError, errorMessage } from '@tooltx/core/internal'
 import type { SessionEvent, TurnEndReason } from '@tooltx/session'
 
 /** The `source.kind` a submitted user message carries in the session log (N2.3). */

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto'
-import { definitionError, errorMessage, type UserMessage } from '@tooltx/core'
+import type { UserMessage } from '@tooltx/core'
+import { definitionError, errorMessage } from '@tooltx/core/internal'
 import { assertSessionId } from '@tooltx/session'
 import PgBoss from 'pg-boss'
 import { type Submission, userMessageOf } from './submission.js'

@@ -1,5 +1,5 @@
 import type { Agent, TurnOutcome } from '@tooltx/agent'
-import { definitionError, errorMessage } from '@tooltx/core'
+import { definitionError, errorMessage } from '@tooltx/core/internal'
 import {
   isLeaseHeld,
   openSession,

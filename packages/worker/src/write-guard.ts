@@ -1,4 +1,4 @@
-import { errorMessage } from '@tooltx/core'
+import { errorMessage } from '@tooltx/core/internal'
 import type { SessionStore } from '@tooltx/session'
 
 /**

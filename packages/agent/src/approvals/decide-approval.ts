@@ -1,4 +1,4 @@
-import { codedError, definitionError } from '@tooltx/core'
+import { codedError, definitionError } from '@tooltx/core/internal'
 import {
   type ApprovalDecidedData,
   judgeDecision,

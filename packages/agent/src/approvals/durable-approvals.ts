@@ -1,4 +1,5 @@
-import { type ApprovalOutcome, type ApprovalRequest, type Approver, definitionError } from '@tooltx/core'
+import type { ApprovalOutcome, ApprovalRequest, Approver } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 import type { ApprovalDecidedData, StepRef } from '@tooltx/session'
 import type { Journal } from '../base/journal.js'
 import { type PendingApproval, pendingApproval } from '../base/pending-approval.js'

@@ -1,4 +1,5 @@
-import { type ApprovalOutcome, type ApprovalRequest, type Approver, askApprover } from '@tooltx/core'
+import type { ApprovalOutcome, ApprovalRequest, Approver } from '@tooltx/core'
+import { askApprover } from '@tooltx/core/internal'
 import type { StepRef } from '@tooltx/session'
 import type { Journal } from '../base/journal.js'
 

@@ -2,7 +2,8 @@
  * Raw argument text that is not JSON (L4.2, L4.7): what the model reads instead of a type
  * error about the string L4.1 falls back to.
  */
-import { ERROR_NAMES, type ToolFailure } from '@tooltx/core'
+import type { ToolFailure } from '@tooltx/core'
+import { ERROR_NAMES } from '@tooltx/core/internal'
 
 const END_OF_INPUT = 'Unexpected end of JSON input'
 

@@ -1,10 +1,5 @@
-import {
-  type EffectSink,
-  ERROR_NAMES,
-  type ToolCallBlock,
-  type ToolFailure,
-  type ToolResult,
-} from '@tooltx/core'
+import type { EffectSink, ToolCallBlock, ToolFailure, ToolResult } from '@tooltx/core'
+import { ERROR_NAMES } from '@tooltx/core/internal'
 import type { NewSessionEvent, StepRef, ToolResultData } from '@tooltx/session'
 import type { Journal } from './journal.js'
 

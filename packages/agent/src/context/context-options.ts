@@ -1,4 +1,5 @@
-import { definitionError, type ModelMessage, type ModelToolSchema } from '@tooltx/core'
+import type { ModelMessage, ModelToolSchema } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 import type { History, StepRef } from '@tooltx/session'
 import type { ModelAdapter } from '../model/model.js'
 import { estimateTokens, type TokenCounter } from './token-estimate.js'

@@ -1,4 +1,5 @@
-import { definitionError, type ModelMessage, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
+import type { ModelMessage, RuntimeScope, ToolRuntime } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 import type { PreparedStep, ToolChoice } from '@tooltx/session'
 
 /** What `prepareStep` is shown before a model call (T4.1). */

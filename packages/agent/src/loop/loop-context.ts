@@ -1,4 +1,4 @@
-import { definitionError } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 import { type DurableApprovals, resolveApprovals } from '../approvals/durable-approvals.js'
 import { ContextBudget } from '../context/context-budget.js'
 import { resolveContext } from '../context/context-options.js'

@@ -5,13 +5,8 @@
  * scheduler. What a step comes to is a `StepResult`, which the steps loop switches on. A
  * resumed turn (F2.7) starts in its open step, whose parked calls run as the step's batch.
  */
-import {
-  errorMessage,
-  type RuntimeScope,
-  type ToolCallBlock,
-  type ToolSurface,
-  type ToolView,
-} from '@tooltx/core'
+import type { RuntimeScope, ToolCallBlock, ToolSurface, ToolView } from '@tooltx/core'
+import { errorMessage } from '@tooltx/core/internal'
 import type {
   ApprovalDecidedData,
   PreparedStep,

@@ -28,8 +28,6 @@
 import {
   type CallSequence,
   callSequence,
-  errorMessage,
-  isFrozenSnapshot,
   parseToolArguments,
   snapshotJson,
   type ToolCallBlock,
@@ -37,6 +35,7 @@ import {
   type ToolResult,
   type ToolView,
 } from '@tooltx/core'
+import { errorMessage, isFrozenSnapshot } from '@tooltx/core/internal'
 import type { StepRef } from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from '../base/agent-runtime.js'
 import type { Journal } from '../base/journal.js'

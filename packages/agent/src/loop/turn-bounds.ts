@@ -1,4 +1,4 @@
-import { definitionError } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 import type { TurnEndData, TurnLimit } from '@tooltx/session'
 
 /** The bounds of one turn (L13.1); each is a positive integer or `Infinity` (no bound). */

@@ -1,4 +1,5 @@
-import { definitionError, errorMessage, type JsonValue, snapshotJson, type UserMessage } from '@tooltx/core'
+import { type JsonValue, snapshotJson, type UserMessage } from '@tooltx/core'
+import { definitionError, errorMessage } from '@tooltx/core/internal'
 
 /**
  * The frozen copy of a message handed to `agent.inject` (L3.9), taken at the call, so a caller

@@ -1,4 +1,5 @@
-import { type AssistantBlock, definitionError, type ModelMessage } from '@tooltx/core'
+import type { AssistantBlock, ModelMessage } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 import type { ModelAdapter, ModelRequest, ModelStreamEvent, ModelUsage } from './model.js'
 import { ModelAbortError, ModelError } from './model-error.js'
 

@@ -1,4 +1,5 @@
-import { effectOf, isRepeatable, type RuntimeScope, type ToolCallBlock } from '@tooltx/core'
+import { effectOf, type RuntimeScope, type ToolCallBlock } from '@tooltx/core'
+import { isRepeatable } from '@tooltx/core/internal'
 import {
   type InterruptedCall,
   interruptedCalls,

@@ -1,7 +1,7 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
-import type { Mode } from '@tooltx/core'
+import type { ToolMode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
 import { UsageError } from '../display/output.js'
 
@@ -139,7 +139,7 @@ export interface AgentFlags {
   provider?: string
   model?: string
   baseUrl?: string
-  mode: Mode
+  mode: ToolMode
   workspace: string
   tools?: string
 }
@@ -161,7 +161,7 @@ export function agentFlags(
   const workspace = workspaceFolder(values.workspace)
   return {
     ...defined({ provider: values.provider, model: values.model, baseUrl: values['base-url'] }),
-    mode: mode as Mode,
+    mode: mode as ToolMode,
     workspace,
     ...defined({ tools: values.tools }),
   }

@@ -8,7 +8,7 @@ import {
   type ModelRetry,
   openaiCompatible,
 } from '@tooltx/agent'
-import type { Mode } from '@tooltx/core'
+import type { ToolMode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
@@ -81,7 +81,7 @@ export interface RunOptions {
   provider?: string
   model?: string
   baseUrl?: string
-  mode: Mode
+  mode: ToolMode
   workspace: string
   /** Approve every write without asking. */
   yes: boolean

@@ -1,5 +1,5 @@
 import { createAgent, DEFAULT_MODELS } from '@tooltx/agent'
-import type { Mode } from '@tooltx/core'
+import type { ToolMode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { postgresStore } from '@tooltx/session'
 import { createWorker, turnQueue, type WorkerJobReport } from '@tooltx/worker'
@@ -62,7 +62,7 @@ export interface WorkerCommandOptions extends ModelChoice {
   visibilityTimeout: number
   /** Seconds a stopping worker lets running turns finish before handing them back. */
   grace: number
-  mode: Mode
+  mode: ToolMode
   workspace: string
   /** `--tools`: the user's tools module, offered instead of the workspace tools (K6.1). */
   tools?: string

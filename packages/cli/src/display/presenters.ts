@@ -1,10 +1,5 @@
-import {
-  type AnyToolDefinition,
-  type DurableResultView,
-  type JsonValue,
-  RUN_CODE,
-  type ToolView,
-} from '@tooltx/core'
+import type { AnyToolDefinition, DurableResult, JsonValue, ToolView } from '@tooltx/core'
+import { RUN_CODE } from '@tooltx/core/internal'
 import type { SessionEvent } from '@tooltx/session'
 import type { DefinitionLookup } from './session-display.js'
 
@@ -44,7 +39,7 @@ export function withPresenter<D extends AnyToolDefinition>(id: string, def: D): 
     ...(presentResult === undefined
       ? {}
       : {
-          presentResult: (args: unknown, result: DurableResultView) => {
+          presentResult: (args: unknown, result: DurableResult) => {
             const inner = (result.meta as TaggedMeta | undefined)?.meta
             const { meta: _signed, ...rest } = result
             return presentResult(args, inner === undefined ? rest : { ...rest, meta: inner })

@@ -7,9 +7,9 @@ import {
   type JsonValue,
   parseToolArguments,
   type ResultView,
-  RUN_CODE,
   resultCard,
 } from '@tooltx/core'
+import { RUN_CODE } from '@tooltx/core/internal'
 import type { ContextCompactedData, SessionEvent, TurnEndReason } from '@tooltx/session'
 import { callTitle } from './card-text.js'
 import { fromUser } from './session-summary.js'

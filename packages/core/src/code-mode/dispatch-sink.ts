@@ -2,7 +2,7 @@
  * The contained `onCodeDispatch` sink of one run (X5.4, X5.5): events go out without delaying
  * anything, throws and rejections are reported, and pending promises can be drained.
  */
-import type { CodeDispatchSettle, CodeDispatchSink, CodeDispatchStart } from '../code-runtime.js'
+import type { CodeDispatchSettle, CodeDispatchSink, CodeDispatchStart } from '../contract/code-runtime.js'
 
 /** Wraps an optional sink; without one, `emit` does nothing (X5.5). */
 export class DispatchSink {

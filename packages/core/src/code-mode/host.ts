@@ -3,11 +3,11 @@
  * interface the composition root implements, and the request and value of one program run.
  * Code Mode is written against this and imports nothing from the pipeline.
  */
-import type { CodeDispatchSink, CodeRuntime } from '../code-runtime.js'
-import type { Approver, ExecuteInput, RunContext, ToolScope } from '../execution.js'
-import type { JsonObject } from '../lossless-json.js'
-import type { ToolResult } from '../result.js'
-import type { ToolView } from '../view.js'
+import type { CodeDispatchSink, CodeRuntime } from '../contract/code-runtime.js'
+import type { Approver, ExecuteInput, RunContext, ToolScope } from '../contract/execution.js'
+import type { ToolResult } from '../contract/result.js'
+import type { ToolView } from '../contract/tool-view.js'
+import type { JsonObject } from '../foundation/lossless-json.js'
 
 /** The value of a successful run (X1.3): the captured log lines and the program's result, if any. */
 export interface RunCodeValue extends JsonObject {

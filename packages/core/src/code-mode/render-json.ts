@@ -3,7 +3,7 @@
  * nesting depth renders, and linear in the value's size, because indentation stops growing
  * at `PRETTY_DEPTH`.
  */
-import type { JsonObject, JsonValue } from '../lossless-json.js'
+import type { JsonObject, JsonValue } from '../foundation/lossless-json.js'
 
 /** Containers nested this deep or deeper are written compactly, as `JSON.stringify(value)` would. */
 export const PRETTY_DEPTH = 20

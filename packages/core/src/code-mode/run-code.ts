@@ -2,17 +2,17 @@
  * The `run_code` transport entry (X1.1–X1.6): the definition every `code`/`both` view
  * synthesizes, and `runCodeBody`, which runs one program and turns its outcome into the
  * `run_code` value or failure (X1.7–X1.9). Bindings and nested dispatch live in
- * `bindings.ts`, the sub-call scheduler in `sub-call-scheduler.ts`.
+ * `code-run.ts` (`CodeRun`), the sub-call scheduler in `sub-call-scheduler.ts`.
  */
-import type { CodeRunResult } from '../code-runtime.js'
-import type { ContentBlock } from '../content.js'
-import { type AnyToolDefinition, RUN_CODE } from '../definition.js'
-import { codedError, errorMessage } from '../errors.js'
-import type { RunContext } from '../execution.js'
-import type { JsonObject, JsonValue } from '../lossless-json.js'
-import type { CallView } from '../presentation.js'
+import type { CodeRunResult } from '../contract/code-runtime.js'
+import type { ContentBlock } from '../contract/content.js'
+import { type AnyToolDefinition, RUN_CODE } from '../contract/definition.js'
+import type { RunContext } from '../contract/execution.js'
+import type { CallView } from '../contract/presentation.js'
+import { codedError, errorMessage } from '../foundation/errors.js'
+import type { JsonObject, JsonValue } from '../foundation/lossless-json.js'
 import { compileValidator } from '../schema/validate.js'
-import { CodeRun } from './bindings.js'
+import { CodeRun } from './code-run.js'
 import type { RunCodeHost, RunCodeRequest, RunCodeValue } from './host.js'
 import { renderJson } from './render-json.js'
 

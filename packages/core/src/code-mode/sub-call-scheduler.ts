@@ -4,7 +4,7 @@
  * for everything before it and hold the barrier until its own result settles, and commits
  * outcomes in submission order.
  */
-import type { ExecutionMode } from '../view.js'
+import type { ExecutionMode } from '../contract/tool-view.js'
 
 /** How a started job ended: its value, or what its runner threw. */
 export type JobOutcome<T> =

@@ -4,8 +4,8 @@
  * covering wrapper applies to the definition a call resolves to, the around stage runs the
  * base dispatch directly.
  */
-import type { AnyToolDefinition } from '../definition.js'
-import type { AroundHandler } from '../hooks.js'
+import type { AnyToolDefinition } from '../contract/definition.js'
+import type { AroundHandler } from '../contract/hooks.js'
 
 /** Whether a wrapper acts on `def` (`undefined` when no definition is visible). */
 export type AppliesTo = (def: AnyToolDefinition | undefined) => boolean

@@ -1,13 +1,13 @@
 /** The state of one `execute` call as it moves through the pipeline. */
 
-import type { Place } from '../call-sequence.js'
-import type { CodeDispatchSink, CodeRuntime } from '../code-runtime.js'
-import type { ContextSource } from '../content.js'
-import type { AnyToolDefinition } from '../definition.js'
-import type { Approver, EffectSink, Execution } from '../execution.js'
-import { vouchFreeze } from '../frozen.js'
+import type { Place } from '../contract/call-sequence.js'
+import type { CodeDispatchSink, CodeRuntime } from '../contract/code-runtime.js'
+import type { ContextSource } from '../contract/content.js'
+import type { AnyToolDefinition } from '../contract/definition.js'
+import type { Approver, EffectSink, Execution } from '../contract/execution.js'
+import type { ToolResult } from '../contract/result.js'
+import { vouchFreeze } from '../foundation/frozen.js'
 import type { Entry, ScopeRecord } from '../registry/registry.js'
-import type { ToolResult } from '../result.js'
 import { StageLog } from './invariants.js'
 import type { RuntimeCore } from './runtime-core.js'
 

@@ -1,6 +1,6 @@
 /** The content-size policy (P11.8–P11.11): a cap on the UTF-8 bytes of all text blocks. */
-import type { ContentBlock } from '../content.js'
-import type { ToolResult } from '../result.js'
+import type { ContentBlock } from '../contract/content.js'
+import type { ToolResult } from '../contract/result.js'
 
 /** The default cap: 256 KiB of text. */
 export const DEFAULT_MAX_CONTENT_BYTES = 262_144

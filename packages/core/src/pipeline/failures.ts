@@ -3,14 +3,14 @@
  * the P items). Every builder returns a deep-frozen `ToolFailure` whose content is
  * `Error: <message>`; none of them throws.
  */
-import type { AdditionalContext, ContentBlock } from '../content.js'
-import { ERROR_NAMES, errorMessage, readToolError, type ToolErrorCode } from '../errors.js'
-import { vouchFreeze } from '../frozen.js'
-import type { JsonValue } from '../lossless-json.js'
-import type { ToolFailure } from '../result.js'
+import type { AdditionalContext, ContentBlock } from '../contract/content.js'
+import type { ToolFailure } from '../contract/result.js'
+import { ERROR_NAMES, errorMessage, readToolError, type ToolErrorCode } from '../foundation/errors.js'
+import { vouchFreeze } from '../foundation/frozen.js'
+import type { JsonValue } from '../foundation/lossless-json.js'
 
 /** Frozen additional contexts carried from one result to the next; `undefined` when none. */
-export type Contexts = readonly AdditionalContext[] | undefined
+export type AdditionalContexts = readonly AdditionalContext[] | undefined
 
 /** The one text block of a runtime-made failure (E1.7). */
 export function errorContent(message: string): readonly ContentBlock[] {
@@ -25,7 +25,7 @@ export function errorContent(message: string): readonly ContentBlock[] {
 export function failure(
   info: { name: string; code: string },
   message: string,
-  contexts?: Contexts,
+  contexts?: AdditionalContexts,
   content?: readonly ContentBlock[],
   meta?: JsonValue,
 ): ToolFailure {
@@ -46,7 +46,7 @@ export function failure(
 }
 
 /** A failure with a built-in code and that code's table name (E1.1). */
-export function coded(code: ToolErrorCode, message: string, contexts?: Contexts): ToolFailure {
+export function coded(code: ToolErrorCode, message: string, contexts?: AdditionalContexts): ToolFailure {
   return failure({ name: ERROR_NAMES[code], code }, message, contexts)
 }
 
@@ -58,7 +58,7 @@ export function thrown(
   thrownValue: unknown,
   code: ToolErrorCode,
   prefix: string,
-  contexts?: Contexts,
+  contexts?: AdditionalContexts,
 ): ToolFailure {
   const known = readToolError(thrownValue)
   if (known !== undefined) return failure(known, known.message, contexts)
@@ -66,7 +66,7 @@ export function thrown(
 }
 
 /** `unknown tool "<name>"` (P6.6, R4.2). */
-export const unknownTool = (name: string, contexts?: Contexts) =>
+export const unknownTool = (name: string, contexts?: AdditionalContexts) =>
   coded('UNKNOWN_TOOL', `unknown tool "${name}"`, contexts)
 
 /** The code-only collapse at entry (M3.1). */
@@ -85,11 +85,11 @@ export const argumentsUnreadable = (error: unknown) =>
   coded('INVALID_ARGS', `invalid arguments: reading the arguments failed: ${errorMessage(error)}`)
 
 /** Cancellation before any body ran (C1.3). */
-export const abortedBeforeDispatch = (contexts?: Contexts) =>
+export const abortedBeforeDispatch = (contexts?: AdditionalContexts) =>
   coded('ABORTED_BEFORE_DISPATCH', 'tool call aborted before dispatch', contexts)
 
 /** Cancellation after a body was invoked (C1.4). */
-export const aborted = (contexts?: Contexts) => coded('ABORTED', 'tool call aborted', contexts)
+export const aborted = (contexts?: AdditionalContexts) => coded('ABORTED', 'tool call aborted', contexts)
 
 /** A pre-execute deny (P3.5). */
 export const deniedByPolicy = (name: string, reason: string) =>
@@ -130,7 +130,7 @@ export const hookThrew = (kind: HookKind, error: unknown) =>
   thrown(error, 'HOOK_FAILED', `${kind} handler failed: `)
 
 /** Output that failed one of the three boundaries (S4.14, P9). */
-export const invalidOutput = (name: string, violations: readonly string[], contexts?: Contexts) =>
+export const invalidOutput = (name: string, violations: readonly string[], contexts?: AdditionalContexts) =>
   coded('INVALID_TOOL_OUTPUT', `tool "${name}" returned invalid output: ${violations.join('; ')}`, contexts)
 
 /** A field that materialization could not snapshot (P11.2). */
@@ -138,7 +138,7 @@ export const notSerializable = (field: string) =>
   coded('RESULT_NOT_SERIALIZABLE', `tool result is not serializable: ${field} is not lossless JSON`)
 
 /** A finalizer return that is neither `undefined` nor content blocks (P11.5). */
-export const finalizerReturnedInvalid = (contexts?: Contexts) =>
+export const finalizerReturnedInvalid = (contexts?: AdditionalContexts) =>
   coded(
     'RESULT_NOT_SERIALIZABLE',
     'tool result is not serializable: finalizeContent must return content blocks or undefined',

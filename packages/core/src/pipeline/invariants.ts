@@ -4,11 +4,11 @@
  * stage code rethrows it wherever it would otherwise contain a throw.
  */
 
-import { contentProblem } from '../content-checks.js'
-import { invariantError, type ToolError } from '../errors.js'
-import type { Execution } from '../execution.js'
-import { frozenJsonProblem } from '../frozen.js'
-import type { ToolResult } from '../result.js'
+import { contentProblem } from '../contract/content-checks.js'
+import type { Execution } from '../contract/execution.js'
+import type { ToolResult } from '../contract/result.js'
+import { invariantError, type ToolError } from '../foundation/errors.js'
+import { frozenJsonProblem } from '../foundation/frozen.js'
 
 const breaches = new WeakSet<object>()
 

@@ -1,14 +1,14 @@
 /** The options of `createToolRuntime` (DESIGN.md) and their validation. */
-import type { CodeRuntime } from '../code-runtime.js'
-import { definitionError } from '../errors.js'
-import type { Approver } from '../execution.js'
-import { type Mode, modeName } from '../registry/modes.js'
+import type { CodeRuntime } from '../contract/code-runtime.js'
+import type { Approver } from '../contract/execution.js'
+import { definitionError } from '../foundation/errors.js'
+import { checkToolMode, type ToolMode } from '../registry/tool-mode.js'
 import { DEFAULT_MAX_CONTENT_BYTES } from './content-policy.js'
 
 /** What `createToolRuntime` accepts; every option is optional. */
 export interface ToolRuntimeOptions {
   /** The default mode of every view (M1.1); `'native'` when omitted. */
-  mode?: Mode
+  mode?: ToolMode
   /** The approver for `ask` decisions when the call brings none (P4.1); none fails closed. */
   approver?: Approver
   /** The code runtime `run_code` uses when the call brings none (X1.6). */
@@ -25,7 +25,7 @@ export interface ToolRuntimeOptions {
 
 /** The options after validation, with defaults applied. */
 export interface ResolvedOptions {
-  readonly mode: Mode
+  readonly mode: ToolMode
   readonly approver: Approver | undefined
   readonly codeRuntime: CodeRuntime | undefined
   readonly timeout: boolean
@@ -64,7 +64,7 @@ export function resolveOptions(options: unknown): ResolvedOptions {
     if (!KNOWN.includes(key)) fail(key, `is not known; the options are ${KNOWN.join(', ')}`)
   }
   const o = options as Record<string, unknown>
-  const mode = o.mode === undefined ? 'native' : modeName(o.mode, 'createToolRuntime() option "mode"')
+  const mode = o.mode === undefined ? 'native' : checkToolMode(o.mode, 'createToolRuntime() option "mode"')
   const approver = o.approver
   if (approver !== undefined && typeof approver !== 'function') fail('approver', 'must be a function')
   const codeRuntime = o.codeRuntime

@@ -4,12 +4,12 @@
  * output boundaries) → `postProcess` (post-results only) → `finish` (cancellation,
  * materialize, finalize, content cap, observers).
  */
-import type { ToolResult } from '../result.js'
+import type { ToolResult } from '../contract/result.js'
 import { type Call, final, type Outcome, post } from './call.js'
 import { abortedBeforeDispatch, deniedByPolicy } from './failures.js'
 import type { RuntimeCore } from './runtime-core.js'
 import { approve } from './stages/approval.js'
-import { dispatch } from './stages/around.js'
+import { dispatch } from './stages/dispatch.js'
 import { enter } from './stages/entry.js'
 import { finish } from './stages/finish.js'
 import { runGuards } from './stages/guards.js'
@@ -26,7 +26,7 @@ export async function execute(core: RuntimeCore, input: unknown): Promise<ToolRe
   try {
     let outcome = early === undefined ? undefined : final(early)
     if (outcome === undefined) {
-      const decided = place === undefined ? decide(call) : place.decide.run(() => decideInTurn(call))
+      const decided = place === undefined ? decide(call) : place.decide.run(() => decideInOrder(call))
       // Awaited only when asynchronous: a call without policy hooks saves two microtask turns,
       // more than 5% of a no-hook call (bench/pipeline.bench.ts, Pipeline hot-path mechanisms).
       outcome = (decided instanceof Promise ? await decided : decided) ?? (await dispatch(call))
@@ -47,10 +47,10 @@ export async function execute(core: RuntimeCore, input: unknown): Promise<ToolRe
 }
 
 /**
- * The decision of a call in a sequence, once its turn has come (P1.9): a caller that aborted
+ * The decision of a call in a sequence, once the call before it has decided (P1.9): a caller that aborted
  * while the call waited skips the decision (C1.3).
  */
-function decideInTurn(call: Call): Outcome | undefined | Promise<Outcome | undefined> {
+function decideInOrder(call: Call): Outcome | undefined | Promise<Outcome | undefined> {
   return call.signal.aborted ? post(abortedBeforeDispatch()) : decide(call)
 }
 

@@ -2,10 +2,10 @@
  * The internal state of one ToolRuntime, shared by the public class, the scopes, the views
  * and the pipeline stages. Not exported from the package.
  */
-import type { CodeDispatchSink, CodeRuntime } from '../code-runtime.js'
-import { definitionError } from '../errors.js'
-import type { Approver, Execution } from '../execution.js'
-import type * as Hooks from '../hooks.js'
+import type { CodeDispatchSink, CodeRuntime } from '../contract/code-runtime.js'
+import type { Approver, Execution } from '../contract/execution.js'
+import type * as Hooks from '../contract/hooks.js'
+import { definitionError } from '../foundation/errors.js'
 import { HookList, scopedDisposer } from '../registry/hook-list.js'
 import { disposedError, type Registry, type ScopeRecord } from '../registry/registry.js'
 import type { ResolvedOptions } from './options.js'

@@ -2,14 +2,14 @@
  * The tool registry: one global layer and a chain of scope layers (R1), resolved into
  * views (R2) through restrictions (R3) and modes (M1). Every read is live (R4.3).
  */
-import type { AnyToolDefinition } from '../definition.js'
-import { RUN_CODE } from '../definition.js'
-import { definitionError, errorMessage } from '../errors.js'
-import type { Guard } from '../hooks.js'
-import type { JsonValue } from '../lossless-json.js'
+import type { AnyToolDefinition } from '../contract/definition.js'
+import { RUN_CODE } from '../contract/definition.js'
+import type { Guard } from '../contract/hooks.js'
+import { definitionError, errorMessage } from '../foundation/errors.js'
+import type { JsonValue } from '../foundation/lossless-json.js'
 import { type CompiledValidator, compileValidator } from '../schema/validate.js'
 import { assertToolDefinition } from '../tool/definition-checks.js'
-import { type Mode, modeName } from './modes.js'
+import { checkToolMode, type ToolMode } from './tool-mode.js'
 
 /** A registered definition with its output validator, compiled once at registration. */
 export interface Entry {
@@ -32,7 +32,7 @@ export class ScopeRecord {
   /** Guards of this layer in registration order (copy-on-write, P5.3). */
   guards: readonly Guard[] = []
   /** The mode declared by `presentAs`, with the token of that declaration. */
-  mode: Mode | undefined
+  mode: ToolMode | undefined
   modeToken: object | undefined
   disposed = false
   /** Disposers of hooks registered with `{ scope: handle }` (R1.4). */
@@ -111,7 +111,7 @@ export class Registry {
 
   constructor(
     /** The runtime's default mode (M1.1). */
-    readonly defaultMode: Mode,
+    readonly defaultMode: ToolMode,
     /** The synthesized `run_code` entry (R2.5). */
     readonly runCode: Entry,
   ) {}
@@ -147,7 +147,7 @@ export class Registry {
   }
 
   /** The effective mode of a call or view in `record` (M1.2); the default without a scope. */
-  mode(record: ScopeRecord | undefined): Mode {
+  mode(record: ScopeRecord | undefined): ToolMode {
     for (let r = record; r !== undefined; r = r.parent) if (r.mode !== undefined) return r.mode
     return this.defaultMode
   }
@@ -246,7 +246,7 @@ export class Registry {
   /** `scope.presentAs` (M1.2, M1.3): one declaration per scope; the disposer restores inheritance. */
   presentAs(record: ScopeRecord, mode: unknown): () => void {
     if (record.disposed) throw disposedError()
-    const name = modeName(mode, 'presentAs() mode')
+    const name = checkToolMode(mode, 'presentAs() mode')
     if (record.mode !== undefined) {
       throw definitionError(
         `presentAs('${name}') conflicts with presentAs('${record.mode}') already declared on this scope`,

@@ -3,14 +3,14 @@
  * method reads the registry at the time it is called (R4.3).
  */
 
-import { type AnyToolDefinition, RUN_CODE } from '../definition.js'
-import { deepFreeze, isFrozenSnapshot, snapshotJson } from '../lossless-json.js'
-import type { ModelToolSchema } from '../messages.js'
+import { type AnyToolDefinition, RUN_CODE } from '../contract/definition.js'
+import type { ModelToolSchema } from '../contract/messages.js'
+import type { ToolSurface, ToolView } from '../contract/tool-view.js'
+import { deepFreeze, isFrozenSnapshot, snapshotJson } from '../foundation/lossless-json.js'
 import { toModelSchema } from '../schema/model-schema.js'
 import { sdkText } from '../tool/sdk.js'
-import type { ToolSurface, ToolView } from '../view.js'
-import { CODE_ONLY_RULE } from './modes.js'
 import type { Registry, ScopeRecord } from './registry.js'
+import { CODE_ONLY_RULE } from './tool-mode.js'
 
 function byName(a: ModelToolSchema, b: ModelToolSchema): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0
@@ -47,7 +47,7 @@ function surfaceOf(tools: ModelToolSchema[], instructions: string): ToolSurface 
 }
 
 /** The view of `record` (the global view when `undefined`, R2.4) over `registry`. */
-export function createView(registry: Registry, record: ScopeRecord | undefined): ToolView {
+export function createScopeView(registry: Registry, record: ScopeRecord | undefined): ToolView {
   const list = () => registry.list(record).map((entry) => entry.def)
   let cached: { readonly version: number; readonly surface: ToolSurface } | undefined
   const view: ToolView = {

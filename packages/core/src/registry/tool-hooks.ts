@@ -6,12 +6,18 @@
  * then rejects as `INVALID_ARGS` anyway.
  */
 
-import type { AnyToolDefinition, ToolDefinition } from '../definition.js'
-import { definitionError } from '../errors.js'
-import type { Execution } from '../execution.js'
-import type { Guard, PostDecision, PostExecuteHandler, PreDecision, PreExecuteHandler } from '../hooks.js'
-import type { JsonValue } from '../lossless-json.js'
-import type { ToolFailure, ToolSuccess } from '../result.js'
+import type { AnyToolDefinition, ToolDefinition } from '../contract/definition.js'
+import type { Execution } from '../contract/execution.js'
+import type {
+  Guard,
+  PostDecision,
+  PostExecuteHandler,
+  PreDecision,
+  PreExecuteHandler,
+} from '../contract/hooks.js'
+import type { ToolFailure, ToolSuccess } from '../contract/result.js'
+import { definitionError } from '../foundation/errors.js'
+import type { JsonValue } from '../foundation/lossless-json.js'
 import { checkToolArguments } from '../tool/define-tool.js'
 
 /** The execution of one call of a tool whose arguments are `Args` (P14.2). */

@@ -4,8 +4,8 @@
  * violations; formats use tooltx's own tests (S3.9).
  */
 import { createRequire } from 'node:module'
-import { codedError, errorMessage } from '../errors.js'
-import { isFrozenSnapshot, isLosslessJson } from '../lossless-json.js'
+import { codedError, errorMessage } from '../foundation/errors.js'
+import { isFrozenSnapshot, isLosslessJson } from '../foundation/lossless-json.js'
 import { FORMAT_TESTS, FORMATS } from './formats.js'
 import type { CompiledValidator, ValidationRoot } from './validate.js'
 

@@ -1,5 +1,5 @@
 /** The plain-container tests of the validator (S4.8), on the snapshot's test of an intrinsic prototype (J1.11). */
-import { isIntrinsicArrayPrototype, isIntrinsicObjectPrototype } from '../intrinsics.js'
+import { isIntrinsicArrayPrototype, isIntrinsicObjectPrototype } from '../foundation/intrinsics.js'
 
 /** `test(proto)`, with a hostile prototype whose traps throw counting as not plain. */
 function intrinsic(test: (proto: object) => boolean, proto: object): boolean {

@@ -1,4 +1,4 @@
-import type { JsonValue } from '../lossless-json.js'
+import type { JsonValue } from '../foundation/lossless-json.js'
 import type { StandardOutput, StandardSchemaV1 } from './standard.js'
 
 /** Containers entered so far, as a tuple whose length is the depth. */

@@ -3,7 +3,7 @@
  * its report. Each takes `trusted` (the value is a frozen snapshot: every container in it is
  * already proven plain, dense and lossless) where that lets it skip work.
  */
-import { isLosslessJson } from '../lossless-json.js'
+import { isLosslessJson } from '../foundation/lossless-json.js'
 import { isPlainDenseArray, isPlainObject } from './containers.js'
 
 const OBJECT_PROTO = Object.prototype

@@ -1,7 +1,7 @@
-import type { JsonSchema } from '../definition.js'
-import { definitionError } from '../errors.js'
-import { snapshotJson } from '../lossless-json.js'
-import type { ModelToolSchema } from '../messages.js'
+import type { JsonSchema } from '../contract/definition.js'
+import type { ModelToolSchema } from '../contract/messages.js'
+import { definitionError } from '../foundation/errors.js'
+import { snapshotJson } from '../foundation/lossless-json.js'
 
 /**
  * Projects a definition to exactly `{ name, description, parameters }` (S5.6, D1.4), with

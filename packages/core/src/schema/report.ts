@@ -3,7 +3,7 @@
  * (S4.2, S4.5), in order. The validator asks it only when the fast test (`fast-test.ts`) said
  * "invalid" or threw.
  */
-import { errorMessage } from '../errors.js'
+import { errorMessage } from '../foundation/errors.js'
 import { constraintCheck, type PatternEngine } from './constraints.js'
 import { isPlainObject } from './containers.js'
 import type { DeclaredKeys } from './declared-keys.js'

@@ -3,9 +3,9 @@
  * a Standard Schema (S6.1) or a plain JSON Schema (S6.4). Each becomes one `SchemaContract`: the
  * model-facing JSON Schema and the validator that decides, with S4-style messages.
  */
-import type { JsonSchema } from '../definition.js'
-import { codedError, errorMessage } from '../errors.js'
-import { snapshotJson } from '../lossless-json.js'
+import type { JsonSchema } from '../contract/definition.js'
+import { codedError, errorMessage } from '../foundation/errors.js'
+import { snapshotJson } from '../foundation/lossless-json.js'
 import { compileWithAjv, isAjvMissing } from './ajv.js'
 import { compileParameters, compileValueSchema } from './dsl.js'
 import { issueViolations, standardJsonSchema, standardProps } from './standard.js'

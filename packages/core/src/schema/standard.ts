@@ -4,9 +4,9 @@
  * published interface, so core depends on no schema library; the model-facing JSON Schema
  * comes from the library's own Standard JSON Schema conversion (`~standard.jsonSchema`).
  */
-import type { JsonSchema } from '../definition.js'
-import { codedError, errorMessage, type ToolError } from '../errors.js'
-import { snapshotJson } from '../lossless-json.js'
+import type { JsonSchema } from '../contract/definition.js'
+import { codedError, errorMessage, type ToolError } from '../foundation/errors.js'
+import { snapshotJson } from '../foundation/lossless-json.js'
 import { isPlainDenseArray } from './containers.js'
 
 /** One issue a Standard Schema reports (only the members tooltx reads). */

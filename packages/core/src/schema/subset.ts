@@ -1,5 +1,5 @@
-import { codedError, errorMessage, type ToolError } from '../errors.js'
-import { isLosslessJson, type JsonValue } from '../lossless-json.js'
+import { codedError, errorMessage, type ToolError } from '../foundation/errors.js'
+import { isLosslessJson, type JsonValue } from '../foundation/lossless-json.js'
 import {
   CONSTRAINTS,
   type ConstraintKey,

@@ -3,8 +3,8 @@
  * and its report (`report.ts`), and runs them: the test first, the report only when the test
  * said "invalid" or threw.
  */
-import { errorMessage, type ToolError } from '../errors.js'
-import { isFrozenSnapshot } from '../lossless-json.js'
+import { errorMessage, type ToolError } from '../foundation/errors.js'
+import { isFrozenSnapshot } from '../foundation/lossless-json.js'
 import { nativePatterns, type PatternEngine } from './constraints.js'
 import { declaredKeys } from './declared-keys.js'
 import { arrayTest, objectTest, oneOfTest, scalarTest, type Test } from './fast-test.js'

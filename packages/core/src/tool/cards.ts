@@ -5,11 +5,11 @@
  * something that is not a known lossless view.
  */
 
-import { contentProblem } from '../content-checks.js'
-import type { AnyToolDefinition } from '../definition.js'
-import { deepFreeze, type JsonValue, snapshotJson } from '../lossless-json.js'
-import { parseToolArguments } from '../messages.js'
-import type { CallView, DurableResultView, ResultView } from '../presentation.js'
+import { contentProblem } from '../contract/content-checks.js'
+import type { AnyToolDefinition } from '../contract/definition.js'
+import { parseToolArguments } from '../contract/messages.js'
+import type { CallView, DurableResult, ResultView } from '../contract/presentation.js'
+import { deepFreeze, type JsonValue, snapshotJson } from '../foundation/lossless-json.js'
 
 /**
  * The call card for a logged tool call (U1.3, U1.5, U1.7). `presentCall` receives the frozen
@@ -35,20 +35,20 @@ export function resultCard(
   def: AnyToolDefinition | undefined,
   name: string,
   rawArguments: string,
-  durable: DurableResultView,
+  durable: DurableResult,
 ): ResultView {
-  const view = durableView(durable)
-  if (view !== undefined) {
+  const checked = checkedDurable(durable)
+  if (checked !== undefined) {
     const presented = present(def, {
       which: 'presentResult',
       rawArguments,
-      rest: [view],
+      rest: [checked],
       accept: isResultView,
     })
     if (presented !== undefined) return presented
   }
   const title = callCard(def, name, rawArguments).title
-  const content = view?.content ?? contentOf(durable)
+  const content = checked?.content ?? contentOf(durable)
   return deepFreeze(content === undefined ? { card: 'generic', title } : { card: 'generic', title, content })
 }
 
@@ -84,32 +84,32 @@ function present<V>(def: AnyToolDefinition | undefined, presenting: Presenting<V
 }
 
 /** A frozen `{ content, isError, meta? }` copy of the durable result, or `undefined` if it is malformed. */
-function durableView(durable: DurableResultView): DurableResultView | undefined {
+function checkedDurable(durable: DurableResult): DurableResult | undefined {
   try {
     const raw: Record<string, unknown> = { content: durable.content, isError: durable.isError }
     const meta: unknown = durable.meta
     if (meta !== undefined) raw.meta = meta
     const snap = snapshotJson(raw, { freeze: true })
     if (!snap.ok) return undefined
-    const view = snap.value as unknown as DurableResultView
+    const copy = snap.value as unknown as DurableResult
     if (
-      typeof view.isError !== 'boolean' ||
-      contentProblem(view.content as unknown as JsonValue) !== undefined
+      typeof copy.isError !== 'boolean' ||
+      contentProblem(copy.content as unknown as JsonValue) !== undefined
     ) {
       return undefined
     }
-    return view
+    return copy
   } catch {
     return undefined
   }
 }
 
 /** The durable content alone, frozen, when it is valid content (the fallback's last resort). */
-function contentOf(durable: DurableResultView): DurableResultView['content'] | undefined {
+function contentOf(durable: DurableResult): DurableResult['content'] | undefined {
   try {
     const snap = snapshotJson(durable.content, { freeze: true })
     if (!snap.ok || contentProblem(snap.value) !== undefined) return undefined
-    return snap.value as unknown as DurableResultView['content']
+    return snap.value as unknown as DurableResult['content']
   } catch {
     return undefined
   }

@@ -1,11 +1,11 @@
-import type { ContentBlock } from '../content.js'
-import type { ToolDefinition, ToolOutput } from '../definition.js'
-import type { ToolEffect } from '../effect.js'
-import { codedError, definitionError } from '../errors.js'
-import type { Execution, RunContext } from '../execution.js'
-import type { JsonObject, JsonValue } from '../lossless-json.js'
-import type { CallView, DurableResultView, ResultView } from '../presentation.js'
-import type { ToolResult } from '../result.js'
+import type { ContentBlock } from '../contract/content.js'
+import type { ToolDefinition, ToolOutput } from '../contract/definition.js'
+import type { ToolEffect } from '../contract/effect.js'
+import type { Execution, RunContext } from '../contract/execution.js'
+import type { CallView, DurableResult, ResultView } from '../contract/presentation.js'
+import type { ToolResult } from '../contract/result.js'
+import { codedError, definitionError } from '../foundation/errors.js'
+import type { JsonObject, JsonValue } from '../foundation/lossless-json.js'
 import type { ParametersSpec, ValueSpec } from '../schema/dsl.js'
 import type { InferArgs, InferValue } from '../schema/infer.js'
 import {
@@ -77,7 +77,7 @@ export interface ToolSpec<P extends ParametersInput, S extends OutputSchemaInput
   readonly effect?: ToolEffect
   readonly finalizeContent?: (exec: Execution, result: ToolResult) => ContentBlock[] | undefined
   readonly presentCall?: (args: ArgsOf<P>) => CallView | undefined
-  readonly presentResult?: (args: ArgsOf<P>, result: DurableResultView) => ResultView | undefined
+  readonly presentResult?: (args: ArgsOf<P>, result: DurableResult) => ResultView | undefined
 }
 
 /** The default `output.render` (S6.7): the value as one JSON text block. */

@@ -4,11 +4,11 @@
  * that names the definition.
  */
 
-import { type AnyToolDefinition, RUN_CODE, TOOL_NAME_PATTERN } from '../definition.js'
-import { isToolEffect, type ToolEffect } from '../effect.js'
-import { definitionError, errorMessage } from '../errors.js'
-import { frozenSnapshotOrThrow } from '../frozen.js'
-import { type JsonValue, snapshotJson } from '../lossless-json.js'
+import { type AnyToolDefinition, RUN_CODE, TOOL_NAME_PATTERN } from '../contract/definition.js'
+import { isToolEffect, type ToolEffect } from '../contract/effect.js'
+import { definitionError, errorMessage } from '../foundation/errors.js'
+import { frozenSnapshotOrThrow } from '../foundation/frozen.js'
+import { type JsonValue, snapshotJson } from '../foundation/lossless-json.js'
 import { assertSupportedSchema } from '../schema/subset.js'
 import { copyArgumentCheck } from './argument-checks.js'
 

@@ -2,7 +2,7 @@
  * The Code Mode SDK (X2): the text a `code`/`both` view puts into its instructions so the
  * model knows what `tools.*` can call, with which arguments, and what each call returns.
  */
-import { type AnyToolDefinition, RUN_CODE } from '../definition.js'
+import { type AnyToolDefinition, RUN_CODE } from '../contract/definition.js'
 import { schemaToTypeScript } from '../schema/typescript.js'
 
 const USAGE = [

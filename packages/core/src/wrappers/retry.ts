@@ -1,9 +1,9 @@
 /** The built-in retry wrapper factory (P7.6–P7.8). */
-import { effectOf, isRepeatable } from '../effect.js'
-import { definitionError } from '../errors.js'
-import type { AroundHandler } from '../hooks.js'
-import { bodyStarted, callerSignal, visibleDefinition } from '../pipeline/around-view.js'
-import type { ToolFailure } from '../result.js'
+import { effectOf, isRepeatable } from '../contract/effect.js'
+import type { AroundHandler } from '../contract/hooks.js'
+import type { ToolFailure } from '../contract/result.js'
+import { definitionError } from '../foundation/errors.js'
+import { bodyStarted, callerSignal, visibleDefinition } from '../pipeline/around-execution.js'
 
 /** Options of `retry`. */
 export interface RetryOptions {

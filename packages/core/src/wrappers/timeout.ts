@@ -1,12 +1,12 @@
 /** The built-in timeout wrapper (P7.1–P7.5). */
-import type { AdditionalContext } from '../content.js'
-import { codedError } from '../errors.js'
-import type { AroundExecution, AroundHandler } from '../hooks.js'
+import type { AdditionalContext } from '../contract/content.js'
+import type { AroundExecution, AroundHandler } from '../contract/hooks.js'
+import type { ToolFailure, ToolResult } from '../contract/result.js'
+import { codedError } from '../foundation/errors.js'
 import { declareAppliesTo } from '../pipeline/applies-to.js'
-import { visibleDefinition } from '../pipeline/around-view.js'
+import { visibleDefinition } from '../pipeline/around-execution.js'
 import { timeoutMessage } from '../pipeline/failures.js'
 import { fuseSignals } from '../pipeline/signals.js'
-import type { ToolFailure, ToolResult } from '../result.js'
 
 /** The failure the wrapper returns when its own timer fired (P7.3), keeping the result's contexts. */
 function timedOut(ms: number, contexts: readonly AdditionalContext[] | undefined): ToolFailure {

@@ -5,7 +5,8 @@
  * connection that drops again before a call could use it never restarts the count (Y2.23).
  */
 import { type Client, SdkError, SdkErrorCode } from '@modelcontextprotocol/client'
-import { errorMessage, ToolError } from '@tooltx/core'
+import { ToolError } from '@tooltx/core'
+import { errorMessage } from '@tooltx/core/internal'
 import { type Backoff, backoffDelay } from './backoff.js'
 import { noListenStream } from './listen-stream.js'
 import { messageTooLarge } from './message-bound.js'

@@ -6,17 +6,15 @@
  */
 import type { Tool } from '@modelcontextprotocol/client'
 import { type CallToolResult, ProtocolError, SdkError, SdkErrorCode } from '@modelcontextprotocol/client'
-import {
-  type AnyToolDefinition,
-  type ContentBlock,
-  codedError,
-  compileValueSchema,
-  errorMessage,
-  type JsonObject,
-  type JsonValue,
-  type ToolEffect,
-  type ToolError,
+import type {
+  AnyToolDefinition,
+  ContentBlock,
+  JsonObject,
+  JsonValue,
+  ToolEffect,
+  ToolError,
 } from '@tooltx/core'
+import { codedError, compileValueSchema, errorMessage } from '@tooltx/core/internal'
 import { fromMcpContent } from '../content-blocks.js'
 import { type ClientLink, connectionClosed, connectionFailure, LinkDown } from './client-link.js'
 import { remoteError, remoteFailure } from './remote-failure.js'

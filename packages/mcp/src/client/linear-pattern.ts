@@ -3,7 +3,7 @@
  * matching time is linear in the text, so no `pattern` a server sends (`^(a+)+$`, say) can
  * freeze the process, which a tool timeout cannot stop once a synchronous match runs (Y2.15).
  */
-import { errorMessage } from '@tooltx/core'
+import { errorMessage } from '@tooltx/core/internal'
 import { RE2JS } from 're2js'
 
 /** A server's pattern that RE2 cannot run (a backreference, a lookaround) or that does not parse (Y2.16). */

@@ -3,7 +3,8 @@
  * runtime or scope like any tool; every call then goes through the tooltx pipeline first.
  */
 import type { Client, Tool } from '@modelcontextprotocol/client'
-import { type AnyToolDefinition, errorMessage, type ToolEffect, ToolError } from '@tooltx/core'
+import { type AnyToolDefinition, type ToolEffect, ToolError } from '@tooltx/core'
+import { errorMessage } from '@tooltx/core/internal'
 import { type Backoff, DEFAULT_BACKOFF, type ReconnectOptions } from './backoff.js'
 import { createClient, type McpConnection } from './client-connection.js'
 import { ClientLink } from './client-link.js'

@@ -1,4 +1,4 @@
-import { definitionError } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 import type { NewSessionEvent, Seq, SessionEvent, SessionForkData } from './events.js'
 import { LogState } from './log-state.js'
 import { repairPlan } from './repair.js'

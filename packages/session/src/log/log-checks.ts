@@ -1,4 +1,4 @@
-import { isApprovalOutcome } from '@tooltx/core'
+import { isApprovalOutcome } from '@tooltx/core/internal'
 import { judgeDecision } from './decision-rule.js'
 import { EVENT_SCOPES } from './event-scopes.js'
 import { type ApprovalDecidedData, SESSION_EVENT_TYPES, type SessionEventType } from './events.js'

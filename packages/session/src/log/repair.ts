@@ -1,4 +1,5 @@
-import { ERROR_NAMES, type JsonValue, type ToolCallBlock } from '@tooltx/core'
+import type { JsonValue, ToolCallBlock } from '@tooltx/core'
+import { ERROR_NAMES } from '@tooltx/core/internal'
 import type { NewSessionEvent, SessionEvent, StepRef } from './events.js'
 import { LogState } from './log-state.js'
 

@@ -1,4 +1,4 @@
-import { deepFreeze, invariantError } from '@tooltx/core'
+import { deepFreeze, invariantError } from '@tooltx/core/internal'
 import type { SessionEvent } from '../log/events.js'
 import { crc32Text } from './checksum.js'
 

@@ -4,7 +4,8 @@
  * back on `session.close()`; a lease whose holder stopped renewing it (or whose process or
  * connection is gone) may be taken over.
  */
-import { definitionError, invariantError, type ToolError } from '@tooltx/core'
+import type { ToolError } from '@tooltx/core'
+import { definitionError, invariantError } from '@tooltx/core/internal'
 
 /** How long a lease lasts without being renewed, unless a store is given `leaseMs`. */
 export const DEFAULT_LEASE_MS = 30_000

@@ -1,4 +1,5 @@
-import { definitionError, invariantError, type ToolError } from '@tooltx/core'
+import type { ToolError } from '@tooltx/core'
+import { definitionError, invariantError } from '@tooltx/core/internal'
 import type { SessionEvent } from '../log/events.js'
 
 /** One row of `listSessions()`: timestamps are ISO 8601 strings. */

@@ -1,8 +1,8 @@
 /** Approval (P4): consulted once per `ask`; the decision is bound to the arguments by a digest. */
-import { type ApprovalOutcome, askApprover } from '../../approval-outcome.js'
-import { argumentsDigest } from '../../arguments-digest.js'
-import type { ApprovalRequest } from '../../execution.js'
-import type { ToolResult } from '../../result.js'
+import { type ApprovalOutcome, askApprover } from '../../contract/approval-outcome.js'
+import type { ApprovalRequest } from '../../contract/execution.js'
+import type { ToolResult } from '../../contract/result.js'
+import { argumentsDigest } from '../../foundation/arguments-digest.js'
 import type { Call } from '../call.js'
 import {
   abortedBeforeDispatch,

@@ -4,15 +4,15 @@
  * frozen result.
  */
 
-import { idempotencyKey } from '../../arguments-digest.js'
-import type { AdditionalContext } from '../../content.js'
-import { checkDeferred } from '../../content-checks.js'
-import { codedError } from '../../errors.js'
-import { LOG_LEVELS, type LogEntry, type LogLevel, type RunContext } from '../../execution.js'
-import { frozenSnapshotOrThrow, vouchFreeze } from '../../frozen.js'
-import type { JsonValue } from '../../lossless-json.js'
+import type { AdditionalContext } from '../../contract/content.js'
+import { checkDeferred } from '../../contract/content-checks.js'
+import { LOG_LEVELS, type LogEntry, type LogLevel, type RunContext } from '../../contract/execution.js'
+import type { ToolResult } from '../../contract/result.js'
+import { idempotencyKey } from '../../foundation/arguments-digest.js'
+import { codedError } from '../../foundation/errors.js'
+import { frozenSnapshotOrThrow, vouchFreeze } from '../../foundation/frozen.js'
+import type { JsonValue } from '../../foundation/lossless-json.js'
 import { nextCovering } from '../../registry/hook-list.js'
-import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
 import { aborted, abortedBeforeDispatch, thrown, unknownTool } from '../failures.js'
 import { breach, isBreach } from '../invariants.js'
@@ -23,10 +23,10 @@ import { successFromValue } from './output.js'
  * The object every run context is (P8.2): the attempt's fields are added to it as own data
  * properties; the `idempotencyKey` getter (F1.2) and the `log` method (P8.12) are on this
  * class's prototype, so they cost an attempt nothing until used. A lazy
- * key needs a getter; defined as an own accessor on each context (one `Object.defineProperty`
+ * key needs a getter; defined as an own accessor on each run context (one `Object.defineProperty`
  * per attempt) it cost about a tenth of a whole call (bench/pipeline.bench.ts, run context).
  */
-class ContextObject {
+class RunContextBase {
   readonly #call: Call
 
   constructor(call: Call) {
@@ -46,7 +46,7 @@ class ContextObject {
   }
 
   /**
-   * Logs one entry (P8.12). A prototype method, so a context costs nothing more per call: the
+   * Logs one entry (P8.12). A prototype method, so a run context costs nothing more per call: the
    * level is checked, `data` snapshotted, and the entry offered to the covering `onLog`
    * listeners in order until one returns `true`; an entry none takes goes to `reportError`.
    */
@@ -83,7 +83,7 @@ class Attempt {
   private deferred: AdditionalContext[] | undefined
   concluded = false
   private settled = false
-  readonly context: RunContext
+  readonly runContext: RunContext
 
   constructor(call: Call, signal: AbortSignal, attempt: number) {
     const { exec, effects } = call
@@ -136,22 +136,22 @@ class Attempt {
       if (this.settled) breach('recordEffect called after the tool call attempt settled')
       await effects.sink?.({ callId: exec.callId, name: exec.name, receipt: snap })
     }
-    const context = new ContextObject(call) as unknown as Record<string, unknown>
-    context.callId = exec.callId
-    context.rootCallId = exec.rootCallId
-    context.name = exec.name
-    context.arguments = exec.arguments
-    context.token = exec.token
-    context.signal = signal
-    context.attempt = attempt
-    context.deferContext = deferContext
-    context.concludeTurn = concludeTurn
-    context.progress = progress
-    context.recordEffect = recordEffect
-    if (effects.fencing !== undefined) context.fencingToken = effects.fencing
-    if (exec.scope !== undefined) context.scope = exec.scope
-    if (exec.parent !== undefined) context.parent = exec.parent
-    this.context = Object.freeze(context) as unknown as RunContext
+    const run = new RunContextBase(call) as unknown as Record<string, unknown>
+    run.callId = exec.callId
+    run.rootCallId = exec.rootCallId
+    run.name = exec.name
+    run.arguments = exec.arguments
+    run.token = exec.token
+    run.signal = signal
+    run.attempt = attempt
+    run.deferContext = deferContext
+    run.concludeTurn = concludeTurn
+    run.progress = progress
+    run.recordEffect = recordEffect
+    if (effects.fencing !== undefined) run.fencingToken = effects.fencing
+    if (exec.scope !== undefined) run.scope = exec.scope
+    if (exec.parent !== undefined) run.parent = exec.parent
+    this.runContext = Object.freeze(run) as unknown as RunContext
   }
 
   /** Ends the attempt (P8.8) and returns its deferred contexts in call order (P8.6). */
@@ -164,7 +164,7 @@ class Attempt {
 /**
  * The innermost step of the around chain: one attempt. Resolves the definition from the
  * live view (`UNKNOWN_TOOL` when gone, P6.6), fuses the caller's signal with the around
- * view's current one (P6.7), skips the body when that is aborted (P6.8), and otherwise runs
+ * execution's current one (P6.7), skips the body when that is aborted (P6.8), and otherwise runs
  * it, recording "body invoked" just before (P8.1). Never rejects for a body failure (P6.2).
  */
 export async function baseDispatch(call: Call, wrapperSignal: AbortSignal): Promise<ToolResult> {
@@ -177,20 +177,20 @@ export async function baseDispatch(call: Call, wrapperSignal: AbortSignal): Prom
     fused.dispose()
     return abortedBeforeDispatch()
   }
-  const run = new Attempt(call, fused.signal, attempt)
+  const current = new Attempt(call, fused.signal, attempt)
   call.bodyInvoked = true
   let value: unknown
   try {
-    value = await entry.def.execute(call.exec.arguments, run.context)
+    value = await entry.def.execute(call.exec.arguments, current.runContext)
   } catch (error) {
     fused.dispose()
-    const contexts = run.settle()
+    const deferred = current.settle()
     if (isBreach(error)) throw error
-    return thrown(error, 'TOOL_FAILED', '', contexts)
+    return thrown(error, 'TOOL_FAILED', '', deferred)
   }
   fused.dispose()
-  const contexts = run.settle()
+  const deferred = current.settle()
   // A success that finished under an aborted signal is superseded; a failure stands (P8.10).
-  if (fused.signal.aborted) return aborted(contexts)
-  return successFromValue(call, entry, value, contexts, run.concluded)
+  if (fused.signal.aborted) return aborted(deferred)
+  return successFromValue(call, entry, value, deferred, current.concluded)
 }

@@ -4,14 +4,14 @@
  * the entry-time final-results (argument failure, pre-aborted signal, code-only collapse).
  */
 
-import { enterSequence } from '../../call-sequence.js'
-import type { CodeDispatchSink, CodeRuntime } from '../../code-runtime.js'
-import { RUN_CODE } from '../../definition.js'
-import { errorMessage } from '../../errors.js'
-import type { Approver, EffectSink, ExecuteInput, Execution, ToolScope } from '../../execution.js'
-import { isFrozenSnapshot, type JsonValue, snapshotJson } from '../../lossless-json.js'
+import { enterSequence } from '../../contract/call-sequence.js'
+import type { CodeDispatchSink, CodeRuntime } from '../../contract/code-runtime.js'
+import { RUN_CODE } from '../../contract/definition.js'
+import type { Approver, EffectSink, ExecuteInput, Execution, ToolScope } from '../../contract/execution.js'
+import type { ToolResult } from '../../contract/result.js'
+import { errorMessage } from '../../foundation/errors.js'
+import { isFrozenSnapshot, type JsonValue, snapshotJson } from '../../foundation/lossless-json.js'
 import type { ScopeRecord } from '../../registry/registry.js'
-import type { ToolResult } from '../../result.js'
 import { Call } from '../call.js'
 import { abortedBeforeDispatch, argumentsNotLossless, argumentsUnreadable, collapsed } from '../failures.js'
 import { breach } from '../invariants.js'

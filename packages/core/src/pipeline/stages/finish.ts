@@ -3,11 +3,11 @@
  * `finalizeContent`, the content-size policy, then the observers (P11, P12).
  */
 
-import { checkContent } from '../../content-checks.js'
-import { frozenJsonProblem } from '../../frozen.js'
-import { isFrozenSnapshot } from '../../lossless-json.js'
+import { checkContent } from '../../contract/content-checks.js'
+import type { ToolResult } from '../../contract/result.js'
+import { frozenJsonProblem } from '../../foundation/frozen.js'
+import { isFrozenSnapshot } from '../../foundation/lossless-json.js'
 import { nextCovering } from '../../registry/hook-list.js'
-import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
 import { capContent } from '../content-policy.js'
 import {

@@ -1,6 +1,6 @@
 /** Guards (P5): synchronous deny-only checks after an allow; nothing can override a denial. */
 
-import type { Guard } from '../../hooks.js'
+import type { Guard } from '../../contract/hooks.js'
 import type { ScopeRecord } from '../../registry/registry.js'
 import type { Call, Outcome } from '../call.js'
 import { final, post } from '../call.js'

@@ -2,15 +2,15 @@
  * The three output boundaries of a success value (P9): snapshot, `output.schema`, then
  * freeze and project to content (and, model-direct, to meta).
  */
-import type { AdditionalContext } from '../../content.js'
-import { contentProblem } from '../../content-checks.js'
-import { errorMessage } from '../../errors.js'
-import { vouchFreeze } from '../../frozen.js'
-import { type JsonValue, snapshotJson } from '../../lossless-json.js'
+import type { AdditionalContext } from '../../contract/content.js'
+import { contentProblem } from '../../contract/content-checks.js'
+import type { ToolResult, ToolSuccess } from '../../contract/result.js'
+import { errorMessage } from '../../foundation/errors.js'
+import { vouchFreeze } from '../../foundation/frozen.js'
+import { type JsonValue, snapshotJson } from '../../foundation/lossless-json.js'
 import type { Entry } from '../../registry/registry.js'
-import type { ToolResult, ToolSuccess } from '../../result.js'
 import type { Call } from '../call.js'
-import { type Contexts, invalidOutput } from '../failures.js'
+import { type AdditionalContexts, invalidOutput } from '../failures.js'
 
 const FROZEN = { freeze: true } as const
 
@@ -47,7 +47,7 @@ export function successFromValue(
   call: Call,
   entry: Entry,
   raw: unknown,
-  contexts: Contexts,
+  contexts: AdditionalContexts,
   concluded: boolean,
 ): ToolResult {
   const { name } = call

@@ -2,12 +2,12 @@
  * Post-execute (P10): a middleware chain over every post-result that may accept it, replace
  * its value OR its content, or block it.
  */
-import type { ContentBlock } from '../../content.js'
-import { checkContent, checkContexts, joinContexts } from '../../content-checks.js'
-import { errorMessage } from '../../errors.js'
-import type { PostDecision, PostExecuteHandler } from '../../hooks.js'
+import type { ContentBlock } from '../../contract/content.js'
+import { checkContent, checkContexts, joinContexts } from '../../contract/content-checks.js'
+import type { PostDecision, PostExecuteHandler } from '../../contract/hooks.js'
+import type { ToolResult } from '../../contract/result.js'
+import { errorMessage } from '../../foundation/errors.js'
 import { type HookEntry, nextCovering } from '../../registry/hook-list.js'
-import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
 import { runChain } from '../chain.js'
 import { coded, errorContent, failure, hookInvalid, hookThrew, unknownTool } from '../failures.js'

@@ -1,9 +1,10 @@
 /** Pre-execute (P3): a middleware chain deciding allow, deny or ask; it cannot rewrite arguments. */
-import { errorMessage } from '../../errors.js'
-import type { PreDecision } from '../../hooks.js'
-import { ownField } from '../../own-field.js'
+
+import type { PreDecision } from '../../contract/hooks.js'
+import type { ToolResult } from '../../contract/result.js'
+import { errorMessage } from '../../foundation/errors.js'
+import { ownField } from '../../foundation/own-field.js'
 import { nextCovering } from '../../registry/hook-list.js'
-import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
 import { runChain } from '../chain.js'
 import { hookInvalid, hookThrew } from '../failures.js'

@@ -4,7 +4,7 @@
  */
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, writeSync } from 'node:fs'
 import { dirname } from 'node:path'
-import { invariantError } from '@tooltx/core'
+import { invariantError } from '@tooltx/core/internal'
 
 /**
  * Reads the epoch stored in `file` (0 when there is none), stores the next one durably — a

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
-import { invariantError } from '@tooltx/core'
+import { invariantError } from '@tooltx/core/internal'
 import type { SessionReader } from '../session-reader.js'
 import { isSessionId, type SessionInfo } from '../store.js'
 import { scanLog } from './jsonl-log.js'

@@ -10,7 +10,7 @@ import {
   writeSync,
 } from 'node:fs'
 import { join } from 'node:path'
-import { invariantError } from '@tooltx/core'
+import { invariantError } from '@tooltx/core/internal'
 import type { SessionEvent } from '../../log/events.js'
 import { Heartbeat, type LeaseOptions, leaseHeldError, leaseMsOf, OpenHandles } from '../lease.js'
 import { type CheckpointedLog, conflictError, type SessionStore } from '../store.js'

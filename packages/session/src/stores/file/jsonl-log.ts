@@ -5,7 +5,8 @@
  * CRC-32 of the line's bytes after the `{"crc":"<8 hex>",` prefix up to the newline, so it
  * covers seq, type, data and the batch marker, and is verified on the bytes as read.
  */
-import { deepFreeze, invariantError, type JsonValue, stringifyJson, type ToolError } from '@tooltx/core'
+import { type JsonValue, stringifyJson, type ToolError } from '@tooltx/core'
+import { deepFreeze, invariantError } from '@tooltx/core/internal'
 import type { SessionEvent } from '../../log/events.js'
 import { crc32Hex } from '../checksum.js'
 

@@ -4,7 +4,7 @@
  * reader is created.
  */
 import { createRequire } from 'node:module'
-import { definitionError } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 
 /** A query's result: its rows and how many rows the statement touched. */
 export interface PgResult {

@@ -1,5 +1,6 @@
 import { hostname } from 'node:os'
-import { definitionError, type JsonValue, stringifyJson } from '@tooltx/core'
+import { type JsonValue, stringifyJson } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 import type { SessionEvent } from '../../log/events.js'
 import { checksumOf } from '../event-rows.js'
 import {

@@ -4,7 +4,7 @@
  * seq), the log state, and a CRC-32 of all of it. A checkpoint is used only when its checksum
  * matches and the stored rows still carry exactly the anchored checksums.
  */
-import { invariantError } from '@tooltx/core'
+import { invariantError } from '@tooltx/core/internal'
 import type { SessionEvent } from '../../log/events.js'
 import { crc32Text } from '../checksum.js'
 import { decodeRows, type EventRow } from '../event-rows.js'

@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module'
-import { definitionError } from '@tooltx/core'
+import { definitionError } from '@tooltx/core/internal'
 
 /** The SQLite bindings `sqliteStore` can run on: Node's own (Node >= 22.5) or the better-sqlite3 package. */
 export type SqliteDriverName = 'node:sqlite' | 'better-sqlite3'

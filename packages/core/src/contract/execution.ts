@@ -1,8 +1,8 @@
+import type { JsonValue } from '../foundation/lossless-json.js'
 import type { ApprovalOutcome } from './approval-outcome.js'
 import type { CallSequence } from './call-sequence.js'
 import type { CodeDispatchSink, CodeRuntime } from './code-runtime.js'
 import type { UserMessage } from './content.js'
-import type { JsonValue } from './lossless-json.js'
 
 /**
  * A scope of a runtime (R1). The runtime implements it; this interface is what

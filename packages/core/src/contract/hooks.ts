@@ -1,7 +1,8 @@
 /** The five hook kinds: handler and decision types (R5, P1). Their lists are in registry/hook-list.ts. */
+
+import type { JsonValue } from '../foundation/lossless-json.js'
 import type { AdditionalContext, ContentBlock, UserMessage } from './content.js'
 import type { Execution, LogEntry } from './execution.js'
-import type { JsonValue } from './lossless-json.js'
 import type { ToolResult } from './result.js'
 
 /** A pre-execute decision (P3.2): there is no way to rewrite arguments. */

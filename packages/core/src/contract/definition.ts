@@ -1,8 +1,8 @@
+import type { JsonObject, JsonValue } from '../foundation/lossless-json.js'
 import type { ContentBlock } from './content.js'
 import type { ToolEffect } from './effect.js'
 import type { Execution, RunContext } from './execution.js'
-import type { JsonObject, JsonValue } from './lossless-json.js'
-import type { CallView, DurableResultView, ResultView } from './presentation.js'
+import type { CallView, DurableResult, ResultView } from './presentation.js'
 import type { ToolResult } from './result.js'
 
 /** A JSON Schema in the enforced subset (S3), as plain lossless JSON. */
@@ -50,7 +50,7 @@ export interface ToolDefinition<Args = any, Value extends JsonValue = JsonValue>
   /** The call card from the arguments parsed as the loop parses them (U1.3). */
   readonly presentCall?: (args: Args) => CallView | undefined
   /** The result card from durable data only (U1.4). */
-  readonly presentResult?: (args: Args, result: DurableResultView) => ResultView | undefined
+  readonly presentResult?: (args: Args, result: DurableResult) => ResultView | undefined
 }
 
 /** A tool definition of unknown argument and value types, as stored in a registry. */

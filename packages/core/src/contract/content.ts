@@ -1,4 +1,4 @@
-import type { JsonValue } from './lossless-json.js'
+import type { JsonValue } from '../foundation/lossless-json.js'
 
 /** A model-facing text block (O1.2). */
 export interface TextBlock {

@@ -1,5 +1,5 @@
+import type { JsonValue } from '../foundation/lossless-json.js'
 import type { ContentBlock } from './content.js'
-import type { JsonValue } from './lossless-json.js'
 
 /** What a call does, for UIs (U1.1). */
 export type CallKind = 'read' | 'edit' | 'delete' | 'move' | 'search' | 'execute' | 'fetch' | 'other'
@@ -62,7 +62,7 @@ export type ResultView =
   | { card: 'web'; kind: 'fetch'; url: string; statusCode: number; truncated: boolean }
 
 /** The durable part of a result that `presentResult` may read (U1.4): never the value. */
-export interface DurableResultView {
+export interface DurableResult {
   content: ContentBlock[]
   isError: boolean
   meta?: JsonValue

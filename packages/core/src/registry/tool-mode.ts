@@ -1,11 +1,11 @@
 /** The three ways a view offers tools to the model (M1, M2). */
-import { definitionError } from '../errors.js'
+import { definitionError } from '../foundation/errors.js'
 
 /** `native`: tools are called directly; `code`: only `run_code`; `both`: all of them. */
-export type Mode = 'native' | 'code' | 'both'
+export type ToolMode = 'native' | 'code' | 'both'
 
 /** Returns `mode` when it is one of the three modes, else throws `INVALID_DEFINITION` naming `what`. */
-export function modeName(mode: unknown, what: string): Mode {
+export function checkToolMode(mode: unknown, what: string): ToolMode {
   if (mode === 'native' || mode === 'code' || mode === 'both') return mode
   throw definitionError(`${what} must be 'native', 'code' or 'both'`)
 }

@@ -1,5 +1,5 @@
+import { type JsonValue, parseFrozenJson } from '../foundation/lossless-json.js'
 import type { ContentBlock, TextBlock, UserMessage } from './content.js'
-import { type JsonValue, parseFrozenJson } from './lossless-json.js'
 
 /** A tool call the model asked for, kept with its raw argument string (L3.4). */
 export interface ToolCallBlock {

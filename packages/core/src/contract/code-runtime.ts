@@ -1,5 +1,5 @@
+import type { JsonValue } from '../foundation/lossless-json.js'
 import type { ContentBlock } from './content.js'
-import type { JsonValue } from './lossless-json.js'
 import type { ErrorInfo } from './result.js'
 
 /** Why a program run failed, one kind per cause (X8.2). */

@@ -6,9 +6,6 @@
  */
 export type ToolEffect = 'read' | 'idempotent' | 'write'
 
-/** The three effect classes, safest first. */
-export const TOOL_EFFECTS: readonly ToolEffect[] = Object.freeze(['read', 'idempotent', 'write'])
-
 /** True iff `value` is exactly one of the three effect classes. */
 export function isToolEffect(value: unknown): value is ToolEffect {
   return value === 'read' || value === 'idempotent' || value === 'write'

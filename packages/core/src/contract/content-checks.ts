@@ -3,11 +3,12 @@
  * boundaries where hooks, bodies and wrappers hand them to the runtime. Every function is
  * total: hostile getters and Proxies become a reason, never an exception.
  */
+
+import { errorMessage } from '../foundation/errors.js'
+import { vouchFreeze } from '../foundation/frozen.js'
+import { type JsonValue, snapshotJson } from '../foundation/lossless-json.js'
+import { ownField } from '../foundation/own-field.js'
 import type { AdditionalContext, ContentBlock, ContextSource } from './content.js'
-import { errorMessage } from './errors.js'
-import { vouchFreeze } from './frozen.js'
-import { type JsonValue, snapshotJson } from './lossless-json.js'
-import { ownField } from './own-field.js'
 
 /** A checked value or the reason it was refused. */
 export type Checked<T> = { ok: true; value: T } | { ok: false; reason: string }

@@ -1,5 +1,5 @@
+import type { JsonValue } from '../foundation/lossless-json.js'
 import type { AdditionalContext, ContentBlock } from './content.js'
-import type { JsonValue } from './lossless-json.js'
 
 /** The `{ name, code }` every failure carries (E1.1). */
 export interface ErrorInfo {

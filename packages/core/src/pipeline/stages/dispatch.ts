@@ -1,19 +1,19 @@
 /**
- * The around stage (P6): the wrapExecute chain over the base dispatch. Each wrapper's return
- * is checked where it returns (P6.9–P6.12); every attempt a wrapper started is awaited
+ * The dispatch stage (P6): the wrapExecute (around) chain over the base dispatch. Each wrapper's
+ * return is checked where it returns (P6.9–P6.12); every attempt a wrapper started is awaited
  * before the stage ends, so no started body is ever abandoned (C1.1).
  */
 
-import { checkContent, checkContexts, snapshotFrozen } from '../../content-checks.js'
-import type { AnyToolDefinition } from '../../definition.js'
-import { codedError, errorMessage, readToolError } from '../../errors.js'
-import type { AroundExecution, AroundHandler } from '../../hooks.js'
-import type { JsonValue } from '../../lossless-json.js'
-import { ownField } from '../../own-field.js'
+import { checkContent, checkContexts, snapshotFrozen } from '../../contract/content-checks.js'
+import type { AnyToolDefinition } from '../../contract/definition.js'
+import type { AroundExecution, AroundHandler } from '../../contract/hooks.js'
+import type { ToolResult } from '../../contract/result.js'
+import { codedError, errorMessage, readToolError } from '../../foundation/errors.js'
+import type { JsonValue } from '../../foundation/lossless-json.js'
+import { ownField } from '../../foundation/own-field.js'
 import { type HookEntry, nextCovering } from '../../registry/hook-list.js'
-import type { ToolResult } from '../../result.js'
 import { appliesToOf } from '../applies-to.js'
-import { createAroundView } from '../around-view.js'
+import { createAroundExecution } from '../around-execution.js'
 import type { Call, Outcome } from '../call.js'
 import { final, post } from '../call.js'
 import {
@@ -205,7 +205,7 @@ export function dispatch(call: Call): Promise<Outcome> {
 
 /** Runs the wrapExecute chain, then waits for every attempt a wrapper started (C1.1). */
 async function runAroundChain(call: Call, entries: readonly HookEntry<AroundHandler>[]): Promise<Outcome> {
-  const chain = new AroundChain(call, entries, createAroundView(call))
+  const chain = new AroundChain(call, entries, createAroundExecution(call))
   let result: ToolResult
   try {
     result = await chain.invoke(nextCovering(entries, 0, call.record))

@@ -36,7 +36,7 @@ const OPEN = new Gate()
 OPEN.open()
 
 /** One call's place in the line of one phase. */
-export class Turn {
+export class PhaseSlot {
   readonly #before: Gate
   readonly own = new Gate()
 
@@ -50,8 +50,8 @@ export class Turn {
   }
 
   /**
-   * Runs `phase` once the call's turn has come (at once, synchronously, when it already has),
-   * then ends the turn when `phase` settles. `wait: false` runs it at once: a call with no
+   * Runs `phase` once the call before it is through the phase (at once, synchronously, when it
+   * already is), then ends this call's slot when `phase` settles. `wait: false` runs it at once: a call with no
    * handler for the phase has nothing to order and waits for nobody.
    */
   run<T>(phase: () => T | Promise<T>, wait = true): T | Promise<T> {
@@ -64,8 +64,8 @@ export class Turn {
   }
 
   /**
-   * The call's phase is over, or the call skips it: the next call's turn comes as soon as
-   * this one's has come. Idempotent.
+   * The call's phase is over, or the call skips it: the next call's slot opens as soon as
+   * this one's has. Idempotent.
    */
   done(): void {
     if (this.own.opened) return
@@ -76,8 +76,8 @@ export class Turn {
 
 /** One call's places in both lines. */
 export interface Place {
-  readonly decide: Turn
-  readonly post: Turn
+  readonly decide: PhaseSlot
+  readonly post: PhaseSlot
 }
 
 class Sequence implements CallSequence {
@@ -87,8 +87,8 @@ class Sequence implements CallSequence {
 
   /** The next places in both lines; taken once per call, at entry. */
   enter(): Place {
-    const decide = new Turn(this.#decided)
-    const post = new Turn(this.#posted)
+    const decide = new PhaseSlot(this.#decided)
+    const post = new PhaseSlot(this.#posted)
     this.#decided = decide.own
     this.#posted = post.own
     return { decide, post }
