@@ -8,7 +8,15 @@ export * from './content.js'
 export { createToolRuntime, type ToolRuntime } from './create-runtime.js'
 export { allow, ask, deny } from './decisions.js'
 export * from './definition.js'
-export { effectOf, isRepeatable, isToolEffect, TOOL_EFFECTS, type ToolEffect } from './effect.js'
+export {
+  effectOf,
+  isRepeatable,
+  isResumableReceipt,
+  isToolEffect,
+  RESUMABLE_RECEIPT_KEY,
+  TOOL_EFFECTS,
+  type ToolEffect,
+} from './effect.js'
 export * from './errors.js'
 export * from './execution.js'
 export type {

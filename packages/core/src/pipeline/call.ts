@@ -6,6 +6,7 @@ import type { ContextSource } from '../content.js'
 import type { AnyToolDefinition } from '../definition.js'
 import type { Approver, EffectSink, Execution } from '../execution.js'
 import { vouchFreeze } from '../frozen.js'
+import type { JsonValue } from '../lossless-json.js'
 import type { Entry, ScopeRecord } from '../registry/registry.js'
 import type { ToolResult } from '../result.js'
 import { StageLog } from './invariants.js'
@@ -33,6 +34,8 @@ export interface CallEffects {
   readonly sink: EffectSink | undefined
   /** The input's `fencingToken` (F1.9), the run context's when present. */
   readonly fencing: number | undefined
+  /** The input's `receipts` (Y6.20), frozen; `[]` when absent. */
+  readonly receipts: readonly JsonValue[]
 }
 
 /**

@@ -148,6 +148,7 @@ class Attempt {
     context.concludeTurn = concludeTurn
     context.progress = progress
     context.recordEffect = recordEffect
+    context.receipts = effects.receipts
     if (effects.fencing !== undefined) context.fencingToken = effects.fencing
     if (exec.scope !== undefined) context.scope = exec.scope
     if (exec.parent !== undefined) context.parent = exec.parent
