@@ -17,5 +17,24 @@ export { type McpToolSet, type McpToolsOptions, mcpTools, type SkippedTool } fro
 export { REMOTE_ERROR } from './remote-failure.js'
 export { type CallWrapper, type McpServerOptions, mcpServer, type TooltxMcpServer } from './server.js'
 export { serveStdio } from './stdio.js'
+export {
+  type PostgresTaskStoreOptions,
+  postgresTaskStore,
+  type TaskPool,
+} from './tasks/postgres-task-store.js'
+export {
+  type McpTask,
+  RELATED_TASK_KEY,
+  type ServeTasksOptions,
+} from './tasks/served-tasks.js'
+export { MAX_POLL_MS, MIN_POLL_MS, type TaskReceipt } from './tasks/task-call.js'
+export {
+  isTerminal,
+  memoryTaskStore,
+  type TaskChange,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+} from './tasks/task-store.js'
 export { type AnnotationRule, defaultAnnotations } from './tool-listing.js'
 export { importedName } from './tool-names.js'

@@ -7,8 +7,9 @@ import { type AnyToolDefinition, errorMessage, type ToolEffect, ToolError } from
 import { type Backoff, DEFAULT_BACKOFF, type ReconnectOptions } from './backoff.js'
 import { createClient, type McpConnection } from './client-connection.js'
 import { ClientLink } from './client-link.js'
-import { type ImportPlan, importedTool } from './imported-tool.js'
+import { importedTool } from './imported-tool.js'
 import { UnsafePatternError } from './linear-pattern.js'
+import type { ImportPlan } from './remote-call.js'
 import { importedName, sanitize } from './tool-names.js'
 
 /** Options of {@link mcpTools}. */
@@ -35,6 +36,14 @@ export interface McpToolsOptions {
    * `false` never reconnects: after a drop every call fails `MCP_CONNECTION_CLOSED`.
    */
   reconnect?: ReconnectOptions | false
+  /**
+   * Which calls are made as MCP tasks (Y6.13): `true` every tool whose server announces tasks
+   * for `tools/call` and whose listing says `execution.taskSupport: 'optional'`, a list of remote
+   * tool names only those; a tool that says `'required'` always is. Default: only `'required'`
+   * ones. A task call records the task id as a resumable receipt before it waits, so an agent
+   * resumed after a crash polls the same task instead of calling again (Y6.14–Y6.16).
+   */
+  tasks?: boolean | readonly string[]
 }
 
 /** A remote tool that was not imported, and why (Y2.2, Y2.4). */
@@ -166,6 +175,9 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   const toolTimeouts = options.toolTimeouts ?? {}
   for (const [tool, ms] of Object.entries(toolTimeouts)) positive(ms, `toolTimeouts["${tool}"]`)
   const backoff = backoffOf(options.reconnect)
+  const { tasks = false } = options
+  if (typeof tasks !== 'boolean' && !(Array.isArray(tasks) && tasks.every((t) => typeof t === 'string')))
+    throw optionError('tasks must be a boolean or an array of remote tool names')
   const maxBytes = (connection as { maxMessageBytes?: unknown } | null)?.maxMessageBytes
   if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || (maxBytes as number) <= 0))
     throw optionError('maxMessageBytes must be a positive integer number of bytes')
@@ -180,6 +192,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     trusted: options.trusted === true,
     concurrencySafe: options.trusted === true && tool.annotations?.readOnlyHint === true,
     ...(options.trusted === true ? { effect: annotatedEffect(tool) } : {}),
+    asTask: callsAsTask(client, tool, tasks),
   })
   const reimport = (remote: readonly Tool[]) => {
     // Every target trades the old definitions for the new listing (Y2.12).
@@ -223,6 +236,14 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     await link.close()
     throw error
   }
+}
+
+/** True iff calls of `tool` are made as tasks (Y6.13): see `McpToolsOptions.tasks`. */
+function callsAsTask(client: Client, tool: Tool, tasks: boolean | readonly string[]): boolean {
+  const capability = client.getServerCapabilities()?.tasks?.requests?.tools?.call
+  const support = tool.execution?.taskSupport
+  if (capability === undefined || support === undefined || support === 'forbidden') return false
+  return support === 'required' || tasks === true || (Array.isArray(tasks) && tasks.includes(tool.name))
 }
 
 /** The effect class a trusted server's annotations give a tool (F1.7). */
