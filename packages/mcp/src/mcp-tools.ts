@@ -41,7 +41,8 @@ export interface McpToolsOptions {
    * for `tools/call` and whose listing says `execution.taskSupport: 'optional'`, a list of remote
    * tool names only those; a tool that says `'required'` always is. Default: only `'required'`
    * ones. A task call records the task id as a resumable receipt before it waits, so an agent
-   * resumed after a crash polls the same task instead of calling again (Y6.14–Y6.16).
+   * resumed after a crash polls the same task instead of calling again (Y6.14–Y6.16). Tasks are
+   * the 2025-11-25 utility: with `tasks` set, an HTTP server is spoken to in a 2025 session.
    */
   tasks?: boolean | readonly string[]
 }
@@ -204,6 +205,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     `tooltx-${sanitize(options.name)}`,
     reimport,
     backoff ?? DEFAULT_BACKOFF,
+    tasks !== false,
   )
   // After a reconnection the server may list other tools: it is asked again (Y2.14).
   const link = new ClientLink(client, connect, backoff, async () =>

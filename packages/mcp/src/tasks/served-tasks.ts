@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { Approver } from '@tooltx/core'
+import { sleep } from './abortable-sleep.js'
 import {
   isTerminal,
   memoryTaskStore,
@@ -235,17 +236,8 @@ export class ServedTasks {
         const result = JSON.parse(record.result) as CallToolResult
         return { ...result, _meta: { ...result._meta, [RELATED_TASK_KEY]: { taskId } } }
       }
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, Math.min(record.pollInterval, 250))
-        signal.addEventListener(
-          'abort',
-          () => {
-            clearTimeout(timer)
-            reject(signal.reason)
-          },
-          { once: true },
-        )
-      })
+      await sleep(Math.min(record.pollInterval, 250), signal)
+      signal.throwIfAborted()
     }
   }
 

@@ -16,6 +16,7 @@ import {
 import { CONNECTION_CLOSED } from '../client-link.js'
 import { type ImportPlan, send, toolWhere } from '../remote-call.js'
 import { remoteError } from '../remote-failure.js'
+import { sleep } from './abortable-sleep.js'
 import { isTerminal, type TaskStatus } from './task-store.js'
 
 /** What a task call needs of the run context. */
@@ -83,19 +84,6 @@ function taskOf(
     pollInterval: pollOf(task.pollInterval),
   }
 }
-
-const sleep = (ms: number, signal: AbortSignal) =>
-  new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms)
-    signal.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(timer)
-        resolve()
-      },
-      { once: true },
-    )
-  })
 
 /**
  * Runs the call as a task and resolves with the tool's `CallToolResult` (Y6.13). A server that
