@@ -52,7 +52,7 @@ export async function recoverSession(options: RecoveryOptions): Promise<void> {
 
 /**
  * Answers the given interrupted calls one by one in model order by F1.4's rule, leaving the
- * turn open (F2.7): a call whose receipts include a resumable one (Y6.20) and whose tool is
+ * turn open (F2.7): a call whose receipts include a resumable one (Y6.19) and whose tool is
  * still visible runs again with those receipts, any other call with receipts gets
  * `TOOL_EFFECT_RECORDED`, a `'read'` or
  * `'idempotent'` one is run again and its result appended, and so is one whose tool the step

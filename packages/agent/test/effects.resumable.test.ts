@@ -1,5 +1,5 @@
 /**
- * Y6.20: a call whose durable receipts include a resumable one (an MCP task it started, say) is
+ * Y6.19: a call whose durable receipts include a resumable one (an MCP task it started, say) is
  * run again on resume with those receipts, whatever its effect class, instead of being answered
  * `TOOL_EFFECT_RECORDED`; a plain receipt keeps F1.4's answer.
  */
@@ -12,8 +12,8 @@ import { calledTurn } from './loop-harness.js'
 const where = { turn: 1, step: 1 }
 const block = (id: string, name: string) => ({ type: 'tool-call', id, name, arguments: '{}' }) as const
 
-describe('Y6.20 resumable receipts on resume', () => {
-  it('Y6.20: a write call with a resumable receipt runs again with its receipts; one with a plain receipt is TOOL_EFFECT_RECORDED', async () => {
+describe('Y6.19 resumable receipts on resume', () => {
+  it('Y6.19: a write call with a resumable receipt runs again with its receipts; one with a plain receipt is TOOL_EFFECT_RECORDED', async () => {
     const resumable = { [RESUMABLE_RECEIPT_KEY]: true, job: 'j-1' }
     const log: NewSessionEvent[] = [
       ...calledTurn([block('c1', 'wait'), block('c2', 'wait')]),

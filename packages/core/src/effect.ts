@@ -25,7 +25,7 @@ export function isRepeatable(effect: ToolEffect): boolean {
 }
 
 /**
- * The key of a resumable receipt (Y6.20): a receipt object whose `'tooltx/resumable'` is `true`
+ * The key of a resumable receipt (Y6.19): a receipt object whose `'tooltx/resumable'` is `true`
  * says the call can pick up its own work again (an MCP task it started, say), so recovery runs
  * it again with its receipts instead of answering `TOOL_EFFECT_RECORDED` (F1.4).
  */

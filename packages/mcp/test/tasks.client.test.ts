@@ -1,5 +1,5 @@
 /**
- * Y6.13–Y6.17, Y6.20: task calls from `mcpTools` against a real tooltx server with tasks over
+ * Y6.13–Y6.17, Y6.18: task calls from `mcpTools` against a real tooltx server with tasks over
  * Streamable HTTP on loopback; and the run context's `receipts`.
  */
 import {
@@ -160,7 +160,7 @@ describe('Y6 task calls', () => {
     expect((await store.get(task!.taskId))?.status).toBe('cancelled')
   })
 
-  it('Y6.20: run.receipts holds the input receipts, frozen, and [] without; malformed receipts are an invariant breach', async () => {
+  it('Y6.18: run.receipts holds the input receipts, frozen, and [] without; malformed receipts are an invariant breach', async () => {
     const runtime = createToolRuntime()
     const seen: unknown[] = []
     runtime.register(

@@ -1,5 +1,5 @@
 /**
- * Y6.21: a long-running tool served as a task over PostgreSQL survives its server's SIGKILL and
+ * Y6.20: a long-running tool served as a task over PostgreSQL survives its server's SIGKILL and
  * its agent's SIGKILL: a restarted server adopts the task and runs it again under the same
  * idempotency key, the resumed agent re-attaches to the task from its receipt instead of calling
  * the tool again, and the call completes once. Real processes, real PostgreSQL, real HTTP.
@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { POSTGRES_URL, requirePostgresInCi } from '../../worker/test/postgres.js'
 import { fixture } from './mcp.fixtures.js'
 
-requirePostgresInCi('Y6.21')
+requirePostgresInCi('Y6.20')
 
 interface Proc {
   readonly child: ChildProcess
@@ -74,8 +74,8 @@ afterEach(() => {
   for (const child of running.splice(0)) child.kill('SIGKILL')
 })
 
-describe.runIf(POSTGRES_URL !== undefined)('Y6.21 durable tasks across SIGKILLs', () => {
-  it('Y6.21: server and agent killed mid-task, both restarted: the task completes once and the agent gets its result', async () => {
+describe.runIf(POSTGRES_URL !== undefined)('Y6.20 durable tasks across SIGKILLs', () => {
+  it('Y6.20: server and agent killed mid-task, both restarted: the task completes once and the agent gets its result', async () => {
     const url = POSTGRES_URL!
     const dir = mkdtempSync(join(tmpdir(), 'tooltx-tasks-'))
     const ledger = join(dir, 'ledger')

@@ -223,8 +223,10 @@ describe('Y6 served tasks', () => {
       (c) =>
         c.setRequestHandler('elicitation/create', async (request) => {
           status = (await taskRequest(c, 'tasks/get', taskId)).status
-          const digest = (request.params.requestedSchema.properties.argumentsDigest as { default: string })
-            .default
+          const params = request.params as {
+            requestedSchema: { properties: Record<string, { default?: unknown }> }
+          }
+          const digest = params.requestedSchema.properties.argumentsDigest!.default as string
           return { action: 'accept', content: { approve: true, argumentsDigest: digest } }
         }),
       true,

@@ -34,7 +34,7 @@ export interface CallEffects {
   readonly sink: EffectSink | undefined
   /** The input's `fencingToken` (F1.9), the run context's when present. */
   readonly fencing: number | undefined
-  /** The input's `receipts` (Y6.20), frozen; `[]` when absent. */
+  /** The input's `receipts` (Y6.18), frozen; `[]` when absent. */
   readonly receipts: readonly JsonValue[]
 }
 

@@ -1,5 +1,5 @@
 /**
- * An imported tool's call made as an MCP task (Y6.13–Y6.19): create the task, record its id as
+ * An imported tool's call made as an MCP task (Y6.13–Y6.17): create the task, record its id as
  * a resumable receipt before waiting, poll `tasks/get` at the server's interval (each status a
  * progress update), then fetch `tasks/result`. A call resumed after a crash finds the task id in
  * its receipts and polls that task instead of calling the tool again.

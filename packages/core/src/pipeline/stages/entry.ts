@@ -20,7 +20,7 @@ import type { RuntimeCore } from '../runtime-core.js'
 const FROZEN_ARGUMENTS = { freeze: true, root: 'arguments' } as const
 
 /**
- * The input's `receipts` (Y6.20) as a frozen lossless JSON array, `[]` when absent; anything
+ * The input's `receipts` (Y6.18) as a frozen lossless JSON array, `[]` when absent; anything
  * else is a malformed input (I1.2).
  */
 function snapshotReceipts(raw: unknown): readonly JsonValue[] {
