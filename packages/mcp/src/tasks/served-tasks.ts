@@ -192,7 +192,9 @@ export class ServedTasks {
       await this.store.remove(taskId)
       return undefined
     }
-    if (isTerminal(record.status) || record.leaseUntil >= now || this.#closed) return record
+    // A run of this instance is never adopted by it again, even when a renewal was late.
+    if (isTerminal(record.status) || record.leaseUntil >= now || this.#closed || this.#running.has(taskId))
+      return record
     const claimed = await this.store.claim(taskId, this.#me, now, now + this.#leaseMs)
     if (claimed === undefined) return (await this.store.get(taskId)) ?? record
     if (this.repeatable(claimed.tool)) {
