@@ -102,7 +102,8 @@ describe('Y6 task calls', () => {
     ])
     expect(order[0]).toBe('receipt')
     expect(progress.at(-1)).toMatchObject({ message: `task ${task!.taskId} completed` })
-    expect(progress.length).toBeGreaterThan(1)
+    expect(progress[0]).toMatchObject({ progress: 1 })
+    expect(progress.map((p) => (p as { progress: number }).progress)).toEqual(progress.map((_p, i) => i + 1))
   })
 
   it('Y6.13: without opting in (or for a tool not named) the call is an ordinary tools/call', async () => {
