@@ -35,6 +35,12 @@ const EXPECTED: Record<string, readonly string[]> = {
   ],
   'docs/getting-started.md › A session': ['4 assistant/message', '5 tool/call', 'tool/result', 'turn/end'],
   'docs/getting-started.md › Replay': ['6 tool/result', 'turn/end', 'tool call outcome is unknown'],
+  'docs/mcp.md › Durable tasks for long-running calls': [
+    'receipt {"tooltx/resumable":true,"mcpTask":{"server":"reports","tool":"report","taskId":',
+    'working',
+    'completed',
+    "text: 'report on sales'",
+  ],
   'docs/mcp.md › Serve a scope view': [
     'serving http://127.0.0.1:',
     'add readOnly=true',

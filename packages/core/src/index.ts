@@ -33,7 +33,7 @@ export type {
 } from './contract/content.js'
 export { allow, ask, deny } from './contract/decisions.js'
 export type { AnyToolDefinition, JsonSchema, ToolDefinition, ToolOutput } from './contract/definition.js'
-export { effectOf, type ToolEffect } from './contract/effect.js'
+export { effectOf, isResumableReceipt, RESUMABLE_RECEIPT_KEY, type ToolEffect } from './contract/effect.js'
 export {
   type ApprovalRequest,
   type Approver,

@@ -55,6 +55,7 @@ describe('P8 body and run context', () => {
       'concludeTurn',
       'progress',
       'recordEffect',
+      'receipts',
     ])
     expect(Object.isFrozen(seen)).toBe(true)
     expect(seen).toMatchObject({

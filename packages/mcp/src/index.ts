@@ -20,6 +20,7 @@ export { CONNECTION_CLOSED } from './client/client-link.js'
 export type { ImportedValue } from './client/imported-tool.js'
 export { type McpToolSet, type McpToolsOptions, mcpTools, type SkippedTool } from './client/mcp-tools.js'
 export { REMOTE_ERROR } from './client/remote-failure.js'
+export { MAX_POLL_MS, MIN_POLL_MS, type TaskReceipt } from './client/task-call.js'
 export { importedName } from './client/tool-names.js'
 export { fromMcpContent, toMcpContent } from './content-blocks.js'
 export { boundHostNames, isLoopbackHost } from './server/bound-host.js'
@@ -38,4 +39,22 @@ export {
 } from './server/http.js'
 export { type CallWrapper, type McpServerOptions, mcpServer, type TooltxMcpServer } from './server/server.js'
 export { serveStdio } from './server/stdio.js'
+export {
+  type PostgresTaskStoreOptions,
+  postgresTaskStore,
+  type TaskPool,
+} from './server/tasks/postgres-task-store.js'
+export {
+  type McpTask,
+  RELATED_TASK_KEY,
+  type ServeTasksOptions,
+} from './server/tasks/served-tasks.js'
 export { type AnnotationRule, defaultAnnotations } from './server/tool-listing.js'
+export {
+  isTerminal,
+  memoryTaskStore,
+  type TaskChange,
+  type TaskRecord,
+  type TaskStatus,
+  type TaskStore,
+} from './task-store.js'

@@ -1,4 +1,4 @@
-import { effectOf, type RuntimeScope, type ToolCallBlock } from '@tooltx/core'
+import { effectOf, isResumableReceipt, type RuntimeScope, type ToolCallBlock } from '@tooltx/core'
 import { isRepeatable } from '@tooltx/core/internal'
 import {
   type InterruptedCall,
@@ -54,7 +54,9 @@ export async function recoverSession(options: RecoveryOptions): Promise<void> {
 
 /**
  * Answers the given interrupted calls one by one in model order by F1.4's rule, leaving the
- * turn open (F2.7): a call with receipts gets `TOOL_EFFECT_RECORDED`, a `'read'` or
+ * turn open (F2.7): a call whose receipts include a resumable one (Y6.19) and whose tool is
+ * still visible runs again with those receipts, any other call with receipts gets
+ * `TOOL_EFFECT_RECORDED`, a `'read'` or
  * `'idempotent'` one is run again and its result appended, and so is one whose tool the step
  * kept out (`hides`, T4.5), which fails `UNKNOWN_TOOL` without running; any other gets
  * `TOOL_OUTCOME_UNKNOWN`. A call that lost an append made on its behalf gets no result: the run
@@ -67,10 +69,14 @@ export async function recoverCalls(
   const view = runtime.view(scope)
   for (const { step, block, receipts } of options.calls) {
     const where = { turn, step }
-    const again = hides?.(block.name) === true || isRepeatable(effectOf(view.get(block.name)))
-    if (receipts.length === 0 && again) {
+    const hidden = hides?.(block.name) === true
+    const visible = view.get(block.name)
+    const resumes = !hidden && visible !== undefined && receipts.some(isResumableReceipt)
+    const again = hidden || isRepeatable(effectOf(visible))
+    if (resumes || (receipts.length === 0 && again)) {
       let lost: { readonly error: unknown } | undefined
-      const result = await runtime.execute(input(block, step, (error) => (lost ??= { error })))
+      const built = input(block, step, (error) => (lost ??= { error }))
+      const result = await runtime.execute(resumes ? { ...built, receipts } : built)
       if (lost !== undefined) throw lost.error
       journal.stage(toolResultEvent(where, block, result))
     } else {

@@ -4,12 +4,21 @@
  */
 import path from 'node:path'
 import { servedCallRecorder } from '@tooltx/agent'
-import { createToolRuntime, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
-import { type HttpEndpoint, isLoopbackHost, mcpServer, serveHttp, serveStdio } from '@tooltx/mcp'
+import { createToolRuntime, type RuntimeScope, type ToolRuntime, type ToolView } from '@tooltx/core'
+import {
+  type HttpEndpoint,
+  isLoopbackHost,
+  mcpServer,
+  memoryTaskStore,
+  postgresTaskStore,
+  type ServeTasksOptions,
+  serveHttp,
+  serveStdio,
+} from '@tooltx/mcp'
 import { assertSessionId, DEFAULT_SQLITE_PATH, openSession } from '@tooltx/session'
 import { type Output, UsageError } from '../display/output.js'
 import { replayHint } from '../display/replay-hint.js'
-import { dbLabel, openStore } from '../session-store.js'
+import { dbLabel, isPostgres, openStore } from '../session-store.js'
 import { registerToolsModule } from '../tools-module.js'
 import { createToolset } from '../toolset.js'
 import { type Command, defineCommand } from './command.js'
@@ -41,6 +50,9 @@ Options:
   --session ID     record every served call in this session (created if new): one turn
                    per call, replayable with \`tooltx replay ID\`; calls then run one at a time
 ${DB_HELP}
+  --tasks NAMES    serve these tools (comma-separated) as MCP tasks too: a client may start one
+                   and poll it; tasks are kept in the --db PostgreSQL database with --session
+                   (any server on it answers, a restart loses none), else in memory
   -h, --help       show this help`,
 }
 
@@ -82,6 +94,7 @@ interface ServeFlags {
   tools?: string
   db?: string
   session?: string
+  tasks?: string
 }
 
 /** The runtime and scope to serve: the user's tools module (Y3.4), else the workspace tools (Y3.1). */
@@ -149,6 +162,30 @@ async function recordedSession(values: ServeFlags, out: Output) {
   }
 }
 
+/**
+ * The `tasks` option `--tasks` asks for (Y6.21): the named served tools, their tasks kept in the
+ * recording's PostgreSQL database when it has one, else in memory. A name the view does not
+ * serve is a usage error naming the served tools.
+ */
+function servedTasks(
+  names: string | undefined,
+  view: ToolView,
+  db: string | undefined,
+): ServeTasksOptions | undefined {
+  if (names === undefined) return undefined
+  const tools = names.split(',').map((name) => name.trim())
+  const unknown = tools.find((name) => view.get(name) === undefined)
+  if (unknown !== undefined)
+    throw new UsageError(
+      `--tasks: no served tool is named "${unknown}"; the served tools are ${view
+        .list()
+        .map((def) => def.name)
+        .join(', ')}`,
+      2,
+    )
+  return { tools, store: db !== undefined && isPostgres(db) ? postgresTaskStore(db) : memoryTaskStore() }
+}
+
 /** Resolves on the first Ctrl-C or SIGTERM, or, when `stdin` is given, when it ends. */
 function stopped(stdin?: NodeJS.ReadableStream): Promise<void> {
   return new Promise((resolve) => {
@@ -183,12 +220,18 @@ async function serve(values: ServeFlags, out: Output, env: NodeJS.ProcessEnv): P
   if (address !== undefined) httpGate(values.http!, address.host, token)
   // Over stdio, stdout carries MCP: contained errors go to stderr.
   const { runtime, scope, what } = await servedTools(values, (e) => out.error(`tooltx: ${String(e)}`))
+  const tasks = servedTasks(
+    values.tasks,
+    runtime.view(scope),
+    values.session === undefined ? undefined : values.db,
+  )
   const recording = await recordedSession(values, out)
   const server = mcpServer(runtime, {
     ...(scope === undefined ? {} : { scope }),
     name: 'tooltx-workspace',
     version: '0.1.0',
     ...(recording === undefined ? {} : { wrapCall: recording.recorder.run }),
+    ...(tasks === undefined ? {} : { tasks }),
   })
   const recorded = recording && `Recording every call in session ${recording.id} of ${recording.db}`
   let endpoint: HttpEndpoint | undefined
@@ -211,6 +254,7 @@ async function serve(values: ServeFlags, out: Output, env: NodeJS.ProcessEnv): P
   } finally {
     await endpoint?.close()
     await server.close()
+    await tasks?.store?.close()
     await recording?.close()
   }
   // The stdio transport leaves stdin open after a signal; nothing is read from it any more.
@@ -220,7 +264,7 @@ async function serve(values: ServeFlags, out: Output, env: NodeJS.ProcessEnv): P
 
 const serveCommand = defineCommand(
   USAGE,
-  { strings: ['workspace', 'http', 'token', 'tools', 'db', 'session'] },
+  { strings: ['workspace', 'http', 'token', 'tools', 'db', 'session', 'tasks'] },
   async ({ values, positionals }, out, env) => {
     noPositionals(USAGE, positionals)
     return await serve(values, out, env)

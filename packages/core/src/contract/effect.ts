@@ -20,3 +20,20 @@ export function effectOf(definition: { readonly effect?: ToolEffect } | undefine
 export function isRepeatable(effect: ToolEffect): boolean {
   return effect !== 'write'
 }
+
+/**
+ * The key of a resumable receipt (Y6.19): a receipt object whose `'tooltx/resumable'` is `true`
+ * says the call can pick up its own work again (an MCP task it started, say), so recovery runs
+ * it again with its receipts instead of answering `TOOL_EFFECT_RECORDED` (F1.4).
+ */
+export const RESUMABLE_RECEIPT_KEY = 'tooltx/resumable'
+
+/** True iff `receipt` is an object whose {@link RESUMABLE_RECEIPT_KEY} is exactly `true`. */
+export function isResumableReceipt(receipt: unknown): boolean {
+  return (
+    receipt !== null &&
+    typeof receipt === 'object' &&
+    !Array.isArray(receipt) &&
+    (receipt as Record<string, unknown>)[RESUMABLE_RECEIPT_KEY] === true
+  )
+}

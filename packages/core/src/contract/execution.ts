@@ -84,6 +84,12 @@ export interface RunContext extends Execution {
    */
   readonly recordEffect: (receipt: JsonValue) => Promise<void>
   /**
+   * The receipts an earlier attempt of this call recorded, as the input's `receipts` gave them
+   * (Y6.18): `[]` on a first run. A call resumed after a crash because one of them is a
+   * resumable receipt (`isResumableReceipt`) reads it here to pick up where it left off.
+   */
+  readonly receipts: readonly JsonValue[]
+  /**
    * The input's `fencingToken` (F1.9), absent without one. Under an agent it is the session
    * lease's epoch, larger for every later owner of the session (a worker that took over a
    * crashed turn): pass it with a write to an external system that keeps the largest token it
@@ -153,4 +159,6 @@ export interface ExecuteInput {
   fencingToken?: number
   /** Orders this call's policy phases after those of the calls that entered it before (P1.8). */
   sequence?: CallSequence
+  /** Receipts an earlier attempt recorded, handed to the body as `run.receipts` (Y6.18). */
+  receipts?: readonly JsonValue[]
 }

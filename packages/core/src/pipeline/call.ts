@@ -7,6 +7,7 @@ import type { AnyToolDefinition } from '../contract/definition.js'
 import type { Approver, EffectSink, Execution } from '../contract/execution.js'
 import type { ToolResult } from '../contract/result.js'
 import { vouchFreeze } from '../foundation/frozen.js'
+import type { JsonValue } from '../foundation/lossless-json.js'
 import type { Entry, ScopeRecord } from '../registry/registry.js'
 import { StageLog } from './invariants.js'
 import type { RuntimeCore } from './runtime-core.js'
@@ -33,6 +34,8 @@ export interface CallEffects {
   readonly sink: EffectSink | undefined
   /** The input's `fencingToken` (F1.9), the run context's when present. */
   readonly fencing: number | undefined
+  /** The input's `receipts` (Y6.18), frozen; `[]` when absent. */
+  readonly receipts: readonly JsonValue[]
 }
 
 /**

@@ -8,8 +8,9 @@ import { errorMessage } from '@tooltx/core/internal'
 import { type Backoff, DEFAULT_BACKOFF, type ReconnectOptions } from './backoff.js'
 import { createClient, type McpConnection } from './client-connection.js'
 import { ClientLink } from './client-link.js'
-import { type ImportPlan, importedTool } from './imported-tool.js'
+import { importedTool } from './imported-tool.js'
 import { UnsafePatternError } from './linear-pattern.js'
+import type { ImportPlan } from './remote-call.js'
 import { importedName, sanitize } from './tool-names.js'
 
 /** Options of {@link mcpTools}. */
@@ -36,6 +37,15 @@ export interface McpToolsOptions {
    * `false` never reconnects: after a drop every call fails `MCP_CONNECTION_CLOSED`.
    */
   reconnect?: ReconnectOptions | false
+  /**
+   * Which calls are made as MCP tasks (Y6.13): `true` every tool whose server announces tasks
+   * for `tools/call` and whose listing says `execution.taskSupport: 'optional'`, a list of remote
+   * tool names only those; a tool that says `'required'` always is. Default: only `'required'`
+   * ones. A task call records the task id as a resumable receipt before it waits, so an agent
+   * resumed after a crash polls the same task instead of calling again (Y6.14–Y6.16). Tasks are
+   * the 2025-11-25 utility: with `tasks` set, an HTTP server is spoken to in a 2025 session.
+   */
+  tasks?: boolean | readonly string[]
 }
 
 /** A remote tool that was not imported, and why (Y2.2, Y2.4). */
@@ -167,6 +177,9 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   const toolTimeouts = options.toolTimeouts ?? {}
   for (const [tool, ms] of Object.entries(toolTimeouts)) positive(ms, `toolTimeouts["${tool}"]`)
   const backoff = backoffOf(options.reconnect)
+  const { tasks = false } = options
+  if (typeof tasks !== 'boolean' && !(Array.isArray(tasks) && tasks.every((t) => typeof t === 'string')))
+    throw optionError('tasks must be a boolean or an array of remote tool names')
   const maxBytes = (connection as { maxMessageBytes?: unknown } | null)?.maxMessageBytes
   if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || (maxBytes as number) <= 0))
     throw optionError('maxMessageBytes must be a positive integer number of bytes')
@@ -181,6 +194,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     trusted: options.trusted === true,
     concurrencySafe: options.trusted === true && tool.annotations?.readOnlyHint === true,
     ...(options.trusted === true ? { effect: annotatedEffect(tool) } : {}),
+    asTask: callsAsTask(client, tool, tasks),
   })
   const reimport = (remote: readonly Tool[]) => {
     // Every target trades the old definitions for the new listing (Y2.12).
@@ -192,6 +206,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     `tooltx-${sanitize(options.name)}`,
     reimport,
     backoff ?? DEFAULT_BACKOFF,
+    tasks !== false,
   )
   // After a reconnection the server may list other tools: it is asked again (Y2.14).
   const link = new ClientLink(client, connect, backoff, async () =>
@@ -224,6 +239,14 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     await link.close()
     throw error
   }
+}
+
+/** True iff calls of `tool` are made as tasks (Y6.13): see `McpToolsOptions.tasks`. */
+function callsAsTask(client: Client, tool: Tool, tasks: boolean | readonly string[]): boolean {
+  const capability = client.getServerCapabilities()?.tasks?.requests?.tools?.call
+  const support = tool.execution?.taskSupport
+  if (capability === undefined || support === undefined || support === 'forbidden') return false
+  return support === 'required' || tasks === true || (Array.isArray(tasks) && tasks.includes(tool.name))
 }
 
 /** The effect class a trusted server's annotations give a tool (F1.7). */

@@ -13,12 +13,15 @@ import {
   type Transport,
 } from '@modelcontextprotocol/server'
 import type { ApprovalRequest, ExecuteInput, RuntimeScope, ToolResult, ToolRuntime } from '@tooltx/core'
-import { ToolError } from '@tooltx/core'
+import { effectOf, ToolError } from '@tooltx/core'
+import { errorMessage, isRepeatable } from '@tooltx/core/internal'
 import { toCallToolResult } from '../call-result.js'
 import { APPROVAL_INPUT, ApprovalRounds } from './approval-rounds.js'
 import { approvalForm, elicitApprover, failClosed } from './elicit-approver.js'
 import { LogRoutes } from './log-route.js'
 import { ProgressRoutes } from './progress-route.js'
+import { ServedTasks, type ServeTasksOptions } from './tasks/served-tasks.js'
+import { serveTaskRequests, TASKS_CAPABILITY, withTaskSupport } from './tasks/task-handlers.js'
 import {
   type AnnotationRule,
   defaultAnnotations,
@@ -48,6 +51,12 @@ export interface McpServerOptions {
    * call as is. `servedCallRecorder(session).run` (`@tooltx/agent`) records every call.
    */
   wrapCall?: CallWrapper
+  /**
+   * Long-running tools and where their tasks live (Y6.1–Y6.12): each named tool may be called as
+   * an MCP task, kept in `store` (memory by default; `postgresTaskStore` for tasks that outlive
+   * the process and are answered by every instance). None: no tasks.
+   */
+  tasks?: ServeTasksOptions
 }
 
 /** Runs one served call through `execute`, e.g. recording it around the call (Y1.15). */
@@ -92,6 +101,8 @@ function readOptions(options: McpServerOptions) {
     throw optionError('approvalTimeoutMs must be a positive number of milliseconds')
   if (typeof annotations !== 'function') throw optionError('annotations must be a function')
   if (typeof wrapCall !== 'function') throw optionError('wrapCall must be a function')
+  if (options.tasks !== undefined && (options.tasks === null || typeof options.tasks !== 'object'))
+    throw optionError('tasks must be { tools, store?, pollInterval?, ttl?, leaseMs? }')
   return { name, version, pageSize, approvalTimeoutMs, annotations, wrapCall, scope: options.scope }
 }
 
@@ -127,19 +138,59 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
     opts.scope === undefined ? undefined : { scope: opts.scope },
   )
   let closed = false
+  const scoped = opts.scope === undefined ? {} : { scope: opts.scope }
+  const resultOf = (callId: string, name: string, result: ToolResult) => {
+    const def = view.get(name)
+    return toCallToolResult(callId, result, def !== undefined && isObjectSchema(def.output.schema))
+  }
+  // A task's run is the served call of its record, under the task's id as idempotency scope,
+  // so a resumed run has the same idempotency key as the first (Y6.8).
+  let tasks: ServedTasks | undefined
+  try {
+    tasks =
+      options.tasks === undefined
+        ? undefined
+        : new ServedTasks(
+            options.tasks,
+            async (record, signal, approver) => {
+              const input: ExecuteInput = {
+                callId: record.callId,
+                name: record.tool,
+                arguments: JSON.parse(record.arguments),
+                signal,
+                ...scoped,
+                approver,
+                idempotencyScope: record.taskId,
+              }
+              return resultOf(
+                record.callId,
+                record.tool,
+                await opts.wrapCall(input, (i) => runtime.execute(i)),
+              )
+            },
+            (tool) => isRepeatable(effectOf(view.get(tool))),
+          )
+  } catch (error) {
+    throw optionError(errorMessage(error))
+  }
 
   function session(): Server {
     const instructions = options.instructions ?? view.surface().instructions
     const server = new Server(
       { name: opts.name, version: opts.version },
       {
-        capabilities: { tools: { listChanged: true }, logging: {} },
+        capabilities: {
+          tools: { listChanged: true },
+          logging: {},
+          ...(tasks === undefined ? {} : { tasks: TASKS_CAPABILITY }),
+        },
         ...(instructions === '' ? {} : { instructions }),
       },
     )
     server.setRequestHandler('tools/list', (request) => {
       try {
-        return listPage(view, request.params?.cursor, opts.pageSize, opts.annotations)
+        const page = listPage(view, request.params?.cursor, opts.pageSize, opts.annotations)
+        return tasks === undefined ? page : withTaskSupport(page, tasks)
       } catch (error) {
         if (error instanceof InvalidCursorError)
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message)
@@ -168,6 +219,19 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
         const envelope = ctx.mcpReq.envelope as
           | Record<string, { elicitation?: unknown } | undefined>
           | undefined
+        // A task of a 2025 session (Y6.2): created durably and answered at once, run in the
+        // background; its approvals are put to this session's client while it is connected.
+        if (request.params.task !== undefined && envelope === undefined && tasks?.tools.has(name) === true) {
+          const approver =
+            server.getClientCapabilities()?.elicitation === undefined
+              ? failClosed
+              : elicitApprover((params, o) => server.elicitInput(params, o), opts.approvalTimeoutMs)
+          const task = await tasks.start(
+            { tool: name, arguments: args, callId, ttl: request.params.task.ttl, session: ctx.sessionId },
+            approver,
+          )
+          return { content: [], task }
+        }
         let asked: ApprovalRequest | undefined
         const approver =
           envelope !== undefined
@@ -193,13 +257,13 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
             inputRequests: { [APPROVAL_INPUT]: inputRequired.elicit(approvalForm(asked)) },
             requestState: rounds.issue(asked),
           })
-        const def = view.get(name)
-        return toCallToolResult(callId, result, def !== undefined && isObjectSchema(def.output.schema))
+        return resultOf(callId, name, result)
       } finally {
         closeRoute?.()
         closeLog()
       }
     })
+    if (tasks !== undefined) serveTaskRequests(server, tasks)
     return server
   }
 
@@ -229,6 +293,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
       offChange()
       offProgress()
       offLog()
+      tasks?.close()
       await Promise.allSettled([...sessions].map((s) => s.close()))
       sessions.clear()
     },

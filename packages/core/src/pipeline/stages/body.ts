@@ -148,6 +148,7 @@ class Attempt {
     run.concludeTurn = concludeTurn
     run.progress = progress
     run.recordEffect = recordEffect
+    run.receipts = effects.receipts
     if (effects.fencing !== undefined) run.fencingToken = effects.fencing
     if (exec.scope !== undefined) run.scope = exec.scope
     if (exec.parent !== undefined) run.parent = exec.parent

@@ -20,6 +20,19 @@ import type { RuntimeCore } from '../runtime-core.js'
 const FROZEN_ARGUMENTS = { freeze: true, root: 'arguments' } as const
 
 /**
+ * The input's `receipts` (Y6.18) as a frozen lossless JSON array, `[]` when absent; anything
+ * else is a malformed input (I1.2).
+ */
+function snapshotReceipts(raw: unknown): readonly JsonValue[] {
+  if (raw === undefined) return EMPTY_RECEIPTS
+  const snap = Array.isArray(raw) ? snapshotJson(raw, { freeze: true, root: 'receipts' }) : undefined
+  if (snap?.ok !== true) breach('execute input.receipts must be an array of lossless JSON receipts')
+  return snap.value as readonly JsonValue[]
+}
+
+const EMPTY_RECEIPTS: readonly JsonValue[] = Object.freeze([])
+
+/**
  * Snapshots the arguments (P2.4, P2.5); returns the frozen copy or the entry failure. A frozen
  * snapshot can never change, so it is taken as is rather than copied again (Q3.1).
  */
@@ -35,7 +48,7 @@ function snapshotArguments(raw: unknown): { value: JsonValue } | { failure: Tool
 
 /** The input fields other than `arguments`, in reading order (I1.1). */
 const CHECKED_FIELDS =
-  'callId rootCallId name signal scope parent approver codeRuntime onCodeDispatch idempotencyScope onEffect fencingToken sequence'.split(
+  'callId rootCallId name signal scope parent approver codeRuntime onCodeDispatch idempotencyScope onEffect fencingToken sequence receipts'.split(
     ' ',
   )
 
@@ -57,6 +70,7 @@ interface InputFields {
   readonly onEffect: unknown
   readonly fencingToken: unknown
   readonly sequence: unknown
+  readonly receipts: unknown
 }
 
 /**
@@ -92,6 +106,7 @@ function readInput(input: object): InputFields {
       onEffect: fields.onEffect,
       fencingToken: fields.fencingToken,
       sequence: fields.sequence,
+      receipts: fields.receipts,
     }
   } catch (error) {
     breach(`execute input.${culprit(fields) ?? 'fields'} could not be read: ${errorMessage(error)}`)
@@ -160,6 +175,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   if (sequence !== undefined && place === undefined) {
     breach('execute input.sequence must come from callSequence()')
   }
+  const receipts = snapshotReceipts(fields.receipts)
 
   const token = Symbol('tooltx.call')
   // The finalizer is captured before the arguments are snapshotted, so an arguments getter
@@ -195,6 +211,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
       scope: (idempotencyScope as string | undefined) ?? '',
       sink: onEffect as EffectSink | undefined,
       fencing: fencingToken as number | undefined,
+      receipts,
     },
   )
   core.live.set(token, call)
