@@ -1,6 +1,7 @@
 /** How `mcpTools` reaches a server (Y2.1): a spawned command over stdio, or Streamable HTTP. */
 import {
   Client,
+  type ClientCapabilities,
   StreamableHTTPClientTransport,
   type Tool,
   type Transport,
@@ -78,13 +79,14 @@ export function transportFor(connection: McpConnection, backoff: Backoff): Trans
  * probes for the 2026-07-28 revision first and falls back to the 2025 handshake (Y2.11); over
  * stdio it speaks the 2025 handshake, which every stdio server answers. `onToolsChanged`
  * receives the server's new listing after each change it announces (Y2.12); `backoff` bounds
- * the reopenings of an HTTP server's GET stream (Y2.22).
+ * the reopenings of an HTTP server's GET stream (Y2.22); `capabilities` are announced (Y2.24).
  */
 export function createClient(
   connection: McpConnection,
   clientName: string,
   onToolsChanged: (tools: Tool[]) => void,
   backoff: Backoff,
+  capabilities: ClientCapabilities = {},
 ): { client: Client; connect: () => Promise<void> } {
   // The SDK re-lists the tools on `list_changed` (2025) or its listen stream (2026); a failed
   // re-listing keeps what was imported.
@@ -96,7 +98,9 @@ export function createClient(
   }
   const client = new Client(
     { name: clientName, version: '0.1.0' },
-    'url' in connection ? { versionNegotiation: { mode: 'auto' }, listChanged } : { listChanged },
+    'url' in connection
+      ? { capabilities, versionNegotiation: { mode: 'auto' }, listChanged }
+      : { capabilities, listChanged },
   )
   return { client, connect: () => client.connect(transportFor(connection, backoff)) }
 }

@@ -1,6 +1,14 @@
 export type { ReconnectOptions } from './backoff.js'
+export { type ElicitForm, type ElicitReply, elicit } from './body-elicit.js'
 export { boundHostNames, isLoopbackHost } from './bound-host.js'
 export { RESULT_META_KEY, type ResultMeta } from './call-result.js'
+export type {
+  ClientCapabilityOptions,
+  ElicitAnswer,
+  ElicitHandler,
+  ElicitQuestion,
+  ServerLogEntry,
+} from './client-capabilities.js'
 export type { HttpConnection, McpConnection, StdioConnection } from './client-connection.js'
 export { CONNECTION_CLOSED } from './client-link.js'
 export { fromMcpContent, toMcpContent } from './content-blocks.js'

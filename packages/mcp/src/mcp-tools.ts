@@ -5,14 +5,20 @@
 import type { Client, Tool } from '@modelcontextprotocol/client'
 import { type AnyToolDefinition, errorMessage, type ToolEffect, ToolError } from '@tooltx/core'
 import { type Backoff, DEFAULT_BACKOFF, type ReconnectOptions } from './backoff.js'
+import {
+  type ClientCapabilityOptions,
+  capabilityOptionProblem,
+  clientCapabilities,
+  installCapabilityHandlers,
+} from './client-capabilities.js'
 import { createClient, type McpConnection } from './client-connection.js'
 import { ClientLink } from './client-link.js'
 import { type ImportPlan, importedTool } from './imported-tool.js'
 import { UnsafePatternError } from './linear-pattern.js'
 import { importedName, sanitize } from './tool-names.js'
 
-/** Options of {@link mcpTools}. */
-export interface McpToolsOptions {
+/** Options of {@link mcpTools}; `onElicit`, `onLog` and `roots` add client capabilities (Y2.24–Y2.27). */
+export interface McpToolsOptions extends ClientCapabilityOptions {
   /** The server's name in tool names (`mcp__<name>__<tool>`); sanitized to `[A-Za-z0-9_-]`. */
   name: string
   /**
@@ -166,6 +172,8 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   const toolTimeouts = options.toolTimeouts ?? {}
   for (const [tool, ms] of Object.entries(toolTimeouts)) positive(ms, `toolTimeouts["${tool}"]`)
   const backoff = backoffOf(options.reconnect)
+  const capabilityProblem = capabilityOptionProblem(options)
+  if (capabilityProblem !== undefined) throw optionError(capabilityProblem)
   const maxBytes = (connection as { maxMessageBytes?: unknown } | null)?.maxMessageBytes
   if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || (maxBytes as number) <= 0))
     throw optionError('maxMessageBytes must be a positive integer number of bytes')
@@ -191,7 +199,9 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     `tooltx-${sanitize(options.name)}`,
     reimport,
     backoff ?? DEFAULT_BACKOFF,
+    clientCapabilities(options),
   )
+  installCapabilityHandlers(client, options.name, options)
   // After a reconnection the server may list other tools: it is asked again (Y2.14).
   const link = new ClientLink(client, connect, backoff, async () =>
     reimport((await client.listTools()).tools),

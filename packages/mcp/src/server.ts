@@ -12,12 +12,20 @@ import {
   Server,
   type Transport,
 } from '@modelcontextprotocol/server'
-import type { ApprovalRequest, ExecuteInput, RuntimeScope, ToolResult, ToolRuntime } from '@tooltx/core'
+import type {
+  ApprovalRequest,
+  ExecuteInput,
+  LogEntry,
+  RuntimeScope,
+  ToolResult,
+  ToolRuntime,
+} from '@tooltx/core'
 import { ToolError } from '@tooltx/core'
 import { APPROVAL_INPUT, ApprovalRounds } from './approval-rounds.js'
+import { type ElicitReply, formAskers } from './body-elicit.js'
 import { toCallToolResult } from './call-result.js'
+import { CallRoutes } from './call-routes.js'
 import { approvalForm, elicitApprover, failClosed } from './elicit-approver.js'
-import { LogRoutes } from './log-route.js'
 import { ProgressRoutes } from './progress-route.js'
 import {
   type AnnotationRule,
@@ -106,7 +114,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
   const view = runtime.view(opts.scope)
   const sessions = new Set<Server>()
   const progress = new ProgressRoutes()
-  const logs = new LogRoutes()
+  const logs = new CallRoutes<(entry: LogEntry) => void>()
   const rounds = new ApprovalRounds(opts.approvalTimeoutMs)
   const listing = () => JSON.stringify(listPage(view, undefined, Number.MAX_SAFE_INTEGER, opts.annotations))
   let lastListing = listing()
@@ -123,7 +131,11 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
     opts.scope === undefined ? undefined : { scope: opts.scope },
   )
   const offLog = runtime.onLog(
-    (exec, entry) => logs.deliver(exec.rootCallId, entry),
+    (exec, entry) => {
+      const send = logs.find(exec.rootCallId)
+      send?.(entry)
+      return send !== undefined
+    },
     opts.scope === undefined ? undefined : { scope: opts.scope },
   )
   let closed = false
@@ -162,6 +174,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
       const closeLog = logs.open(callId, (entry) => {
         ctx.mcpReq.log(entry.level, entry.data).catch(() => undefined)
       })
+      let closeForms: (() => void) | undefined
       try {
         // A 2026-07-28 request (with its own `_meta` envelope) has no server-to-client
         // requests: its ask is a round of input_required (Y1.16).
@@ -179,6 +192,16 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
             : server.getClientCapabilities()?.elicitation === undefined
               ? failClosed
               : elicitApprover((params, o) => ctx.mcpReq.elicitInput(params, o), opts.approvalTimeoutMs)
+        // A 2025 session whose client can be asked takes the body's own forms too (Y1.31).
+        if (envelope === undefined && server.getClientCapabilities()?.elicitation !== undefined)
+          closeForms = formAskers.open(
+            callId,
+            (form, signal) =>
+              ctx.mcpReq.elicitInput(
+                { mode: 'form', ...form },
+                { signal, timeout: opts.approvalTimeoutMs },
+              ) as Promise<ElicitReply>,
+          )
         const input: ExecuteInput = {
           callId,
           name,
@@ -198,6 +221,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
       } finally {
         closeRoute?.()
         closeLog()
+        closeForms?.()
       }
     })
     return server
