@@ -4,7 +4,7 @@
  * because the server is another party whose annotations never relax policy.
  */
 import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
-import { type McpConnection, type McpToolSet, mcpTools } from '@tooltx/mcp'
+import { type ClientCapabilityOptions, type McpConnection, type McpToolSet, mcpTools } from '@tooltx/mcp'
 import { UsageError } from '../output.js'
 
 /** One `--mcp` value, understood: the server's name in tool names and how to reach it. */
@@ -136,14 +136,17 @@ export interface RunServers {
  * Connects to every server in `specs` (in order), registers its tools (`mcp__<name>__<tool>`)
  * in `scope` and makes each of their calls ask for approval first. A command is spawned in
  * `workspace` (Y4.6), so a relative path means to the server what it means to the scope's
- * boundary guard and the workspace tools. When one cannot connect, the ones already connected
- * are closed and it throws an error naming the server and why.
+ * boundary guard and the workspace tools. Every server gets `workspace` as its one root (Y4.9)
+ * and the person's side of `person`: the questions it asks and its log (Y4.7, Y4.8). When one
+ * cannot connect, the ones already connected are closed and it throws an error naming the
+ * server and why.
  */
 export async function connectRunServers(
   specs: readonly McpServerSpec[],
   runtime: ToolRuntime,
   scope: RuntimeScope,
   workspace: string,
+  person: Pick<ClientCapabilityOptions, 'onElicit' | 'onLog'> = {},
 ): Promise<RunServers> {
   const sets: { spec: McpServerSpec; set: McpToolSet }[] = []
   const closeAll = async () => {
@@ -153,7 +156,7 @@ export async function connectRunServers(
     try {
       const connection =
         'command' in spec.connection ? { ...spec.connection, cwd: workspace } : spec.connection
-      sets.push({ spec, set: await mcpTools(connection, { name: spec.name }) })
+      sets.push({ spec, set: await mcpTools(connection, { name: spec.name, roots: [workspace], ...person }) })
     } catch (error) {
       await closeAll()
       throw new Error(

@@ -13,6 +13,7 @@ import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { watchSession } from '../live-progress.js'
+import { terminalElicitor, timelineLog } from '../mcp-prompts.js'
 import { ModelProgress } from '../model-progress.js'
 import { WatchedModel } from '../model-watch.js'
 import { type Output, UsageError } from '../output.js'
@@ -176,7 +177,10 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
       : await storedSessionId(options.db, options.session, `no session "${options.session}" to continue`)
   const store = openStore(options.db)
   const session = await openSession(store, { id })
-  const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root).catch(
+  // Ctrl-C at a server's question stops the run as at an approval prompt.
+  const interrupt = () => control.interrupt()
+  const person = { onElicit: terminalElicitor(out, interrupt), onLog: timelineLog(out) }
+  const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root, person).catch(
     async (error) => {
       await session.close()
       await store.close()
@@ -208,7 +212,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
       lookup: liveLookup(runtime.view(scope)),
       yes: options.yes,
       unattended: 'refuse',
-      onInterrupt: () => control.interrupt(),
+      onInterrupt: interrupt,
     }),
     system: AGENT_SYSTEM_PROMPT,
   })
