@@ -2,6 +2,7 @@ export type { ReconnectOptions } from './backoff.js'
 export { type ElicitForm, type ElicitReply, elicit } from './body-elicit.js'
 export { boundHostNames, isLoopbackHost } from './bound-host.js'
 export { RESULT_META_KEY, type ResultMeta } from './call-result.js'
+export { closeCallStream } from './call-stream.js'
 export type {
   ClientCapabilityOptions,
   ElicitAnswer,

@@ -25,6 +25,7 @@ import { APPROVAL_INPUT, ApprovalRounds } from './approval-rounds.js'
 import { type ElicitReply, formAskers } from './body-elicit.js'
 import { toCallToolResult } from './call-result.js'
 import { CallRoutes } from './call-routes.js'
+import { streamClosers } from './call-stream.js'
 import { approvalForm, elicitApprover, failClosed } from './elicit-approver.js'
 import { ProgressRoutes } from './progress-route.js'
 import {
@@ -175,6 +176,8 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
         ctx.mcpReq.log(entry.level, entry.data).catch(() => undefined)
       })
       let closeForms: (() => void) | undefined
+      const closeSse = ctx.http?.closeSSE
+      const closeStream = closeSse === undefined ? undefined : streamClosers.open(callId, closeSse)
       try {
         // A 2026-07-28 request (with its own `_meta` envelope) has no server-to-client
         // requests: its ask is a round of input_required (Y1.16).
@@ -222,6 +225,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
         closeRoute?.()
         closeLog()
         closeForms?.()
+        closeStream?.()
       }
     })
     return server
