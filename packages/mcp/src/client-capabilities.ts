@@ -1,12 +1,14 @@
 /**
- * What an `mcpTools` client offers the server besides calling its tools (Y2.24–Y2.27): answers
- * to the server's elicitation requests, its log messages, and the roots of the host's workspace.
+ * What an `mcpTools` client offers the server besides calling its tools (Y2.24–Y2.28): answers
+ * to the server's elicitation and sampling requests, its log messages, and the roots of the
+ * host's workspace.
  * A capability is announced only when the host gives what it takes to honour it.
  */
 import { pathToFileURL } from 'node:url'
 import type {
   Client,
   ClientCapabilities,
+  CreateMessageRequestParams,
   ElicitRequestFormParams,
   LoggingLevel,
 } from '@modelcontextprotocol/client'
@@ -34,6 +36,30 @@ export type ElicitAnswer =
 /** Answers a server's elicitation request (Y2.24). */
 export type ElicitHandler = (question: ElicitQuestion) => Promise<ElicitAnswer> | ElicitAnswer
 
+/** A completion a server asks of the host's model (MCP sampling), with the server's name. */
+export interface SampleQuestion {
+  readonly server: string
+  /** The conversation, as MCP sampling messages (`{ role, content }`). */
+  readonly messages: CreateMessageRequestParams['messages']
+  readonly systemPrompt?: string
+  readonly maxTokens: number
+  /** Aborted when the server cancels the request or the connection closes. */
+  readonly signal: AbortSignal
+}
+
+/** The completion: the model's text and name. */
+export interface SampleAnswer {
+  model: string
+  text: string
+  stopReason?: string
+}
+
+/**
+ * Answers a server's `sampling/createMessage` (Y2.28): the host's policy decides (ask the
+ * person, allow, refuse) and its model answers; throwing refuses with that message.
+ */
+export type SampleHandler = (question: SampleQuestion) => Promise<SampleAnswer> | SampleAnswer
+
 /** One `notifications/message` of a server (Y2.25). */
 export interface ServerLogEntry {
   readonly server: string
@@ -46,6 +72,8 @@ export interface ServerLogEntry {
 export interface ClientCapabilityOptions {
   /** Answers the server's elicitation requests; without it the capability is not announced. */
   onElicit?: ElicitHandler
+  /** Answers the server's sampling requests; without it the capability is not announced. */
+  onSample?: SampleHandler
   /** Receives the server's log messages. */
   onLog?: (entry: ServerLogEntry) => void
   /**
@@ -57,7 +85,7 @@ export interface ClientCapabilityOptions {
 
 /** What is wrong with the options of {@link ClientCapabilityOptions}, or `undefined`. */
 export function capabilityOptionProblem(options: ClientCapabilityOptions): string | undefined {
-  for (const key of ['onElicit', 'onLog'] as const)
+  for (const key of ['onElicit', 'onSample', 'onLog'] as const)
     if (options[key] !== undefined && typeof options[key] !== 'function') return `${key} must be a function`
   const { roots } = options
   if (
@@ -77,6 +105,7 @@ function warn(server: string, what: string, error: unknown): void {
 export function clientCapabilities(options: ClientCapabilityOptions): ClientCapabilities {
   return {
     ...(options.onElicit === undefined ? {} : { elicitation: { form: { applyDefaults: true } } }),
+    ...(options.onSample === undefined ? {} : { sampling: {} }),
     ...(options.roots === undefined || options.roots.length === 0 ? {} : { roots: {} }),
   }
 }
@@ -90,7 +119,7 @@ export function installCapabilityHandlers(
   server: string,
   options: ClientCapabilityOptions,
 ): void {
-  const { onElicit, onLog, roots } = options
+  const { onElicit, onSample, onLog, roots } = options
   if (onElicit !== undefined)
     client.setRequestHandler('elicitation/create', async (request, ctx) => {
       const params = request.params
@@ -107,6 +136,23 @@ export function installCapabilityHandlers(
       } catch (error) {
         warn(server, 'onElicit', error)
         return { action: 'cancel' }
+      }
+    })
+  if (onSample !== undefined)
+    client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
+      const { messages, systemPrompt, maxTokens } = request.params
+      const answer = await onSample({
+        server,
+        messages,
+        ...(systemPrompt === undefined ? {} : { systemPrompt }),
+        maxTokens,
+        signal: ctx.mcpReq.signal,
+      })
+      return {
+        model: answer.model,
+        role: 'assistant' as const,
+        content: { type: 'text' as const, text: answer.text },
+        ...(answer.stopReason === undefined ? {} : { stopReason: answer.stopReason }),
       }
     })
   if (onLog !== undefined)

@@ -1,5 +1,6 @@
 export type { ReconnectOptions } from './backoff.js'
 export { type ElicitForm, type ElicitReply, elicit } from './body-elicit.js'
+export { type SampleRequest, sample } from './body-sample.js'
 export { boundHostNames, isLoopbackHost } from './bound-host.js'
 export { RESULT_META_KEY, type ResultMeta } from './call-result.js'
 export { closeCallStream } from './call-stream.js'
@@ -8,6 +9,9 @@ export type {
   ElicitAnswer,
   ElicitHandler,
   ElicitQuestion,
+  SampleAnswer,
+  SampleHandler,
+  SampleQuestion,
   ServerLogEntry,
 } from './client-capabilities.js'
 export type { HttpConnection, McpConnection, StdioConnection } from './client-connection.js'

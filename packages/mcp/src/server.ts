@@ -22,10 +22,9 @@ import type {
 } from '@tooltx/core'
 import { ToolError } from '@tooltx/core'
 import { APPROVAL_INPUT, ApprovalRounds } from './approval-rounds.js'
-import { type ElicitReply, formAskers } from './body-elicit.js'
+import { openBodyRoutes } from './body-routes.js'
 import { toCallToolResult } from './call-result.js'
 import { CallRoutes } from './call-routes.js'
-import { streamClosers } from './call-stream.js'
 import { approvalForm, elicitApprover, failClosed } from './elicit-approver.js'
 import { ProgressRoutes } from './progress-route.js'
 import {
@@ -175,9 +174,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
       const closeLog = logs.open(callId, (entry) => {
         ctx.mcpReq.log(entry.level, entry.data).catch(() => undefined)
       })
-      let closeForms: (() => void) | undefined
-      const closeSse = ctx.http?.closeSSE
-      const closeStream = closeSse === undefined ? undefined : streamClosers.open(callId, closeSse)
+      let closeBodyRoutes: (() => void) | undefined
       try {
         // A 2026-07-28 request (with its own `_meta` envelope) has no server-to-client
         // requests: its ask is a round of input_required (Y1.16).
@@ -195,16 +192,13 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
             : server.getClientCapabilities()?.elicitation === undefined
               ? failClosed
               : elicitApprover((params, o) => ctx.mcpReq.elicitInput(params, o), opts.approvalTimeoutMs)
-        // A 2025 session whose client can be asked takes the body's own forms too (Y1.31).
-        if (envelope === undefined && server.getClientCapabilities()?.elicitation !== undefined)
-          closeForms = formAskers.open(
-            callId,
-            (form, signal) =>
-              ctx.mcpReq.elicitInput(
-                { mode: 'form', ...form },
-                { signal, timeout: opts.approvalTimeoutMs },
-              ) as Promise<ElicitReply>,
-          )
+        // A 2025 session's body may ask its client too (Y1.31–Y1.33).
+        closeBodyRoutes = openBodyRoutes(
+          callId,
+          ctx,
+          envelope === undefined ? server.getClientCapabilities() : undefined,
+          opts.approvalTimeoutMs,
+        )
         const input: ExecuteInput = {
           callId,
           name,
@@ -224,8 +218,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
       } finally {
         closeRoute?.()
         closeLog()
-        closeForms?.()
-        closeStream?.()
+        closeBodyRoutes?.()
       }
     })
     return server

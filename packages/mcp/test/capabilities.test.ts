@@ -6,7 +6,14 @@
 import { Client, type ClientCapabilities } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
 import { createToolRuntime, defineTool } from '@tooltx/core'
-import { type ElicitQuestion, elicit, type McpToolsOptions, mcpTools, type ServerLogEntry } from '@tooltx/mcp'
+import {
+  type ElicitQuestion,
+  elicit,
+  type McpToolsOptions,
+  mcpTools,
+  type SampleQuestion,
+  type ServerLogEntry,
+} from '@tooltx/mcp'
 import { afterEach, describe, expect, it } from 'vitest'
 import { cleanupAll, cleanups, fixture } from './mcp.fixtures.js'
 
@@ -142,6 +149,47 @@ describe('Y2.25 mcpTools({ onLog }) takes the server log', () => {
   })
 })
 
+describe('Y1.33 and Y2.28 a tool body asks the client model with sample(run, request)', () => {
+  it('Y2.28 onSample gets the server name, messages, system prompt and token bound; its answer reaches the body', async () => {
+    const questions: SampleQuestion[] = []
+    const call = await imported({
+      name: 'model',
+      onSample: (question) => {
+        questions.push(question)
+        return { model: 'local-7b', text: 'Short answer.' }
+      },
+    })
+    const result = await call('complete', { prompt: 'Say something.' })
+    expect(questions.map(({ signal: _, ...rest }) => rest)).toEqual([
+      {
+        server: 'model',
+        messages: [{ role: 'user', content: { type: 'text', text: 'Say something.' } }],
+        systemPrompt: 'Be brief.',
+        maxTokens: 50,
+      },
+    ])
+    expect(JSON.parse(textOf(result) as string)).toEqual({ model: 'local-7b', text: 'Short answer.' })
+  })
+
+  it('Y1.33 without onSample the capability is not announced and sample rejects saying why; a refusal reaches the body', async () => {
+    const plain = await imported({ name: 'plain' })
+    const refusing = await imported({
+      name: 'refusing',
+      onSample: () => {
+        throw new Error('the person said no')
+      },
+    })
+    const unanswered = await plain('complete', { prompt: 'x' })
+    expect(unanswered.isError).toBe(true)
+    expect(textOf(unanswered)).toContain(
+      'sample: no MCP client can answer: the call is not served by mcpServer to a client that announced sampling',
+    )
+    const refused = await refusing('complete', { prompt: 'x' })
+    expect(refused.isError).toBe(true)
+    expect(textOf(refused)).toContain('the person said no')
+  })
+})
+
 describe('Y2.26 mcpTools({ roots }) announces the host workspace', () => {
   it('Y2.26 the server lists the roots as file URIs named after the directory; none, no capability', async () => {
     const connection = { command: process.execPath, args: [fixture('roots-server.mjs')] }
@@ -178,6 +226,7 @@ describe('Y2.27 the capability options are checked', () => {
   it.each([
     [{ onElicit: 'yes' }, 'mcpTools: onElicit must be a function'],
     [{ onLog: 42 }, 'mcpTools: onLog must be a function'],
+    [{ onSample: {} }, 'mcpTools: onSample must be a function'],
     [{ roots: '/tmp' }, 'mcpTools: roots must be an array of directory paths'],
     [{ roots: [''] }, 'mcpTools: roots must be an array of directory paths'],
   ])('Y2.27 %j is refused before connecting', async (bad, message) => {
