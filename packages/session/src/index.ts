@@ -15,6 +15,7 @@ export {
 } from './lease.js'
 export * from './memory-store.js'
 export { describeConnection, type PgPool } from './postgres-driver.js'
+export * from './postgres-event-store.js'
 export * from './postgres-reader.js'
 export { POSTGRES_CHANNEL } from './postgres-schema.js'
 export * from './postgres-store.js'

@@ -7,16 +7,17 @@ import path from 'node:path'
 import { servedCallRecorder } from '@tooltx/agent'
 import { createToolRuntime, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
 import { type HttpEndpoint, isLoopbackHost, mcpServer, serveHttp, serveStdio } from '@tooltx/mcp'
-import { assertSessionId, DEFAULT_SQLITE_PATH, openSession } from '@tooltx/session'
+import { assertSessionId, DEFAULT_SQLITE_PATH, openSession, postgresEventStore } from '@tooltx/session'
 import { parseFlags } from '../flags.js'
 import { type Output, UsageError } from '../output.js'
 import { replayHint } from '../replay-hint.js'
-import { dbLabel, openStore } from '../session-store.js'
+import { dbLabel, isPostgres, openStore } from '../session-store.js'
 import { registerToolsModule } from '../tools-module.js'
 import { createToolset } from '../toolset.js'
 
 const DB_HELP = `  --db PATH|URL    with --session, the session database: a SQLite file (default
-                   ${DEFAULT_SQLITE_PATH}) or a postgres:// connection string`
+                   ${DEFAULT_SQLITE_PATH}) or a postgres:// connection string; a PostgreSQL
+                   database also keeps the events of resumable HTTP streams`
 
 /** The help of `tooltx mcp serve`. */
 export const MCP_SERVE_HELP = `Usage: tooltx mcp serve [options]
@@ -213,25 +214,32 @@ export async function mcpServeCommand(args: string[], out: Output, env: NodeJS.P
   })
   const recorded = recording && `Recording every call in session ${recording.id} of ${recording.db}`
   let endpoint: HttpEndpoint | undefined
+  let events: ReturnType<typeof postgresEventStore> | undefined
   try {
     if (address === undefined) {
       await serveStdio(server)
       out.error(`tooltx: serving ${what} over MCP stdio`)
       if (recorded !== undefined) out.error(`tooltx: ${recorded}`)
     } else {
+      // A PostgreSQL session database keeps the resumable streams' events too (Y3.8).
+      events =
+        recording !== undefined && isPostgres(recording.db) ? postgresEventStore(recording.db) : undefined
       endpoint = await serveHttp(server, {
         ...address,
         ...(token === undefined ? {} : { bearerToken: token }),
+        ...(events === undefined ? {} : { eventStore: events }),
       })
       out.line(
         `MCP server for ${what} at ${endpoint.url.href}${token === undefined ? '' : ' (bearer token required)'}`,
       )
       if (recorded !== undefined) out.line(recorded)
+      if (events !== undefined) out.line(`Resumable streams keep their events in ${dbLabel(recording!.db)}`)
     }
     await stopped(address === undefined ? process.stdin : undefined)
   } finally {
     await endpoint?.close()
     await server.close()
+    await events?.close()
     await recording?.close()
   }
   // The stdio transport leaves stdin open after a signal; nothing is read from it any more.
