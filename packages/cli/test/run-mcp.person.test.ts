@@ -23,6 +23,11 @@ const FORM = {
     required: ['colour'],
   },
 }
+const COMPLETE_CALL = {
+  id: 'call_complete',
+  name: 'mcp__forms__complete',
+  arguments: '{"prompt":"Name a colour."}',
+}
 const ASK_CALL = {
   id: 'call_ask',
   name: 'mcp__forms__ask',
@@ -52,6 +57,18 @@ describe('Y4 tooltx run --mcp: the person at the other end', () => {
     expect(done.stderr).toContain(
       'tooltx: the MCP server "forms" asks: Which colour? — but no one could be asked (stdin or stdout is not a terminal), so the question was cancelled',
     )
+  })
+
+  it('Y4.10: without a terminal a server request for a completion is refused, saying so, and the model is not asked', async () => {
+    const cwd = sampleWorkspace()
+    const model = await fakeModel([{ toolCalls: [COMPLETE_CALL] }, { text: 'Refused.' }])
+    const done = await tooltxWith({ cwd, env: env() }, ...runArgv(cwd, model.baseURL, '--mcp', FORMS))
+    expect(done.code).toBe(0)
+    expect(toolMessage(model, 'call_complete')).toContain('the person at the client could not be asked')
+    expect(done.stderr).toContain(
+      'asks openai-compatible:gpt-5.4-mini for a completion (at most 50 tokens) — but no one could allow it (stdin or stdout is not a terminal), so it was refused',
+    )
+    expect(model.requests).toHaveLength(2)
   })
 
   it('Y4.8: a server log message shows on the timeline at its level', async () => {
@@ -108,5 +125,36 @@ describe.skipIf(!hasTmux())('Y4 tooltx run --mcp at a terminal (tmux)', () => {
       action: 'accept',
       content: { colour: 'red', count: 2 },
     })
+  })
+
+  it('Y4.10: a server request for a completion is allowed at the terminal and answered by the run model', async () => {
+    const cwd = sampleWorkspace()
+    const model = await fakeModel([
+      { toolCalls: [COMPLETE_CALL] },
+      { text: 'Teal.' },
+      { text: 'The server got teal.' },
+    ])
+    const term = await Terminal.start(
+      [process.execPath, BIN, ...runArgv(cwd, model.baseURL, '--mcp', FORMS)],
+      {
+        cwd,
+        env: env(),
+      },
+    )
+    await term.waitFor(
+      /for a completion \(at most 50 tokens\)\n.*│ user: Name a colour\.\n.*└ Allow\? \[y\/N\] $/m,
+    )
+    await term.keys('y', 'Enter')
+    const { code, screen } = await term.exit()
+    expect(code).toBe(0)
+    expect(screen).toContain(
+      '· MCP server "forms" got a completion of openai-compatible:gpt-5.4-mini (5 characters)',
+    )
+    expect(JSON.parse(toolMessage(model, 'call_complete') as string)).toEqual({
+      model: 'openai-compatible:gpt-5.4-mini',
+      text: 'Teal.',
+    })
+    const sampling = model.requests[1]!.messages
+    expect(sampling.at(-1)).toMatchObject({ role: 'user', content: 'Name a colour.' })
   })
 })

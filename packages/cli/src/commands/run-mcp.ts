@@ -137,7 +137,8 @@ export interface RunServers {
  * in `scope` and makes each of their calls ask for approval first. A command is spawned in
  * `workspace` (Y4.6), so a relative path means to the server what it means to the scope's
  * boundary guard and the workspace tools. Every server gets `workspace` as its one root (Y4.9)
- * and the person's side of `person`: the questions it asks and its log (Y4.7, Y4.8). When one
+ * and the person's side of `person`: the questions it asks, its requests for a completion and
+ * its log (Y4.7, Y4.8, Y4.10). When one
  * cannot connect, the ones already connected are closed and it throws an error naming the
  * server and why.
  */
@@ -146,7 +147,7 @@ export async function connectRunServers(
   runtime: ToolRuntime,
   scope: RuntimeScope,
   workspace: string,
-  person: Pick<ClientCapabilityOptions, 'onElicit' | 'onLog'> = {},
+  person: Pick<ClientCapabilityOptions, 'onElicit' | 'onSample' | 'onLog'> = {},
 ): Promise<RunServers> {
   const sets: { spec: McpServerSpec; set: McpToolSet }[] = []
   const closeAll = async () => {

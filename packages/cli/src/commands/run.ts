@@ -13,7 +13,7 @@ import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { watchSession } from '../live-progress.js'
-import { terminalElicitor, timelineLog } from '../mcp-prompts.js'
+import { terminalElicitor, terminalSampler, timelineLog } from '../mcp-prompts.js'
 import { ModelProgress } from '../model-progress.js'
 import { WatchedModel } from '../model-watch.js'
 import { type Output, UsageError } from '../output.js'
@@ -179,7 +179,11 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
   const session = await openSession(store, { id })
   // Ctrl-C at a server's question stops the run as at an approval prompt.
   const interrupt = () => control.interrupt()
-  const person = { onElicit: terminalElicitor(out, interrupt), onLog: timelineLog(out) }
+  const person = {
+    onElicit: terminalElicitor(out, interrupt),
+    onSample: terminalSampler(out, model, interrupt),
+    onLog: timelineLog(out),
+  }
   const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root, person).catch(
     async (error) => {
       await session.close()
