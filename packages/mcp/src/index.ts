@@ -15,6 +15,16 @@ export {
   type TokenStore,
 } from './client/auth/token-store.js'
 export type { ReconnectOptions } from './client/backoff.js'
+export type {
+  ClientCapabilityOptions,
+  ElicitAnswer,
+  ElicitHandler,
+  ElicitQuestion,
+  SampleAnswer,
+  SampleHandler,
+  SampleQuestion,
+  ServerLogEntry,
+} from './client/client-capabilities.js'
 export type { HttpConnection, McpConnection, StdioConnection } from './client/client-connection.js'
 export { CONNECTION_CLOSED } from './client/client-link.js'
 export type { ImportedValue } from './client/imported-tool.js'
@@ -23,7 +33,10 @@ export { REMOTE_ERROR } from './client/remote-failure.js'
 export { MAX_POLL_MS, MIN_POLL_MS, type TaskReceipt } from './client/task-call.js'
 export { importedName } from './client/tool-names.js'
 export { fromMcpContent, toMcpContent } from './content-blocks.js'
+export { type ElicitForm, type ElicitReply, elicit } from './server/body-elicit.js'
+export { type SampleRequest, sample } from './server/body-sample.js'
 export { boundHostNames, isLoopbackHost } from './server/bound-host.js'
+export { closeCallStream } from './server/call-stream.js'
 export {
   DEFAULT_MAX_EVENTS,
   DEFAULT_MAX_EVENTS_PER_STREAM,

@@ -39,10 +39,19 @@ export function stdoutLines(child: ChildProcess): {
 }
 
 /** Starts the fixture's HTTP server and resolves with its URL once it listens. */
-export async function startHttpFixture(token?: string): Promise<{ url: URL; child: ChildProcess }> {
-  const child = spawn(process.execPath, [fixture('tooltx-server.mjs'), 'http', ...(token ? [token] : [])], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+export function startHttpFixture(token?: string): Promise<{ url: URL; child: ChildProcess }> {
+  return startUrlFixture('tooltx-server.mjs', ['http', ...(token ? [token] : [])])
+}
+
+/**
+ * Starts the fixture `script` (which prints `{"url": …}` as its first line once it listens) and
+ * resolves with that URL; the child is stopped by {@link cleanupAll}.
+ */
+export async function startUrlFixture(
+  script: string,
+  args: readonly string[] = [],
+): Promise<{ url: URL; child: ChildProcess }> {
+  const child = spawn(process.execPath, [fixture(script), ...args], { stdio: ['ignore', 'pipe', 'inherit'] })
   cleanups.push(() => {
     child.kill()
   })

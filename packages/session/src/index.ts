@@ -29,6 +29,7 @@ export {
 } from './stores/lease.js'
 export * from './stores/memory-store.js'
 export { describeConnection, type PgPool } from './stores/postgres/postgres-driver.js'
+export * from './stores/postgres/postgres-event-store.js'
 export * from './stores/postgres/postgres-reader.js'
 export { POSTGRES_CHANNEL } from './stores/postgres/postgres-schema.js'
 export * from './stores/postgres/postgres-store.js'

@@ -15,7 +15,7 @@ import {
   serveHttp,
   serveStdio,
 } from '@tooltx/mcp'
-import { assertSessionId, DEFAULT_SQLITE_PATH, openSession } from '@tooltx/session'
+import { assertSessionId, DEFAULT_SQLITE_PATH, openSession, postgresEventStore } from '@tooltx/session'
 import { type Output, UsageError } from '../display/output.js'
 import { replayHint } from '../display/replay-hint.js'
 import { dbLabel, isPostgres, openStore } from '../session-store.js'
@@ -25,7 +25,8 @@ import { type Command, defineCommand } from './command.js'
 import { type CommandUsage, noPositionals, usageError, workspaceFolder } from './flags.js'
 
 const DB_HELP = `  --db PATH|URL    with --session, the session database: a SQLite file (default
-                   ${DEFAULT_SQLITE_PATH}) or a postgres:// connection string`
+                   ${DEFAULT_SQLITE_PATH}) or a postgres:// connection string; a PostgreSQL
+                   database also keeps the events of resumable HTTP streams`
 
 /** `tooltx mcp serve`: its help, printed by `--help` and after each usage error. */
 const USAGE: CommandUsage = {
@@ -235,26 +236,33 @@ async function serve(values: ServeFlags, out: Output, env: NodeJS.ProcessEnv): P
   })
   const recorded = recording && `Recording every call in session ${recording.id} of ${recording.db}`
   let endpoint: HttpEndpoint | undefined
+  let events: ReturnType<typeof postgresEventStore> | undefined
   try {
     if (address === undefined) {
       await serveStdio(server)
       out.error(`tooltx: serving ${what} over MCP stdio`)
       if (recorded !== undefined) out.error(`tooltx: ${recorded}`)
     } else {
+      // A PostgreSQL session database keeps the resumable streams' events too (Y3.8).
+      events =
+        recording !== undefined && isPostgres(recording.db) ? postgresEventStore(recording.db) : undefined
       endpoint = await serveHttp(server, {
         ...address,
         ...(token === undefined ? {} : { bearerToken: token }),
+        ...(events === undefined ? {} : { eventStore: events }),
       })
       out.line(
         `MCP server for ${what} at ${endpoint.url.href}${token === undefined ? '' : ' (bearer token required)'}`,
       )
       if (recorded !== undefined) out.line(recorded)
+      if (events !== undefined) out.line(`Resumable streams keep their events in ${dbLabel(recording!.db)}`)
     }
     await stopped(address === undefined ? process.stdin : undefined)
   } finally {
     await endpoint?.close()
     await server.close()
     await tasks?.store?.close()
+    await events?.close()
     await recording?.close()
   }
   // The stdio transport leaves stdin open after a signal; nothing is read from it any more.

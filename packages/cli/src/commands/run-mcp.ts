@@ -4,7 +4,13 @@
  * because the server is another party whose annotations never relax policy.
  */
 import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
-import { type McpAuth, type McpConnection, type McpToolSet, mcpTools } from '@tooltx/mcp'
+import {
+  type ClientCapabilityOptions,
+  type McpAuth,
+  type McpConnection,
+  type McpToolSet,
+  mcpTools,
+} from '@tooltx/mcp'
 import { UsageError } from '../display/output.js'
 
 /** One `--mcp` value, understood: the server's name in tool names and how to reach it. */
@@ -136,15 +142,18 @@ export interface RunServers {
  * Connects to every server in `specs` (in order), registers its tools (`mcp__<name>__<tool>`)
  * in `scope` and makes each of their calls ask for approval first. A command is spawned in
  * `workspace` (Y4.6), so a relative path means to the server what it means to the scope's
- * boundary guard and the workspace tools. An HTTP server is given `authorize(spec)` as its
- * OAuth (Y5.22). When one cannot connect, the ones already connected are closed and it throws
- * an error naming the server and why.
+ * boundary guard and the workspace tools. Every server gets `workspace` as its one root (Y4.9)
+ * and the person's side of `person`: the questions it asks, its requests for a completion and
+ * its log (Y4.7, Y4.8, Y4.10). An HTTP server is given `authorize(spec)` as its OAuth (Y5.22).
+ * When one cannot connect, the ones already connected are closed and it throws an error naming
+ * the server and why.
  */
 export async function connectRunServers(
   specs: readonly McpServerSpec[],
   runtime: ToolRuntime,
   scope: RuntimeScope,
   workspace: string,
+  person: Pick<ClientCapabilityOptions, 'onElicit' | 'onSample' | 'onLog'> = {},
   authorize?: (spec: McpServerSpec) => McpAuth,
 ): Promise<RunServers> {
   const sets: { spec: McpServerSpec; set: McpToolSet }[] = []
@@ -157,7 +166,7 @@ export async function connectRunServers(
         'command' in spec.connection
           ? { ...spec.connection, cwd: workspace }
           : { ...spec.connection, ...(authorize === undefined ? {} : { auth: authorize(spec) }) }
-      sets.push({ spec, set: await mcpTools(connection, { name: spec.name }) })
+      sets.push({ spec, set: await mcpTools(connection, { name: spec.name, roots: [workspace], ...person }) })
     } catch (error) {
       await closeAll()
       throw new Error(

@@ -17,6 +17,7 @@ import { ModelProgress } from '../display/model-progress.js'
 import { type Output, UsageError } from '../display/output.js'
 import { liveLookup } from '../display/presenters.js'
 import { replayHint } from '../display/replay-hint.js'
+import { terminalElicitor, terminalSampler, timelineLog } from '../mcp-prompts.js'
 import { WatchedModel } from '../model-watch.js'
 import type { ProviderVars } from '../provider-errors.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
@@ -249,7 +250,14 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
       : await storedSessionId(options.db, options.session, `no session "${options.session}" to continue`)
   const store = openStore(options.db)
   const session = await openSession(store, { id })
-  const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root, (spec) =>
+  // Ctrl-C at a server's question stops the run as at an approval prompt.
+  const interrupt = () => control.interrupt()
+  const person = {
+    onElicit: terminalElicitor(out, interrupt),
+    onSample: terminalSampler(out, model, interrupt),
+    onLog: timelineLog(out),
+  }
+  const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root, person, (spec) =>
     runAuthorization(spec.name, out, options.env),
   ).catch(async (error) => {
     await session.close()
@@ -285,7 +293,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
       lookup: liveLookup(runtime.view(scope)),
       yes: options.yes,
       unattended: 'refuse',
-      onInterrupt: () => control.interrupt(),
+      onInterrupt: interrupt,
     }),
     system: AGENT_SYSTEM_PROMPT,
   })

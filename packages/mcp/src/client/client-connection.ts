@@ -1,6 +1,7 @@
 /** How `mcpTools` reaches a server (Y2.1): a spawned command over stdio, or Streamable HTTP. */
 import {
   Client,
+  type ClientCapabilities,
   StreamableHTTPClientTransport,
   type Tool,
   type Transport,
@@ -87,8 +88,9 @@ export function transportFor(
  * probes for the 2026-07-28 revision first and falls back to the 2025 handshake (Y2.11); over
  * stdio it speaks the 2025 handshake, which every stdio server answers. `onToolsChanged`
  * receives the server's new listing after each change it announces (Y2.12); `backoff` bounds
- * the reopenings of an HTTP server's GET stream (Y2.22). With `legacy`, HTTP speaks the 2025
- * handshake too: the Tasks utility tooltx calls tasks with is a 2025-11-25 one (Y6.13).
+ * the reopenings of an HTTP server's GET stream (Y2.22); `capabilities` are announced (Y2.24).
+ * With `legacy`, HTTP speaks the 2025 handshake too: the Tasks utility tooltx calls tasks with
+ * is a 2025-11-25 one (Y6.13).
  */
 export function createClient(
   connection: McpConnection,
@@ -96,6 +98,7 @@ export function createClient(
   onToolsChanged: (tools: Tool[]) => void,
   backoff: Backoff,
   legacy = false,
+  capabilities: ClientCapabilities = {},
 ): { client: Client; connect: () => Promise<void> } {
   // The SDK re-lists the tools on `list_changed` (2025) or its listen stream (2026); a failed
   // re-listing keeps what was imported.
@@ -107,7 +110,9 @@ export function createClient(
   }
   const client = new Client(
     { name: clientName, version: '0.1.0' },
-    'url' in connection && !legacy ? { versionNegotiation: { mode: 'auto' }, listChanged } : { listChanged },
+    'url' in connection && !legacy
+      ? { capabilities, versionNegotiation: { mode: 'auto' }, listChanged }
+      : { capabilities, listChanged },
   )
   // One OAuth flow for the set: tokens and the loopback port outlive each reconnection (Y5.1).
   const authorize =

@@ -6,6 +6,12 @@ import type { Client, Tool } from '@modelcontextprotocol/client'
 import { type AnyToolDefinition, type ToolEffect, ToolError } from '@tooltx/core'
 import { errorMessage } from '@tooltx/core/internal'
 import { type Backoff, DEFAULT_BACKOFF, type ReconnectOptions } from './backoff.js'
+import {
+  type ClientCapabilityOptions,
+  capabilityOptionProblem,
+  clientCapabilities,
+  installCapabilityHandlers,
+} from './client-capabilities.js'
 import { createClient, type McpConnection } from './client-connection.js'
 import { ClientLink } from './client-link.js'
 import { importedTool } from './imported-tool.js'
@@ -13,8 +19,8 @@ import { UnsafePatternError } from './linear-pattern.js'
 import type { ImportPlan } from './remote-call.js'
 import { importedName, sanitize } from './tool-names.js'
 
-/** Options of {@link mcpTools}. */
-export interface McpToolsOptions {
+/** Options of {@link mcpTools}; `onElicit`, `onLog` and `roots` add client capabilities (Y2.24–Y2.27). */
+export interface McpToolsOptions extends ClientCapabilityOptions {
   /** The server's name in tool names (`mcp__<name>__<tool>`); sanitized to `[A-Za-z0-9_-]`. */
   name: string
   /**
@@ -180,6 +186,8 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   const { tasks = false } = options
   if (typeof tasks !== 'boolean' && !(Array.isArray(tasks) && tasks.every((t) => typeof t === 'string')))
     throw optionError('tasks must be a boolean or an array of remote tool names')
+  const capabilityProblem = capabilityOptionProblem(options)
+  if (capabilityProblem !== undefined) throw optionError(capabilityProblem)
   const maxBytes = (connection as { maxMessageBytes?: unknown } | null)?.maxMessageBytes
   if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || (maxBytes as number) <= 0))
     throw optionError('maxMessageBytes must be a positive integer number of bytes')
@@ -207,7 +215,9 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     reimport,
     backoff ?? DEFAULT_BACKOFF,
     tasks !== false,
+    clientCapabilities(options),
   )
+  installCapabilityHandlers(client, options.name, options)
   // After a reconnection the server may list other tools: it is asked again (Y2.14).
   const link = new ClientLink(client, connect, backoff, async () =>
     reimport((await client.listTools()).tools),

@@ -12,13 +12,21 @@ import {
   Server,
   type Transport,
 } from '@modelcontextprotocol/server'
-import type { ApprovalRequest, ExecuteInput, RuntimeScope, ToolResult, ToolRuntime } from '@tooltx/core'
+import type {
+  ApprovalRequest,
+  ExecuteInput,
+  LogEntry,
+  RuntimeScope,
+  ToolResult,
+  ToolRuntime,
+} from '@tooltx/core'
 import { effectOf, ToolError } from '@tooltx/core'
 import { errorMessage, isRepeatable } from '@tooltx/core/internal'
 import { toCallToolResult } from '../call-result.js'
 import { APPROVAL_INPUT, ApprovalRounds } from './approval-rounds.js'
+import { openBodyRoutes } from './body-routes.js'
+import { CallRoutes } from './call-routes.js'
 import { approvalForm, elicitApprover, failClosed } from './elicit-approver.js'
-import { LogRoutes } from './log-route.js'
 import { ProgressRoutes } from './progress-route.js'
 import { ServedTasks, type ServeTasksOptions } from './tasks/served-tasks.js'
 import { serveTaskRequests, TASKS_CAPABILITY, withTaskSupport } from './tasks/task-handlers.js'
@@ -117,7 +125,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
   const view = runtime.view(opts.scope)
   const sessions = new Set<Server>()
   const progress = new ProgressRoutes()
-  const logs = new LogRoutes()
+  const logs = new CallRoutes<(entry: LogEntry) => void>()
   const rounds = new ApprovalRounds(opts.approvalTimeoutMs)
   const listing = () => JSON.stringify(listPage(view, undefined, Number.MAX_SAFE_INTEGER, opts.annotations))
   let lastListing = listing()
@@ -134,7 +142,11 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
     opts.scope === undefined ? undefined : { scope: opts.scope },
   )
   const offLog = runtime.onLog(
-    (exec, entry) => logs.deliver(exec.rootCallId, entry),
+    (exec, entry) => {
+      const send = logs.find(exec.rootCallId)
+      send?.(entry)
+      return send !== undefined
+    },
     opts.scope === undefined ? undefined : { scope: opts.scope },
   )
   let closed = false
@@ -213,6 +225,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
       const closeLog = logs.open(callId, (entry) => {
         ctx.mcpReq.log(entry.level, entry.data).catch(() => undefined)
       })
+      let closeBodyRoutes: (() => void) | undefined
       try {
         // A 2026-07-28 request (with its own `_meta` envelope) has no server-to-client
         // requests: its ask is a round of input_required (Y1.16).
@@ -243,6 +256,13 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
             : server.getClientCapabilities()?.elicitation === undefined
               ? failClosed
               : elicitApprover((params, o) => ctx.mcpReq.elicitInput(params, o), opts.approvalTimeoutMs)
+        // A 2025 session's body may ask its client too (Y1.31–Y1.33).
+        closeBodyRoutes = openBodyRoutes(
+          callId,
+          ctx,
+          envelope === undefined ? server.getClientCapabilities() : undefined,
+          opts.approvalTimeoutMs,
+        )
         const input: ExecuteInput = {
           callId,
           name,
@@ -261,6 +281,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
       } finally {
         closeRoute?.()
         closeLog()
+        closeBodyRoutes?.()
       }
     })
     if (tasks !== undefined) serveTaskRequests(server, tasks)

@@ -1,0 +1,191 @@
+/**
+ * What the MCP servers of `tooltx run --mcp` send the person (Y4.7, Y4.8, Y4.10): their
+ * questions (elicitation) asked at the terminal field by field, their requests for a completion
+ * of the run's model allowed at the terminal, and their log messages on the timeline.
+ */
+import type { ModelAdapter } from '@tooltx/agent'
+import type { ModelMessage } from '@tooltx/core'
+import type {
+  ElicitAnswer,
+  ElicitHandler,
+  ElicitQuestion,
+  SampleHandler,
+  SampleQuestion,
+  ServerLogEntry,
+} from '@tooltx/mcp'
+import type { Output } from './display/output.js'
+import { terminalSafe } from './display/terminal-text.js'
+
+/** One field of an MCP form schema, as far as the prompt reads it. */
+interface Field {
+  type?: string
+  title?: string
+  description?: string
+  default?: unknown
+  enum?: unknown[]
+  oneOf?: { const?: unknown; title?: string }[]
+  items?: { enum?: unknown[]; anyOf?: { const?: unknown; title?: string }[] }
+}
+
+type Value = string | number | boolean | string[]
+
+/** The allowed values of a field (single- or multi-select), or `undefined` for a free one. */
+function choicesOf(field: Field): string[] | undefined {
+  const listed = field.enum ?? field.oneOf?.map((option) => option.const) ?? field.items?.enum
+  const items = listed ?? field.items?.anyOf?.map((option) => option.const)
+  return items?.map(String)
+}
+
+/** The answer typed for `field`, read as its type; `undefined` when it does not fit. */
+function parseAnswer(field: Field, typed: string): Value | undefined {
+  const choices = choicesOf(field)
+  const pick = (word: string) => {
+    const byIndex = /^\d+$/.test(word) ? choices?.[Number(word) - 1] : undefined
+    return byIndex ?? (choices === undefined || choices.includes(word) ? word : undefined)
+  }
+  switch (field.type) {
+    case 'boolean':
+      return /^(y|yes|true)$/i.test(typed) ? true : /^(n|no|false)$/i.test(typed) ? false : undefined
+    case 'integer':
+    case 'number': {
+      const number = Number(typed)
+      const fits = Number.isFinite(number) && (field.type === 'number' || Number.isInteger(number))
+      return fits ? number : undefined
+    }
+    case 'array': {
+      const picked = typed.split(',').map((word) => pick(word.trim()))
+      return picked.every((word) => word !== undefined) ? (picked as string[]) : undefined
+    }
+    default:
+      return pick(typed)
+  }
+}
+
+/** The hint after a field's label: its choices (numbered), its type and its default. */
+function hintOf(field: Field): string {
+  const choices = choicesOf(field)
+  const parts = [
+    choices === undefined
+      ? (field.type ?? 'string')
+      : `${field.type === 'array' ? 'one or more of, comma-separated: ' : ''}${choices.map((c, i) => `${i + 1}=${c}`).join(', ')}`,
+    ...(field.default === undefined ? [] : [`Enter for ${JSON.stringify(field.default)}`]),
+  ]
+  return parts.join('; ')
+}
+
+/**
+ * The CLI's answer to a server's question (Y4.7). At a terminal it shows the server and its
+ * message, asks `Answer? [y/N]` (anything but yes declines), then each field with its choices and
+ * default: Enter keeps the default (or skips an optional field), an answer that does not fit asks
+ * again. Ctrl-C cancels and calls `onInterrupt`. Without a terminal it cancels and says so on stderr.
+ */
+export function terminalElicitor(out: Output, onInterrupt: () => void): ElicitHandler {
+  return async (question: ElicitQuestion): Promise<ElicitAnswer> => {
+    const prompt = out.prompt
+    const about = `the MCP server "${question.server}" asks: ${question.message}`
+    if (prompt === undefined) {
+      out.error(
+        `tooltx: ${terminalSafe(about)} — but no one could be asked (stdin or stdout is not a terminal), so the question was cancelled`,
+      )
+      return { action: 'cancel' }
+    }
+    const ask = async (text: string) => {
+      const answer = await prompt.ask(text, question.signal)
+      if (answer === undefined) onInterrupt()
+      return answer === undefined || question.signal.aborted ? undefined : answer.trim()
+    }
+    out.line(terminalSafe(`    ┌ ${about}`))
+    const go = await ask('    │ Answer? [y/N] ')
+    if (go === undefined) return { action: 'cancel' }
+    if (!/^y(es)?$/i.test(go)) return { action: 'decline' }
+    const content: Record<string, Value> = {}
+    const required = new Set(question.requestedSchema.required ?? [])
+    for (const [name, field] of Object.entries(question.requestedSchema.properties) as [string, Field][]) {
+      const label = `${field.title ?? name}${field.description === undefined ? '' : ` — ${field.description}`}`
+      for (;;) {
+        const typed = await ask(`    │ ${label} (${hintOf(field)}): `)
+        if (typed === undefined) return { action: 'cancel' }
+        if (typed === '' && (field.default !== undefined || !required.has(name))) break
+        const value = parseAnswer(field, typed)
+        if (value !== undefined) {
+          content[name] = value
+          break
+        }
+      }
+    }
+    out.line('    └ answered')
+    return { action: 'accept', content }
+  }
+}
+
+/** Prints a server's log message on the timeline at its level (Y4.8): `· MCP server "<name>" <level>: <data>`. */
+export function timelineLog(out: Output): (entry: ServerLogEntry) => void {
+  return ({ server, level, logger, data }) => {
+    const text = typeof data === 'string' ? data : JSON.stringify(data)
+    const from = logger === undefined ? '' : ` (${logger})`
+    out.line(terminalSafe(`    · MCP server "${server}"${from} ${level}: ${text}`))
+  }
+}
+
+/** The text of one MCP sampling message's content: its text, a note for any other block. */
+function samplingText(content: unknown): string {
+  const blocks = Array.isArray(content) ? content : [content]
+  return blocks
+    .map((block: { type?: string; text?: string }) =>
+      block.type === 'text' ? (block.text ?? '') : `[${block.type} block omitted]`,
+    )
+    .join('\n')
+}
+
+/** The run's model, asked once for `question`'s completion: its reply text. */
+async function complete(model: ModelAdapter, question: SampleQuestion): Promise<string> {
+  const messages: ModelMessage[] = question.messages.map((message) => {
+    const text = { type: 'text' as const, text: samplingText(message.content) }
+    return message.role === 'assistant'
+      ? { role: 'assistant', content: [text] }
+      : { role: 'user', content: [text] }
+  })
+  const request = {
+    instructions: '',
+    tools: [],
+    messages,
+    ...(question.systemPrompt ? { system: question.systemPrompt } : {}),
+  }
+  for await (const event of model.stream(request, question.signal))
+    if (event.type === 'message')
+      return event.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
+  throw new Error(`${model.name} gave no reply`)
+}
+
+/**
+ * The CLI's policy for a server's request for a completion (Y4.10): ask. At a terminal it shows
+ * the server, the model, the token bound and the last message, asks `Allow? [y/N]`, and only on
+ * yes asks the run's model, then notes on the timeline that it did. Anything else refuses
+ * (the server gets an error answer); without a terminal it refuses and says so on stderr.
+ */
+export function terminalSampler(out: Output, model: ModelAdapter, onInterrupt: () => void): SampleHandler {
+  return async (question) => {
+    const about = `the MCP server "${question.server}" asks ${model.name} for a completion (at most ${question.maxTokens} tokens)`
+    const prompt = out.prompt
+    if (prompt === undefined) {
+      out.error(
+        `tooltx: ${terminalSafe(about)} — but no one could allow it (stdin or stdout is not a terminal), so it was refused`,
+      )
+      throw new Error('the person at the client could not be asked, so the completion was refused')
+    }
+    const last = question.messages.at(-1)
+    out.line(terminalSafe(`    ┌ ${about}`))
+    if (last !== undefined) out.line(terminalSafe(`    │ ${last.role}: ${samplingText(last.content)}`))
+    const answer = await prompt.ask('    └ Allow? [y/N] ', question.signal)
+    if (answer === undefined) onInterrupt()
+    if (answer === undefined || !/^\s*y(es)?\s*$/i.test(answer))
+      throw new Error('the person at the client refused the completion')
+    const text = await complete(model, question)
+    out.line(
+      terminalSafe(
+        `    · MCP server "${question.server}" got a completion of ${model.name} (${text.length} characters)`,
+      ),
+    )
+    return { model: model.name, text, stopReason: 'endTurn' }
+  }
+}
