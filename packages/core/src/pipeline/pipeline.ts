@@ -1,5 +1,5 @@
 /**
- * The pipeline of one `runtime.execute` call, top to bottom as DESIGN.md draws it:
+ * The pipeline of one `runtime.execute` call, top to bottom as docs/architecture.md draws it:
  * `enter` → `decide` (pre-execute, approval, guards) → `dispatch` (around chain, body,
  * output boundaries) → `postProcess` (post-results only) → `finish` (cancellation,
  * materialize, finalize, content cap, observers).
