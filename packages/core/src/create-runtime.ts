@@ -1,4 +1,7 @@
-/** `createToolRuntime` and the ToolRuntime it returns (DESIGN.md, SPEC R, M, P). */
+/**
+ * `createToolRuntime` and the ToolRuntime it returns (docs/architecture.md, "The public API at a
+ * glance"; SPEC R, M, P).
+ */
 
 import type { RunCodeHost } from './code-mode/host.js'
 import { runCodeDefinition } from './code-mode/run-code.js'

@@ -1,4 +1,7 @@
-/** The options of `createToolRuntime` (DESIGN.md) and their validation. */
+/**
+ * The options of `createToolRuntime` (docs/architecture.md, "The public API at a glance") and
+ * their validation.
+ */
 import type { CodeRuntime } from '../contract/code-runtime.js'
 import type { Approver } from '../contract/execution.js'
 import { definitionError } from '../foundation/errors.js'

@@ -1,8 +1,8 @@
 /**
- * The pipeline of one `runtime.execute` call, top to bottom as DESIGN.md draws it:
- * `enter` → `decide` (pre-execute, approval, guards) → `dispatch` (around chain, body,
- * output boundaries) → `postProcess` (post-results only) → `finish` (cancellation,
- * materialize, finalize, content cap, observers).
+ * The pipeline of one `runtime.execute` call, top to bottom as docs/architecture.md ("The route
+ * of one tool call") follows it: `enter` → `decide` (pre-execute, approval, guards) → `dispatch`
+ * (around chain, body, output boundaries) → `postProcess` (post-results only) → `finish`
+ * (cancellation, materialize, finalize, content cap, observers).
  */
 import type { ToolResult } from '../contract/result.js'
 import { type Call, final, type Outcome, post } from './call.js'

@@ -57,9 +57,10 @@ export type ValueOf<S> = S extends StandardSchemaV1
 type AsJson<T> = T extends JsonValue ? T : JsonValue
 
 /**
- * What an author writes for `defineTool` (DESIGN.md): the definition members of `ToolDefinition`
- * with `parameters` and `output.schema` in any accepted form (S1, S6), the callbacks typed from
- * them (S1.12, S6.6). `output` and each of its members are optional (S6.7).
+ * What an author writes for `defineTool` (docs/architecture.md, "The four contracts of a tool"):
+ * the definition members of `ToolDefinition` with `parameters` and `output.schema` in any
+ * accepted form (S1, S6), the callbacks typed from them (S1.12, S6.6). `output` and each of its
+ * members are optional (S6.7).
  */
 export interface ToolSpec<P extends ParametersInput, S extends OutputSchemaInput> {
   readonly name: string
