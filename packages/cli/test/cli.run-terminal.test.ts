@@ -1,9 +1,10 @@
 import { spawn } from 'node:child_process'
-import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs'
+import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BIN, cleanEnv, sampleWorkspace, scratch, tooltx, tooltxWith } from './cli-harness.js'
 import { fakeModel, slowModel, toolMessage } from './fake-model.js'
+import { processesMentioning, tooltxPid } from './processes.js'
 import { hasTmux, Terminal } from './terminal.js'
 
 const NOTE_CALL = {
@@ -21,34 +22,6 @@ function runArgv(ws: string, baseURL: string, ...extra: string[]): string[] {
 }
 
 const modelEnv = () => cleanEnv({ OPENAI_API_KEY: 'test-key' })
-
-/** The pids of processes whose command line mentions `needle`. */
-function processesMentioning(needle: string): number[] {
-  const pids: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) pids.push(Number(entry))
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return pids
-}
-
-/** The pid of the `tooltx` process (not the shell around it) working in `cwd`. */
-function tooltxPid(cwd: string): number {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
-      if (argv[1] === BIN && readlinkSync(`/proc/${entry}/cwd`) === cwd) return Number(entry)
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  throw new Error(`no tooltx process works in ${cwd}`)
-}
 
 describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
   it('K2.12: before the first token a live "waiting for <model> (<n> s)" line counts up; the reply streams as it arrives, shown once', async () => {

@@ -1,8 +1,9 @@
-import { existsSync, readdirSync, readFileSync, readlinkSync, writeFileSync } from 'node:fs'
+import { existsSync, readFileSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { BIN, cleanEnv, sampleWorkspace, tooltx } from './cli-harness.js'
 import { fakeModel, toolMessage } from './fake-model.js'
+import { processesMentioning, tooltxPid } from './processes.js'
 import { hasTmux, Terminal } from './terminal.js'
 
 /** `tooltx run` of the general workspace tools against `baseURL` in `ws`, as argv for a terminal. */
@@ -20,34 +21,6 @@ function call(id: string, name: string, args: Record<string, unknown>) {
 /** A model that makes `calls` in one reply, then says `done.`. */
 const modelCalling = (...calls: ReturnType<typeof call>[]) =>
   fakeModel([{ toolCalls: calls }, { text: 'done.' }])
-
-/** The pids of processes whose command line mentions `needle` (the test's own excepted). */
-function processesMentioning(needle: string): number[] {
-  const pids: number[] = []
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) pids.push(Number(entry))
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  return pids
-}
-
-/** The pid of the `tooltx` process working in `cwd`. */
-function tooltxPid(cwd: string): number {
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0')
-      if (argv[1] === BIN && readlinkSync(`/proc/${entry}/cwd`) === cwd) return Number(entry)
-    } catch {
-      // The process ended meanwhile.
-    }
-  }
-  throw new Error(`no tooltx process works in ${cwd}`)
-}
 
 /** Waits until no process mentions `needle` (a killed group takes a moment to be reaped); the survivors. */
 async function survivors(needle: string): Promise<number[]> {
