@@ -5,8 +5,8 @@ import { openSession, sqliteStore } from '@tooltx/session'
 import { expect, it, onTestFinished } from 'vitest'
 import { cliDefinitions } from '../src/session-timeline.js'
 import { createWorkspaceToolset } from '../src/toolset.js'
-import { startViewServer } from '../src/view/view-server.js'
-import { openViewSource } from '../src/view/view-source.js'
+import { startViewerServer } from '../src/viewer/viewer-server.js'
+import { openViewerSource } from '../src/viewer/viewer-source.js'
 import { describeBrowser, launchBrowser } from './browser.js'
 import { scratch, tooltx } from './cli-harness.js'
 
@@ -75,8 +75,8 @@ it('K5.9: tooltx approve shows the recorded diff before the arguments it asks to
 describeBrowser('the viewer in a browser', () => {
   it('K5.9: the viewer shows a pending edit as the diff that was asked about, removed and added lines marked', async () => {
     const { db } = await suspendedEdit()
-    const source = openViewSource(db)
-    const server = await startViewServer({ source, definitions: cliDefinitions() })
+    const source = openViewerSource(db)
+    const server = await startViewerServer({ source, definitions: cliDefinitions() })
     const browser = await launchBrowser()
     onTestFinished(async () => {
       await browser.close()

@@ -8,7 +8,7 @@ import { dbLabel, existingSessions } from '../session-store.js'
 import { type Command, databaseCommand } from './command.js'
 import { type CommandUsage, DB_HELP } from './flags.js'
 
-/** `tooltx approvals`: its help, printed by `--help` and after each usage error. */
+/** `tooltx approvals`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'approvals',
   help: `Usage: tooltx approvals [options]

@@ -19,7 +19,7 @@ import { createToolset } from '../toolset.js'
 import { type Command, defineCommand } from './command.js'
 import { type CommandUsage, DB_HELP, dbPath, defined, noPositionals, usageError } from './flags.js'
 
-/** `tooltx demo`: its help, printed by `--help` and after each usage error. */
+/** `tooltx demo`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'demo',
   help: `Usage: tooltx demo [options]

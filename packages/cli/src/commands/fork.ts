@@ -1,11 +1,11 @@
 import { type ForkPoint, forkOrigin, forkSession } from '@tooltx/session'
-import { type Output, UsageError } from '../display/output.js'
+import type { Output } from '../display/output.js'
 import { continueHint, replayHint } from '../display/replay-hint.js'
 import { openStore, storedSessionId } from '../session-store.js'
 import { type Command, defineCommand } from './command.js'
 import { type CommandUsage, DB_HELP, dbPath, defined, usageError } from './flags.js'
 
-/** `tooltx fork`: its help, printed by `--help` and after each usage error. */
+/** `tooltx fork`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'fork',
   help: `Usage: tooltx fork <id> --at <seq | turn:N> [options]
@@ -38,7 +38,7 @@ export function parseForkPoint(text: string): ForkPoint {
   if (/^\d{1,15}$/.test(text)) return Number(text)
   const turn = /^turn:(\d{1,15})$/.exec(text)
   if (turn !== null) return { turn: Number(turn[1]) }
-  throw new UsageError(`--at must be a seq (such as 12) or turn:N (such as turn:1), got "${text}"`, 2)
+  throw usageError(USAGE, `--at must be a seq (such as 12) or turn:N (such as turn:1), got "${text}"`)
 }
 
 /**

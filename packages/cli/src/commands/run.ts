@@ -36,7 +36,7 @@ import {
 } from './flags.js'
 import { connectRunServers, type McpServerSpec, mcpServerSpecs } from './run-mcp.js'
 
-/** `tooltx run`: its help, printed by `--help` and after each usage error. */
+/** `tooltx run`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'run',
   help: `Usage: tooltx run "<task>" [options]

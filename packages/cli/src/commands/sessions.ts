@@ -5,7 +5,7 @@ import { dbLabel, openSessions } from '../session-store.js'
 import { type Command, databaseCommand } from './command.js'
 import { type CommandUsage, DB_HELP } from './flags.js'
 
-/** `tooltx sessions`: its help, printed by `--help` and after each usage error. */
+/** `tooltx sessions`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'sessions',
   help: `Usage: tooltx sessions [options]

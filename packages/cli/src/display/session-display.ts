@@ -53,7 +53,7 @@ export type DisplayEntry =
        * context compaction (T3.7), a reply that stopped for a reason other than its end (T2.2),
        * or a suspended turn that resumed after its approval was decided (F2.7).
        */
-      readonly what: 'fork' | 'effect' | 'compacted' | 'stop' | 'resumed' | 'submission-failed'
+      readonly what: 'fork' | 'effect' | 'compacted' | 'stop' | 'resumed' | 'submission-failed' | 'submission-queued'
       readonly text: string
     })
   | (At & { readonly kind: 'turn-start' })
@@ -134,6 +134,11 @@ export function contentText(content: readonly ContentBlock[]): string {
     .join('\n')
 }
 
+/** `contentText` on one line, each run of whitespace one space: a submitted message in a note. */
+function oneLineText(content: readonly ContentBlock[]): string {
+  return contentText(content).replace(/\s+/g, ' ')
+}
+
 /** The `code` argument of a `run_code` call, when its arguments hold one. */
 function programOf(raw: string): string | undefined {
   const args = parseToolArguments(raw)
@@ -174,7 +179,7 @@ export class SessionDisplay {
         }
       case 'submission/failed': {
         const { submission, reason, message } = event.data
-        const text = contentText(message.content).replace(/\s+/g, ' ')
+        const text = oneLineText(message.content)
         return {
           kind: 'note',
           seq,
@@ -182,6 +187,17 @@ export class SessionDisplay {
           step: 0,
           what: 'submission-failed',
           text: `✗ submitted message ${submission} was given up, never answered: ${reason} (message: ${JSON.stringify(text)})`,
+        }
+      }
+      case 'submission/queued': {
+        const { submission, message } = event.data
+        return {
+          kind: 'note',
+          seq,
+          turn: 0,
+          step: 0,
+          what: 'submission-queued',
+          text: `queued: ${JSON.stringify(oneLineText(message.content))} (submission ${submission}); a worker answers it`,
         }
       }
       case 'tool/effect':

@@ -11,7 +11,7 @@ function indent(prefix: string, lines: readonly string[]): string[] {
 function entryLines(entry: DisplayEntry): string[] {
   switch (entry.kind) {
     case 'note':
-      return entry.what === 'fork' || entry.what === 'submission-failed'
+      return entry.what === 'fork' || entry.what.startsWith('submission-')
         ? [entry.text]
         : [`    ${entry.text}`]
     case 'turn-start':
