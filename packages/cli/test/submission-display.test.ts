@@ -77,7 +77,10 @@ describe('N2.15 a queued submission', () => {
     expect(summarizeSession(next)).toMatchObject({ status: 'queued', task: 'summarise the open issues' })
     const failed = numbered([
       queued(SUBMISSION, 'x'),
-      { type: 'submission/failed', data: { submission: SUBMISSION, reason: 'no retry left', message: message('x') } },
+      {
+        type: 'submission/failed',
+        data: { submission: SUBMISSION, reason: 'no retry left', message: message('x') },
+      },
     ])
     expect(summarizeSession(failed)).toMatchObject({ status: 'empty', failedSubmissions: 1 })
   })

@@ -70,8 +70,11 @@ describe.runIf(POSTGRES_URL !== undefined)('N2.15 tooltx submit creates the sess
     await follow.until(`queued: "list the open TODOs" (submission ${id}); a worker answers it`)
     const view = collected(['view', '--db', db])
     await view.until('Press Ctrl-C')
-    const url = /at (http:\/\/\S+?)\/?\n/.exec(view.output())![1]
-    expect((await viewRows(url)).find((row) => row.id === session)).toMatchObject({ title: 'list the open TODOs', status: 'queued' })
+    const url = /at (http:\/\/\S+?)\/?\n/.exec(view.output())![1]!
+    expect((await viewRows(url)).find((row) => row.id === session)).toMatchObject({
+      title: 'list the open TODOs',
+      status: 'queued',
+    })
 
     // A worker takes it: the follower sees the user's message and the answer as they land.
     const model = await fakeModel(() => ({ text: 'there are two' }))
@@ -84,7 +87,9 @@ describe.runIf(POSTGRES_URL !== undefined)('N2.15 tooltx submit creates the sess
     expect(await worker.exited).toBe(0)
     await follow.until('── turn 1 completed ──')
     const printed = follow.output()
-    expect(printed.indexOf('queued: "list the open TODOs"')).toBeLessThan(printed.indexOf('user: list the open TODOs'))
+    expect(printed.indexOf('queued: "list the open TODOs"')).toBeLessThan(
+      printed.indexOf('user: list the open TODOs'),
+    )
     expect(printed).toContain('assistant: there are two')
     expect(await sessionRow(db, session)).toMatch(/\scompleted\s+list the open TODOs$/)
     expect((await viewRows(url)).find((row) => row.id === session)?.status).toBe('completed')

@@ -1,4 +1,5 @@
 import { type ForkPoint, forkOrigin, forkSession } from '@tooltx/session'
+import { counted } from '../display/counted.js'
 import type { Output } from '../display/output.js'
 import { continueHint, replayHint } from '../display/replay-hint.js'
 import { openStore, storedSessionId } from '../session-store.js'
@@ -57,7 +58,9 @@ export async function forkCommand(options: ForkCommandOptions, out: Output): Pro
     })
     const events = fork.events()
     await fork.close()
-    out.line(`Forked ${source} at seq ${forkOrigin(events)?.at} into ${fork.id} (${events.length} events).`)
+    out.line(
+      `Forked ${source} at seq ${forkOrigin(events)?.at} into ${fork.id} (${counted(events.length, 'event')}).`,
+    )
     out.line(`Replay it with:   ${replayHint(fork.id, options.db)}`)
     out.line(`Continue it with: ${continueHint(fork.id, options.db)}`)
     return fork.id

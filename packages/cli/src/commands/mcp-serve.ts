@@ -7,6 +7,7 @@ import { servedCallRecorder } from '@tooltx/agent'
 import { createToolRuntime, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
 import { type HttpEndpoint, isLoopbackHost, mcpServer, serveHttp, serveStdio } from '@tooltx/mcp'
 import { assertSessionId, DEFAULT_SQLITE_PATH, openSession } from '@tooltx/session'
+import { counted } from '../display/counted.js'
 import { type Output, UsageError } from '../display/output.js'
 import { replayHint } from '../display/replay-hint.js'
 import { dbLabel, openStore } from '../session-store.js'
@@ -49,7 +50,10 @@ function listenAddress(value: string): { host: string; port: number } {
   const match = /^(.*):(\d{1,5})$/.exec(value)
   const port = match === null ? Number.NaN : Number(match[2])
   if (match === null || port > 65_535)
-    throw usageError(USAGE, `--http needs [HOST]:PORT, e.g. --http :8848 or --http 127.0.0.1:8848; got "${value}"`)
+    throw usageError(
+      USAGE,
+      `--http needs [HOST]:PORT, e.g. --http :8848 or --http 127.0.0.1:8848; got "${value}"`,
+    )
   const host = match[1]!.replace(/^\[(.*)\]$/, '$1')
   return { host: host === '' ? '127.0.0.1' : host, port }
 }
@@ -60,9 +64,15 @@ function listenAddress(value: string): { host: string; port: number } {
  */
 function httpGate(given: string, host: string, token: string | undefined): void {
   if (token === undefined && !isLoopbackHost(host))
-    throw usageError(USAGE, `--http ${given} listens beyond this machine (${host} is not a loopback address), so anyone who can reach it could use the tools: pass --token T (or set TOOLTX_MCP_TOKEN), e.g. --token "$(openssl rand -hex 16)", or listen on loopback, e.g. --http 127.0.0.1:8848`)
+    throw usageError(
+      USAGE,
+      `--http ${given} listens beyond this machine (${host} is not a loopback address), so anyone who can reach it could use the tools: pass --token T (or set TOOLTX_MCP_TOKEN), e.g. --token "$(openssl rand -hex 16)", or listen on loopback, e.g. --http 127.0.0.1:8848`,
+    )
   if (token !== undefined && token.length < 16)
-    throw usageError(USAGE, `--token (or TOOLTX_MCP_TOKEN) must be at least 16 characters, got ${token.length}; e.g. --token "$(openssl rand -hex 16)"`)
+    throw usageError(
+      USAGE,
+      `--token (or TOOLTX_MCP_TOKEN) must be at least 16 characters, got ${token.length}; e.g. --token "$(openssl rand -hex 16)"`,
+    )
 }
 
 /** The flags of `tooltx mcp serve`. */
@@ -82,7 +92,10 @@ async function servedTools(
 ): Promise<{ runtime: ToolRuntime; scope?: RuntimeScope; what: string }> {
   if (values.tools !== undefined) {
     if (values.workspace !== undefined)
-      throw usageError(USAGE, '--tools serves the tools of your module and --workspace the workspace tools; pass one of them')
+      throw usageError(
+        USAGE,
+        '--tools serves the tools of your module and --workspace the workspace tools; pass one of them',
+      )
     const runtime = createToolRuntime({ reportError })
     await registerToolsModule(runtime, values.tools)
     if (runtime.view().surface().tools.length === 0)
@@ -100,7 +113,10 @@ async function servedTools(
 async function recordedSession(values: ServeFlags, out: Output) {
   if (values.session === undefined) {
     if (values.db !== undefined)
-      throw usageError(USAGE, '--db needs --session ID: it names the database the served calls are recorded in')
+      throw usageError(
+        USAGE,
+        '--db needs --session ID: it names the database the served calls are recorded in',
+      )
     return undefined
   }
   const id = values.session
@@ -128,7 +144,7 @@ async function recordedSession(values: ServeFlags, out: Output) {
       await store.close()
       const calls = session.events().filter((event) => event.type === 'tool/call').length
       out.error(
-        `tooltx: session ${id} now holds ${calls} tool call${calls === 1 ? '' : 's'}. Replay it with: ${replayHint(id, db)}`,
+        `tooltx: session ${id} now holds ${counted(calls, 'tool call')}. Replay it with: ${replayHint(id, db)}`,
       )
     },
   }
@@ -158,7 +174,10 @@ async function serve(values: ServeFlags, out: Output, env: NodeJS.ProcessEnv): P
   // Only a flag given on this command line is a mistake without --http: TOOLTX_MCP_TOKEN is set
   // for HTTP serving (a shell profile, a service file), so stdio serving ignores it.
   if (values.token !== undefined && values.http === undefined)
-    throw usageError(USAGE, '--token needs --http: over stdio the client that spawned the server is the only peer')
+    throw usageError(
+      USAGE,
+      '--token needs --http: over stdio the client that spawned the server is the only peer',
+    )
   // An empty TOOLTX_MCP_TOKEN is no token, as an unset one.
   const token = values.http === undefined ? undefined : (values.token ?? (env.TOOLTX_MCP_TOKEN || undefined))
   const address = values.http === undefined ? undefined : listenAddress(values.http)

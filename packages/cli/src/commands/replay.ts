@@ -1,4 +1,5 @@
 import type { SessionEvent } from '@tooltx/session'
+import { counted } from '../display/counted.js'
 import type { Output } from '../display/output.js'
 import { recordedLookup } from '../display/presenters.js'
 import { TimelineRenderer } from '../display/timeline.js'
@@ -38,11 +39,14 @@ export async function replayCommand(
   const reader = existingSessions(options.db, `no session "${options.id}"`)
   try {
     if (options.follow === true && !('follow' in reader)) {
-      throw usageError(USAGE, `--follow needs a PostgreSQL session database (--db postgres://…), whose appends notify readers; ${options.db} is a SQLite file`)
+      throw usageError(
+        USAGE,
+        `--follow needs a PostgreSQL session database (--db postgres://…), whose appends notify readers; ${options.db} is a SQLite file`,
+      )
     }
     const id = resolveSession(options.id, await reader.listSessions(), options.db)
     const events = (await reader.read(id)) ?? []
-    out.line(`session ${id} (${events.length} events)`)
+    out.line(`session ${id} (${counted(events.length, 'event')})`)
     out.line()
     if (options.follow !== true || !('follow' in reader)) {
       for (const line of renderSession(events)) out.line(line)

@@ -12,6 +12,7 @@ import type { Mode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
+import { counted } from '../display/counted.js'
 import { watchSession } from '../display/live-progress.js'
 import { ModelProgress } from '../display/model-progress.js'
 import { type Output, UsageError } from '../display/output.js'
@@ -264,7 +265,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
       skipped === 0
         ? ''
         : ` (${skipped} left out: their names collide, or their schemas do not compile or hold patterns RE2 cannot run)`
-    out.line(`MCP server "${name}": ${tools} tool${tools === 1 ? '' : 's'} as mcp__${name}__<tool>${left}`)
+    out.line(`MCP server "${name}": ${counted(tools, 'tool')} as mcp__${name}__<tool>${left}`)
   }
   const stop = watchSession(session, runtime, scope, out, [], progress)
   // Code Mode programs run in the QuickJS sandbox; native mode never starts it.

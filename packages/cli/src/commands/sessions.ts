@@ -1,4 +1,5 @@
 import type { SessionReader } from '@tooltx/session'
+import { counted } from '../display/counted.js'
 import type { Output } from '../display/output.js'
 import { type SessionSummary, summarizeSession } from '../display/session-summary.js'
 import { dbLabel, openSessions } from '../session-store.js'
@@ -33,10 +34,10 @@ function lineage(about: SessionSummary): string {
   return origin === undefined ? '' : `(forked from ${origin.source} at seq ${origin.at}) `
 }
 
-/** `(<n> submitted message(s) failed) ` when a worker gave up on some (N2.12), else `''`. */
+/** `(<n> submitted message(s) failed: see replay) ` when a worker gave up on some (N2.12), else `''`. */
 function failed(about: SessionSummary): string {
   const n = about.failedSubmissions
-  return n === 0 ? '' : `(${n} submitted message${n === 1 ? '' : 's'} failed: see replay) `
+  return n === 0 ? '' : `(${counted(n, 'submitted message')} failed: see replay) `
 }
 
 /** A session's summary; a session whose rows are damaged is listed with the damage instead. */

@@ -12,6 +12,7 @@ import {
 } from '@tooltx/core'
 import type { ContextCompactedData, SessionEvent, TurnEndReason } from '@tooltx/session'
 import { callTitle } from './card-text.js'
+import { counted } from './counted.js'
 import { fromUser } from './session-summary.js'
 
 /** Looks up the definition a card is built from (U1.9: through the scope's view). */
@@ -37,7 +38,7 @@ function compactionLine(data: ContextCompactedData): string {
     return `⇢ context compacted: the history through seq ${data.through} summarised (${tokens})`
   }
   const n = data.cleared.length
-  return `⇢ context compacted: ${n} old tool result${n === 1 ? '' : 's'} cleared (${tokens})`
+  return `⇢ context compacted: ${counted(n, 'old tool result')} cleared (${tokens})`
 }
 
 /**
@@ -53,7 +54,14 @@ export type DisplayEntry =
        * context compaction (T3.7), a reply that stopped for a reason other than its end (T2.2),
        * or a suspended turn that resumed after its approval was decided (F2.7).
        */
-      readonly what: 'fork' | 'effect' | 'compacted' | 'stop' | 'resumed' | 'submission-failed' | 'submission-queued'
+      readonly what:
+        | 'fork'
+        | 'effect'
+        | 'compacted'
+        | 'stop'
+        | 'resumed'
+        | 'submission-failed'
+        | 'submission-queued'
       readonly text: string
     })
   | (At & { readonly kind: 'turn-start' })

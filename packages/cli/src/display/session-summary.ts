@@ -72,6 +72,8 @@ function submissionOf(message: UserMessage): string | undefined {
 /** A message's text on one line as a title: its text blocks, and `[<type>]` for any other block. */
 function textOf(message: UserMessage): string {
   return message.content
-    .map((block) => (block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type}]`))
+    .map((block) =>
+      block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type}]`,
+    )
     .join(' ')
 }
