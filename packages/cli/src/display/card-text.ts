@@ -1,5 +1,6 @@
 import type { CallView, ContentBlock, ResultView } from '@tooltx/core'
 import { counted } from './counted.js'
+import { plainTitle } from './terminal-text.js'
 
 const MAX_LINES = 8
 
@@ -21,9 +22,10 @@ function clip(lines: string[]): string[] {
 
 /** The one-line title of a call card, e.g. `Read README.md  [read]`. */
 export function callTitle(view: CallView): string {
-  if (view.card === 'generic' && view.kind !== undefined) return `${view.title}  [${view.kind}]`
-  if (view.card === 'terminal') return `$ ${view.title}`
-  return view.title
+  const title = plainTitle(view.title)
+  if (view.card === 'generic' && view.kind !== undefined) return `${title}  [${view.kind}]`
+  if (view.card === 'terminal') return `$ ${title}`
+  return title
 }
 
 /** The lines a call card shows under its title. */

@@ -84,6 +84,8 @@ export type DisplayEntry =
       readonly view: CallView
       /** The program of a Code Mode call (`run_code`'s `code` argument). */
       readonly program?: string
+      /** When the call was seen (epoch ms), when known: a running call's time counts from it (G3.8). */
+      readonly startedAt?: number
     })
   | (At & {
       readonly kind: 'result'
@@ -257,7 +259,11 @@ export class SessionDisplay {
         const view = callCard(this.#lookup(name), name, raw)
         const program = name === RUN_CODE ? programOf(raw) : undefined
         const entry = { kind: 'call', seq, turn, step, callId, name, title: callTitle(view), view } as const
-        return program === undefined ? entry : { ...entry, program }
+        return {
+          ...entry,
+          ...(program === undefined ? {} : { program }),
+          ...(at === undefined ? {} : { startedAt: at }),
+        }
       }
       case 'tool/result': {
         const { turn, step, callId, name, content, isError, meta, error } = event.data

@@ -37,7 +37,7 @@ function entryLines(entry: DisplayEntry): string[] {
     case 'approval':
       if (entry.phase === 'asked') {
         const waits =
-          entry.expiresAt === undefined ? '' : ` (durable: waits in the session until ${entry.expiresAt})`
+          entry.expiresAt === undefined ? '' : ` (durable: waiting for approval until ${entry.expiresAt})`
         // A reason on more lines (a write's diff, K2.15) keeps its lines under the first, indented.
         const [said, ...more] = (entry.reason ?? '').split('\n')
         return [
