@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type Agent, createAgent, type PendingDecision, scripted, type TurnOutcome } from '@tooltx/agent'
+import { type Agent, createAgent, type PendingDecision, type TurnOutcome } from '@tooltx/agent'
 import { openSession, type Session, type SessionStore, suspendedTurn } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { codeModeComparison } from '../code-mode-comparison.js'
-import { DEMO_SCRIPT, DEMO_TASK } from '../demo-script.js'
+import { DEMO_SCRIPT, DEMO_TASK, demoModel } from '../demo-script.js'
 import { freshDemoWorkspace } from '../demo-workspace.js'
 import { watchSession } from '../display/live-progress.js'
 import type { Output } from '../display/output.js'
@@ -144,7 +144,7 @@ async function runDemoAgent(
       runtime,
       scope,
       session,
-      model: scripted(run.script, { delayMs: options.fast ? 0 : 12 }),
+      model: demoModel(run.script, { delayMs: options.fast ? 0 : 12 }),
       ...(approvals
         ? { approvals: 'durable' as const }
         : {
