@@ -63,6 +63,7 @@ beforeAll(async () => {
     toolset.runtime,
     toolset.scope,
     toolset.workspace.root,
+    path.join(base, 'logs'),
   )
 })
 

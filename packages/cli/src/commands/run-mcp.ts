@@ -3,6 +3,8 @@
  * through the CLI's pipeline like a workspace tool's, plus an approval before every call,
  * because the server is another party whose annotations never relax policy.
  */
+import { closeSync, mkdirSync, openSync } from 'node:fs'
+import path from 'node:path'
 import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
 import { type McpConnection, type McpToolSet, mcpTools } from '@tooltx/mcp'
 import { UsageError } from '../display/output.js'
@@ -127,9 +129,19 @@ function parseUrl(value: string): URL {
 
 /** The servers of a run, connected and registered; `close` unregisters and disconnects all. */
 export interface RunServers {
-  /** Per server: its name and how many tools it added. */
-  readonly imported: readonly { name: string; tools: number; skipped: number }[]
+  /** Per server: its name, how many tools it added, and the file its stderr goes to (a command's). */
+  readonly imported: readonly { name: string; tools: number; skipped: number; log?: string }[]
   close(): Promise<void>
+}
+
+/**
+ * The log file a spawned server's stderr is appended to, `<logs>/mcp-<name>.log`, opened for
+ * appending: what a server says on stderr is kept apart from the run's timeline (K2.31).
+ */
+function serverLog(logs: string, name: string): { file: string; fd: number } {
+  mkdirSync(logs, { recursive: true })
+  const file = path.join(logs, `mcp-${name}.log`)
+  return { file, fd: openSync(file, 'a') }
 }
 
 /**
@@ -137,27 +149,37 @@ export interface RunServers {
  * in `scope` and makes each of their calls ask for approval first. A command is spawned in
  * `workspace` (Y4.6), so a relative path means to the server what it means to the scope's
  * boundary guard and the workspace tools. When one cannot connect, the ones already connected
- * are closed and it throws an error naming the server and why.
+ * are closed and it throws an error naming the server and why. A command's stderr is appended
+ * to its log file in the folder `logs` (`serverLog`), never mixed into the timeline.
  */
 export async function connectRunServers(
   specs: readonly McpServerSpec[],
   runtime: ToolRuntime,
   scope: RuntimeScope,
   workspace: string,
+  logs: string,
 ): Promise<RunServers> {
-  const sets: { spec: McpServerSpec; set: McpToolSet }[] = []
+  const sets: { spec: McpServerSpec; set: McpToolSet; log?: string }[] = []
+  const fds: number[] = []
   const closeAll = async () => {
     await Promise.allSettled(sets.map(({ set }) => set.close()))
+    for (const fd of fds.splice(0)) closeSync(fd)
   }
   for (const spec of specs) {
+    const log = 'command' in spec.connection ? serverLog(logs, spec.name) : undefined
+    if (log !== undefined) fds.push(log.fd)
     try {
       const connection =
-        'command' in spec.connection ? { ...spec.connection, cwd: workspace } : spec.connection
-      sets.push({ spec, set: await mcpTools(connection, { name: spec.name }) })
+        'command' in spec.connection
+          ? { ...spec.connection, cwd: workspace, stderr: log!.fd }
+          : spec.connection
+      const set = await mcpTools(connection, { name: spec.name })
+      sets.push({ spec, set, ...(log === undefined ? {} : { log: log.file }) })
     } catch (error) {
       await closeAll()
+      const see = log === undefined ? '' : ` (its stderr is in ${log.file})`
       throw new Error(
-        `--mcp "${spec.given}": cannot connect to the MCP server: ${error instanceof Error ? error.message : String(error)}`,
+        `--mcp "${spec.given}": cannot connect to the MCP server: ${error instanceof Error ? error.message : String(error)}${see}`,
       )
     }
   }
@@ -175,10 +197,11 @@ export async function connectRunServers(
     ),
   )
   return {
-    imported: sets.map(({ spec, set }) => ({
+    imported: sets.map(({ spec, set, log }) => ({
       name: spec.name,
       tools: set.tools.length,
       skipped: set.skipped.length,
+      ...(log === undefined ? {} : { log }),
     })),
     async close() {
       for (const off of offs) off()

@@ -10,7 +10,7 @@ import {
 } from '@tooltx/agent'
 import type { Mode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
-import { openSession } from '@tooltx/session'
+import { DEFAULT_SQLITE_PATH, openSession } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { counted } from '../display/counted.js'
 import { watchSession } from '../display/live-progress.js'
@@ -36,6 +36,9 @@ import {
   usageError,
 } from './flags.js'
 import { connectRunServers, type McpServerSpec, mcpServerSpecs } from './run-mcp.js'
+
+/** Where the stderr of each server `--mcp` spawns is kept (K2.31): the CLI's own folder, `.tooltx/`. */
+const MCP_LOGS = path.resolve(path.dirname(DEFAULT_SQLITE_PATH))
 
 /** `tooltx run`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
@@ -247,7 +250,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
       : await storedSessionId(options.db, options.session, `no session "${options.session}" to continue`)
   const store = openStore(options.db)
   const session = await openSession(store, { id })
-  const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root).catch(
+  const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root, MCP_LOGS).catch(
     async (error) => {
       await session.close()
       await store.close()
@@ -260,12 +263,13 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
       ? workspaceToolsLine(names, options.allowShell ?? [], options.yes)
       : toolsLine(options.tools, names),
   )
-  for (const { name, tools, skipped } of servers.imported) {
+  for (const { name, tools, skipped, log } of servers.imported) {
     const left =
       skipped === 0
         ? ''
         : ` (${skipped} left out: their names collide, or their schemas do not compile or hold patterns RE2 cannot run)`
-    out.line(`MCP server "${name}": ${counted(tools, 'tool')} as mcp__${name}__<tool>${left}`)
+    const said = log === undefined ? '' : `; its stderr goes to ${path.relative('.', log)}`
+    out.line(`MCP server "${name}": ${counted(tools, 'tool')} as mcp__${name}__<tool>${left}${said}`)
   }
   const stop = watchSession(session, runtime, scope, out, [], progress)
   // Code Mode programs run in the QuickJS sandbox; native mode never starts it.
