@@ -26,8 +26,8 @@ export function terminalSafe(text: string): string {
  * and cursor moves, also as the one-byte C1 CSI), OSC (`ESC ] … BEL` or `ESC ] … ESC \`,
  * window titles and links), and any other `ESC` and the character after it.
  */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding escape sequences is the point
 const ESCAPES =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding escape sequences is the point
   /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[\s\S]?/g
 
 /**
