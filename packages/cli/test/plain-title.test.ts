@@ -1,8 +1,14 @@
 /** G3.9: titles carry no terminal escape codes, in the viewer and the timeline alike. */
+
+import path from 'node:path'
+import { openSession, sqliteStore } from '@tooltx/session'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { sessionsCommand } from '../src/commands/sessions.js'
 import { callTitle } from '../src/display/card-text.js'
 import { plainTitle } from '../src/display/terminal-text.js'
+import { scratch } from './cli-harness.js'
+import { keptOutput } from './viewer-fixtures.js'
 
 describe('G3.9 plain titles', () => {
   it('G3.9: colour codes, window titles and other controls are dropped from a title, its whitespace one space', () => {
@@ -21,5 +27,23 @@ describe('G3.9 plain titles', () => {
         expect(plainTitle(text)).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)
       }),
     )
+  })
+
+  it('G3.9: tooltx sessions shows a task without its terminal codes', async () => {
+    const db = path.join(scratch(), 'sessions.db')
+    const store = sqliteStore(db)
+    const session = await openSession(store, { id: 'coloured' })
+    const at = { turn: 1, step: 1 }
+    const text = '\u001b[1;31mfix\u001b[0m the\nbuild'
+    await session.appendBatch([
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'step/start', data: at },
+      { type: 'user/message', data: { ...at, message: { role: 'user', content: [{ type: 'text', text }] } } },
+    ])
+    await session.close()
+    await store.close()
+    const out = keptOutput()
+    await sessionsCommand({ db }, out)
+    expect(out.lines.at(-1)).toMatch(/^coloured\s+3\s+\S+\s+unfinished\s+fix the build$/)
   })
 })

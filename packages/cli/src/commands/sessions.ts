@@ -2,6 +2,7 @@ import type { SessionReader } from '@tooltx/session'
 import { counted } from '../display/counted.js'
 import type { Output } from '../display/output.js'
 import { type SessionSummary, summarizeSession } from '../display/session-summary.js'
+import { plainTitle } from '../display/terminal-text.js'
 import { dbLabel, openSessions } from '../session-store.js'
 import { type Command, databaseCommand } from './command.js'
 import { type CommandUsage, DB_HELP } from './flags.js'
@@ -23,8 +24,7 @@ const TASK_CHARS = 60
 
 /** `text` on one line (control characters and runs of white space as one space), at most `max` characters. */
 function oneLine(text: string, max: number): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
-  const flat = [...text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim()]
+  const flat = [...plainTitle(text)]
   return flat.length <= max ? flat.join('') : `${flat.slice(0, max - 1).join('')}…`
 }
 
