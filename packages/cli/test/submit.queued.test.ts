@@ -5,6 +5,8 @@
  */
 import { spawn } from 'node:child_process'
 import { randomUUID } from 'node:crypto'
+import { openSession, postgresStore } from '@tooltx/session'
+import { turnQueue } from '@tooltx/worker'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { POSTGRES_URL, requirePostgresInCi } from '../../worker/test/postgres.js'
 import { BIN, cleanEnv, tooltxWith } from './cli-harness.js'
@@ -93,6 +95,36 @@ describe.runIf(POSTGRES_URL !== undefined)('N2.15 tooltx submit creates the sess
     expect(printed).toContain('assistant: there are two')
     expect(await sessionRow(db, session)).toMatch(/\scompleted\s+list the open TODOs$/)
     expect((await viewRows(url)).find((row) => row.id === session)?.status).toBe('completed')
+  })
+
+  it('N2.15: a session another live writer holds is not written to (its lease is not taken); the message is queued all the same', async () => {
+    const db = POSTGRES_URL!
+    const session = `held-${randomUUID().slice(0, 8)}`
+    const queue = `q-${randomUUID().slice(0, 8)}`
+    const store = postgresStore(db)
+    onTestFinished(() => store.close())
+    const holder = await openSession(store, { id: session })
+    await holder.append('turn/start', { turn: 1 })
+    const submitted = await tooltxWith(
+      { cwd: '.', env: cleanEnv() },
+      'submit',
+      session,
+      'while you work',
+      '--db',
+      db,
+      '--queue',
+      queue,
+    )
+    expect(submitted.stderr).toBe('')
+    expect(submitted.code).toBe(0)
+    expect(submitted.stdout).toMatch(/^submitted [0-9a-f-]{36} to session /)
+    // The holder still writes: its lease was never taken over.
+    await holder.append('step/start', { turn: 1, step: 1 })
+    expect(holder.events().map((event) => event.type)).toEqual(['turn/start', 'step/start'])
+    await holder.close()
+    const queued = turnQueue({ connectionString: db, name: queue })
+    onTestFinished(() => queued.close())
+    expect(await queued.pending()).toBe(1)
   })
 })
 
