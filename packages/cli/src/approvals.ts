@@ -1,6 +1,6 @@
 import { type Approver, callCard } from '@tooltx/core'
 import { argumentLines } from './display/approval-arguments.js'
-import { callBody, callTitle } from './display/card-text.js'
+import { callTitle } from './display/card-text.js'
 import type { Output } from './display/output.js'
 import type { DefinitionLookup } from './display/session-display.js'
 import { wrapLine } from './display/wrap.js'
@@ -51,9 +51,9 @@ export function cliApprover(options: ApprovalOptions): Approver {
     const print = (lines: readonly string[]) => {
       for (const line of lines) for (const part of wrapLine(line, out.columns, '    │   ')) out.line(part)
     }
-    // A generic card's body is the raw arguments, which the lines below show.
-    const body = view.card === 'generic' && view.rawInput !== undefined ? [] : callBody(view)
-    print([`    ┌ ${callTitle(view)}`, ...body.map((text) => `    │ ${text}`)])
+    // The call's card (its diff, its command) is on the timeline just above: the box names the
+    // call and shows the arguments, never the card's body again (K2.29).
+    print([`    ┌ ${callTitle(view)}`])
     const shown = argumentLines(raw, { digest: request.argumentsDigest, whole: 'answer "a" below' })
     print(shown.map((line) => `    │ ${line}`))
     const choices = shown.length > 1 ? '[y/N, a = show all arguments]' : '[y/N]'

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs'
 import type { Command } from './commands/command.js'
-import { type Output, UsageError } from './display/output.js'
+import { type Output, seeHelp, UsageError } from './display/output.js'
 
 /** The help of `tooltx` itself; each command owns its own. */
 const HELP = `tooltx — the tool runtime of an LLM agent
@@ -78,7 +78,7 @@ export async function main(
       return 0
     }
     const load = Object.hasOwn(COMMANDS, command) ? COMMANDS[command] : undefined
-    if (load === undefined) throw new UsageError(`unknown command "${command}"\n\n${HELP}`, 2)
+    if (load === undefined) throw new UsageError(`unknown command "${command}"\n${seeHelp()}`, 2)
     return await (await load()).command(rest, out, env)
   } catch (error) {
     if (error instanceof UsageError) {

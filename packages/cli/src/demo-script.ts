@@ -1,4 +1,4 @@
-import type { ScriptedStep } from '@tooltx/agent'
+import { type ModelAdapter, type ScriptedOptions, type ScriptedStep, scripted } from '@tooltx/agent'
 
 /** The task the demo agent is given. */
 export const DEMO_TASK = 'Find the open TODOs in this workspace, run the checks, and save a summary note.'
@@ -11,6 +11,14 @@ const NOTE = [
   '- src/pricing.ts:2 — make the bulk discount threshold configurable',
   '- docs/roadmap.md:5 — decide whether returns restock automatically',
 ].join('\n')
+
+/** The id of the demo's one write, the call a person approves or rejects. */
+const NOTE_CALL = 'call_note'
+
+/** What the demo found, said in both closing replies. */
+const FOUND =
+  'There are four open TODOs (negative quantities, reservations, a configurable discount and returns). ' +
+  'Lint flags the three in src/; the slow check timed out; .env was off limits.'
 
 /**
  * The scripted replies of the demo: a parallel batch of reads, a guard denial, a check and a
@@ -37,16 +45,36 @@ export const DEMO_SCRIPT: readonly ScriptedStep[] = [
     text: 'Saving the summary.',
     toolCalls: [
       {
-        id: 'call_note',
+        id: NOTE_CALL,
         name: 'write_note',
         arguments: JSON.stringify({ name: 'todo-summary.md', text: NOTE }),
       },
     ],
   },
   {
-    text:
-      'There are four open TODOs (negative quantities, reservations, a configurable discount and returns). ' +
-      'Lint flags the three in src/; the slow check timed out; .env was off limits. ' +
-      'The summary is in notes/todo-summary.md.',
+    text: `${FOUND} The summary is in notes/todo-summary.md.`,
   },
 ]
+
+/**
+ * The closing reply when the note was not written: its approval was rejected (at the prompt,
+ * or with `tooltx approve --deny`) or could not be given (K2.30).
+ */
+const NOT_SAVED = `${FOUND} The note was not saved, since its write was not approved; nothing in notes/ changed.`
+
+/**
+ * The demo's model: `script` answered in order, except that the closing reply after a note
+ * whose write failed says it was not saved (K2.30), so the demo never claims a file it did not
+ * write. The note's result is the last message of the request that closing reply answers.
+ */
+export function demoModel(script: readonly ScriptedStep[], options: ScriptedOptions): ModelAdapter {
+  const model = scripted(script, options)
+  return {
+    name: model.name,
+    stream(request, signal) {
+      const last = request.messages.at(-1)
+      const refused = last?.role === 'tool' && last.callId === NOTE_CALL && last.isError
+      return (refused ? scripted([{ text: NOT_SAVED }], options) : model).stream(request, signal)
+    },
+  }
+}

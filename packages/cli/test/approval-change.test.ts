@@ -73,7 +73,7 @@ it('K5.9: tooltx approve shows the recorded diff before the arguments it asks to
 })
 
 describeBrowser('the viewer in a browser', () => {
-  it('K5.9: the viewer shows a pending edit as the diff that was asked about, removed and added lines marked', async () => {
+  it('K5.9, G3.10: the viewer shows a pending edit as the diff that was asked about, removed and added lines marked, and waiting for approval, not running', async () => {
     const { db } = await suspendedEdit()
     const source = openViewerSource(db)
     const server = await startViewerServer({ source, definitions: cliDefinitions() })
@@ -94,8 +94,10 @@ describeBrowser('the viewer in a browser', () => {
     expect(await change.locator('.del').allTextContents()).toEqual(['-two\n'])
     expect(await change.locator('.add').allTextContents()).toEqual(['+TWO\n'])
     expect(await card.locator('p.approval').first().textContent()).toMatch(
-      /^Approval asked: changes hello\.txt \(3 lines now; file sha256 [0-9a-f]{12}\) \(durable, until .*\) digest [0-9a-f]{64}$/,
+      /^Approval asked: changes hello\.txt \(3 lines now; file sha256 [0-9a-f]{12}\) \(durable: waiting for approval until .*\) digest [0-9a-f]{64}$/,
     )
     expect(await card.locator('.badge.approval').textContent()).toBe('waiting for approval')
+    // G3.10: it waits for a person; it is not shown as running.
+    expect(await card.locator('.running').count()).toBe(0)
   }, 60_000)
 })

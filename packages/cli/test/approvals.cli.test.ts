@@ -41,7 +41,7 @@ async function roundTrip(db: string[]): Promise<void> {
   expect(demo.code).toBe(0)
   expect(demo.stdout).toContain('approval: durable, so the write waits in the session for `tooltx approve`')
   expect(demo.stdout).toMatch(
-    /\? approval asked for write_note: writes a file in the workspace \(durable: waits in the session until \d{4}-\d\d-\d\dT[\d:.]+Z\)/,
+    /\? approval asked for write_note: writes a file in the workspace \(durable: waiting for approval until \d{4}-\d\d-\d\dT[\d:.]+Z\)/,
   )
   expect(demo.stdout).toContain(`this process can exit, the approval waits in the log.`)
   expect(demo.stdout).toContain(`Decide it from another command: npx tooltx approve ${id} call_note`)

@@ -586,7 +586,7 @@ describe('A2 forkSession and tooltx fork', () => {
     const badPoint = await tooltx(cwd, 'fork', demoId, '--at', 'turn:x', '--db', db)
     expect(badPoint.code).toBe(2)
     expect(badPoint.stderr).toBe(
-      'tooltx: --at must be a seq (such as 12) or turn:N (such as turn:1), got "turn:x"\n',
+      'tooltx: --at must be a seq (such as 12) or turn:N (such as turn:1), got "turn:x"\nsee tooltx fork --help\n',
     )
   }, 60_000)
 })

@@ -70,6 +70,6 @@ it('N1.5: replay --follow on a SQLite database fails with exit 2, saying it need
   const result = await tooltx(dir, 'replay', 'local', '--follow', '--db', db)
   expect(result.code).toBe(2)
   expect(result.stderr).toBe(
-    `tooltx: --follow needs a PostgreSQL session database (--db postgres://…), whose appends notify readers; ${db} is a SQLite file\n`,
+    `tooltx: --follow needs a PostgreSQL session database (--db postgres://…), whose appends notify readers; ${db} is a SQLite file\nsee tooltx replay --help\n`,
   )
 })

@@ -85,10 +85,10 @@ describe('tooltx errors and help', () => {
       says: ['no session "no-such-session"', 'tooltx sessions'],
     },
     {
-      title: 'a bad flag is a usage error with the command help',
+      title: 'a bad flag is a usage error that points to the command help',
       args: ['demo', '--bogus'],
       code: 2,
-      says: ["Unknown option '--bogus'", 'Usage: tooltx demo'],
+      says: ['tooltx: demo has no option --bogus\nsee tooltx demo --help'],
     },
     {
       title: 'run without an API key says exactly what to set',

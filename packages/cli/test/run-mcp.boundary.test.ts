@@ -64,6 +64,7 @@ beforeAll(async () => {
     toolset.runtime,
     toolset.scope,
     toolset.workspace.root,
+    path.join(base, 'logs'),
   )
 })
 

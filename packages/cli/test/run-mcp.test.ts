@@ -98,7 +98,7 @@ describe('Y4 tooltx run --mcp: reading the servers', () => {
 })
 
 describe('Y4 tooltx run --mcp: a recorded, replayable run', () => {
-  it('Y4.2, Y4.3: the filesystem server over stdio: its tools reach the model, calls go through the CLI policy and replay names the server', async () => {
+  it('Y4.2, Y4.3, K2.31: the filesystem server over stdio: its tools reach the model, calls go through the CLI policy, replay names the server, and its stderr goes to its log', async () => {
     const cwd = sampleWorkspace()
     writeFileSync(path.join(cwd, '.env'), 'SECRET=1\n')
     const model = await fakeModel([
@@ -120,7 +120,13 @@ describe('Y4 tooltx run --mcp: a recorded, replayable run', () => {
     ])
     const done = await run(cwd, model.baseURL, '--yes', '--mcp', `node ${FILESYSTEM_SERVER} ${cwd}`)
     expect(done.code).toBe(0)
-    expect(done.stdout).toMatch(/\nMCP server "filesystem": \d+ tools as mcp__filesystem__<tool>\n/)
+    expect(done.stdout).toMatch(
+      /\nMCP server "filesystem": \d+ tools as mcp__filesystem__<tool>; its stderr goes to \.tooltx\/mcp-filesystem\.log\n/,
+    )
+    // K2.31: what the server says on stderr is in its log, not between the timeline's lines.
+    const { readFileSync: readLog } = await import('node:fs')
+    expect(readLog(path.join(cwd, '.tooltx/mcp-filesystem.log'), 'utf8')).toMatch(/\S/)
+    expect(done.stderr).toBe('')
     const offered = (model.requests[0] as unknown as { tools: { function: { name: string } }[] }).tools.map(
       (t) => t.function.name,
     )

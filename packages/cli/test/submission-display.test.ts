@@ -55,3 +55,33 @@ describe('N2.14 a submitted message is the user’s', () => {
     expect(summarizeSession(events).task).toBe('summarise the open issues')
   })
 })
+
+describe('N2.15 a queued submission', () => {
+  const message = (text: string) => ({ role: 'user' as const, content: [{ type: 'text' as const, text }] })
+  const queued = (submission: string, text: string): NewSessionEvent => ({
+    type: 'submission/queued',
+    data: { submission, message: message(text) },
+  })
+
+  it('N2.15: a session whose recorded submission no worker took is queued and titled by it; taken, it is its turn; given up, it is not queued', () => {
+    const waiting = numbered([queued(SUBMISSION, 'summarise the open issues')])
+    expect(summarizeSession(waiting)).toMatchObject({ status: 'queued', task: 'summarise the open issues' })
+    expect(renderSession(waiting)).toContain(
+      `queued: "summarise the open issues" (submission ${SUBMISSION}); a worker answers it`,
+    )
+    const taken = numbered([queued(SUBMISSION, 'summarise the open issues'), ...submittedTurns().slice(0, 3)])
+    expect(summarizeSession(taken)).toMatchObject({ status: 'unfinished', task: 'summarise the open issues' })
+    const answered = numbered([queued(SUBMISSION, 'summarise the open issues'), ...submittedTurns()])
+    expect(summarizeSession(answered).status).toBe('completed')
+    const next = numbered([...submittedTurns(), queued('6f1c1d2e-0000-4000-8000-000000000002', 'and then?')])
+    expect(summarizeSession(next)).toMatchObject({ status: 'queued', task: 'summarise the open issues' })
+    const failed = numbered([
+      queued(SUBMISSION, 'x'),
+      {
+        type: 'submission/failed',
+        data: { submission: SUBMISSION, reason: 'no retry left', message: message('x') },
+      },
+    ])
+    expect(summarizeSession(failed)).toMatchObject({ status: 'empty', failedSubmissions: 1 })
+  })
+})

@@ -27,7 +27,7 @@ describe('F2 the timeline of a durable approval', () => {
       '    ▶ pay',
       '        {}',
       expect.stringMatching(
-        /^ {4}\? approval asked for pay: moves money \(durable: waits in the session until \d{4}-\d\d-\d\dT[\d:.]+Z\)$/,
+        /^ {4}\? approval asked for pay: moves money \(durable: waiting for approval until \d{4}-\d\d-\d\dT[\d:.]+Z\)$/,
       ),
       '    ? approval for pay: allowed-once by ops',
       '    ▶ the turn resumes after the decision',

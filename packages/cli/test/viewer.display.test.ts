@@ -9,7 +9,7 @@ import { type DisplayEntry, displaySession, SessionDisplay } from '../src/displa
 import { cliDefinitions, renderSession } from '../src/session-timeline.js'
 import { highlight } from '../web/src/highlight.js'
 import { lineDiff } from '../web/src/line-diff.js'
-import { type CardRow, filterRows, SessionRows } from '../web/src/rows.js'
+import { type CardRow, filterRows, nestedFailures, SessionRows } from '../web/src/rows.js'
 import { codeModeTurn, demoSession, numbered } from './viewer-fixtures.js'
 
 function scratchDir(): string {
@@ -134,7 +134,7 @@ describe('G3 the session page rows', () => {
     expect(rows.map((r) => r.type)).toEqual(['turn', 'step', 'message', 'card', 'turn-end'])
   })
 
-  it('G3.3: failures only keeps the failed cards (a failed sub-call counts); a tool and a turn narrow further', () => {
+  it('G3.3: failures only keeps the failed cards (a failed sub-call counts) under their turn and step headings; a tool and a turn narrow further', () => {
     const events = numbered([...codeModeTurn(1), ...codeModeTurn(2)])
     const ok = events.map((e) =>
       e.type === 'tool/code-dispatch' && e.data.turn === 2
@@ -144,9 +144,22 @@ describe('G3 the session page rows', () => {
     const rows = rowsOf(displaySession(ok, noDefinitions))
     const keys = (filter: Parameters<typeof filterRows>[1]) =>
       filterRows(rows, filter).map((r) => `${r.type}${r.turn}`)
-    expect(keys({ failuresOnly: true, tool: undefined, turn: undefined })).toEqual(['card1'])
-    expect(keys({ failuresOnly: false, tool: 'grep', turn: undefined })).toEqual(['card1', 'card2'])
-    expect(keys({ failuresOnly: false, tool: 'read_file', turn: 2 })).toEqual(['card2'])
+    expect(keys({ failuresOnly: true, tool: undefined, turn: undefined })).toEqual([
+      'turn1',
+      'step1',
+      'card1',
+    ])
+    expect(keys({ failuresOnly: false, tool: 'grep', turn: undefined })).toEqual([
+      'turn1',
+      'step1',
+      'card1',
+      'turn2',
+      'step2',
+      'card2',
+    ])
+    expect(keys({ failuresOnly: false, tool: 'read_file', turn: 2 })).toEqual(['turn2', 'step2', 'card2'])
+    const cards = rows.filter((row): row is CardRow => row.type === 'card')
+    expect(cards.map(nestedFailures)).toEqual([1, 0])
     expect(keys({ failuresOnly: false, tool: undefined, turn: 2 })).toEqual([
       'turn2',
       'step2',

@@ -118,6 +118,7 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.4: a worker killed mid-turn', ()
       'step/start',
     ]
     expect(brief(events)).toEqual([
+      'submission/queued',
       ...twoCalls('fresh', calls[0], calls[1]),
       'step/end',
       'turn/end interrupted',

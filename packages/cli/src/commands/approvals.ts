@@ -1,6 +1,7 @@
 import { type PendingApproval, pendingApprovals } from '@tooltx/agent'
 import type { SessionEvent } from '@tooltx/session'
 import { argumentLines, reasonLines } from '../display/approval-arguments.js'
+import { counted } from '../display/counted.js'
 import type { Output } from '../display/output.js'
 import { approveHint } from '../display/replay-hint.js'
 import { terminalSafe } from '../display/terminal-text.js'
@@ -8,7 +9,7 @@ import { dbLabel, existingSessions } from '../session-store.js'
 import { type Command, databaseCommand } from './command.js'
 import { type CommandUsage, DB_HELP } from './flags.js'
 
-/** `tooltx approvals`: its help, printed by `--help` and after each usage error. */
+/** `tooltx approvals`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'approvals',
   help: `Usage: tooltx approvals [options]
@@ -80,7 +81,7 @@ export async function approvalsCommand(options: { db: string }, out: Output): Pr
   out.line(
     waiting === 0
       ? `no approvals are waiting in ${dbLabel(options.db)}`
-      : `${waiting} approval${waiting === 1 ? '' : 's'} waiting in ${dbLabel(options.db)}`,
+      : `${counted(waiting, 'approval')} waiting in ${dbLabel(options.db)}`,
   )
 }
 

@@ -10,7 +10,7 @@ import { recordedArguments } from './approvals.js'
 import { type Command, defineCommand } from './command.js'
 import { type CommandUsage, DB_HELP, dbPath, defined, usageError } from './flags.js'
 
-/** `tooltx approve`: its help, printed by `--help` and after each usage error. */
+/** `tooltx approve`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'approve',
   help: `Usage: tooltx approve <session> <call-id> [options]

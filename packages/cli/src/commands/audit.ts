@@ -11,7 +11,7 @@ import { workspaceTools } from '../toolset.js'
 import { type Command, defineCommand } from './command.js'
 import { type CommandUsage, count, DB_HELP, dbPath, defined, usageError } from './flags.js'
 
-/** `tooltx audit`: its help, printed by `--help` and after each usage error. */
+/** `tooltx audit`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'audit',
   help: `Usage: tooltx audit <id…> --policy FILE [options]

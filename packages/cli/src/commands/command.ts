@@ -24,7 +24,7 @@ export function defineCommand<const S extends FlagSpec>(
   run: (parsed: ParsedFlags<S>, out: Output, env: NodeJS.ProcessEnv) => Promise<number>,
 ): Command {
   return async (args, out, env) => {
-    const parsed = parseFlags(args, flags, usage.help)
+    const parsed = parseFlags(args, flags, usage)
     if ((parsed.values as { help?: boolean }).help) {
       out.line(usage.help)
       return 0

@@ -1,11 +1,11 @@
 import { existsSync } from 'node:fs'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { type Agent, createAgent, type PendingApproval, scripted, type TurnOutcome } from '@tooltx/agent'
+import { type Agent, createAgent, type PendingApproval, type TurnOutcome } from '@tooltx/agent'
 import { openSession, type Session, type SessionStore, suspendedTurn } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { codeModeComparison } from '../code-mode-comparison.js'
-import { DEMO_SCRIPT, DEMO_TASK } from '../demo-script.js'
+import { DEMO_SCRIPT, DEMO_TASK, demoModel } from '../demo-script.js'
 import { freshDemoWorkspace } from '../demo-workspace.js'
 import { watchSession } from '../display/live-progress.js'
 import type { Output } from '../display/output.js'
@@ -19,7 +19,7 @@ import { createToolset } from '../toolset.js'
 import { type Command, defineCommand } from './command.js'
 import { type CommandUsage, DB_HELP, dbPath, defined, noPositionals, usageError } from './flags.js'
 
-/** `tooltx demo`: its help, printed by `--help` and after each usage error. */
+/** `tooltx demo`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'demo',
   help: `Usage: tooltx demo [options]
@@ -144,7 +144,7 @@ async function runDemoAgent(
       runtime,
       scope,
       session,
-      model: scripted(run.script, { delayMs: options.fast ? 0 : 12 }),
+      model: demoModel(run.script, { delayMs: options.fast ? 0 : 12 }),
       ...(approvals
         ? { approvals: 'durable' as const }
         : {

@@ -3,7 +3,7 @@ import path from 'node:path'
 import { parseArgs } from 'node:util'
 import type { ToolMode } from '@tooltx/core'
 import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
-import { UsageError } from '../display/output.js'
+import { seeHelp, UsageError } from '../display/output.js'
 
 /**
  * A command's flags by kind: `strings` take a value, `repeatable` take a value and may be given
@@ -37,28 +37,65 @@ export type ParsedFlags<S extends FlagSpec> = ReturnType<
   typeof parseArgs<{ args: string[]; allowPositionals: true; strict: true; options: FlagOptions<S> }>
 >
 
-/** Parses `args` with the flags of `spec`; a parse error is a usage error followed by `help`. */
+/**
+ * Parses `args` with the flags of `spec`. A flag the command does not take, a flag that needs a
+ * value given none, and a switch given one are usage errors said in our words (K2.26), never
+ * Node's option-parser text.
+ */
 export function parseFlags<const S extends FlagSpec>(
   args: string[],
   spec: S,
-  help: string | undefined,
+  usage: CommandUsage,
 ): ParsedFlags<S> {
-  try {
-    return parseArgs({ args, allowPositionals: true, strict: true, options: flagOptions(spec) })
-  } catch (error) {
-    throw new UsageError(`${(error as Error).message}\n\n${help}`, 2)
+  const options = flagOptions(spec)
+  const { tokens } = parseArgs({ args, allowPositionals: true, strict: false, tokens: true, options })
+  for (const token of tokens) {
+    if (token.kind === 'option') checkFlag(usage, options, token)
+  }
+  return parseArgs({ args, allowPositionals: true, strict: true, options })
+}
+
+/** One flag as the option parser read it. */
+interface FlagToken {
+  readonly name: string
+  readonly rawName: string
+  readonly value?: string | undefined
+  readonly inlineValue?: boolean | undefined
+}
+
+/** Refuses `token` unless the command takes it and it has a value exactly when it needs one. */
+function checkFlag(usage: CommandUsage, options: FlagOptions<FlagSpec>, token: FlagToken): void {
+  const option = Object.hasOwn(options, token.name)
+    ? (options as Record<string, { type: 'string' | 'boolean' }>)[token.name]
+    : undefined
+  const flag = option === undefined ? token.rawName : `--${token.name}`
+  if (option === undefined) throw usageError(usage, `${usage.name} has no option ${flag}`)
+  if (option.type === 'boolean' && token.value !== undefined) {
+    throw usageError(usage, `${flag} is a switch and takes no value, got "${token.value}"`)
+  }
+  if (option.type === 'string' && token.value === undefined) {
+    throw usageError(usage, `${flag} needs a value: ${flag} VALUE`)
+  }
+  if (option.type === 'string' && token.inlineValue === false && token.value?.startsWith('-')) {
+    throw usageError(
+      usage,
+      `${flag} needs a value, got the option "${token.value}"; write ${flag}=${token.value} if that is the value`,
+    )
   }
 }
 
-/** A command's name, as the user types it, and its help: what `--help` prints and every usage error ends with. */
+/** A command's name, as the user types it, and its help, which `--help` prints. */
 export interface CommandUsage {
   readonly name: string
   readonly help: string
 }
 
-/** The usage error (exit 2) that says `message`, then the command's help. */
+/**
+ * The usage error (exit 2) that says `message` on one line, then where the command's help is
+ * (K2.26): the whole help would bury the line that matters.
+ */
 export function usageError(usage: CommandUsage, message: string): UsageError {
-  return new UsageError(`${message}\n\n${usage.help}`, 2)
+  return new UsageError(`${message}\n${seeHelp(usage.name)}`, 2)
 }
 
 /** The help lines of `--db` for a command that opens or creates the session database. */

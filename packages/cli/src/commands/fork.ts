@@ -1,11 +1,12 @@
 import { type ForkPoint, forkOrigin, forkSession } from '@tooltx/session'
-import { type Output, UsageError } from '../display/output.js'
+import { counted } from '../display/counted.js'
+import type { Output } from '../display/output.js'
 import { continueHint, replayHint } from '../display/replay-hint.js'
 import { openStore, storedSessionId } from '../session-store.js'
 import { type Command, defineCommand } from './command.js'
 import { type CommandUsage, DB_HELP, dbPath, defined, usageError } from './flags.js'
 
-/** `tooltx fork`: its help, printed by `--help` and after each usage error. */
+/** `tooltx fork`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'fork',
   help: `Usage: tooltx fork <id> --at <seq | turn:N> [options]
@@ -38,7 +39,7 @@ export function parseForkPoint(text: string): ForkPoint {
   if (/^\d{1,15}$/.test(text)) return Number(text)
   const turn = /^turn:(\d{1,15})$/.exec(text)
   if (turn !== null) return { turn: Number(turn[1]) }
-  throw new UsageError(`--at must be a seq (such as 12) or turn:N (such as turn:1), got "${text}"`, 2)
+  throw usageError(USAGE, `--at must be a seq (such as 12) or turn:N (such as turn:1), got "${text}"`)
 }
 
 /**
@@ -57,7 +58,9 @@ export async function forkCommand(options: ForkCommandOptions, out: Output): Pro
     })
     const events = fork.events()
     await fork.close()
-    out.line(`Forked ${source} at seq ${forkOrigin(events)?.at} into ${fork.id} (${events.length} events).`)
+    out.line(
+      `Forked ${source} at seq ${forkOrigin(events)?.at} into ${fork.id} (${counted(events.length, 'event')}).`,
+    )
     out.line(`Replay it with:   ${replayHint(fork.id, options.db)}`)
     out.line(`Continue it with: ${continueHint(fork.id, options.db)}`)
     return fork.id

@@ -16,6 +16,7 @@ import {
   serveStdio,
 } from '@tooltx/mcp'
 import { assertSessionId, DEFAULT_SQLITE_PATH, openSession, postgresEventStore } from '@tooltx/session'
+import { counted } from '../display/counted.js'
 import { type Output, UsageError } from '../display/output.js'
 import { replayHint } from '../display/replay-hint.js'
 import { dbLabel, isPostgres, openStore } from '../session-store.js'
@@ -28,7 +29,7 @@ const DB_HELP = `  --db PATH|URL    with --session, the session database: a SQLi
                    ${DEFAULT_SQLITE_PATH}) or a postgres:// connection string; a PostgreSQL
                    database also keeps the events of resumable HTTP streams`
 
-/** `tooltx mcp serve`: its help, printed by `--help` and after each usage error. */
+/** `tooltx mcp serve`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'mcp serve',
   help: `Usage: tooltx mcp serve [options]
@@ -62,9 +63,9 @@ function listenAddress(value: string): { host: string; port: number } {
   const match = /^(.*):(\d{1,5})$/.exec(value)
   const port = match === null ? Number.NaN : Number(match[2])
   if (match === null || port > 65_535)
-    throw new UsageError(
+    throw usageError(
+      USAGE,
       `--http needs [HOST]:PORT, e.g. --http :8848 or --http 127.0.0.1:8848; got "${value}"`,
-      2,
     )
   const host = match[1]!.replace(/^\[(.*)\]$/, '$1')
   return { host: host === '' ? '127.0.0.1' : host, port }
@@ -76,14 +77,14 @@ function listenAddress(value: string): { host: string; port: number } {
  */
 function httpGate(given: string, host: string, token: string | undefined): void {
   if (token === undefined && !isLoopbackHost(host))
-    throw new UsageError(
+    throw usageError(
+      USAGE,
       `--http ${given} listens beyond this machine (${host} is not a loopback address), so anyone who can reach it could use the tools: pass --token T (or set TOOLTX_MCP_TOKEN), e.g. --token "$(openssl rand -hex 16)", or listen on loopback, e.g. --http 127.0.0.1:8848`,
-      2,
     )
   if (token !== undefined && token.length < 16)
-    throw new UsageError(
+    throw usageError(
+      USAGE,
       `--token (or TOOLTX_MCP_TOKEN) must be at least 16 characters, got ${token.length}; e.g. --token "$(openssl rand -hex 16)"`,
-      2,
     )
 }
 
@@ -105,9 +106,9 @@ async function servedTools(
 ): Promise<{ runtime: ToolRuntime; scope?: RuntimeScope; what: string }> {
   if (values.tools !== undefined) {
     if (values.workspace !== undefined)
-      throw new UsageError(
+      throw usageError(
+        USAGE,
         '--tools serves the tools of your module and --workspace the workspace tools; pass one of them',
-        2,
       )
     const runtime = createToolRuntime({ reportError })
     await registerToolsModule(runtime, values.tools)
@@ -126,9 +127,9 @@ async function servedTools(
 async function recordedSession(values: ServeFlags, out: Output) {
   if (values.session === undefined) {
     if (values.db !== undefined)
-      throw new UsageError(
+      throw usageError(
+        USAGE,
         '--db needs --session ID: it names the database the served calls are recorded in',
-        2,
       )
     return undefined
   }
@@ -136,7 +137,7 @@ async function recordedSession(values: ServeFlags, out: Output) {
   try {
     assertSessionId(id)
   } catch (error) {
-    throw new UsageError(`--session: ${(error as Error).message}`, 2)
+    throw usageError(USAGE, `--session: ${(error as Error).message}`)
   }
   const db = values.db === undefined || values.db === '' ? DEFAULT_SQLITE_PATH : values.db
   const store = openStore(db)
@@ -157,7 +158,7 @@ async function recordedSession(values: ServeFlags, out: Output) {
       await store.close()
       const calls = session.events().filter((event) => event.type === 'tool/call').length
       out.error(
-        `tooltx: session ${id} now holds ${calls} tool call${calls === 1 ? '' : 's'}. Replay it with: ${replayHint(id, db)}`,
+        `tooltx: session ${id} now holds ${counted(calls, 'tool call')}. Replay it with: ${replayHint(id, db)}`,
       )
     },
   }
@@ -211,9 +212,9 @@ async function serve(values: ServeFlags, out: Output, env: NodeJS.ProcessEnv): P
   // Only a flag given on this command line is a mistake without --http: TOOLTX_MCP_TOKEN is set
   // for HTTP serving (a shell profile, a service file), so stdio serving ignores it.
   if (values.token !== undefined && values.http === undefined)
-    throw new UsageError(
+    throw usageError(
+      USAGE,
       '--token needs --http: over stdio the client that spawned the server is the only peer',
-      2,
     )
   // An empty TOOLTX_MCP_TOKEN is no token, as an unset one.
   const token = values.http === undefined ? undefined : (values.token ?? (env.TOOLTX_MCP_TOKEN || undefined))

@@ -1,6 +1,6 @@
 import type { SessionEvent } from '@tooltx/session'
+import { counted } from '../display/counted.js'
 import type { Output } from '../display/output.js'
-import { UsageError } from '../display/output.js'
 import { recordedLookup } from '../display/presenters.js'
 import { TimelineRenderer } from '../display/timeline.js'
 import { STOPPED_EXIT_STATUS } from '../run-control.js'
@@ -9,7 +9,7 @@ import { cliDefinitions, renderSession } from '../session-timeline.js'
 import { type Command, defineCommand } from './command.js'
 import { type CommandUsage, DB_HELP, dbPath, usageError } from './flags.js'
 
-/** `tooltx replay`: its help, printed by `--help` and after each usage error. */
+/** `tooltx replay`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'replay',
   help: `Usage: tooltx replay <id | latest | id-prefix> [options]
@@ -39,14 +39,14 @@ export async function replayCommand(
   const reader = existingSessions(options.db, `no session "${options.id}"`)
   try {
     if (options.follow === true && !('follow' in reader)) {
-      throw new UsageError(
+      throw usageError(
+        USAGE,
         `--follow needs a PostgreSQL session database (--db postgres://…), whose appends notify readers; ${options.db} is a SQLite file`,
-        2,
       )
     }
     const id = resolveSession(options.id, await reader.listSessions(), options.db)
     const events = (await reader.read(id)) ?? []
-    out.line(`session ${id} (${events.length} events)`)
+    out.line(`session ${id} (${counted(events.length, 'event')})`)
     out.line()
     if (options.follow !== true || !('follow' in reader)) {
       for (const line of renderSession(events)) out.line(line)

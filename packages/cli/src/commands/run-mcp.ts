@@ -3,6 +3,8 @@
  * through the CLI's pipeline like a workspace tool's, plus an approval before every call,
  * because the server is another party whose annotations never relax policy.
  */
+import { closeSync, mkdirSync, openSync } from 'node:fs'
+import path from 'node:path'
 import type { RuntimeScope, ToolRuntime } from '@tooltx/core'
 import {
   type ClientCapabilityOptions,
@@ -133,9 +135,19 @@ function parseUrl(value: string): URL {
 
 /** The servers of a run, connected and registered; `close` unregisters and disconnects all. */
 export interface RunServers {
-  /** Per server: its name and how many tools it added. */
-  readonly imported: readonly { name: string; tools: number; skipped: number }[]
+  /** Per server: its name, how many tools it added, and the file its stderr goes to (a command's). */
+  readonly imported: readonly { name: string; tools: number; skipped: number; log?: string }[]
   close(): Promise<void>
+}
+
+/**
+ * The log file a spawned server's stderr is appended to, `<logs>/mcp-<name>.log`, opened for
+ * appending: what a server says on stderr is kept apart from the run's timeline (K2.31).
+ */
+function serverLog(logs: string, name: string): { file: string; fd: number } {
+  mkdirSync(logs, { recursive: true })
+  const file = path.join(logs, `mcp-${name}.log`)
+  return { file, fd: openSync(file, 'a') }
 }
 
 /**
@@ -146,31 +158,39 @@ export interface RunServers {
  * and the person's side of `person`: the questions it asks, its requests for a completion and
  * its log (Y4.7, Y4.8, Y4.10). An HTTP server is given `authorize(spec)` as its OAuth (Y5.22).
  * When one cannot connect, the ones already connected are closed and it throws an error naming
- * the server and why.
+ * the server and why. A command's stderr is appended to its log file in the folder `logs`
+ * (`serverLog`), never mixed into the timeline.
  */
 export async function connectRunServers(
   specs: readonly McpServerSpec[],
   runtime: ToolRuntime,
   scope: RuntimeScope,
   workspace: string,
+  logs: string,
   person: Pick<ClientCapabilityOptions, 'onElicit' | 'onSample' | 'onLog'> = {},
   authorize?: (spec: McpServerSpec) => McpAuth,
 ): Promise<RunServers> {
-  const sets: { spec: McpServerSpec; set: McpToolSet }[] = []
+  const sets: { spec: McpServerSpec; set: McpToolSet; log?: string }[] = []
+  const fds: number[] = []
   const closeAll = async () => {
     await Promise.allSettled(sets.map(({ set }) => set.close()))
+    for (const fd of fds.splice(0)) closeSync(fd)
   }
   for (const spec of specs) {
+    const log = 'command' in spec.connection ? serverLog(logs, spec.name) : undefined
+    if (log !== undefined) fds.push(log.fd)
     try {
       const connection =
         'command' in spec.connection
-          ? { ...spec.connection, cwd: workspace }
+          ? { ...spec.connection, cwd: workspace, stderr: log!.fd }
           : { ...spec.connection, ...(authorize === undefined ? {} : { auth: authorize(spec) }) }
-      sets.push({ spec, set: await mcpTools(connection, { name: spec.name, roots: [workspace], ...person }) })
+      const set = await mcpTools(connection, { name: spec.name, roots: [workspace], ...person })
+      sets.push({ spec, set, ...(log === undefined ? {} : { log: log.file }) })
     } catch (error) {
       await closeAll()
+      const see = log === undefined ? '' : ` (its stderr is in ${log.file})`
       throw new Error(
-        `--mcp "${spec.given}": cannot connect to the MCP server: ${error instanceof Error ? error.message : String(error)}`,
+        `--mcp "${spec.given}": cannot connect to the MCP server: ${error instanceof Error ? error.message : String(error)}${see}`,
       )
     }
   }
@@ -188,10 +208,11 @@ export async function connectRunServers(
     ),
   )
   return {
-    imported: sets.map(({ spec, set }) => ({
+    imported: sets.map(({ spec, set, log }) => ({
       name: spec.name,
       tools: set.tools.length,
       skipped: set.skipped.length,
+      ...(log === undefined ? {} : { log }),
     })),
     async close() {
       for (const off of offs) off()

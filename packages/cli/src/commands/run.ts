@@ -10,8 +10,9 @@ import {
 } from '@tooltx/agent'
 import type { ToolMode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
-import { openSession } from '@tooltx/session'
+import { DEFAULT_SQLITE_PATH, openSession } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
+import { counted } from '../display/counted.js'
 import { watchSession } from '../display/live-progress.js'
 import { ModelProgress } from '../display/model-progress.js'
 import { type Output, UsageError } from '../display/output.js'
@@ -38,7 +39,10 @@ import {
 import { connectRunServers, type McpServerSpec, mcpServerSpecs } from './run-mcp.js'
 import { runAuthorization } from './run-mcp-auth.js'
 
-/** `tooltx run`: its help, printed by `--help` and after each usage error. */
+/** Where the stderr of each server `--mcp` spawns is kept (K2.31): the CLI's own folder, `.tooltx/`. */
+const MCP_LOGS = path.resolve(path.dirname(DEFAULT_SQLITE_PATH))
+
+/** `tooltx run`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'run',
   help: `Usage: tooltx run "<task>" [options]
@@ -257,8 +261,14 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     onSample: terminalSampler(out, model, interrupt),
     onLog: timelineLog(out),
   }
-  const servers = await connectRunServers(options.mcp ?? [], runtime, scope, workspace.root, person, (spec) =>
-    runAuthorization(spec.name, out, options.env),
+  const servers = await connectRunServers(
+    options.mcp ?? [],
+    runtime,
+    scope,
+    workspace.root,
+    MCP_LOGS,
+    person,
+    (spec) => runAuthorization(spec.name, out, options.env),
   ).catch(async (error) => {
     await session.close()
     await store.close()
@@ -270,12 +280,13 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
       ? workspaceToolsLine(names, options.allowShell ?? [], options.yes)
       : toolsLine(options.tools, names),
   )
-  for (const { name, tools, skipped } of servers.imported) {
+  for (const { name, tools, skipped, log } of servers.imported) {
     const left =
       skipped === 0
         ? ''
         : ` (${skipped} left out: their names collide, or their schemas do not compile or hold patterns RE2 cannot run)`
-    out.line(`MCP server "${name}": ${tools} tool${tools === 1 ? '' : 's'} as mcp__${name}__<tool>${left}`)
+    const said = log === undefined ? '' : `; its stderr goes to ${path.relative('.', log)}`
+    out.line(`MCP server "${name}": ${counted(tools, 'tool')} as mcp__${name}__<tool>${left}${said}`)
   }
   const stop = watchSession(session, runtime, scope, out, [], progress)
   // Code Mode programs run in the QuickJS sandbox; native mode never starts it.

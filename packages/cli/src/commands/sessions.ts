@@ -1,11 +1,13 @@
 import type { SessionReader } from '@tooltx/session'
+import { counted } from '../display/counted.js'
 import type { Output } from '../display/output.js'
 import { type SessionSummary, summarizeSession } from '../display/session-summary.js'
+import { plainTitle } from '../display/terminal-text.js'
 import { dbLabel, openSessions } from '../session-store.js'
 import { type Command, databaseCommand } from './command.js'
 import { type CommandUsage, DB_HELP } from './flags.js'
 
-/** `tooltx sessions`: its help, printed by `--help` and after each usage error. */
+/** `tooltx sessions`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'sessions',
   help: `Usage: tooltx sessions [options]
@@ -22,8 +24,7 @@ const TASK_CHARS = 60
 
 /** `text` on one line (control characters and runs of white space as one space), at most `max` characters. */
 function oneLine(text: string, max: number): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: control characters are what is replaced
-  const flat = [...text.replace(/[\s\u0000-\u001f\u007f-\u009f]+/g, ' ').trim()]
+  const flat = [...plainTitle(text)]
   return flat.length <= max ? flat.join('') : `${flat.slice(0, max - 1).join('')}…`
 }
 
@@ -33,10 +34,10 @@ function lineage(about: SessionSummary): string {
   return origin === undefined ? '' : `(forked from ${origin.source} at seq ${origin.at}) `
 }
 
-/** `(<n> submitted message(s) failed) ` when a worker gave up on some (N2.12), else `''`. */
+/** `(<n> submitted message(s) failed: see replay) ` when a worker gave up on some (N2.12), else `''`. */
 function failed(about: SessionSummary): string {
   const n = about.failedSubmissions
-  return n === 0 ? '' : `(${n} submitted message${n === 1 ? '' : 's'} failed: see replay) `
+  return n === 0 ? '' : `(${counted(n, 'submitted message')} failed: see replay) `
 }
 
 /** A session's summary; a session whose rows are damaged is listed with the damage instead. */

@@ -1,15 +1,20 @@
+import { randomUUID } from 'node:crypto'
+import type { UserMessage } from '@tooltx/core'
+import { isLeaseHeld, type NewSessionEvent, openSession } from '@tooltx/session'
 import { turnQueue } from '@tooltx/worker'
 import type { Output } from '../display/output.js'
+import { openStore } from '../session-store.js'
 import { type Command, defineCommand } from './command.js'
 import { type CommandUsage, defined, postgresUrl, usageError } from './flags.js'
 
-/** `tooltx submit`: its help, printed by `--help` and after each usage error. */
+/** `tooltx submit`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'submit',
   help: `Usage: tooltx submit <session> "<message>" --db postgres://…
 
-Queues the message for session <session> (created if new) and prints the submission id once
-the job is durable; a running \`tooltx worker\` answers it.
+Records the message in session <session> (created if new) as queued, so \`tooltx sessions\`,
+\`tooltx replay --follow\` and \`tooltx view\` show it at once, queues it, and prints the
+submission id once the job is durable; a running \`tooltx worker\` answers it.
 
 Options:
   --db URL         the PostgreSQL of the sessions and the queue (required)
@@ -28,9 +33,11 @@ export interface SubmitCommandOptions {
 }
 
 /**
- * Queues "run the next turn of `session` with `message`" for the workers and prints the
- * submission id once the job is durable. A bad session id or an empty message throws
- * `INVALID_DEFINITION` before anything is queued.
+ * Records `message` in `session` as `submission/queued` (N2.15), creating the session when it is
+ * new, then queues "run the next turn of `session` with `message`" for the workers under the
+ * same id and prints it once the job is durable. A session a worker holds is not written to:
+ * the queued message waits there for it all the same. A bad session id or an empty message
+ * throws `INVALID_DEFINITION` before anything is recorded or queued.
  */
 export async function submitCommand(options: SubmitCommandOptions, out: Output): Promise<void> {
   const queue = turnQueue({
@@ -39,10 +46,44 @@ export async function submitCommand(options: SubmitCommandOptions, out: Output):
     reportError: (e) => out.error(String(e)),
   })
   try {
-    const id = await queue.submit(options.session, options.message)
+    const id = randomUUID()
+    const message: UserMessage = { role: 'user', content: [{ type: 'text', text: options.message }] }
+    const queued: NewSessionEvent = { type: 'submission/queued', data: { submission: id, message } }
+    const recorded = await appendUnlessHeld(options.db, options.session, queued)
+    try {
+      await queue.submit(options.session, message, { id })
+    } catch (error) {
+      // The queue's failure is what the person needs to hear; recording it is a courtesy, so no
+      // reader waits for a message no worker will take.
+      const reason = `tooltx submit could not queue it: ${error instanceof Error ? error.message : String(error)}`
+      const failed: NewSessionEvent = { type: 'submission/failed', data: { submission: id, reason, message } }
+      if (recorded) await appendUnlessHeld(options.db, options.session, failed).catch(() => false)
+      throw error
+    }
     out.line(`submitted ${id} to session ${options.session}; a worker runs it (tooltx worker --db …)`)
   } finally {
     await queue.close()
+  }
+}
+
+/**
+ * Appends `event` to `session` of `db`, creating the session when new; resolves `false` without
+ * writing when a worker holds the session (its lease is live): taking the lease would fence
+ * that worker's turn.
+ */
+async function appendUnlessHeld(db: string, session: string, event: NewSessionEvent): Promise<boolean> {
+  const store = openStore(db)
+  try {
+    const log = await openSession(store, { id: session, repair: false }).catch((error: unknown) => {
+      if (isLeaseHeld(error)) return undefined
+      throw error
+    })
+    if (log === undefined) return false
+    await log.appendBatch([event])
+    await log.close()
+    return true
+  } finally {
+    await store.close()
   }
 }
 

@@ -8,7 +8,7 @@ import { openViewerSource } from '../viewer/viewer-source.js'
 import { type Command, defineCommand } from './command.js'
 import { type CommandUsage, dbPath, defined, usageError } from './flags.js'
 
-/** `tooltx view`: its help, printed by `--help` and after each usage error. */
+/** `tooltx view`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'view',
   help: `Usage: tooltx view [id | latest | id-prefix] [options]

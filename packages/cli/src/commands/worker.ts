@@ -18,7 +18,7 @@ import {
 } from './flags.js'
 import { AGENT_SYSTEM_PROMPT, chooseModel, type ModelChoice, toolsLine } from './run.js'
 
-/** `tooltx worker`: its help, printed by `--help` and after each usage error. */
+/** `tooltx worker`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
   name: 'worker',
   help: `Usage: tooltx worker --db postgres://… [options]

@@ -1,4 +1,5 @@
 import type { AuditDecision, AuditedCall, SessionAudit } from '@tooltx/agent'
+import { counted } from './counted.js'
 
 /** The audit of one stored session, as `tooltx audit` reports it. */
 export interface AuditedSession {
@@ -79,11 +80,10 @@ export function auditTable(sessions: readonly AuditedSession[]): string[] {
     lines.push(format(header), ...rows.map(format))
   }
   const t = auditTotals(sessions)
-  const plural = (n: number, word: string) => `${n} ${word}${n === 1 ? '' : 's'}`
   lines.push(
     '',
-    `${plural(t.calls, 'call')} in ${plural(t.sessions, 'session')}: ${t.changed} would change, ${t.unchanged} unchanged, ` +
-      `${t.notComparable} without a recorded decision, ${plural(t.policyFailures, 'policy failure')}`,
+    `${counted(t.calls, 'call')} in ${counted(t.sessions, 'session')}: ${t.changed} would change, ${t.unchanged} unchanged, ` +
+      `${t.notComparable} without a recorded decision, ${counted(t.policyFailures, 'policy failure')}`,
   )
   return lines
 }

@@ -1,4 +1,6 @@
 import type { CallView, ContentBlock, ResultView } from '@tooltx/core'
+import { counted } from './counted.js'
+import { plainTitle } from './terminal-text.js'
 
 const MAX_LINES = 8
 
@@ -15,14 +17,15 @@ function contentLines(content: readonly ContentBlock[] | undefined): string[] {
 function clip(lines: string[]): string[] {
   return lines.length <= MAX_LINES
     ? lines
-    : [...lines.slice(0, MAX_LINES), `… ${lines.length - MAX_LINES} more lines`]
+    : [...lines.slice(0, MAX_LINES), `… ${counted(lines.length - MAX_LINES, 'more line')}`]
 }
 
 /** The one-line title of a call card, e.g. `Read README.md  [read]`. */
 export function callTitle(view: CallView): string {
-  if (view.card === 'generic' && view.kind !== undefined) return `${view.title}  [${view.kind}]`
-  if (view.card === 'terminal') return `$ ${view.title}`
-  return view.title
+  const title = plainTitle(view.title)
+  if (view.card === 'generic' && view.kind !== undefined) return `${title}  [${view.kind}]`
+  if (view.card === 'terminal') return `$ ${title}`
+  return title
 }
 
 /** The lines a call card shows under its title. */
@@ -57,12 +60,12 @@ export function resultBody(view: ResultView): string[] {
       }
       return clip([
         ...view.files.flatMap((file) => file.matches.map((m) => `${file.path}:${m.line}  ${m.text}`)),
-        `${view.total} match(es)`,
+        counted(view.total, 'match', 'matches'),
       ])
     case 'read':
       return clip([
         ...view.lines.map((line) => `${String(line.number).padStart(4)}  ${line.text}`),
-        `(${view.path}: ${view.lines.length} of ${view.totalLines} lines)`,
+        `(${view.path}: ${view.lines.length} of ${counted(view.totalLines, 'line')})`,
       ])
     case 'web':
       return view.kind === 'fetch'

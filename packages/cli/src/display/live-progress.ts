@@ -40,8 +40,10 @@ export function watchSession(
   }
   const off = session.on((event) => {
     const lines = timeline.render(event)
+    // A reply shown as it streamed: its message lines (the last, from STREAMED on) are not shown again.
     const shown = event.type === 'assistant/message' && model?.takeStreamed() === true
-    for (const line of lines) if (!(shown && line.startsWith(STREAMED))) out.line(line)
+    const streamedAt = shown ? lines.findIndex((line) => line.startsWith(STREAMED)) : -1
+    for (const line of streamedAt === -1 ? lines : lines.slice(0, streamedAt)) out.line(line)
     if (event.type === 'tool/call') running.set(event.data.callId, terminalSafe(event.data.name))
     if (event.type === 'tool/result') running.delete(event.data.callId)
     paint()

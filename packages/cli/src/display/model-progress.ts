@@ -1,5 +1,6 @@
 import type { ModelStreamEvent } from '@tooltx/agent'
 import type { Output } from './output.js'
+import { HANGING } from './timeline.js'
 
 /** What `WatchedModel` tells about each request it passes on; never changes the request or its events. */
 export interface ModelObserver {
@@ -49,7 +50,8 @@ export class ModelProgress implements ModelObserver {
     if (event.type !== 'text-delta' || event.text === '') return
     if (!this.#streaming) this.#out.text('    assistant: ')
     this.#streaming = true
-    this.#out.text(event.text)
+    // Its later lines stand under the first, as the timeline's message lines do (K2.28).
+    this.#out.text(event.text.replaceAll('\n', `\n    ${HANGING}`))
   }
 
   requestEnded(): void {

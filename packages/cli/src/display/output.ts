@@ -143,3 +143,8 @@ export class UsageError extends Error {
     this.name = 'UsageError'
   }
 }
+
+/** The line that ends every usage error: where the help of `command` (or of tooltx) is. */
+export function seeHelp(command?: string): string {
+  return `see tooltx ${command === undefined ? '' : `${command} `}--help`
+}

@@ -12,6 +12,7 @@ import {
 import { RUN_CODE } from '@tooltx/core/internal'
 import type { ContextCompactedData, SessionEvent, TurnEndReason } from '@tooltx/session'
 import { callTitle } from './card-text.js'
+import { counted } from './counted.js'
 import { fromUser } from './session-summary.js'
 
 /** Looks up the definition a card is built from (U1.9: through the scope's view). */
@@ -37,7 +38,7 @@ function compactionLine(data: ContextCompactedData): string {
     return `⇢ context compacted: the history through seq ${data.through} summarised (${tokens})`
   }
   const n = data.cleared.length
-  return `⇢ context compacted: ${n} old tool result${n === 1 ? '' : 's'} cleared (${tokens})`
+  return `⇢ context compacted: ${counted(n, 'old tool result')} cleared (${tokens})`
 }
 
 /**
@@ -53,7 +54,14 @@ export type DisplayEntry =
        * context compaction (T3.7), a reply that stopped for a reason other than its end (T2.2),
        * or a suspended turn that resumed after its approval was decided (F2.7).
        */
-      readonly what: 'fork' | 'effect' | 'compacted' | 'stop' | 'resumed' | 'submission-failed'
+      readonly what:
+        | 'fork'
+        | 'effect'
+        | 'compacted'
+        | 'stop'
+        | 'resumed'
+        | 'submission-failed'
+        | 'submission-queued'
       readonly text: string
     })
   | (At & { readonly kind: 'turn-start' })
@@ -76,6 +84,8 @@ export type DisplayEntry =
       readonly view: CallView
       /** The program of a Code Mode call (`run_code`'s `code` argument). */
       readonly program?: string
+      /** When the call was seen (epoch ms), when known: a running call's time counts from it (G3.8). */
+      readonly startedAt?: number
     })
   | (At & {
       readonly kind: 'result'
@@ -134,6 +144,11 @@ export function contentText(content: readonly ContentBlock[]): string {
     .join('\n')
 }
 
+/** `contentText` on one line, each run of whitespace one space: a submitted message in a note. */
+function oneLineText(content: readonly ContentBlock[]): string {
+  return contentText(content).replace(/\s+/g, ' ')
+}
+
 /** The `code` argument of a `run_code` call, when its arguments hold one. */
 function programOf(raw: string): string | undefined {
   const args = parseToolArguments(raw)
@@ -174,7 +189,7 @@ export class SessionDisplay {
         }
       case 'submission/failed': {
         const { submission, reason, message } = event.data
-        const text = contentText(message.content).replace(/\s+/g, ' ')
+        const text = oneLineText(message.content)
         return {
           kind: 'note',
           seq,
@@ -182,6 +197,17 @@ export class SessionDisplay {
           step: 0,
           what: 'submission-failed',
           text: `✗ submitted message ${submission} was given up, never answered: ${reason} (message: ${JSON.stringify(text)})`,
+        }
+      }
+      case 'submission/queued': {
+        const { submission, message } = event.data
+        return {
+          kind: 'note',
+          seq,
+          turn: 0,
+          step: 0,
+          what: 'submission-queued',
+          text: `queued: ${JSON.stringify(oneLineText(message.content))} (submission ${submission}); a worker answers it`,
         }
       }
       case 'tool/effect':
@@ -233,7 +259,11 @@ export class SessionDisplay {
         const view = callCard(this.#lookup(name), name, raw)
         const program = name === RUN_CODE ? programOf(raw) : undefined
         const entry = { kind: 'call', seq, turn, step, callId, name, title: callTitle(view), view } as const
-        return program === undefined ? entry : { ...entry, program }
+        return {
+          ...entry,
+          ...(program === undefined ? {} : { program }),
+          ...(at === undefined ? {} : { startedAt: at }),
+        }
       }
       case 'tool/result': {
         const { turn, step, callId, name, content, isError, meta, error } = event.data

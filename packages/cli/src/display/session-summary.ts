@@ -19,9 +19,11 @@ export function fromUser(message: UserMessage): boolean {
 
 /**
  * How a session stands: its last turn's ending, `suspended` while that turn waits on a durable
- * approval (F2.3), `unfinished` while it has no end otherwise, `empty` before any turn.
+ * approval (F2.3), `unfinished` while it has no end otherwise, `empty` before any turn; `queued`
+ * instead of an ending (or of `empty`) while a message `tooltx submit` recorded is taken by no
+ * worker yet (N2.15).
  */
-export type SessionStatus = TurnEndReason | 'suspended' | 'unfinished' | 'empty'
+export type SessionStatus = TurnEndReason | 'suspended' | 'unfinished' | 'empty' | 'queued'
 
 /** What `tooltx sessions` shows of a session beyond its row. */
 export interface SessionSummary {
@@ -39,18 +41,39 @@ export function summarizeSession(events: readonly SessionEvent[]): SessionSummar
   let task: string | undefined
   let status: SessionStatus = 'empty'
   let failedSubmissions = 0
+  // Submissions recorded as queued (N2.15) that no worker has taken or given up on yet.
+  const waiting = new Set<string>()
   for (const event of events) {
-    if (event.type === 'submission/failed') failedSubmissions++
+    if (event.type === 'submission/failed') {
+      failedSubmissions++
+      waiting.delete(event.data.submission)
+    }
     if (event.type === 'turn/start') status = 'unfinished'
     if (event.type === 'turn/end') status = event.data.reason
-    if (task === undefined && event.type === 'user/message' && fromUser(event.data.message)) {
-      task = event.data.message.content
-        .map((block) =>
-          block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type}]`,
-        )
-        .join(' ')
-    }
+    const message =
+      event.type === 'submission/queued' || (event.type === 'user/message' && fromUser(event.data.message))
+        ? event.data.message
+        : undefined
+    if (event.type === 'submission/queued') waiting.add(event.data.submission)
+    if (event.type === 'user/message') waiting.delete(submissionOf(event.data.message) ?? '')
+    if (task === undefined && message !== undefined) task = textOf(message)
   }
   if (status === 'unfinished' && suspendedTurn(events) !== undefined) status = 'suspended'
+  if (waiting.size > 0 && status !== 'unfinished' && status !== 'suspended') status = 'queued'
   return { task, status, forkedFrom: forkOrigin(events), failedSubmissions }
+}
+
+/** The id of the submission a logged user message answers, when a worker logged it for one (N2.3). */
+function submissionOf(message: UserMessage): string | undefined {
+  const source = message.source as { kind?: unknown; id?: unknown } | undefined
+  return source?.kind === 'submission' && typeof source.id === 'string' ? source.id : undefined
+}
+
+/** A message's text on one line as a title: its text blocks, and `[<type>]` for any other block. */
+function textOf(message: UserMessage): string {
+  return message.content
+    .map((block) =>
+      block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type}]`,
+    )
+    .join(' ')
 }

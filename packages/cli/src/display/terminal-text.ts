@@ -20,3 +20,21 @@ export function terminalSafe(text: string): string {
       : `\\u${code.toString(16).padStart(4, '0')}`
   })
 }
+
+/**
+ * The escape sequences a program writes to drive a terminal: CSI (`ESC [ … letter`, colours
+ * and cursor moves, also as the one-byte C1 CSI), OSC (`ESC ] … BEL` or `ESC ] … ESC \`,
+ * window titles and links), and any other `ESC` and the character after it.
+ */
+const ESCAPES =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding escape sequences is the point
+  /(?:\u001b\[|\u009b)[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[\s\S]?/g
+
+/**
+ * `text` as a one-line title (G3.9): without terminal escape sequences (a colour code in a
+ * command or a message is not shown as `\x1b[31m`), its other unsafe characters dropped and
+ * each run of whitespace one space. Total: never throws.
+ */
+export function plainTitle(text: string): string {
+  return text.replace(ESCAPES, '').replace(UNSAFE, '').replace(/\s+/g, ' ').trim()
+}

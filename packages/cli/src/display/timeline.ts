@@ -3,17 +3,26 @@ import { callBody, resultBody } from './card-text.js'
 import { type DefinitionLookup, type DisplayEntry, SessionDisplay } from './session-display.js'
 import { terminalSafe } from './terminal-text.js'
 
-function indent(prefix: string, lines: readonly string[]): string[] {
-  return lines.map((line) => `${prefix}${line}`)
+/**
+ * `lines` each under `prefix`; a line holding newlines (a message, a note) keeps its later lines
+ * indented too, by `hanging` more (K2.28), so nothing of an entry starts at the left margin.
+ */
+function indent(prefix: string, lines: readonly string[], hanging = ''): string[] {
+  return lines.flatMap((line) =>
+    line.split('\n').map((part, i) => `${prefix}${i === 0 ? '' : hanging}${part}`),
+  )
 }
+
+/** How much deeper the later lines of a message or note stand than its first (K2.28). */
+export const HANGING = '  '
 
 /** The timeline lines of one display entry (G1.1): the terminal's rendering of the shared model. */
 function entryLines(entry: DisplayEntry): string[] {
   switch (entry.kind) {
     case 'note':
-      return entry.what === 'fork' || entry.what === 'submission-failed'
-        ? [entry.text]
-        : [`    ${entry.text}`]
+      return entry.what === 'fork' || entry.what.startsWith('submission-')
+        ? indent('', [entry.text], HANGING)
+        : indent('    ', [entry.text], HANGING)
     case 'turn-start':
       return [`── turn ${entry.turn} ──`]
     case 'step-start':
@@ -26,7 +35,9 @@ function entryLines(entry: DisplayEntry): string[] {
             ? 'user'
             : 'assistant'
       const reasoning = indent('    ', entry.reasoning ?? [])
-      return entry.text === '' ? reasoning : [...reasoning, ...indent('    ', [`${label}: ${entry.text}`])]
+      return entry.text === ''
+        ? reasoning
+        : [...reasoning, ...indent('    ', [`${label}: ${entry.text}`], HANGING)]
     }
     case 'call':
       return [`    ▶ ${entry.title}`, ...indent('        ', callBody(entry.view))]
@@ -37,7 +48,7 @@ function entryLines(entry: DisplayEntry): string[] {
     case 'approval':
       if (entry.phase === 'asked') {
         const waits =
-          entry.expiresAt === undefined ? '' : ` (durable: waits in the session until ${entry.expiresAt})`
+          entry.expiresAt === undefined ? '' : ` (durable: waiting for approval until ${entry.expiresAt})`
         // A reason on more lines (a write's diff, K2.15) keeps its lines under the first, indented.
         const [said, ...more] = (entry.reason ?? '').split('\n')
         return [

@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { ToolError } from '@tooltx/core'
+import { counted } from '../display/counted.js'
 import { type ChangeLedger, currentText, type FileChange, textOf } from './file-change.js'
 import type { Workspace } from './workspace.js'
 import { workspaceTool } from './workspace-tool.js'
@@ -68,8 +69,7 @@ export function editFileTool(workspace: Workspace, ledger: ChangeLedger) {
     fields: { path: 'string', replacements: 'integer' },
     // The texts are file content, not paths; the path is read as one.
     freeText: ['old_text', 'new_text'],
-    text: (_args, value) =>
-      `Edited ${value.path} (${value.replacements} replacement${value.replacements === 1 ? '' : 's'})`,
+    text: (_args, value) => `Edited ${value.path} (${counted(value.replacements, 'replacement')})`,
     async execute(args, run, ws) {
       const target = await ws.resolve(args.path)
       const before = textOf(await readFile(target, { signal: run.signal }), args.path)

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
 import { ToolError } from '@tooltx/core'
 import { createTwoFilesPatch } from 'diff'
+import { counted } from '../display/counted.js'
 import type { Workspace } from './workspace.js'
 
 /** A change a write or edit would make to one workspace file. */
@@ -79,13 +80,13 @@ export function changePresentation(change: FileChange): string {
   return [
     head,
     ...lines.slice(0, MAX_DIFF_LINES),
-    `[… ${more.toLocaleString('en-US')} more diff lines not shown; the arguments hold the whole text]`,
+    `[… ${counted(more, 'more diff line')} not shown; the arguments hold the whole text]`,
   ].join('\n')
 }
 
 function lineCount(text: string): string {
   const lines = text === '' ? 0 : text.split('\n').length - (text.endsWith('\n') ? 1 : 0)
-  return `${lines} line${lines === 1 ? '' : 's'}`
+  return counted(lines, 'line')
 }
 
 /**

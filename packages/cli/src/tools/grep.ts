@@ -1,6 +1,7 @@
 import { readFile } from 'node:fs/promises'
 import { ToolError } from '@tooltx/core'
 import { RE2JS } from 're2js'
+import { counted } from '../display/counted.js'
 import { closedObject, workspaceTool } from './workspace-tool.js'
 
 const MAX_MATCHES = 100
@@ -34,7 +35,7 @@ export const grepTool = workspaceTool({
     value.matches.length === 0
       ? 'no matches'
       : value.matches.map((m) => `${m.path}:${m.line}: ${m.text}`).join('\n') +
-        (value.truncated ? `\n… ${value.total} matches in all` : ''),
+        (value.truncated ? `\n… ${counted(value.total, 'match', 'matches')} in all` : ''),
   // The card reads this structured copy; a UI never parses the rendered text.
   meta: 'value',
   readOnly: true,

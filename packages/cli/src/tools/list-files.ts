@@ -1,3 +1,4 @@
+import { counted } from '../display/counted.js'
 import { workspaceTool } from './workspace-tool.js'
 
 const MAX_ENTRIES = 200
@@ -13,7 +14,8 @@ export const listFilesTool = workspaceTool({
     path: { type: 'string', description: 'Directory relative to the workspace root (default ".")' },
   },
   fields: { paths: { type: 'array', items: { type: 'string' } }, truncated: 'boolean', total: 'integer' },
-  text: (_args, value) => value.paths.join('\n') + (value.truncated ? `\n… ${value.total} files in all` : ''),
+  text: (_args, value) =>
+    value.paths.join('\n') + (value.truncated ? `\n… ${counted(value.total, 'file')} in all` : ''),
   meta: 'value',
   readOnly: true,
   async execute(args, run, workspace) {

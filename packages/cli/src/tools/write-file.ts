@@ -1,4 +1,5 @@
 import { readFile, writeFile } from 'node:fs/promises'
+import { counted } from '../display/counted.js'
 import { type ChangeLedger, currentText, type FileChange } from './file-change.js'
 import type { Workspace } from './workspace.js'
 import { workspaceTool } from './workspace-tool.js'
@@ -33,7 +34,8 @@ export function writeFileTool(workspace: Workspace, ledger: ChangeLedger) {
     fields: { path: 'string', bytes: 'integer', created: 'boolean' },
     // The file's text; its path is read as one.
     freeText: ['content'],
-    text: (_args, value) => `${value.created ? 'Created' : 'Overwrote'} ${value.path} (${value.bytes} bytes)`,
+    text: (_args, value) =>
+      `${value.created ? 'Created' : 'Overwrote'} ${value.path} (${counted(value.bytes, 'byte')})`,
     async execute(args, run, ws) {
       const target = await ws.resolveForWrite(args.path)
       const before = await readFile(target, { encoding: 'utf8', signal: run.signal }).catch(

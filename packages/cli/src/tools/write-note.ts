@@ -1,5 +1,6 @@
 import { readFile, writeFile } from 'node:fs/promises'
 import { ToolError } from '@tooltx/core'
+import { counted } from '../display/counted.js'
 import { workspaceTool } from './workspace-tool.js'
 
 const NOTE_NAME = /^[A-Za-z0-9_-][A-Za-z0-9_.-]{0,63}\.md$/
@@ -17,7 +18,8 @@ export const writeNoteTool = workspaceTool({
   fields: { path: 'string', bytes: 'integer', created: 'boolean' },
   // The note's Markdown body; its name is the path, and is read as one.
   freeText: ['text'],
-  text: (_args, value) => `${value.created ? 'Created' : 'Updated'} ${value.path} (${value.bytes} bytes)`,
+  text: (_args, value) =>
+    `${value.created ? 'Created' : 'Updated'} ${value.path} (${counted(value.bytes, 'byte')})`,
   async execute(args, _run, workspace) {
     if (!NOTE_NAME.test(args.name)) {
       throw new ToolError('BAD_NOTE_NAME', `note name "${args.name}" must be a plain file name ending in .md`)

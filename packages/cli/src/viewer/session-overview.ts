@@ -1,5 +1,6 @@
 import type { SessionEvent, SessionInfo } from '@tooltx/session'
 import { type SessionStatus, summarizeSession } from '../display/session-summary.js'
+import { plainTitle } from '../display/terminal-text.js'
 
 /** How the sessions page shows a session's state (G3.1). */
 export type OverviewStatus = SessionStatus | 'live' | 'waiting for approval' | 'damaged'
@@ -10,7 +11,7 @@ export interface SessionOverview extends SessionInfo {
   readonly title: string
   readonly turns: number
   readonly calls: number
-  /** Failed tool results and submitted messages a worker gave up on (N2.12). */
+  /** Failed calls, failed Code Mode sub-calls (G3.7) and submitted messages a worker gave up on (N2.12). */
   readonly failures: number
   readonly status: OverviewStatus
 }
@@ -35,6 +36,7 @@ export function overviewOf(
     if (event.type === 'turn/start') turns++
     else if (event.type === 'tool/call') calls++
     else if (event.type === 'tool/result' && event.data.isError) failures++
+    else if (event.type === 'tool/code-dispatch' && event.data.isError) failures++
     else if (event.type === 'submission/failed') failures++
     else if (event.type === 'approval/asked') asked.add(event.data.callId)
     else if (event.type === 'approval/decided') asked.delete(event.data.callId)
@@ -48,7 +50,14 @@ export function overviewOf(
       : status === 'unfinished' && recent
         ? 'live'
         : status
-  return { ...info, title: task ?? info.id, turns, calls, failures, status: shown }
+  return {
+    ...info,
+    title: task === undefined ? info.id : plainTitle(task),
+    turns,
+    calls,
+    failures,
+    status: shown,
+  }
 }
 
 /** The row of a session whose log cannot be read: its damage as the title. */

@@ -1,9 +1,9 @@
 import type { CallView, ContentBlock, ResultView } from '@tooltx/core'
-import { useState } from 'preact/hooks'
+import { useEffect, useState } from 'preact/hooks'
 import { fetchEvent } from './api.js'
 import { highlight } from './highlight.js'
 import { lineDiff } from './line-diff.js'
-import type { CardRow, SubCallNode } from './rows.js'
+import { type CardRow, nestedCalls, type SubCallNode } from './rows.js'
 
 /** `text` pretty-printed when it is JSON, else as it is. */
 function asJson(text: string): string {
@@ -20,6 +20,21 @@ function contentText(content: readonly ContentBlock[] | undefined): string {
       block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type} content]`,
     )
     .join('\n')
+}
+
+/**
+ * A running call's mark (G3.8): `running… <n> s`, counted each second from when the viewer saw
+ * the call, or `running…` for a call read from the log, whose start the viewer did not see.
+ */
+function Running({ since }: { since: number | undefined }) {
+  const [now, setNow] = useState(() => Date.now())
+  useEffect(() => {
+    if (since === undefined) return undefined
+    const timer = setInterval(() => setNow(Date.now()), 1000)
+    return () => clearInterval(timer)
+  }, [since])
+  const seconds = since === undefined ? undefined : Math.max(0, Math.floor((now - since) / 1000))
+  return <span class="muted running">{seconds === undefined ? 'running…' : `running… ${seconds} s`}</span>
 }
 
 /** The body of a call card: the diff, the command, or the arguments as JSON (G3.2). */
@@ -231,6 +246,10 @@ export function Card(props: {
   const body = `body-${call.seq}`
   const asked = approvals.find((a) => a.phase === 'asked')
   const decided = approvals.find((a) => a.phase === 'decided')
+  // A durable ask no one has decided yet: the call waits for a person, it is not running.
+  const waiting = asked !== undefined && decided === undefined
+  const nested = nestedCalls(card)
+  const failedInside = nested.filter((node) => node.result?.isError).length
   return (
     <article
       class={`card${result?.isError ? ' failed' : ''}${highlighted ? ' target' : ''}`}
@@ -245,7 +264,9 @@ export function Card(props: {
           <span class="tool">{call.name}</span>
           <span class="title">{call.title}</span>
         </button>
-        {result === undefined ? <span class="muted">running…</span> : null}
+        {result === undefined && waiting ? null : result === undefined ? (
+          <Running since={call.startedAt} />
+        ) : null}
         {result?.isError ? <span class="badge failure">{result.code}</span> : null}
         {result !== undefined && !result.isError ? <span class="ok">ok</span> : null}
         {result?.durationMs !== undefined ? <span class="muted duration">{result.durationMs} ms</span> : null}
@@ -254,7 +275,12 @@ export function Card(props: {
         ) : asked !== undefined ? (
           <span class="badge approval">waiting for approval</span>
         ) : null}
-        {card.subCalls.length > 0 ? <span class="muted">{card.subCalls.length} nested</span> : null}
+        {nested.length > 0 ? (
+          <span class="muted nested">
+            {nested.length} nested
+            {failedInside > 0 ? <span class="failure">, {failedInside} failed</span> : null}
+          </span>
+        ) : null}
         <a class="anchor" href={`#e${call.seq}`} aria-label={`link to call ${call.seq}`}>
           #{call.seq}
         </a>
@@ -269,7 +295,7 @@ export function Card(props: {
               <div key={approval.seq}>
                 <p class="approval" id={`e${approval.seq}`}>
                   {approval.phase === 'asked'
-                    ? `Approval asked${said ? `: ${said}` : ''}${approval.expiresAt ? ` (durable, until ${approval.expiresAt})` : ''}`
+                    ? `Approval asked${said ? `: ${said}` : ''}${approval.expiresAt ? (waiting ? ` (durable: waiting for approval until ${approval.expiresAt})` : ` (durable, until ${approval.expiresAt})`) : ''}`
                     : `Approval decided: ${approval.outcome}${approval.by ? ` by ${approval.by}` : ''}${approval.by && said ? ` (${said})` : ''}`}
                   {approval.digest !== undefined ? (
                     <span class="muted">

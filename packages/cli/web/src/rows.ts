@@ -70,28 +70,31 @@ const PLAIN_ROWS = {
   note: 'note',
 } as const
 
-/** True iff the card failed, or one of its Code Mode sub-calls did. */
-export function cardFailed(card: CardRow): boolean {
-  if (card.result?.isError) return true
+/** Every Code Mode sub-call of a card, at any depth. */
+export function nestedCalls(card: CardRow): SubCallNode[] {
+  const nodes: SubCallNode[] = []
   const stack = [...card.subCalls]
   while (stack.length > 0) {
     const node = stack.pop()!
-    if (node.result?.isError) return true
+    nodes.push(node)
     stack.push(...node.children)
   }
-  return false
+  return nodes
+}
+
+/** How many of a card's Code Mode sub-calls, at any depth, failed. */
+export function nestedFailures(card: CardRow): number {
+  return nestedCalls(card).filter((node) => node.result?.isError).length
+}
+
+/** True iff the card failed, or one of its Code Mode sub-calls did. */
+export function cardFailed(card: CardRow): boolean {
+  return card.result?.isError === true || nestedFailures(card) > 0
 }
 
 /** The tool names a card shows: its own and those of its sub-calls. */
 export function cardTools(card: CardRow): string[] {
-  const names = [card.call.name]
-  const stack = [...card.subCalls]
-  while (stack.length > 0) {
-    const node = stack.pop()!
-    names.push(node.call.name)
-    stack.push(...node.children)
-  }
-  return names
+  return [card.call.name, ...nestedCalls(card).map((node) => node.call.name)]
 }
 
 /** The rows of a session, built incrementally from its display entries in order. */
@@ -181,16 +184,28 @@ export interface RowFilter {
 
 /**
  * The rows `filter` keeps (G3.3): with failures only or a tool, just the cards that match (a
- * card matches a tool when it or one of its sub-calls called it); with a turn, only that turn's rows.
+ * card matches a tool when it or one of its sub-calls called it) under the headings of their
+ * turns and steps; with a turn, only that turn's rows.
  */
 export function filterRows(rows: readonly Row[], filter: RowFilter): Row[] {
   const cardsOnly = filter.failuresOnly || filter.tool !== undefined
   if (!cardsOnly && filter.turn === undefined) return rows as Row[]
-  return rows.filter((row) => {
-    if (filter.turn !== undefined && row.turn !== filter.turn) return false
-    if (!cardsOnly) return true
-    if (row.type !== 'card') return false
-    if (filter.failuresOnly && !cardFailed(row)) return false
-    return filter.tool === undefined || cardTools(row).includes(filter.tool)
+  const inTurn = rows.filter((row) => filter.turn === undefined || row.turn === filter.turn)
+  if (!cardsOnly) return inTurn
+  const kept = new Set(
+    inTurn.filter(
+      (row): row is CardRow =>
+        row.type === 'card' &&
+        (!filter.failuresOnly || cardFailed(row)) &&
+        (filter.tool === undefined || cardTools(row).includes(filter.tool)),
+    ),
+  )
+  // The headings over a kept card: its turn's, and its step's.
+  const headings = new Set([...kept].flatMap((card) => [`${card.turn}`, `${card.turn}/${card.call.step}`]))
+  return inTurn.filter((row) => {
+    if (row.type === 'card') return kept.has(row)
+    if (row.type === 'turn') return headings.has(`${row.turn}`)
+    if (row.type === 'step') return headings.has(`${row.turn}/${row.entry.step}`)
+    return false
   })
 }

@@ -20,8 +20,11 @@ export interface StdioConnection {
   /** The child's environment; default: the SDK's safe inherited subset (PATH, HOME, …). */
   env?: Record<string, string>
   cwd?: string
-  /** Where the child's stderr goes; default `inherit`. */
-  stderr?: 'inherit' | 'ignore' | 'pipe'
+  /**
+   * Where the child's stderr goes: `inherit` (the default), `ignore`, `pipe`, or a file
+   * descriptor open for writing, such as a log file's, which each spawn of the server shares.
+   */
+  stderr?: 'inherit' | 'ignore' | 'pipe' | number
   /**
    * The largest message the server may send, in bytes; default 10 MB. A larger one closes the
    * connection, so its call fails `MCP_CONNECTION_CLOSED` (Y2.13, Y2.18).

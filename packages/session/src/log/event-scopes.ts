@@ -1,6 +1,6 @@
 /**
  * Every session event type, in the order of L1.7 (`session/fork` first, A2.1), with the ids its
- * data carries: `session` neither (`session/fork`, `submission/failed`), `turn` a `turn`, `step`
+ * data carries: `session` neither (`session/fork`, `submission/failed`, `submission/queued`), `turn` a `turn`, `step`
  * a `turn` and a `step`. The log's list of event types (`SESSION_EVENT_TYPES`) is this table's keys.
  */
 export const EVENT_SCOPES = Object.freeze({
@@ -21,4 +21,5 @@ export const EVENT_SCOPES = Object.freeze({
   'step/end': 'step',
   'turn/end': 'turn',
   'submission/failed': 'session',
+  'submission/queued': 'session',
 } as const)

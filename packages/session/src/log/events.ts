@@ -214,6 +214,17 @@ export interface SubmissionFailedData {
   readonly message: UserMessage
 }
 
+/**
+ * `submission/queued` (N2.15): `tooltx submit` recorded a message it queued for the session
+ * before any worker took it, so readers see the session, titled by the message, as queued. It
+ * may stand anywhere in the log and changes nothing derived from it; the worker that takes the
+ * submission logs its `user/message` as it would without it.
+ */
+export interface SubmissionQueuedData {
+  readonly submission: string
+  readonly message: UserMessage
+}
+
 /** Every event type and its data (L1.7). A new event type is one entry here. */
 export interface SessionEventMap {
   'session/fork': SessionForkData
@@ -233,6 +244,7 @@ export interface SessionEventMap {
   'step/end': StepEndData
   'turn/end': TurnEndData
   'submission/failed': SubmissionFailedData
+  'submission/queued': SubmissionQueuedData
 }
 
 /** The name of an event type. */

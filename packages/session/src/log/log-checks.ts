@@ -31,7 +31,7 @@ export function checkEvent(state: LogFacts, event: { type: unknown; data: unknow
   if (typeof type !== 'string' || !EVENT_TYPES.has(type)) return `unknown session event type ${q(type)}`
   if (!isObject(data)) return `${type} data must be an object`
   if (type === 'session/fork') return checkFork(state, data)
-  if (type === 'submission/failed') return checkSubmissionFailed(data)
+  if (type === 'submission/failed' || type === 'submission/queued') return checkSubmission(type, data)
   if (!isCount(data.turn)) return `${type} needs a positive integer "turn"`
   if (EVENT_SCOPES[type as SessionEventType] === 'step' && !isCount(data.step)) {
     return `${type} needs a positive integer "step"`
@@ -292,14 +292,15 @@ function checkDispatch(
   return known.settled ? `tool/code-dispatch ${q(sub)} was already settled` : undefined
 }
 
-/** The problem with `submission/failed` data (N2.12), `undefined` when it is well formed. */
-function checkSubmissionFailed(data: Data): string | undefined {
+/** The problem with `submission/failed` (N2.12) or `submission/queued` (N2.15) data, `undefined` when it is well formed. */
+function checkSubmission(type: 'submission/failed' | 'submission/queued', data: Data): string | undefined {
   const message = data.message as { role?: unknown; content?: unknown } | undefined
-  if (!isId(data.submission) || typeof data.reason !== 'string' || !isObject(message)) {
-    return 'submission/failed needs { submission: <id>, reason: <text>, message: <user message> }'
+  const failed = type === 'submission/failed'
+  if (!isId(data.submission) || (failed && typeof data.reason !== 'string') || !isObject(message)) {
+    return `${type} needs { submission: <id>, ${failed ? 'reason: <text>, ' : ''}message: <user message> }`
   }
   if (message.role !== 'user' || !Array.isArray(message.content)) {
-    return 'submission/failed message must be a user message { role: "user", content: [...] }'
+    return `${type} message must be a user message { role: "user", content: [...] }`
   }
   return undefined
 }
