@@ -29,6 +29,26 @@ export * from './lossless-json.js'
 export * from './messages.js'
 export type { ToolRuntimeOptions } from './pipeline/options.js'
 export * from './presentation.js'
+export { AtomIndex } from './provenance/atom-index.js'
+export { type Atom, type AtomKind, textAtoms, type ValueAtom, valueAtoms } from './provenance/atoms.js'
+export type { ArgumentOrigin, ContextProvenance, ProvenanceSource } from './provenance/context.js'
+export {
+  FAIL_CLOSED_LABEL,
+  type Integrity,
+  isMarked,
+  isProvenanceLabel,
+  type ProvenanceLabel,
+  type ProvenanceSpec,
+} from './provenance/label.js'
+export {
+  askWhenUntrusted,
+  describeOrigin,
+  describeSources,
+  noConfidentialInto,
+  type ProtectedArguments,
+  type ProvenanceAction,
+  protectArguments,
+} from './provenance/policies.js'
 export type { Mode } from './registry/modes.js'
 export type {
   BindableTool,

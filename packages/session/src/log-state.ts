@@ -1,4 +1,4 @@
-import { isApprovalOutcome, type JsonValue, type ToolCallBlock } from '@tooltx/core'
+import { isApprovalOutcome, isProvenanceLabel, type JsonValue, type ToolCallBlock } from '@tooltx/core'
 import { judgeDecision } from './decision-rule.js'
 import { EVENT_SCOPES } from './event-scopes.js'
 import {
@@ -410,6 +410,9 @@ export class LogState {
     }
     if ('value' in data || 'additionalContexts' in data) {
       return 'tool/result never stores the value or additionalContexts'
+    }
+    if (data.provenance !== undefined && !isProvenanceLabel(data.provenance)) {
+      return "tool/result provenance must be { integrity: 'trusted' | 'untrusted', confidential?: boolean }"
     }
     return undefined
   }

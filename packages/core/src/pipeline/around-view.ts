@@ -63,6 +63,7 @@ export function createAroundView(call: Call): AroundExecution {
   const view: Record<string, unknown> = { callId: exec.callId, rootCallId: exec.rootCallId, name: exec.name }
   if ('arguments' in exec) view.arguments = exec.arguments
   if (exec.scope !== undefined) view.scope = exec.scope
+  if (exec.provenance !== undefined) view.provenance = exec.provenance
   if (exec.parent !== undefined) view.parent = exec.parent
   view.token = exec.token
   Object.defineProperty(view, 'signal', SIGNAL_PROPERTY)

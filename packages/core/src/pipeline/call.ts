@@ -6,6 +6,7 @@ import type { ContextSource } from '../content.js'
 import type { AnyToolDefinition } from '../definition.js'
 import type { Approver, EffectSink, Execution } from '../execution.js'
 import { vouchFreeze } from '../frozen.js'
+import type { ProvenanceSpec } from '../provenance/label.js'
 import type { Entry, ScopeRecord } from '../registry/registry.js'
 import type { ToolResult } from '../result.js'
 import { StageLog } from './invariants.js'
@@ -44,6 +45,8 @@ export class Call extends StageLog {
   bodyInvoked = false
   /** Base dispatches so far; the run context's `attempt` (P8.2). */
   attempts = 0
+  /** The `provenance` of the definition whose body ran last, labelling the result (H1.3). */
+  provenance: ProvenanceSpec | undefined
   /** The idempotency key, derived at the first dispatch (F1.2). */
   idempotencyKey: string | undefined
   private source: ContextSource | undefined

@@ -151,6 +151,7 @@ class Attempt {
     if (effects.fencing !== undefined) context.fencingToken = effects.fencing
     if (exec.scope !== undefined) context.scope = exec.scope
     if (exec.parent !== undefined) context.parent = exec.parent
+    if (exec.provenance !== undefined) context.provenance = exec.provenance
     this.context = Object.freeze(context) as unknown as RunContext
   }
 
@@ -179,6 +180,7 @@ export async function baseDispatch(call: Call, wrapperSignal: AbortSignal): Prom
   }
   const run = new Attempt(call, fused.signal, attempt)
   call.bodyInvoked = true
+  call.provenance = entry.def.provenance
   let value: unknown
   try {
     value = await entry.def.execute(call.exec.arguments, run.context)

@@ -10,6 +10,7 @@ import { RUN_CODE } from '../../definition.js'
 import { errorMessage } from '../../errors.js'
 import type { Approver, EffectSink, ExecuteInput, Execution, ToolScope } from '../../execution.js'
 import { isFrozenSnapshot, type JsonValue, snapshotJson } from '../../lossless-json.js'
+import type { ContextProvenance } from '../../provenance/context.js'
 import type { ScopeRecord } from '../../registry/registry.js'
 import type { ToolResult } from '../../result.js'
 import { Call } from '../call.js'
@@ -35,7 +36,7 @@ function snapshotArguments(raw: unknown): { value: JsonValue } | { failure: Tool
 
 /** The input fields other than `arguments`, in reading order (I1.1). */
 const CHECKED_FIELDS =
-  'callId rootCallId name signal scope parent approver codeRuntime onCodeDispatch idempotencyScope onEffect fencingToken sequence'.split(
+  'callId rootCallId name signal scope parent approver codeRuntime onCodeDispatch idempotencyScope onEffect fencingToken sequence provenance'.split(
     ' ',
   )
 
@@ -57,6 +58,7 @@ interface InputFields {
   readonly onEffect: unknown
   readonly fencingToken: unknown
   readonly sequence: unknown
+  readonly provenance: unknown
 }
 
 /**
@@ -92,6 +94,7 @@ function readInput(input: object): InputFields {
       onEffect: fields.onEffect,
       fencingToken: fields.fencingToken,
       sequence: fields.sequence,
+      provenance: fields.provenance,
     }
   } catch (error) {
     breach(`execute input.${culprit(fields) ?? 'fields'} could not be read: ${errorMessage(error)}`)
@@ -156,6 +159,10 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   if (fencingToken !== undefined && !(Number.isSafeInteger(fencingToken) && (fencingToken as number) >= 0)) {
     breach('execute input.fencingToken must be a whole number >= 0')
   }
+  const { provenance } = fields
+  if (provenance !== undefined && (provenance === null || typeof provenance !== 'object')) {
+    breach('execute input.provenance must be a context provenance object')
+  }
   const place = sequence === undefined ? undefined : enterSequence(sequence)
   if (sequence !== undefined && place === undefined) {
     breach('execute input.sequence must come from callSequence()')
@@ -178,6 +185,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   if ('value' in args) exec.arguments = args.value
   if (scope !== undefined) exec.scope = scope as ToolScope
   if (parent !== undefined) exec.parent = parent
+  if (provenance !== undefined) exec.provenance = provenance as ContextProvenance
   exec.token = token
   exec.signal = signal
   Object.freeze(exec)

@@ -1,0 +1,92 @@
+/**
+ * Atoms of text and of argument values (H3.2): the pieces a copied value keeps — e-mail
+ * addresses, URLs, account numbers (IBANs and long digit runs), numbers of three or more digits,
+ * and runs of five words. Matching them is a heuristic: a paraphrase, a translation or a
+ * re-encoding defeats it (H3.5).
+ */
+
+import type { JsonValue } from '../lossless-json.js'
+
+/** What kind of piece an atom is. */
+export type AtomKind = 'email' | 'url' | 'account' | 'number' | 'words'
+
+/** One atom: its kind and normalized text (the key it is indexed under). */
+export interface Atom {
+  readonly kind: AtomKind
+  readonly text: string
+}
+
+/** One atom of an argument value, with where in the arguments it was found. */
+export interface ValueAtom extends Atom {
+  readonly path: string
+}
+
+const EMAIL = /[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}/g
+const URL_PATTERN = /\bhttps?:\/\/[^\s"'<>()[\]{}]+/gi
+const IBAN = /\b[A-Z]{2}\d{2}(?: ?[A-Z0-9]{4}){2,7}(?: ?[A-Z0-9]{1,3})?\b/g
+const DIGIT_RUN = /\d(?:[ -]?\d){7,}/g
+const NUMBER = /\d[\d,]*(?:\.\d+)?/g
+const WORD = /[\p{L}\p{N}]+/gu
+/** A run of this many words is a `words` atom. */
+export const WORDS_PER_RUN = 5
+
+/** The canonical text of a number: no thousands separators, no trailing fractional zeros. */
+function canonicalNumber(text: string): string | undefined {
+  const plain = text.replace(/,/g, '')
+  const n = Number(plain)
+  if (!Number.isFinite(n)) return undefined
+  // Numbers of fewer than three digits are too common to say where a value came from.
+  return plain.replace(/[^\d]/g, '').replace(/^0+/, '').length >= 3 ? String(n) : undefined
+}
+
+/** Every atom of `text`, each normalized, duplicates kept (callers use sets). Never throws. */
+export function textAtoms(text: string): Atom[] {
+  const atoms: Atom[] = []
+  let rest = text
+  for (const match of text.match(EMAIL) ?? []) atoms.push({ kind: 'email', text: match.toLowerCase() })
+  for (const match of text.match(URL_PATTERN) ?? []) {
+    atoms.push({ kind: 'url', text: match.replace(/[.,;:!?]+$/, '') })
+  }
+  for (const match of text.match(IBAN) ?? []) {
+    atoms.push({ kind: 'account', text: match.replace(/ /g, '') })
+    rest = rest.replace(match, ' ')
+  }
+  for (const match of rest.match(DIGIT_RUN) ?? [])
+    atoms.push({ kind: 'account', text: match.replace(/[ -]/g, '') })
+  for (const match of text.match(NUMBER) ?? []) {
+    const number = canonicalNumber(match)
+    if (number !== undefined) atoms.push({ kind: 'number', text: number })
+  }
+  const words = (text.toLowerCase().match(WORD) ?? []) as string[]
+  for (let i = 0; i + WORDS_PER_RUN <= words.length; i++) {
+    atoms.push({ kind: 'words', text: words.slice(i, i + WORDS_PER_RUN).join(' ') })
+  }
+  return atoms
+}
+
+/**
+ * The atoms of an argument value (H3.2), with paths: every string leaf's text atoms and every
+ * number leaf as a `number` atom. Walks with a stack, so depth never overflows. Never throws.
+ */
+export function valueAtoms(value: JsonValue | undefined): ValueAtom[] {
+  const found: ValueAtom[] = []
+  const stack: [JsonValue | undefined, string][] = [[value, '']]
+  while (stack.length > 0) {
+    const [node, path] = stack.pop()!
+    if (typeof node === 'string') {
+      for (const atom of textAtoms(node)) found.push({ ...atom, path })
+    } else if (typeof node === 'number') {
+      const number = canonicalNumber(String(node))
+      if (number !== undefined) found.push({ kind: 'number', text: number, path })
+    } else if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) stack.push([node[i], `${path}[${i}]`])
+    } else if (node !== null && typeof node === 'object') {
+      const keys = Object.keys(node)
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const key = keys[i]!
+        stack.push([(node as Record<string, JsonValue>)[key], path === '' ? key : `${path}.${key}`])
+      }
+    }
+  }
+  return found
+}

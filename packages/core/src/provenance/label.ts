@@ -1,0 +1,97 @@
+/** Provenance labels of tool results (H1): how far a result can be trusted, how confidential it is. */
+
+import { definitionError, errorMessage } from '../errors.js'
+import type { JsonValue } from '../lossless-json.js'
+
+/** Whether a result's content may carry instructions or values an outsider chose (H1.1). */
+export type Integrity = 'trusted' | 'untrusted'
+
+/**
+ * The label of one result (H1.1): `integrity` says whether an outsider may have written it,
+ * `confidential` that it holds data that must not leave through a sink tool. Plain frozen data.
+ */
+export interface ProvenanceLabel {
+  readonly integrity: Integrity
+  readonly confidential?: boolean
+}
+
+/**
+ * What a definition declares (H1.1): one label for every result, or a function of the frozen
+ * arguments and the success value (`undefined` for a failure) for a tool that reads both kinds,
+ * e.g. a file inside or outside the workspace.
+ */
+export type ProvenanceSpec<Args = any> =
+  | ProvenanceLabel
+  | ((args: Args, value: JsonValue | undefined) => ProvenanceLabel)
+
+/** The label a spec that throws or answers something else gives: the most restrictive (H1.4). */
+export const FAIL_CLOSED_LABEL: ProvenanceLabel = Object.freeze({
+  integrity: 'untrusted',
+  confidential: true,
+})
+
+/** True iff `value` is exactly a label: `integrity` one of the two, `confidential` absent or a boolean. */
+export function isProvenanceLabel(value: unknown): value is ProvenanceLabel {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return false
+  const keys = Object.keys(value)
+  const { integrity, confidential } = value as Record<string, unknown>
+  if (integrity !== 'trusted' && integrity !== 'untrusted') return false
+  if (confidential !== undefined && typeof confidential !== 'boolean') return false
+  return keys.every((key) => key === 'integrity' || key === 'confidential')
+}
+
+/** True iff a label marks its result as something a policy must look at: untrusted or confidential. */
+export function isMarked(label: ProvenanceLabel): boolean {
+  return label.integrity === 'untrusted' || label.confidential === true
+}
+
+/**
+ * The declared spec as a definition stores it (H1.2): absent, a function, or a frozen copy of a
+ * label (later mutation of the author's object changes nothing). Anything else throws
+ * `INVALID_DEFINITION` with `<prefix>provenance must be …`.
+ */
+export function checkProvenance(spec: unknown, prefix: string): ProvenanceSpec | undefined {
+  if (spec === undefined || typeof spec === 'function') return spec as ProvenanceSpec | undefined
+  if (!isProvenanceLabel(spec)) {
+    throw definitionError(
+      `${prefix}provenance must be { integrity: 'trusted' | 'untrusted', confidential?: boolean } or a function (args, value) => label`,
+    )
+  }
+  return freezeLabel(spec)
+}
+
+/** A frozen copy of a label holding only its two fields. */
+function freezeLabel(label: ProvenanceLabel): ProvenanceLabel {
+  return Object.freeze(
+    label.confidential === undefined
+      ? { integrity: label.integrity }
+      : { integrity: label.integrity, confidential: label.confidential },
+  )
+}
+
+/**
+ * The label of one result (H1.3, H1.4): a static spec as is; a function's answer, frozen, when it
+ * is a label. A function that throws or answers anything else gives `FAIL_CLOSED_LABEL` and
+ * passes the problem to `report`. Never throws.
+ */
+export function labelOf(
+  spec: ProvenanceSpec,
+  args: JsonValue | undefined,
+  value: JsonValue | undefined,
+  report: (error: unknown) => void,
+): ProvenanceLabel {
+  if (typeof spec !== 'function') return spec
+  try {
+    const label: unknown = spec(args, value)
+    if (isProvenanceLabel(label)) return freezeLabel(label)
+    report(new TypeError(`provenance function returned ${describe(label)}, not a label`))
+  } catch (error) {
+    report(new Error(`provenance function failed: ${errorMessage(error)}`))
+  }
+  return FAIL_CLOSED_LABEL
+}
+
+function describe(value: unknown): string {
+  if (value === null) return 'null'
+  return Array.isArray(value) ? 'an array' : typeof value
+}
