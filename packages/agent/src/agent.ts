@@ -28,6 +28,7 @@ import {
 import type { AgentRuntime, ToolCallInput } from './agent-runtime.js'
 import { ContextBudget } from './context/context-budget.js'
 import { type ContextOptions, resolveContext } from './context/context-options.js'
+import { ContextProvenanceTracker } from './context-provenance.js'
 import {
   type ApprovalsOption,
   type DurableApprovals,
@@ -231,6 +232,8 @@ class AgentLoop implements Agent {
   #suspended: boolean
   /** Decisions a resumed batch answers its asks with, by call id (F2.7). */
   readonly #decisions = new Map<string, ApprovalDecidedData>()
+  /** [provenance] The labelled results in the model's context, for `exec.provenance` (H2). */
+  readonly #provenance: ContextProvenanceTracker
 
   constructor(
     options: AgentOptions,
@@ -252,6 +255,7 @@ class AgentLoop implements Agent {
       if (event.type === 'turn/start') this.#lastTurn = event.data.turn
     })
     const events = session.events()
+    this.#provenance = new ContextProvenanceTracker(session, events) // [provenance] H2.4
     // A session opened without repair (F1.6) is recovered before the next turn; a suspended
     // turn is continued instead (F2.7).
     this.#needsRepair = planRepair(events).length > 0
@@ -777,6 +781,9 @@ class AgentLoop implements Agent {
       if (bound.approver !== undefined) input.approver = bound.approver
       if (codeRuntime !== undefined) input.codeRuntime = codeRuntime
       input.onCodeDispatch = bound.sink
+      // [provenance] What the call's context holds and where its arguments came from (H2.2, H3.1).
+      const provenance = this.#provenance.of(args)
+      if (provenance !== undefined) input.provenance = provenance
       return input
     }
   }

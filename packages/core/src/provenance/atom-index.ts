@@ -5,7 +5,7 @@
  */
 
 import type { JsonValue } from '../lossless-json.js'
-import { textAtoms, valueAtoms } from './atoms.js'
+import { type AtomKind, textAtoms, valueAtoms } from './atoms.js'
 import type { ArgumentOrigin, ProvenanceSource } from './context.js'
 
 /** The key of an atom in the index: kind and text, so an account number never matches a word run. */
@@ -55,29 +55,27 @@ export class AtomIndex {
 
   /**
    * The argument values found in indexed results (H3.1, H3.2): one origin per path and atom that
-   * occurs in some labelled result and in no trusted text, in the order the arguments hold them.
-   * Never throws.
+   * occurs in some labelled result and in no trusted text, in the order the arguments hold them;
+   * the word runs of one path are one origin (its first run, the sources of all). Never throws.
    */
   origins(args: JsonValue | undefined): ArgumentOrigin[] {
-    const origins: ArgumentOrigin[] = []
-    if (this.#keysOf.size === 0) return origins
-    const seen = new Set<string>()
+    if (this.#keysOf.size === 0) return []
+    const found = new Map<
+      string,
+      { path: string; atom: string; kind: AtomKind; sources: Set<ProvenanceSource> }
+    >()
     for (const atom of valueAtoms(args)) {
       const key = keyOf(atom.kind, atom.text)
       const sources = this.#sources.get(key)
       if (sources === undefined || this.#vouched.has(key)) continue
-      const once = `${atom.path}\u0000${key}`
-      if (seen.has(once)) continue
-      seen.add(once)
-      origins.push(
-        Object.freeze({
-          path: atom.path,
-          atom: atom.text,
-          kind: atom.kind,
-          sources: Object.freeze([...sources]),
-        }),
-      )
+      const once = atom.kind === 'words' ? `${atom.path}\u0000words` : `${atom.path}\u0000${key}`
+      const origin = found.get(once)
+      if (origin === undefined)
+        found.set(once, { path: atom.path, atom: atom.text, kind: atom.kind, sources: new Set(sources) })
+      else for (const source of sources) origin.sources.add(source)
     }
-    return origins
+    return [...found.values()].map(({ path, atom, kind, sources }) =>
+      Object.freeze({ path, atom, kind, sources: Object.freeze([...sources]) }),
+    )
   }
 }

@@ -39,21 +39,24 @@ function canonicalNumber(text: string): string | undefined {
   return plain.replace(/[^\d]/g, '').replace(/^0+/, '').length >= 3 ? String(n) : undefined
 }
 
-/** Every atom of `text`, each normalized, duplicates kept (callers use sets). Never throws. */
+/**
+ * Every atom of `text`, each normalized, duplicates kept (callers use sets). A number inside an
+ * address, a URL or an account number is part of that atom, not one of its own. Never throws.
+ */
 export function textAtoms(text: string): Atom[] {
   const atoms: Atom[] = []
   let rest = text
-  for (const match of text.match(EMAIL) ?? []) atoms.push({ kind: 'email', text: match.toLowerCase() })
-  for (const match of text.match(URL_PATTERN) ?? []) {
-    atoms.push({ kind: 'url', text: match.replace(/[.,;:!?]+$/, '') })
+  const take = (pattern: RegExp, kind: AtomKind, normalize: (match: string) => string) => {
+    for (const match of rest.match(pattern) ?? []) {
+      atoms.push({ kind, text: normalize(match) })
+      rest = rest.replace(match, ' ')
+    }
   }
-  for (const match of text.match(IBAN) ?? []) {
-    atoms.push({ kind: 'account', text: match.replace(/ /g, '') })
-    rest = rest.replace(match, ' ')
-  }
-  for (const match of rest.match(DIGIT_RUN) ?? [])
-    atoms.push({ kind: 'account', text: match.replace(/[ -]/g, '') })
-  for (const match of text.match(NUMBER) ?? []) {
+  take(EMAIL, 'email', (m) => m.toLowerCase())
+  take(URL_PATTERN, 'url', (m) => m.replace(/[.,;:!?]+$/, ''))
+  take(IBAN, 'account', (m) => m.replace(/ /g, ''))
+  take(DIGIT_RUN, 'account', (m) => m.replace(/[ -]/g, ''))
+  for (const match of rest.match(NUMBER) ?? []) {
     const number = canonicalNumber(match)
     if (number !== undefined) atoms.push({ kind: 'number', text: number })
   }
