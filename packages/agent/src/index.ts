@@ -8,6 +8,7 @@ export {
   resolveContext,
 } from './context/context-options.js'
 export { estimateTokens, type TokenCounter } from './context/token-estimate.js'
+export { ContextProvenanceTracker } from './context-provenance.js'
 export * from './decide.js'
 export { type ApprovalsOption, DEFAULT_APPROVAL_EXPIRY_MS } from './durable-approvals.js'
 export * from './model/anthropic.js'

@@ -8,6 +8,7 @@ import {
   createToolRuntime,
   type JsonValue,
   noConfidentialInto,
+  type PreExecuteHandler,
   type ProvenanceSource,
   protectArguments,
   textAtoms,
@@ -43,7 +44,7 @@ function provenanceOf(
 
 /** Runs one call through a runtime with `policy`, recording what the approver was asked. */
 async function decide(
-  policy: Parameters<ReturnType<typeof createToolRuntime>['onPreExecute']>[0],
+  policy: PreExecuteHandler,
   name: string,
   args: JsonValue,
   provenance?: ContextProvenance,
