@@ -126,3 +126,45 @@ describe('H1 labels on results', () => {
     ])
   })
 })
+
+describe('H2 exec.provenance in the pipeline', () => {
+  it('H2.2: the input provenance reaches the execution, the run context and the around view; a non-object is INVARIANT', async () => {
+    const rt = createToolRuntime()
+    const provenance = Object.freeze({ untrusted: true, confidential: false, sources: [], arguments: [] })
+    const seen: unknown[] = []
+    rt.register(
+      rawTool('t', {
+        execute: (_args: unknown, run: { provenance?: unknown }) => seen.push(run.provenance),
+      }),
+    )
+    const note = (exec: { provenance?: unknown }) => {
+      seen.push(exec.provenance)
+    }
+    rt.onPreExecute((exec, next) => {
+      note(exec)
+      return next()
+    })
+    rt.wrapExecute((exec, next) => {
+      note(exec)
+      return next()
+    })
+    await rt.execute({
+      callId: 'c',
+      name: 't',
+      arguments: {},
+      signal: new AbortController().signal,
+      provenance,
+    })
+    expect(seen).toEqual([provenance, provenance, provenance])
+    expect(seen.every((p) => p === provenance)).toBe(true)
+    await expect(
+      rt.execute({
+        callId: 'c',
+        name: 't',
+        arguments: {},
+        signal: new AbortController().signal,
+        provenance: 'x' as never,
+      }),
+    ).rejects.toThrow('execute input.provenance must be a context provenance object')
+  })
+})
