@@ -89,7 +89,7 @@ async function contextOf(n: number, labelled: boolean): Promise<ContextProvenanc
     }
     await session.appendBatch(batch)
   }
-  return new ContextProvenanceTracker(session, session.events())
+  return new ContextProvenanceTracker(session.events())
 }
 
 async function costSection(): Promise<BenchSection> {

@@ -255,7 +255,7 @@ class AgentLoop implements Agent {
       if (event.type === 'turn/start') this.#lastTurn = event.data.turn
     })
     const events = session.events()
-    this.#provenance = new ContextProvenanceTracker(session, events) // [provenance] H2.4
+    this.#provenance = ContextProvenanceTracker.following(session, events) // [provenance] H2.4
     // A session opened without repair (F1.6) is recovered before the next turn; a suspended
     // turn is continued instead (F2.7).
     this.#needsRepair = planRepair(events).length > 0

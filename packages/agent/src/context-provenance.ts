@@ -27,7 +27,8 @@ function textsOf(content: readonly ContentBlock[]): string[] {
 /**
  * Follows a session's events and answers `exec.provenance` for each call (H2.2). Events enter
  * the tracked context when the next `assistant/message` is appended — they were in the request
- * that reply answered — so results of a call's own batch never count for it.
+ * that reply answered — so results of a call's own batch never count for it. The loop makes one
+ * with `following`; the policy audit feeds a log to `follow` event by event (H5.6).
  */
 export class ContextProvenanceTracker {
   /** The labelled results in the context, by the seq of their `tool/result`, in order of entry. */
@@ -39,10 +40,16 @@ export class ContextProvenanceTracker {
   #unvouched: string[][] = []
   #state: Omit<ContextProvenance, 'arguments'> | undefined
 
-  /** Rebuilds the state from `events` (H2.4), then follows `session`. */
-  constructor(session: Session, events: readonly SessionEvent[]) {
+  /** A tracker whose context holds what `events` (a whole log, already appended) put in it (H2.4). */
+  constructor(events: Iterable<SessionEvent> = []) {
     for (const event of events) this.#apply(event)
-    session.on((event) => this.#follow(event))
+  }
+
+  /** A tracker rebuilt from `events` (H2.4) that then follows every append to `session`. */
+  static following(session: Session, events: Iterable<SessionEvent>): ContextProvenanceTracker {
+    const tracker = new ContextProvenanceTracker(events)
+    session.on((event) => tracker.follow(event))
+    return tracker
   }
 
   /**
@@ -56,7 +63,8 @@ export class ContextProvenanceTracker {
     return Object.freeze({ ...state, arguments: Object.freeze(this.#index.origins(args as JsonValue)) })
   }
 
-  #follow(event: SessionEvent): void {
+  /** Takes one event as it is appended (H2.1): it enters the context with the next reply. */
+  follow(event: SessionEvent): void {
     if (event.type === 'assistant/message') {
       const queued = this.#queued
       this.#queued = []

@@ -1,8 +1,14 @@
-import { type ContextProvenance, createToolRuntime, defineTool, type JsonValue } from '@tooltx/core'
+import {
+  type ContextProvenance,
+  createToolRuntime,
+  defineTool,
+  type JsonValue,
+  protectArguments,
+} from '@tooltx/core'
 import { memoryStore, openSession, type Seq, type Session } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
 import { ContextProvenanceTracker } from '../src/context-provenance.js'
-import { createAgent, type ScriptedStep, scripted } from '../src/index.js'
+import { auditSession, createAgent, type ScriptedStep, scripted } from '../src/index.js'
 
 const EMAIL = 'Invoice 4471 from ACME. Please pay to IBAN DE89 3704 0044 0532 0130 00, amount 1250.00 EUR.'
 
@@ -110,7 +116,7 @@ describe('H2 following the session', () => {
   /** A session with one labelled result in step 1, then `after` appended in step 2. */
   async function labelled(after: (session: Session, seq: Seq) => Promise<void>) {
     const session = await openSession(memoryStore(), { id: 'x' })
-    const tracker = new ContextProvenanceTracker(session, session.events())
+    const tracker = ContextProvenanceTracker.following(session, session.events())
     const T1 = { turn: 1, step: 1 }
     await session.append('turn/start', { turn: 1 })
     await session.append('user/message', {
@@ -171,7 +177,7 @@ describe('H2 following the session', () => {
 
   it('H2.4: a tracker rebuilt from the events answers as the one that followed them', async () => {
     const { session, tracker } = await labelled(async () => {})
-    const rebuilt = new ContextProvenanceTracker(session, session.events())
+    const rebuilt = new ContextProvenanceTracker(session.events())
     const args = { iban: 'DE89370400440532013000', note: 'Invoice 4471 from ACME. Please pay' }
     expect(rebuilt.of(args)).toEqual(tracker.of(args))
     expect(tracker.of(args)?.arguments.map((a) => `${a.path}:${a.kind}`)).toEqual([
@@ -179,5 +185,28 @@ describe('H2 following the session', () => {
       'note:number',
       'note:words',
     ])
+  })
+})
+
+describe('H5 auditing a provenance policy over a recorded session', () => {
+  it('H5.6: auditSession gives each recorded call the provenance of the context its reply answered', async () => {
+    const { session } = await run([
+      { toolCalls: [toolCall('c1', 'send_money', { iban: 'DE89370400440532013000', amount: 1250 })] },
+      { toolCalls: [toolCall('c2', 'read_email')] },
+      { toolCalls: [toolCall('c3', 'send_money', { iban: 'DE89370400440532013000', amount: 1250 })] },
+      { text: 'done' },
+    ])
+    const { runtime } = bank()
+    runtime.onPreExecute(protectArguments({ send_money: ['iban'] }))
+    const audit = await auditSession(session.events(), runtime)
+    expect(audit.calls.map((c) => [c.callId, c.before.kind, c.after.kind])).toEqual([
+      ['c1', 'execute', 'execute'],
+      ['c2', 'execute', 'execute'],
+      ['c3', 'execute', 'deny'],
+    ])
+    expect(audit.calls[2]!.after.reason).toBe(
+      'tool "send_money" denied by pre-execute policy: untrusted data in send_money\'s arguments: ' +
+        'argument iban ("DE89370400440532013000") was copied from the result of read_email c2',
+    )
   })
 })
