@@ -243,3 +243,29 @@ describe('H5 property', () => {
     ])
   })
 })
+
+describe('H3 atoms of hostile text', () => {
+  it('H3.6: atom extraction never throws and stays linear on text built to make patterns backtrack', () => {
+    const n = 1 << 18
+    const hostile = [
+      `${'a'.repeat(n)}@`,
+      `a@${'b'.repeat(n)}`,
+      '@b'.repeat(n / 2),
+      `a@${'b.'.repeat(n / 2)}`,
+      '1-'.repeat(n / 2),
+      'DE12 '.repeat(n / 5),
+      'http://'.repeat(n / 7),
+    ]
+    // Quadratic backtracking on 256 KiB would take minutes: finishing is the check.
+    for (const text of hostile) expect(Array.isArray(textAtoms(text))).toBe(true)
+    expect(textAtoms(`${'a'.repeat(100)}@mail.example`)).toContainEqual({
+      kind: 'email',
+      text: `${'a'.repeat(64)}@mail.example`,
+    })
+    fc.assert(
+      fc.property(fc.string({ unit: 'binary', maxLength: 300 }), (text) => {
+        for (const atom of textAtoms(text)) expect(atom.text.length).toBeGreaterThan(0)
+      }),
+    )
+  })
+})
