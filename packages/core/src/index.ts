@@ -29,7 +29,7 @@ export * from './lossless-json.js'
 export * from './messages.js'
 export type { ToolRuntimeOptions } from './pipeline/options.js'
 export * from './presentation.js'
-export { AtomIndex } from './provenance/atom-index.js'
+export { AtomIndex, MAX_ORIGIN_SOURCES } from './provenance/atom-index.js'
 export { type Atom, type AtomKind, textAtoms, type ValueAtom, valueAtoms } from './provenance/atoms.js'
 export type { ArgumentOrigin, ContextProvenance, ProvenanceSource } from './provenance/context.js'
 export {

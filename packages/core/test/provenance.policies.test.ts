@@ -7,6 +7,7 @@ import {
   type ContextProvenance,
   createToolRuntime,
   type JsonValue,
+  MAX_ORIGIN_SOURCES,
   noConfidentialInto,
   type PreExecuteHandler,
   type ProvenanceSource,
@@ -267,5 +268,23 @@ describe('H3 atoms of hostile text', () => {
         for (const atom of textAtoms(text)) expect(atom.text.length).toBeGreaterThan(0)
       }),
     )
+  })
+})
+
+describe('H3 the atom index', () => {
+  it('H3.1, H3.4: an origin names at most MAX_ORIGIN_SOURCES sources, the latest, in entry order; a removed result leaves', () => {
+    const index = new AtomIndex()
+    const sources = Array.from(
+      { length: 40 },
+      (_, i): ProvenanceSource => ({ callId: `c${i}`, tool: 'web', label: { integrity: 'untrusted' } }),
+    )
+    for (const source of sources) index.add(source, ['write to help@desk.example today'])
+    const [origin] = index.origins({ to: 'help@desk.example' })
+    expect(origin!.sources.map((s) => s.callId)).toEqual(
+      sources.slice(-MAX_ORIGIN_SOURCES).map((s) => s.callId),
+    )
+    for (const source of sources) index.remove(source)
+    expect(index.origins({ to: 'help@desk.example' })).toEqual([])
+    expect(index.empty).toBe(true)
   })
 })

@@ -8,6 +8,9 @@ import type { JsonValue } from '../lossless-json.js'
 import { type AtomKind, textAtoms, valueAtoms } from './atoms.js'
 import type { ArgumentOrigin, ProvenanceSource } from './context.js'
 
+/** The most sources one origin names: the latest ones, so a common phrase costs no more per call. */
+export const MAX_ORIGIN_SOURCES = 16
+
 /** The key of an atom in the index: kind and text, so an account number never matches a word run. */
 const keyOf = (kind: string, text: string) => `${kind}:${text}`
 
@@ -56,7 +59,8 @@ export class AtomIndex {
   /**
    * The argument values found in indexed results (H3.1, H3.2): one origin per path and atom that
    * occurs in some labelled result and in no trusted text, in the order the arguments hold them;
-   * the word runs of one path are one origin (its first run, the sources of all). Never throws.
+   * the word runs of one path are one origin (its first run, the sources of all). An origin names
+   * at most `MAX_ORIGIN_SOURCES` sources, the latest to enter the context. Never throws.
    */
   origins(args: JsonValue | undefined): ArgumentOrigin[] {
     if (this.#keysOf.size === 0) return []
@@ -69,13 +73,18 @@ export class AtomIndex {
       const sources = this.#sources.get(key)
       if (sources === undefined || this.#vouched.has(key)) continue
       const once = atom.kind === 'words' ? `${atom.path}\u0000words` : `${atom.path}\u0000${key}`
-      const origin = found.get(once)
-      if (origin === undefined)
-        found.set(once, { path: atom.path, atom: atom.text, kind: atom.kind, sources: new Set(sources) })
-      else for (const source of sources) origin.sources.add(source)
+      let origin = found.get(once)
+      if (origin === undefined) {
+        origin = { path: atom.path, atom: atom.text, kind: atom.kind, sources: new Set() }
+        found.set(once, origin)
+      }
+      for (let i = sources.length - 1; i >= 0 && origin.sources.size < MAX_ORIGIN_SOURCES; i--) {
+        origin.sources.add(sources[i]!)
+      }
     }
     return [...found.values()].map(({ path, atom, kind, sources }) =>
-      Object.freeze({ path, atom, kind, sources: Object.freeze([...sources]) }),
+      // Gathered latest first; named in the order they entered the context.
+      Object.freeze({ path, atom, kind, sources: Object.freeze([...sources].reverse()) }),
     )
   }
 }
