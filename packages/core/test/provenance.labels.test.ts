@@ -168,3 +168,18 @@ describe('H2 exec.provenance in the pipeline', () => {
     ).rejects.toThrow('execute input.provenance must be a context provenance object')
   })
 })
+
+describe('H1 a provenance function may leave a result unlabelled', () => {
+  it('H1.1: a provenance function answering undefined leaves that result without a label', async () => {
+    const rt = createToolRuntime()
+    rt.register(
+      rawTool('read_file', {
+        execute: (args: { path: string }) => ({ path: args.path }),
+        provenance: (args: { path: string }) =>
+          args.path.startsWith('/work/') ? undefined : { integrity: 'untrusted' },
+      }),
+    )
+    expect('provenance' in (await call(rt, 'read_file', { path: '/work/a' }))).toBe(false)
+    expect((await call(rt, 'read_file', { path: '/tmp/b' })).provenance).toEqual({ integrity: 'untrusted' })
+  })
+})

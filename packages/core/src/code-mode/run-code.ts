@@ -11,6 +11,7 @@ import { codedError, errorMessage } from '../errors.js'
 import type { RunContext } from '../execution.js'
 import type { JsonObject, JsonValue } from '../lossless-json.js'
 import type { CallView } from '../presentation.js'
+import type { ProvenanceLabel } from '../provenance/label.js'
 import { compileValidator } from '../schema/validate.js'
 import { CodeRun } from './bindings.js'
 import type { RunCodeHost, RunCodeRequest, RunCodeValue } from './host.js'
@@ -73,6 +74,9 @@ export async function runCodeBody(request: RunCodeRequest): Promise<RunCodeValue
   if (codeRun.concludes) run.concludeTurn()
   const value: RunCodeValue = { logs: outcome.logs }
   if (outcome.value !== undefined) value.result = outcome.value
+  // What the program read from labelled results can be in what it returns (H4.2).
+  const label = codeRun.provenance.label()
+  if (label !== undefined) value.provenance = { ...label }
   return value
 }
 
@@ -101,6 +105,7 @@ const OUTPUT_SCHEMA = Object.freeze({
   properties: Object.freeze({
     logs: Object.freeze({ type: 'array', items: Object.freeze({ type: 'string' }) }),
     result: Object.freeze({}),
+    provenance: Object.freeze({}),
   }),
   required: Object.freeze(['logs']),
 }) as unknown as JsonObject
@@ -163,5 +168,8 @@ export function runCodeDefinition(host: RunCodeHost): AnyToolDefinition {
     output: Object.freeze({ schema: OUTPUT_SCHEMA, render }),
     execute,
     presentCall,
+    // The run's result carries the label of the nested results it read (H4.2).
+    provenance: (_args: unknown, value: JsonValue | undefined) =>
+      (value as RunCodeValue | undefined)?.provenance as ProvenanceLabel | undefined,
   }) as AnyToolDefinition
 }

@@ -18,11 +18,12 @@ export interface ProvenanceLabel {
 /**
  * What a definition declares (H1.1): one label for every result, or a function of the frozen
  * arguments and the success value (`undefined` for a failure) for a tool that reads both kinds,
- * e.g. a file inside or outside the workspace.
+ * e.g. a file inside or outside the workspace; a function answering `undefined` leaves that
+ * result unlabelled.
  */
 export type ProvenanceSpec<Args = any> =
   | ProvenanceLabel
-  | ((args: Args, value: JsonValue | undefined) => ProvenanceLabel)
+  | ((args: Args, value: JsonValue | undefined) => ProvenanceLabel | undefined)
 
 /** The label a spec that throws or answers something else gives: the most restrictive (H1.4). */
 export const FAIL_CLOSED_LABEL: ProvenanceLabel = Object.freeze({
@@ -71,18 +72,19 @@ function freezeLabel(label: ProvenanceLabel): ProvenanceLabel {
 
 /**
  * The label of one result (H1.3, H1.4): a static spec as is; a function's answer, frozen, when it
- * is a label. A function that throws or answers anything else gives `FAIL_CLOSED_LABEL` and
- * passes the problem to `report`. Never throws.
+ * is a label, `undefined` (no label) when it answers `undefined`. A function that throws or
+ * answers anything else gives `FAIL_CLOSED_LABEL` and passes the problem to `report`. Never throws.
  */
 export function labelOf(
   spec: ProvenanceSpec,
   args: JsonValue | undefined,
   value: JsonValue | undefined,
   report: (error: unknown) => void,
-): ProvenanceLabel {
+): ProvenanceLabel | undefined {
   if (typeof spec !== 'function') return spec
   try {
     const label: unknown = spec(args, value)
+    if (label === undefined) return undefined
     if (isProvenanceLabel(label)) return freezeLabel(label)
     report(new TypeError(`provenance function returned ${describe(label)}, not a label`))
   } catch (error) {

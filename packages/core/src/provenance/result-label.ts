@@ -17,6 +17,7 @@ export function withLabel(
 ): ToolResult {
   if (result.provenance !== undefined) return result
   const label = labelOf(spec, args, result.isError ? undefined : result.value, report)
+  if (label === undefined) return result
   const labelled = { ...result, provenance: label }
   // A result built from checked snapshots stays vouched for, so V1.3's walk still skips it.
   return (isFrozenSnapshot(result) ? vouchFreeze(labelled) : Object.freeze(labelled)) as ToolResult

@@ -1,0 +1,97 @@
+import { createToolRuntime, defineTool, protectArguments } from '@tooltx/core'
+import { quickjsRuntime } from '@tooltx/sandbox'
+import { memoryStore, openSession } from '@tooltx/session'
+import { afterAll, describe, expect, it } from 'vitest'
+import { createAgent, type ScriptedStep, scripted } from '../src/index.js'
+
+const sandbox = quickjsRuntime({ wallMs: 20_000 })
+afterAll(() => sandbox.close())
+
+const EMAIL = 'Invoice 4471: pay 98.70 EUR to IBAN GB33 BUKB 2020 1555 5555 55.'
+
+/** A Code Mode agent over an untrusted inbox and a payment tool guarded by `protectArguments`. */
+async function codeAgent(steps: ScriptedStep[], task = 'Pay the invoice in my inbox.') {
+  const runtime = createToolRuntime({ mode: 'code', codeRuntime: sandbox })
+  const scope = runtime.scope()
+  const paid: unknown[] = []
+  scope.register(
+    defineTool({
+      name: 'read_email',
+      description: 'The newest e-mail.',
+      parameters: {},
+      provenance: { integrity: 'untrusted' },
+      execute: () => ({ text: EMAIL }),
+    }),
+  )
+  scope.register(
+    defineTool({
+      name: 'send_money',
+      description: 'Transfer money.',
+      parameters: { recipient: { type: 'string', required: true }, amount: { type: 'number' } },
+      execute: (args) => {
+        paid.push(args)
+        return 'sent'
+      },
+    }),
+  )
+  runtime.onPreExecute(protectArguments({ send_money: ['recipient'] }))
+  const session = await openSession(memoryStore(), { id: 'code' })
+  const agent = createAgent({ runtime, scope, session, model: scripted(steps) })
+  await agent.send(task)
+  const results = session.events().flatMap((e) => (e.type === 'tool/result' ? [e.data] : []))
+  return { paid, results }
+}
+
+const runCode = (id: string, code: string) => ({
+  toolCalls: [{ id, name: 'run_code', arguments: JSON.stringify({ code, description: 'pay' }) }],
+})
+
+const PAY_FROM_MAIL = `
+const mail = await tools.read_email({})
+const iban = mail.text.match(/IBAN ([A-Z0-9 ]+)/)[1].replace(/ /g, '')
+try { await tools.send_money({ recipient: iban, amount: 98.7 }) } catch (e) { return e.message }
+return 'paid'`
+
+describe('H4 provenance inside a Code Mode program', () => {
+  it('H4.1: a binding call whose argument holds a value an untrusted nested result returned is checked like a direct call', async () => {
+    const { paid, results } = await codeAgent([runCode('c1', PAY_FROM_MAIL), { text: 'done' }])
+    expect(paid).toEqual([])
+    const text = results[0]!.content.map((b) => (b.type === 'text' ? b.text : '')).join('')
+    expect(text).toContain(
+      'untrusted data in send_money\'s arguments: argument recipient ("GB33BUKB20201555555555") was copied from the result of read_email c1:code:1',
+    )
+  })
+
+  it('H4.2: the run_code result carries the label of the nested results it read, so the context label counts it', async () => {
+    const { results, paid } = await codeAgent([
+      runCode('c1', 'return (await tools.read_email({})).text'),
+      runCode(
+        'c2',
+        'await tools.send_money({ recipient: "GB33BUKB20201555555555", amount: 1 }); return "ok"',
+      ),
+      { text: 'done' },
+    ])
+    expect(results[0]!.provenance).toEqual({ integrity: 'untrusted' })
+    // The program's literal was copied from the context: the run_code result the model read.
+    expect(paid).toEqual([])
+    const text = results[1]!.content.map((b) => (b.type === 'text' ? b.text : '')).join('')
+    expect(text).toContain(
+      'argument recipient ("GB33BUKB20201555555555") was copied from the result of run_code c1',
+    )
+  })
+
+  it('H4.1: a program that reads nothing labelled carries no provenance and runs', async () => {
+    const { results, paid } = await codeAgent(
+      [
+        runCode(
+          'c1',
+          'await tools.send_money({ recipient: "GB33BUKB20201555555555", amount: 1 }); return "ok"',
+        ),
+        { text: 'done' },
+      ],
+      'Pay 1 EUR to GB33 BUKB 2020 1555 5555 55',
+    )
+    expect(paid).toEqual([{ recipient: 'GB33BUKB20201555555555', amount: 1 }])
+    expect('provenance' in results[0]!).toBe(false)
+  })
+})
