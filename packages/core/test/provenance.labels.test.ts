@@ -183,3 +183,28 @@ describe('H1 a provenance function may leave a result unlabelled', () => {
     expect((await call(rt, 'read_file', { path: '/tmp/b' })).provenance).toEqual({ integrity: 'untrusted' })
   })
 })
+
+describe('H1 labels and post-execute', () => {
+  it('H1.3: post-execute handlers see the label; a content replacement keeps it, a value replacement is labelled from the new value', async () => {
+    const rt = createToolRuntime()
+    rt.register(
+      rawTool('fetch', {
+        execute: () => ({ host: 'outside' }),
+        provenance: (_args: unknown, value: { host?: string } | undefined) =>
+          value?.host === 'inside' ? { integrity: 'trusted' } : { integrity: 'untrusted' },
+      }),
+    )
+    const seen: unknown[] = []
+    let replace: 'content' | 'value' = 'content'
+    rt.onPostExecute((_exec, result) => {
+      seen.push(result.provenance)
+      return replace === 'content'
+        ? { kind: 'accept', content: [{ type: 'text', text: 'redacted' }] }
+        : { kind: 'accept', value: { host: 'inside' } }
+    })
+    expect((await call(rt, 'fetch')).provenance).toEqual({ integrity: 'untrusted' })
+    replace = 'value'
+    expect((await call(rt, 'fetch')).provenance).toEqual({ integrity: 'trusted' })
+    expect(seen).toEqual([{ integrity: 'untrusted' }, { integrity: 'untrusted' }])
+  })
+})

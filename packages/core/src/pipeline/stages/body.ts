@@ -11,6 +11,7 @@ import { codedError } from '../../errors.js'
 import { LOG_LEVELS, type LogEntry, type LogLevel, type RunContext } from '../../execution.js'
 import { frozenSnapshotOrThrow, vouchFreeze } from '../../frozen.js'
 import type { JsonValue } from '../../lossless-json.js'
+import { withLabel } from '../../provenance/result-label.js'
 import { nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
@@ -188,11 +189,22 @@ export async function baseDispatch(call: Call, wrapperSignal: AbortSignal): Prom
     fused.dispose()
     const contexts = run.settle()
     if (isBreach(error)) throw error
-    return thrown(error, 'TOOL_FAILED', '', contexts)
+    return labelled(call, thrown(error, 'TOOL_FAILED', '', contexts))
   }
   fused.dispose()
   const contexts = run.settle()
   // A success that finished under an aborted signal is superseded; a failure stands (P8.10).
   if (fused.signal.aborted) return aborted(contexts)
-  return successFromValue(call, entry, value, contexts, run.concluded)
+  return labelled(call, successFromValue(call, entry, value, contexts, run.concluded))
+}
+
+/**
+ * A result of the body (or a value a post-execute handler put in its place) with the label of the
+ * definition that ran, so post-execute handlers and observers see it (H1.3).
+ */
+export function labelled(call: Call, result: ToolResult): ToolResult {
+  const spec = call.provenance
+  return spec === undefined
+    ? result
+    : withLabel(result, spec, call.exec.arguments, (e) => call.core.report(e))
 }

@@ -6,7 +6,6 @@
 import { checkContent } from '../../content-checks.js'
 import { frozenJsonProblem } from '../../frozen.js'
 import { isFrozenSnapshot } from '../../lossless-json.js'
-import { withLabel } from '../../provenance/result-label.js'
 import { nextCovering } from '../../registry/hook-list.js'
 import type { ToolResult } from '../../result.js'
 import type { Call } from '../call.js'
@@ -100,10 +99,6 @@ export function finish(call: Call, candidate: ToolResult): ToolResult {
   result = materialize(result)
   result = finalize(call, result)
   result = capContent(result, call.core.options.maxContentBytes)
-  // Only a result whose body ran carries the tool's label: the runtime wrote the others (H1.3).
-  if (call.provenance !== undefined && call.bodyInvoked) {
-    result = withLabel(result, call.provenance, call.exec.arguments, (error) => call.core.report(error))
-  }
   assertPublishable(call.exec, result)
   observe(call, result)
   call.assertPublishing()
