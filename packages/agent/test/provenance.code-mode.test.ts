@@ -94,4 +94,13 @@ describe('H4 provenance inside a Code Mode program', () => {
     expect(paid).toEqual([{ recipient: 'GB33BUKB20201555555555', amount: 1 }])
     expect('provenance' in results[0]!).toBe(false)
   })
+
+  it('H4.2: a failed run that read an untrusted result is labelled too: its logs and message can hold what it read', async () => {
+    const { results } = await codeAgent([
+      runCode('c1', 'const mail = await tools.read_email({}); console.log(mail.text); throw new Error("stop")'),
+      { text: 'done' },
+    ])
+    expect(results[0]!.isError).toBe(true)
+    expect(results[0]!.provenance).toEqual({ integrity: 'untrusted' })
+  })
 })

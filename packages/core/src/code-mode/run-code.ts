@@ -66,6 +66,11 @@ export async function runCodeBody(request: RunCodeRequest): Promise<RunCodeValue
   }
   const failed = rejection !== undefined || outcome?.error !== undefined
   await codeRun.settle(run.signal.aborted ? 'aborted' : failed ? 'failed' : 'completed')
+  // What the program read from labelled results can be in what it returns or logs (H4.2).
+  const label = codeRun.provenance.label()
+  if (label !== undefined && run.arguments !== null && typeof run.arguments === 'object') {
+    RUN_LABELS.set(run.arguments, label)
+  }
   if (outcome === undefined) throw codedError('TOOL_FAILED', errorMessage(rejection?.error))
   if (outcome.error !== undefined) {
     if (outcome.error.kind === 'abort' && run.signal.aborted) throw codedError('ABORTED', 'tool call aborted')
@@ -74,11 +79,14 @@ export async function runCodeBody(request: RunCodeRequest): Promise<RunCodeValue
   if (codeRun.concludes) run.concludeTurn()
   const value: RunCodeValue = { logs: outcome.logs }
   if (outcome.value !== undefined) value.result = outcome.value
-  // What the program read from labelled results can be in what it returns (H4.2).
-  const label = codeRun.provenance.label()
-  if (label !== undefined) value.provenance = { ...label }
   return value
 }
+
+/**
+ * The label of each finished run, by the run's frozen arguments — the one object both the body and
+ * the definition's `provenance` function receive for a call — so a failed run is labelled too.
+ */
+const RUN_LABELS = new WeakMap<object, ProvenanceLabel>()
 
 const MALFORMED_RESULT = 'the code runtime resolved with something that is not { logs, value?, error? }'
 
@@ -105,7 +113,6 @@ const OUTPUT_SCHEMA = Object.freeze({
   properties: Object.freeze({
     logs: Object.freeze({ type: 'array', items: Object.freeze({ type: 'string' }) }),
     result: Object.freeze({}),
-    provenance: Object.freeze({}),
   }),
   required: Object.freeze(['logs']),
 }) as unknown as JsonObject
@@ -168,8 +175,8 @@ export function runCodeDefinition(host: RunCodeHost): AnyToolDefinition {
     output: Object.freeze({ schema: OUTPUT_SCHEMA, render }),
     execute,
     presentCall,
-    // The run's result carries the label of the nested results it read (H4.2).
-    provenance: (_args: unknown, value: JsonValue | undefined) =>
-      (value as RunCodeValue | undefined)?.provenance as ProvenanceLabel | undefined,
+    // The run's result, success or failure, carries the label of the nested results it read (H4.2).
+    provenance: (args: unknown) =>
+      args !== null && typeof args === 'object' ? RUN_LABELS.get(args) : undefined,
   }) as AnyToolDefinition
 }
