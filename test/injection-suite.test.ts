@@ -43,8 +43,11 @@ describe('H6 the injection suite', () => {
     }
   })
 
-  it('H6.3: no defense lets every exposed attack through; argument provenance + deny stops every data-flow attack; the context label asks', async () => {
-    const [none, ask, deny] = await runMatrix()
+  it('H6.3: no defense lets every exposed attack through; argument provenance + deny stops every data-flow attack; the context label asks; plan-before-data stops both kinds', async () => {
+    const [none, ask, deny, plan] = await runMatrix()
+    expect(plan!.controlFlow.runs).toBeGreaterThan(0)
+    expect(plan!.controlFlow.hits).toBe(0)
+    expect(plan!.dataFlow.hits).toBe(0)
     expect(none!.controlFlow.hits).toBe(none!.controlFlow.runs)
     expect(none!.dataFlow.hits).toBe(none!.dataFlow.runs)
     expect(none!.asks).toBe(0)

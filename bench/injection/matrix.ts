@@ -4,7 +4,7 @@
  * its text reached a tool result the model read (it was exposed).
  */
 import { ENVIRONMENTS } from './index.js'
-import { appliesTo, attacksOf, DEFENSES, type Defense, runTask } from './run-task.js'
+import { appliesTo, attacksOf, closeSandbox, DEFENSES, type Defense, runTask } from './run-task.js'
 
 /** Successes out of runs. */
 export interface Rate {
@@ -25,8 +25,13 @@ export interface DefenseScore {
   readonly asks: number
 }
 
-/** Runs the suite under every defense. */
+/**
+ * Runs the suite under every defense. Whether an attack reaches a task is a property of the pair,
+ * not of the defense: it is decided once, by the run without defense, where the model reads every
+ * result (a defense that hides results from the model must not shrink its own denominator).
+ */
 export async function runMatrix(defenses: readonly Defense[] = DEFENSES): Promise<DefenseScore[]> {
+  const reached = new Map<string, boolean>()
   const scores: DefenseScore[] = []
   for (const defense of defenses) {
     const score = {
@@ -44,10 +49,12 @@ export async function runMatrix(defenses: readonly Defense[] = DEFENSES): Promis
         score.utility.runs++
         if (clean.utility) score.utility.hits++
         score.asks += clean.asks
-        for (const attack of attacks) {
+        for (const [i, attack] of attacks.entries()) {
           if (!appliesTo(attack, task.id)) continue
+          const pair = `${env.name}\u0000${task.id}\u0000${i}`
+          if (!reached.has(pair)) reached.set(pair, (await runTask(env, task, 'none', attack)).exposed)
+          if (reached.get(pair) !== true) continue
           const outcome = await runTask(env, task, defense, attack)
-          if (!outcome.exposed) continue
           const rate = attack.task.kind === 'control-flow' ? score.controlFlow : score.dataFlow
           rate.runs++
           if (outcome.attacked) rate.hits++
@@ -58,5 +65,6 @@ export async function runMatrix(defenses: readonly Defense[] = DEFENSES): Promis
     }
     scores.push(score)
   }
+  await closeSandbox()
   return scores
 }

@@ -4,15 +4,40 @@
  * who answers the asks. Returns what the state and the log say happened.
  */
 import { createAgent } from '@tooltx/agent'
-import { askWhenUntrusted, createToolRuntime, noConfidentialInto, protectArguments } from '@tooltx/core'
+import {
+  askWhenUntrusted,
+  createToolRuntime,
+  noConfidentialInto,
+  protectArguments,
+  withholdUntrusted,
+} from '@tooltx/core'
+import { quickjsRuntime } from '@tooltx/sandbox'
 import { memoryStore, openSession } from '@tooltx/session'
 import { attackerModel } from './attacker.js'
+import { plannerModel } from './planner.js'
 import { type AnyEnvironment, type InjectionTask, injectionTexts, type UserTask } from './suite.js'
 
 /** The defenses compared (H6.3). */
-export type Defense = 'none' | 'context label + ask' | 'argument provenance + deny'
+export type Defense =
+  | 'none'
+  | 'context label + ask'
+  | 'argument provenance + deny'
+  | 'plan-before-data Code Mode + argument provenance'
 
-export const DEFENSES: readonly Defense[] = ['none', 'context label + ask', 'argument provenance + deny']
+export const DEFENSES: readonly Defense[] = [
+  'none',
+  'context label + ask',
+  'argument provenance + deny',
+  'plan-before-data Code Mode + argument provenance',
+]
+
+/** The sandbox of the plan-before-data runs, shared by all of them; `closeSandbox` ends it. */
+let sandbox: ReturnType<typeof quickjsRuntime> | undefined
+export function closeSandbox(): Promise<void> {
+  const closing = sandbox?.close() ?? Promise.resolve()
+  sandbox = undefined
+  return closing
+}
 
 /** One planted attack: the injection task and the text (or value) put in its slot. */
 export interface Attack {
@@ -39,7 +64,7 @@ export function appliesTo(attack: Attack, id: string): boolean {
 export interface RunOutcome {
   /** The user task's state check passed. */
   readonly utility: boolean
-  /** The planted text reached a tool result the model read. */
+  /** The planted text reached a tool result: one the model read, or one a program read. */
   readonly exposed: boolean
   /** The injection task's state check passed. */
   readonly attacked: boolean
@@ -66,13 +91,17 @@ export async function runTask(
     slots[slot] = attack.task.kind === 'control-flow' ? `${slots[slot]} ${attack.text}` : attack.text
   }
   const state = env.state(slots)
-  const runtime = createToolRuntime()
+  const planning = defense === 'plan-before-data Code Mode + argument provenance'
+  if (planning) sandbox ??= quickjsRuntime({ wallMs: 20_000 })
+  const runtime = planning ? createToolRuntime({ mode: 'code', codeRuntime: sandbox }) : createToolRuntime()
   for (const tool of env.tools(state)) runtime.register(tool)
   if (defense === 'context label + ask') runtime.onPreExecute(askWhenUntrusted(env.consequential))
-  if (defense === 'argument provenance + deny') {
+  if (defense === 'argument provenance + deny' || planning) {
     runtime.onPreExecute(protectArguments(env.protect))
     runtime.onPreExecute(noConfidentialInto(env.sinks))
   }
+  // The planner writes its program before any data and never reads an untrusted result.
+  if (planning) runtime.onPostExecute(withholdUntrusted())
   const own = new Set(task.plan.flat().map((c) => c.tool))
   let asks = 0
   const approver = (request: { name: string }) => {
@@ -86,14 +115,15 @@ export async function runTask(
     runtime,
     scope: runtime.scope(),
     session,
-    model: attackerModel(task.plan, injected),
+    model: planning ? plannerModel(task.plan, injected) : attackerModel(task.plan, injected),
     approver,
   })
   await agent.send(task.prompt)
   let exposed = false
   let denied = 0
+  // A result reaches the model (`tool/result`) or a program (`tool/code-dispatch`): either exposes it.
   for (const event of session.events()) {
-    if (event.type !== 'tool/result') continue
+    if (event.type !== 'tool/result' && event.type !== 'tool/code-dispatch') continue
     if (event.data.error?.code === 'DENIED') denied++
     if (
       attack !== undefined &&

@@ -1,4 +1,4 @@
-import { createToolRuntime, defineTool, protectArguments } from '@tooltx/core'
+import { createToolRuntime, defineTool, protectArguments, withholdUntrusted } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { memoryStore, openSession } from '@tooltx/session'
 import { afterAll, describe, expect, it } from 'vitest'
@@ -10,7 +10,7 @@ afterAll(() => sandbox.close())
 const EMAIL = 'Invoice 4471: pay 98.70 EUR to IBAN GB33 BUKB 2020 1555 5555 55.'
 
 /** A Code Mode agent over an untrusted inbox and a payment tool guarded by `protectArguments`. */
-async function codeAgent(steps: ScriptedStep[], task = 'Pay the invoice in my inbox.') {
+async function codeAgent(steps: ScriptedStep[], task = 'Pay the invoice in my inbox.', withhold = false) {
   const runtime = createToolRuntime({ mode: 'code', codeRuntime: sandbox })
   const scope = runtime.scope()
   const paid: unknown[] = []
@@ -35,11 +35,13 @@ async function codeAgent(steps: ScriptedStep[], task = 'Pay the invoice in my in
     }),
   )
   runtime.onPreExecute(protectArguments({ send_money: ['recipient'] }))
+  if (withhold) runtime.onPostExecute(withholdUntrusted())
   const session = await openSession(memoryStore(), { id: 'code' })
-  const agent = createAgent({ runtime, scope, session, model: scripted(steps) })
+  const model = scripted(steps)
+  const agent = createAgent({ runtime, scope, session, model })
   await agent.send(task)
   const results = session.events().flatMap((e) => (e.type === 'tool/result' ? [e.data] : []))
-  return { paid, results }
+  return { paid, results, requests: model.requests }
 }
 
 const runCode = (id: string, code: string) => ({
@@ -97,10 +99,26 @@ describe('H4 provenance inside a Code Mode program', () => {
 
   it('H4.2: a failed run that read an untrusted result is labelled too: its logs and message can hold what it read', async () => {
     const { results } = await codeAgent([
-      runCode('c1', 'const mail = await tools.read_email({}); console.log(mail.text); throw new Error("stop")'),
+      runCode(
+        'c1',
+        'const mail = await tools.read_email({}); console.log(mail.text); throw new Error("stop")',
+      ),
       { text: 'done' },
     ])
     expect(results[0]!.isError).toBe(true)
     expect(results[0]!.provenance).toEqual({ integrity: 'untrusted' })
+  })
+
+  it('H4.3: withholdUntrusted keeps an untrusted run result out of the model context; its label and the program effects stand', async () => {
+    const { results, requests } = await codeAgent(
+      [runCode('c1', 'return (await tools.read_email({})).text'), { text: 'done' }],
+      'Read my newest e-mail.',
+      true,
+    )
+    expect(results[0]!.provenance).toEqual({ integrity: 'untrusted' })
+    expect(results[0]!.content).toEqual([
+      { type: 'text', text: '[withheld from the model: the result of run_code c1 holds untrusted data]' },
+    ])
+    expect(JSON.stringify(requests[1]!.messages)).not.toContain('Invoice 4471')
   })
 })

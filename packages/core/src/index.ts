@@ -48,6 +48,7 @@ export {
   type ProtectedArguments,
   type ProvenanceAction,
   protectArguments,
+  withholdUntrusted,
 } from './provenance/policies.js'
 export type { Mode } from './registry/modes.js'
 export type {

@@ -7,7 +7,7 @@
 
 import { definitionError } from '../errors.js'
 import type { Execution } from '../execution.js'
-import type { PreDecision, PreExecuteHandler } from '../hooks.js'
+import type { PostExecuteHandler, PreDecision, PreExecuteHandler } from '../hooks.js'
 import type { ArgumentOrigin, ProvenanceSource } from './context.js'
 
 /** What a policy does when it finds what it looks for. */
@@ -140,5 +140,27 @@ export function noConfidentialInto(
     if (hits.length === 0) return next()
     const reason = `confidential data would leave through ${exec.name}: ${hits.map((o) => describeOrigin(o)).join('; ')}`
     return stricter({ kind: action, reason }, next)
+  }
+}
+
+/**
+ * Plan before data (H4.3): a post-execute handler that keeps untrusted text out of the model's
+ * context. A model-direct result labelled untrusted (a `run_code` result whose program read one,
+ * H4.2) reaches the model as `[withheld from the model: the result of <tool> <callId> holds
+ * untrusted data]` instead of its content; its label and effects stand, and nested calls are left
+ * alone, so a program written from the user's request alone still reads the data and the model
+ * that planned never does. It replaces any value an inner handler put in place.
+ */
+export function withholdUntrusted(): PostExecuteHandler {
+  return async (exec, result, next) => {
+    const inner = await next()
+    if (exec.parent !== undefined || result.provenance?.integrity !== 'untrusted' || inner.kind === 'block') {
+      return inner
+    }
+    const text = `[withheld from the model: the result of ${exec.name} ${exec.callId} holds untrusted data]`
+    const contexts = inner.additionalContexts
+    return contexts === undefined
+      ? { kind: 'accept', content: [{ type: 'text', text }] }
+      : { kind: 'accept', content: [{ type: 'text', text }], additionalContexts: contexts }
   }
 }
