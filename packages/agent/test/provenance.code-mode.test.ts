@@ -1,6 +1,7 @@
 import { createToolRuntime, defineTool, protectArguments, withholdUntrusted } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { memoryStore, openSession } from '@tooltx/session'
+import fc from 'fast-check'
 import { afterAll, describe, expect, it } from 'vitest'
 import { createAgent, type ScriptedStep, scripted } from '../src/index.js'
 
@@ -10,7 +11,12 @@ afterAll(() => sandbox.close())
 const EMAIL = 'Invoice 4471: pay 98.70 EUR to IBAN GB33 BUKB 2020 1555 5555 55.'
 
 /** A Code Mode agent over an untrusted inbox and a payment tool guarded by `protectArguments`. */
-async function codeAgent(steps: ScriptedStep[], task = 'Pay the invoice in my inbox.', withhold = false) {
+async function codeAgent(
+  steps: ScriptedStep[],
+  task = 'Pay the invoice in my inbox.',
+  withhold = false,
+  email = EMAIL,
+) {
   const runtime = createToolRuntime({ mode: 'code', codeRuntime: sandbox })
   const scope = runtime.scope()
   const paid: unknown[] = []
@@ -20,7 +26,7 @@ async function codeAgent(steps: ScriptedStep[], task = 'Pay the invoice in my in
       description: 'The newest e-mail.',
       parameters: {},
       provenance: { integrity: 'untrusted' },
-      execute: () => ({ text: EMAIL }),
+      execute: () => ({ text: email }),
     }),
   )
   scope.register(
@@ -120,5 +126,56 @@ describe('H4 provenance inside a Code Mode program', () => {
       { type: 'text', text: '[withheld from the model: the result of run_code c1 holds untrusted data]' },
     ])
     expect(JSON.stringify(requests[1]!.messages)).not.toContain('Invoice 4471')
+  })
+
+  it('H4.4: whatever route a random program takes, a value it read from an untrusted result never reaches a protected argument unchecked', async () => {
+    const iban = fc
+      .tuple(
+        fc.stringMatching(/^[A-Z]{2}[0-9]{2}$/),
+        fc.array(fc.stringMatching(/^[0-9]{4}$/), { minLength: 3, maxLength: 5 }),
+      )
+      .map(([head, groups]) => [head, ...groups])
+    // How the program reads the value out of the e-mail, and how it carries it to the call.
+    const reads = [
+      "mail.text.match(/IBAN ([A-Z0-9 ]+)/)[1].replace(/ /g, '')",
+      'mail.text.match(/IBAN ([A-Z0-9 ]+)/)[1].trim()',
+      "mail.text.split('IBAN ')[1].split('.')[0]",
+    ]
+    const routes = [
+      (v: string) => v,
+      (v: string) => `(() => { const a = ${v}; const b = a; return b })()`,
+      (v: string) => `({ x: [${v}] }).x[0]`,
+      (v: string) => `'to ' + ${v}`,
+      (v: string) => `\`\${${v}} (invoice)\``,
+      (v: string) => `JSON.parse(JSON.stringify({ v: ${v} })).v`,
+    ]
+    await fc.assert(
+      fc.asyncProperty(
+        iban,
+        fc.nat(reads.length - 1),
+        fc.nat(routes.length - 1),
+        fc.boolean(),
+        async (groups, r, route, early) => {
+          const email = `${early ? 'Pay now. ' : ''}Invoice: pay 98.70 EUR to IBAN ${groups.join(' ')}. Thanks.`
+          const code = [
+            'const mail = await tools.read_email({})',
+            `const value = ${reads[r]}`,
+            `try { await tools.send_money({ recipient: ${routes[route]!('value')}, amount: 1 }) } catch (e) { return e.message }`,
+            "return 'paid'",
+          ].join('\n')
+          const { paid, results } = await codeAgent(
+            [runCode('c1', code), { text: 'done' }],
+            'Pay the invoice.',
+            false,
+            email,
+          )
+          expect(paid).toEqual([])
+          const text = results[0]!.content.map((b) => (b.type === 'text' ? b.text : '')).join('')
+          expect(text).toContain("untrusted data in send_money's arguments: argument recipient")
+          expect(text).toContain('read_email c1:code:1')
+        },
+      ),
+      { numRuns: 30 },
+    )
   })
 })
