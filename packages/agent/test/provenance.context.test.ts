@@ -210,3 +210,60 @@ describe('H5 auditing a provenance policy over a recorded session', () => {
     )
   })
 })
+
+describe('H2 cost', () => {
+  it('H2.3: the sources list is built once per change, not per call: calls between two changes share it', async () => {
+    const { tracker, session } = await (async () => {
+      const session = await openSession(memoryStore(), { id: 'c' })
+      return { session, tracker: ContextProvenanceTracker.following(session, session.events()) }
+    })()
+    const T = { turn: 1, step: 1 }
+    await session.append('turn/start', { turn: 1 })
+    await session.append('step/start', T)
+    await session.append('assistant/message', {
+      ...T,
+      content: [{ type: 'tool-call', id: 'c1', name: 'read_email', arguments: '{}' }],
+    })
+    await session.append('tool/call', { ...T, callId: 'c1', name: 'read_email', arguments: '{}' })
+    await session.append('tool/result', {
+      ...T,
+      callId: 'c1',
+      name: 'read_email',
+      content: [{ type: 'text', text: EMAIL }],
+      isError: false,
+      provenance: { integrity: 'untrusted' },
+    })
+    await session.append('step/end', T)
+    await session.append('step/start', { turn: 1, step: 2 })
+    await session.append('assistant/message', { turn: 1, step: 2, content: [{ type: 'text', text: 'ok' }] })
+    const first = tracker.of({ a: 1 })!
+    const second = tracker.of({ iban: 'DE89370400440532013000' })!
+    expect(second.sources).toBe(first.sources)
+    expect(second.arguments).not.toBe(first.arguments)
+  })
+})
+
+describe('H3 what the heuristic does not see', () => {
+  it('H3.5: a paraphrased, re-encoded or split value is not found; a value that merely occurs in an untrusted result is', () => {
+    const tracker = new ContextProvenanceTracker()
+    const T = { turn: 1, step: 1 }
+    tracker.follow({
+      seq: 5 as Seq,
+      type: 'tool/result',
+      data: {
+        ...T,
+        callId: 'c1',
+        name: 'read_email',
+        content: [{ type: 'text', text: EMAIL }],
+        isError: false,
+        provenance: { integrity: 'untrusted' },
+      },
+    })
+    tracker.follow({ seq: 6 as Seq, type: 'assistant/message', data: { ...T, content: [] } })
+    const found = (args: JsonValue) => tracker.of(args)!.arguments.map((a) => a.path)
+    expect(found({ iban: Buffer.from('DE89370400440532013000').toString('base64') })).toEqual([])
+    expect(found({ head: 'DE89 3704', tail: '0044 0532 0130 00' })).toEqual([])
+    expect(found({ amount: 'twelve hundred fifty' })).toEqual([])
+    expect(found({ count: 1250 })).toEqual(['count'])
+  })
+})
