@@ -5,6 +5,7 @@ import {
   type ContentBlock,
   callCard,
   type JsonValue,
+  type ProvenanceLabel,
   parseToolArguments,
   type ResultView,
   resultCard,
@@ -87,6 +88,8 @@ export type DisplayEntry =
       readonly view: ResultView
       /** Milliseconds between the call and its result, when both arrival times are known. */
       readonly durationMs?: number
+      /** The result's provenance label, when its tool declares one (H1.6). */
+      readonly provenance?: ProvenanceLabel
     })
   | (At & {
       readonly kind: 'approval'
@@ -236,7 +239,7 @@ export class SessionDisplay {
         return program === undefined ? entry : { ...entry, program }
       }
       case 'tool/result': {
-        const { turn, step, callId, name, content, isError, meta, error } = event.data
+        const { turn, step, callId, name, content, isError, meta, error, provenance } = event.data
         const call = this.#calls.get(callId)
         const durable =
           meta === undefined ? { content: [...content], isError } : { content: [...content], isError, meta }
@@ -253,6 +256,7 @@ export class SessionDisplay {
           ...(isError ? { code: error?.code ?? 'error' } : {}),
           view,
           ...(started !== undefined && at !== undefined ? { durationMs: Math.max(0, at - started) } : {}),
+          ...(provenance === undefined ? {} : { provenance }),
         }
       }
       case 'approval/asked':

@@ -1,3 +1,4 @@
+import type { ProvenanceLabel } from '@tooltx/core'
 import type { SessionEvent } from '@tooltx/session'
 import { callBody, resultBody } from './card-text.js'
 import { type DefinitionLookup, type DisplayEntry, SessionDisplay } from './session-display.js'
@@ -5,6 +6,17 @@ import { terminalSafe } from './terminal-text.js'
 
 function indent(prefix: string, lines: readonly string[]): string[] {
   return lines.map((line) => `${prefix}${line}`)
+}
+
+/** ` [untrusted]`, ` [untrusted, confidential]`, ` [confidential]` or nothing for a result's label (H1.6). */
+function labelText(label: ProvenanceLabel | undefined): string {
+  if (label === undefined) return ''
+  const marks = [
+    label.integrity === 'untrusted' ? 'untrusted' : '',
+    label.confidential === true ? 'confidential' : '',
+  ]
+  const shown = marks.filter((mark) => mark !== '')
+  return shown.length === 0 ? '' : ` [${shown.join(', ')}]`
 }
 
 /** The timeline lines of one display entry (G1.1): the terminal's rendering of the shared model. */
@@ -32,7 +44,7 @@ function entryLines(entry: DisplayEntry): string[] {
       return [`    ▶ ${entry.title}`, ...indent('        ', callBody(entry.view))]
     case 'result': {
       const mark = entry.isError ? `✗ ${entry.name} failed (${entry.code})` : `✓ ${entry.name}`
-      return [`    ${mark}`, ...indent('        ', resultBody(entry.view))]
+      return [`    ${mark}${labelText(entry.provenance)}`, ...indent('        ', resultBody(entry.view))]
     }
     case 'approval':
       if (entry.phase === 'asked') {
