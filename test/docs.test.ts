@@ -60,6 +60,11 @@ const EXPECTED: Record<string, readonly string[]> = {
     '1 would change',
     'nested: true',
   ],
+  'docs/provenance.md › One injection, stopped': [
+    'read_email {"integrity":"untrusted"} ok',
+    'send_money null DENIED',
+    'argument recipient ("GB33BUKB20201555555555") was copied from the result of read_email c1',
+  ],
   'docs/fork.md › Fork a session': [
     "support.fork-6 { source: 'support', at: 6 }",
     '2 It shipped yesterday; it arrives tomorrow.',

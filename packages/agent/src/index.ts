@@ -11,12 +11,14 @@ export {
   type ContextStrategy,
   resolveContext,
 } from './context/context-options.js'
+export { ContextProvenanceTracker } from './context/context-provenance.js'
 export { estimateTokens, type TokenCounter } from './context/token-estimate.js'
 export * from './model/anthropic.js'
 export * from './model/defaults.js'
 export * from './model/model.js'
 export * from './model/model-error.js'
 export * from './model/openai-compatible.js'
+export * from './model/quarantined-extractor.js'
 export * from './model/reasoning.js'
 export * from './model/reply.js'
 export * from './model/scripted.js'

@@ -7,6 +7,7 @@ import {
   type ApprovalOutcome,
   type Approver,
   type ContentBlock,
+  type ContextProvenance,
   checkToolArguments,
   type ErrorInfo,
   type JsonValue,
@@ -19,6 +20,7 @@ import { definitionError } from '@tooltx/core/internal'
 import type { SessionEvent } from '@tooltx/session'
 import { malformedArguments } from './base/malformed-arguments.js'
 import { PausableDeadline } from './base/pausable-deadline.js'
+import { ContextProvenanceTracker } from './context/context-provenance.js'
 
 /**
  * How a call is decided (A1.2): `execute` (allowed; its body runs, whatever it then returns),
@@ -294,7 +296,11 @@ export async function auditSession(
     const top = stack.at(-1)
     return top?.callId === exec.callId && !exec.signal.aborted ? top : undefined
   }
-  const audit = async (item: Item, parent: symbol | undefined): Promise<void> => {
+  const audit = async (
+    item: Item,
+    parent: symbol | undefined,
+    provenance?: ContextProvenance,
+  ): Promise<void> => {
     if (item.malformed !== undefined) {
       // The loop fails such a call without a pipeline, so no policy can decide it either.
       item.after = { kind: 'invalid', reason: `invalid arguments: ${item.malformed}` }
@@ -319,6 +325,7 @@ export async function auditSession(
         ...(scope === undefined ? {} : { scope }),
         ...(parent === undefined ? {} : { parent }),
         ...(item.nested === undefined ? {} : { rootCallId: item.nested.rootCallId }),
+        ...(provenance === undefined ? {} : { provenance }),
       })
       result = await Promise.race([executed, bound.expired])
     } catch (error) {
@@ -359,8 +366,14 @@ export async function auditSession(
     }
     return STAND_IN
   }, hookOptions)
+  // A model-direct call sees the provenance of the context its reply answered, as in the loop (H5.6).
+  const context = new ContextProvenanceTracker()
+  let fed = 0
   try {
-    for (const item of roots) await audit(item, undefined)
+    for (const item of roots) {
+      while (fed < events.length && events[fed]!.seq < item.seq) context.follow(events[fed++]!)
+      await audit(item, undefined, context.of(item.args))
+    }
   } finally {
     offGuard()
     offWrap()

@@ -2,6 +2,7 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { createAgent, scripted } from '@tooltx/agent'
+import { createToolRuntime, defineTool } from '@tooltx/core'
 import { openSession, sqliteStore } from '@tooltx/session'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest'
@@ -153,6 +154,38 @@ describeBrowser('G3 the pages in a browser', () => {
       'context from reminderthe build is red#13',
     )
     await screenshot(page, 'session-code-mode')
+  })
+
+  it('H1.6: a card whose result is labelled shows an untrusted or confidential badge; an unlabelled one shows none', async () => {
+    const db = path.join(dir, 'labels.db')
+    const session = await openSession(sqliteStore(db), { id: 'labels' })
+    const runtime = createToolRuntime()
+    const scope = runtime.scope()
+    scope.register(
+      defineTool({
+        name: 'inbox',
+        description: 'inbox',
+        parameters: {},
+        execute: () => 'mail',
+        provenance: { integrity: 'untrusted', confidential: true },
+      }),
+    )
+    scope.register(defineTool({ name: 'clock', description: 'clock', parameters: {}, execute: () => 'noon' }))
+    const calls = ['inbox', 'clock'].map((name) => ({ id: name, name, arguments: '{}' }))
+    await createAgent({
+      runtime,
+      scope,
+      session,
+      model: scripted([{ toolCalls: calls }, { text: 'done' }]),
+    }).send('go')
+    await session.close()
+    const server = await serve(db)
+    const page = await newPage()
+    await page.goto(`${server.url}/session/labels`)
+    const badges = (name: string) =>
+      page.locator('.card', { hasText: name }).locator('header .badge').allTextContents()
+    await expect.poll(() => badges('inbox')).toEqual(['untrusted', 'confidential'])
+    expect(await badges('clock')).toEqual([])
   })
 
   it('G3.3: failures only shows just the failed calls; a tool filter keeps that tool', async () => {

@@ -78,6 +78,15 @@ export type {
   FileDiff,
   ResultView,
 } from './contract/presentation.js'
+export type {
+  ArgumentOrigin,
+  AtomKind,
+  ContextProvenance,
+  Integrity,
+  ProvenanceLabel,
+  ProvenanceSource,
+  ProvenanceSpec,
+} from './contract/provenance.js'
 export type { ErrorInfo, ToolFailure, ToolResult, ToolSuccess } from './contract/result.js'
 export type { ExecutionMode, ToolSurface, ToolView } from './contract/tool-view.js'
 export { createToolRuntime, type ToolRuntime } from './create-runtime.js'
@@ -95,6 +104,18 @@ export {
   stringifyJson,
 } from './foundation/lossless-json.js'
 export type { ToolRuntimeOptions } from './pipeline/options.js'
+// Provenance (H): labels, the context's provenance and the ready-made policies.
+export { FAIL_CLOSED_LABEL } from './provenance/label.js'
+export {
+  askWhenUntrusted,
+  describeOrigin,
+  describeSources,
+  noConfidentialInto,
+  type ProtectedArguments,
+  type ProvenanceAction,
+  protectArguments,
+  withholdUntrusted,
+} from './provenance/policies.js'
 export type {
   BindableTool,
   ToolExecution,

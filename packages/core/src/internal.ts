@@ -15,4 +15,6 @@ export {
   invariantError,
 } from './foundation/errors.js'
 export { deepFreeze, isFrozenSnapshot } from './foundation/lossless-json.js'
+export { AtomIndex } from './provenance/atom-index.js'
+export { isMarked, isProvenanceLabel } from './provenance/label.js'
 export { compileParameters, compileValueSchema } from './schema/dsl.js'

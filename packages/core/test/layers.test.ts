@@ -13,6 +13,7 @@ const graph = importGraph(fileURLToPath(new URL('../src/', import.meta.url)))
 const FOLDERS = [
   'foundation',
   'contract',
+  'provenance',
   'schema',
   'tool',
   'registry',

@@ -98,6 +98,15 @@ describe('Y2 importing a server: server-everything over stdio', () => {
     expect(effect(trusted, 'mcp__everything__toggle-simulated-logging')).toBe('write')
   })
 
+  it('H1.5: results of an untrusted server carry { integrity: "untrusted" }; a trusted server\'s carry no label', async () => {
+    const plain = await imported(everything, { name: 'everything' })
+    expect((await plain.call('mcp__everything__echo', { message: 'hi' })).provenance).toEqual({
+      integrity: 'untrusted',
+    })
+    const trusted = await imported(everything, { name: 'everything', trusted: true })
+    expect('provenance' in (await trusted.call('mcp__everything__echo', { message: 'hi' }))).toBe(false)
+  })
+
   it('Y2.9: remote progress notifications reach runtime.onProgress', async () => {
     const { runtime, call } = await imported(everything, { name: 'everything' })
     const updates: JsonValue[] = []

@@ -153,6 +153,23 @@ describe('O2 durable result', () => {
     expect(event.data.error).toEqual({ name: 'ToolFailedError', code: 'TOOL_FAILED' })
   })
 
+  it('H1.3: tool/result keeps a provenance label, is replayed with it, and refuses one that is not a label', async () => {
+    const s = await withCalls('a')
+    await s.append('tool/call', call('a'))
+    for (const bad of ['untrusted', { integrity: 'unknown' }, { integrity: 'trusted', confidential: 1 }]) {
+      await rejectsUnchanged(
+        s,
+        s.append('tool/result', { ...ok('a'), provenance: bad } as never),
+        "tool/result provenance must be { integrity: 'trusted' | 'untrusted', confidential?: boolean }",
+      )
+    }
+    const label = { integrity: 'untrusted', confidential: true } as const
+    const event = await s.append('tool/result', { ...ok('a'), provenance: label })
+    expect(event.data.provenance).toEqual(label)
+    const [replayed] = s.events().filter((e) => e.type === 'tool/result')
+    expect(replayed?.type === 'tool/result' && replayed.data.provenance).toEqual(label)
+  })
+
   it('O2.3: tool/result never stores the canonical value or additional contexts', async () => {
     const s = await withCalls('a')
     await s.append('tool/call', call('a'))

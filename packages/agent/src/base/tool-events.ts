@@ -24,6 +24,7 @@ export function toolResultEvent(where: StepRef, block: ToolCallBlock, result: To
   }
   if (result.isError) data.error = result.error.info
   if (result.meta !== undefined) data.meta = result.meta
+  if (result.provenance !== undefined) data.provenance = result.provenance
   return { type: 'tool/result', data }
 }
 

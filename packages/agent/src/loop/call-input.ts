@@ -32,7 +32,7 @@ export interface CallPlace {
  * the approver (recording L8, durable F2.2, or answered from a recorded decision F2.7), the
  * effect sink (F1.3) and the Code Mode dispatch sink (X5.3) are built once per batch and
  * record into the place's journal; a failed write on a call's behalf goes to the batch's
- * `fail` (L5.5).
+ * `fail` (L5.5). Each input carries `provenance`, what the call's context holds (H2.2).
  */
 export function callInputs(
   ctx: LoopContext,
@@ -69,6 +69,9 @@ export function callInputs(
       if (batchApprover !== undefined) input.approver = batchApprover
       if (codeRuntime !== undefined) input.codeRuntime = codeRuntime
       input.onCodeDispatch = onCodeDispatch
+      // What the call's context holds and where its arguments came from (H2.2, H3.1).
+      const provenance = ctx.provenance.of(args)
+      if (provenance !== undefined) input.provenance = provenance
       return input
     }
   }

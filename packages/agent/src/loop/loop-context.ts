@@ -2,6 +2,7 @@ import { definitionError } from '@tooltx/core/internal'
 import { type DurableApprovals, resolveApprovals } from '../approvals/durable-approvals.js'
 import { ContextBudget } from '../context/context-budget.js'
 import { resolveContext } from '../context/context-options.js'
+import { ContextProvenanceTracker } from '../context/context-provenance.js'
 import type { AgentOptions } from './agent-options.js'
 import { InputQueue } from './input-queue.js'
 import { resolveBounds, type TurnBounds } from './turn-bounds.js'
@@ -16,6 +17,8 @@ export interface LoopContext {
   /** The durable-approval settings (F2.1); `undefined` for in-process approvals. */
   readonly durable: DurableApprovals | undefined
   readonly queue: InputQueue
+  /** The labelled results in the model's context, following the session, for `exec.provenance` (H2). */
+  readonly provenance: ContextProvenanceTracker
 }
 
 /**
@@ -47,5 +50,7 @@ export function loopContext(options: AgentOptions): LoopContext {
     context === undefined
       ? undefined
       : new ContextBudget(context, session, (name) => runtime.view(scope).get(name))
-  return { options, maxParallel, bounds, budget, durable, queue: new InputQueue() }
+  // Rebuilt from the log, then kept current by a listener: it reads the session, never appends (H2.4).
+  const provenance = ContextProvenanceTracker.following(session, session.events())
+  return { options, maxParallel, bounds, budget, durable, queue: new InputQueue(), provenance }
 }

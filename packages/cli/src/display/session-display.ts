@@ -5,6 +5,7 @@ import {
   type ContentBlock,
   callCard,
   type JsonValue,
+  type ProvenanceLabel,
   parseToolArguments,
   type ResultView,
   resultCard,
@@ -97,6 +98,8 @@ export type DisplayEntry =
       readonly view: ResultView
       /** Milliseconds between the call and its result, when both arrival times are known. */
       readonly durationMs?: number
+      /** The result's provenance label, when its tool declares one (H1.6). */
+      readonly provenance?: ProvenanceLabel
     })
   | (At & {
       readonly kind: 'approval'
@@ -266,7 +269,7 @@ export class SessionDisplay {
         }
       }
       case 'tool/result': {
-        const { turn, step, callId, name, content, isError, meta, error } = event.data
+        const { turn, step, callId, name, content, isError, meta, error, provenance } = event.data
         const call = this.#calls.get(callId)
         const durable =
           meta === undefined ? { content: [...content], isError } : { content: [...content], isError, meta }
@@ -283,6 +286,7 @@ export class SessionDisplay {
           ...(isError ? { code: error?.code ?? 'error' } : {}),
           view,
           ...(started !== undefined && at !== undefined ? { durationMs: Math.max(0, at - started) } : {}),
+          ...(provenance === undefined ? {} : { provenance }),
         }
       }
       case 'approval/asked':

@@ -1,3 +1,4 @@
+import type { ProvenanceLabel } from '@tooltx/core'
 import type { SessionEvent } from '@tooltx/session'
 import { callBody, resultBody } from './card-text.js'
 import { type DefinitionLookup, type DisplayEntry, SessionDisplay } from './session-display.js'
@@ -15,6 +16,17 @@ function indent(prefix: string, lines: readonly string[], hanging = ''): string[
 
 /** How much deeper the later lines of a message or note stand than its first (K2.28). */
 export const HANGING = '  '
+
+/** ` [untrusted]`, ` [untrusted, confidential]`, ` [confidential]` or nothing for a result's label (H1.6). */
+function labelText(label: ProvenanceLabel | undefined): string {
+  if (label === undefined) return ''
+  const marks = [
+    label.integrity === 'untrusted' ? 'untrusted' : '',
+    label.confidential === true ? 'confidential' : '',
+  ]
+  const shown = marks.filter((mark) => mark !== '')
+  return shown.length === 0 ? '' : ` [${shown.join(', ')}]`
+}
 
 /** The timeline lines of one display entry (G1.1): the terminal's rendering of the shared model. */
 function entryLines(entry: DisplayEntry): string[] {
@@ -43,7 +55,7 @@ function entryLines(entry: DisplayEntry): string[] {
       return [`    ▶ ${entry.title}`, ...indent('        ', callBody(entry.view))]
     case 'result': {
       const mark = entry.isError ? `✗ ${entry.name} failed (${entry.code})` : `✓ ${entry.name}`
-      return [`    ${mark}`, ...indent('        ', resultBody(entry.view))]
+      return [`    ${mark}${labelText(entry.provenance)}`, ...indent('        ', resultBody(entry.view))]
     }
     case 'approval':
       if (entry.phase === 'asked') {

@@ -270,6 +270,12 @@ export function Card(props: {
         {result?.isError ? <span class="badge failure">{result.code}</span> : null}
         {result !== undefined && !result.isError ? <span class="ok">ok</span> : null}
         {result?.durationMs !== undefined ? <span class="muted duration">{result.durationMs} ms</span> : null}
+        {result?.provenance?.integrity === 'untrusted' ? (
+          <span class="badge untrusted">untrusted</span>
+        ) : null}
+        {result?.provenance?.confidential === true ? (
+          <span class="badge confidential">confidential</span>
+        ) : null}
         {decided !== undefined ? (
           <span class="badge approval">approval: {decided.outcome}</span>
         ) : asked !== undefined ? (

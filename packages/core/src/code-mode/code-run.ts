@@ -16,6 +16,7 @@ import type { JsonValue } from '../foundation/lossless-json.js'
 import { snapshotJson } from '../foundation/lossless-json.js'
 import { DispatchSink } from './dispatch-sink.js'
 import type { RunCodeRequest } from './host.js'
+import { RunProvenance } from './run-provenance.js'
 import { type JobOutcome, SubCallScheduler } from './sub-call-scheduler.js'
 import { ToolCallError } from './tool-call-error.js'
 
@@ -49,6 +50,8 @@ export class CodeRun {
   private readonly scheduler: SubCallScheduler<SubCall, ToolResult>
   private readonly sink: DispatchSink
   private readonly sequence = callSequence()
+  /** What the program's labelled results handed it, for its later calls' provenance (H4.1). */
+  readonly provenance: RunProvenance
   private over: SettleReason | undefined
   private submitted = 0
   private readonly onOuterAbort = () => this.controller.abort(this.request.run.signal.reason)
@@ -59,6 +62,7 @@ export class CodeRun {
     if (run.signal.aborted) this.onOuterAbort()
     else run.signal.addEventListener('abort', this.onOuterAbort, { once: true })
     this.view = host.view(run.scope)
+    this.provenance = new RunProvenance(run.provenance)
     this.sink = new DispatchSink(request.onCodeDispatch, host.reportError)
     this.scheduler = new SubCallScheduler(host.maxParallelSubCalls, {
       classify: (call) =>
@@ -131,6 +135,8 @@ export class CodeRun {
     }
     if (run.scope !== undefined) input.scope = run.scope
     if (approver !== undefined) input.approver = approver
+    const provenance = this.provenance.of(call.args)
+    if (provenance !== undefined) input.provenance = provenance
     const result = await host.execute(input)
     this.sink.emit(
       result.isError
@@ -154,6 +160,7 @@ export class CodeRun {
       return
     }
     const result = outcome.value
+    this.provenance.settled(call.id, call.name, result)
     for (const context of result.additionalContexts ?? []) {
       this.defer(context.content, context.source)
     }

@@ -9,6 +9,7 @@ import type { ContentBlock } from '../contract/content.js'
 import { type AnyToolDefinition, RUN_CODE } from '../contract/definition.js'
 import type { RunContext } from '../contract/execution.js'
 import type { CallView } from '../contract/presentation.js'
+import type { ProvenanceLabel } from '../contract/provenance.js'
 import { codedError, errorMessage } from '../foundation/errors.js'
 import type { JsonObject, JsonValue } from '../foundation/lossless-json.js'
 import { compileValidator } from '../schema/validate.js'
@@ -65,6 +66,11 @@ export async function runCodeBody(request: RunCodeRequest): Promise<RunCodeValue
   }
   const failed = rejection !== undefined || outcome?.error !== undefined
   await codeRun.settle(run.signal.aborted ? 'aborted' : failed ? 'failed' : 'completed')
+  // What the program read from labelled results can be in what it returns or logs (H4.2).
+  const label = codeRun.provenance.label()
+  if (label !== undefined && run.arguments !== null && typeof run.arguments === 'object') {
+    RUN_LABELS.set(run.arguments, label)
+  }
   if (outcome === undefined) throw codedError('TOOL_FAILED', errorMessage(rejection?.error))
   if (outcome.error !== undefined) {
     if (outcome.error.kind === 'abort' && run.signal.aborted) throw codedError('ABORTED', 'tool call aborted')
@@ -75,6 +81,12 @@ export async function runCodeBody(request: RunCodeRequest): Promise<RunCodeValue
   if (outcome.value !== undefined) value.result = outcome.value
   return value
 }
+
+/**
+ * The label of each finished run, by the run's frozen arguments — the one object both the body and
+ * the definition's `provenance` function receive for a call — so a failed run is labelled too.
+ */
+const RUN_LABELS = new WeakMap<object, ProvenanceLabel>()
 
 const MALFORMED_RESULT = 'the code runtime resolved with something that is not { logs, value?, error? }'
 
@@ -163,5 +175,8 @@ export function runCodeDefinition(host: RunCodeHost): AnyToolDefinition {
     output: Object.freeze({ schema: OUTPUT_SCHEMA, render }),
     execute,
     presentCall,
+    // The run's result, success or failure, carries the label of the nested results it read (H4.2).
+    provenance: (args: unknown) =>
+      args !== null && typeof args === 'object' ? RUN_LABELS.get(args) : undefined,
   }) as AnyToolDefinition
 }

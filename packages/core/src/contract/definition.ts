@@ -3,6 +3,7 @@ import type { ContentBlock } from './content.js'
 import type { ToolEffect } from './effect.js'
 import type { Execution, RunContext } from './execution.js'
 import type { CallView, DurableResult, ResultView } from './presentation.js'
+import type { ProvenanceSpec } from './provenance.js'
 import type { ToolResult } from './result.js'
 
 /** A JSON Schema in the enforced subset (S3), as plain lossless JSON. */
@@ -45,6 +46,8 @@ export interface ToolDefinition<Args = any, Value extends JsonValue = JsonValue>
   readonly timeoutMs?: number
   /** What running the body does to the world; absent means `'write'` (F1.1). */
   readonly effect?: ToolEffect
+  /** How far its results can be trusted and how confidential they are (H1.1); absent: no label. */
+  readonly provenance?: ProvenanceSpec<Args>
   /** Replaces the content of the final result, exactly once per call (P11.3–P11.6). */
   readonly finalizeContent?: (exec: Execution, result: ToolResult) => ContentBlock[] | undefined
   /** The call card from the arguments parsed as the loop parses them (U1.3). */

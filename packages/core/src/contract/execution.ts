@@ -3,6 +3,7 @@ import type { ApprovalOutcome } from './approval-outcome.js'
 import type { CallSequence } from './call-sequence.js'
 import type { CodeDispatchSink, CodeRuntime } from './code-runtime.js'
 import type { UserMessage } from './content.js'
+import type { ContextProvenance } from './provenance.js'
 
 /**
  * A scope of a runtime (R1). The runtime implements it; this interface is what
@@ -26,6 +27,8 @@ export interface Execution {
   readonly parent?: symbol
   readonly token: symbol
   readonly signal: AbortSignal
+  /** The labelled results in the context the call was made from (H2.2); absent when none. */
+  readonly provenance?: ContextProvenance
 }
 
 /** The RFC 5424 severities as MCP names them, least severe first (P8.12). */
@@ -161,4 +164,6 @@ export interface ExecuteInput {
   sequence?: CallSequence
   /** Receipts an earlier attempt recorded, handed to the body as `run.receipts` (Y6.18). */
   receipts?: readonly JsonValue[]
+  /** The provenance of the caller's context, `exec.provenance` (H2.2); the agent loop sets it. */
+  provenance?: ContextProvenance
 }

@@ -1,5 +1,6 @@
 import type { JsonValue } from '../foundation/lossless-json.js'
 import type { AdditionalContext, ContentBlock } from './content.js'
+import type { ProvenanceLabel } from './provenance.js'
 
 /** The `{ name, code }` every failure carries (E1.1). */
 export interface ErrorInfo {
@@ -15,6 +16,8 @@ export interface ToolSuccess {
   readonly meta?: JsonValue
   readonly additionalContexts?: readonly AdditionalContext[]
   readonly concludesTurn?: true
+  /** The label of a tool that declares `provenance` (H1.3). */
+  readonly provenance?: ProvenanceLabel
 }
 
 /** A failed tool call (O1.1): the message never starts with `Error: ` (E1.7). */
@@ -24,6 +27,8 @@ export interface ToolFailure {
   readonly content: readonly ContentBlock[]
   readonly meta?: JsonValue
   readonly additionalContexts?: readonly AdditionalContext[]
+  /** The label of a tool that declares `provenance`, when its body ran (H1.3). */
+  readonly provenance?: ProvenanceLabel
 }
 
 /** The one frozen outcome of `runtime.execute`. */

@@ -68,6 +68,7 @@ export function createAroundExecution(call: Call): AroundExecution {
   }
   if ('arguments' in exec) around.arguments = exec.arguments
   if (exec.scope !== undefined) around.scope = exec.scope
+  if (exec.provenance !== undefined) around.provenance = exec.provenance
   if (exec.parent !== undefined) around.parent = exec.parent
   around.token = exec.token
   Object.defineProperty(around, 'signal', SIGNAL_PROPERTY)

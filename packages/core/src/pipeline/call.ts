@@ -5,6 +5,7 @@ import type { CodeDispatchSink, CodeRuntime } from '../contract/code-runtime.js'
 import type { ContextSource } from '../contract/content.js'
 import type { AnyToolDefinition } from '../contract/definition.js'
 import type { Approver, EffectSink, Execution } from '../contract/execution.js'
+import type { ProvenanceSpec } from '../contract/provenance.js'
 import type { ToolResult } from '../contract/result.js'
 import { vouchFreeze } from '../foundation/frozen.js'
 import type { JsonValue } from '../foundation/lossless-json.js'
@@ -47,6 +48,8 @@ export class Call extends StageLog {
   bodyInvoked = false
   /** Base dispatches so far; the run context's `attempt` (P8.2). */
   attempts = 0
+  /** The `provenance` of the definition whose body ran last, labelling the result (H1.3). */
+  provenance: ProvenanceSpec | undefined
   /** The idempotency key, derived at the first dispatch (F1.2). */
   idempotencyKey: string | undefined
   private source: ContextSource | undefined

@@ -116,6 +116,7 @@ export class StageLog {
 }
 
 const RESULT_KEYS = new Set([
+  'provenance',
   'isError',
   'value',
   'error',

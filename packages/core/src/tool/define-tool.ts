@@ -3,9 +3,11 @@ import type { ToolDefinition, ToolOutput } from '../contract/definition.js'
 import type { ToolEffect } from '../contract/effect.js'
 import type { Execution, RunContext } from '../contract/execution.js'
 import type { CallView, DurableResult, ResultView } from '../contract/presentation.js'
+import type { ProvenanceSpec } from '../contract/provenance.js'
 import type { ToolResult } from '../contract/result.js'
 import { codedError, definitionError } from '../foundation/errors.js'
 import type { JsonObject, JsonValue } from '../foundation/lossless-json.js'
+import { checkProvenance } from '../provenance/label.js'
 import type { ParametersSpec, ValueSpec } from '../schema/dsl.js'
 import type { InferArgs, InferValue } from '../schema/infer.js'
 import {
@@ -76,6 +78,8 @@ export interface ToolSpec<P extends ParametersInput, S extends OutputSchemaInput
   readonly timeoutMs?: number
   /** What running the body does to the world; absent means `'write'` (F1.1). */
   readonly effect?: ToolEffect
+  /** The label of its results, or a function of arguments and value (H1.1). */
+  readonly provenance?: ProvenanceSpec<ArgsOf<P>>
   readonly finalizeContent?: (exec: Execution, result: ToolResult) => ContentBlock[] | undefined
   readonly presentCall?: (args: ArgsOf<P>) => CallView | undefined
   readonly presentResult?: (args: ArgsOf<P>, result: DurableResult) => ResultView | undefined
@@ -146,6 +150,7 @@ export function defineTool<
   checkTimeoutMs(timeoutMs, prefix)
   const effect: unknown = spec.effect
   checkEffect(effect, prefix)
+  const provenance = checkProvenance(spec.provenance, prefix)
   const output: unknown = spec.output ?? {}
   if (output === null || typeof output !== 'object') {
     throw definitionError(`${prefix}output must be absent or { schema?, render?, presentationMeta? }`)
@@ -200,6 +205,7 @@ export function defineTool<
   }
   if (timeoutMs !== undefined) definition.timeoutMs = timeoutMs
   if (effect !== undefined) definition.effect = effect
+  if (provenance !== undefined) definition.provenance = provenance
   if (finalizeContent !== undefined) definition.finalizeContent = finalizeContent
   if (presentCall !== undefined) {
     definition.presentCall = (args) => (isValid(args) ? presentCall(args) : undefined)

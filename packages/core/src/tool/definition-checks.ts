@@ -9,6 +9,7 @@ import { isToolEffect, type ToolEffect } from '../contract/effect.js'
 import { definitionError, errorMessage } from '../foundation/errors.js'
 import { frozenSnapshotOrThrow } from '../foundation/frozen.js'
 import { type JsonValue, snapshotJson } from '../foundation/lossless-json.js'
+import { checkProvenance } from '../provenance/label.js'
 import { assertSupportedSchema } from '../schema/subset.js'
 import { copyArgumentCheck } from './argument-checks.js'
 
@@ -165,6 +166,8 @@ export function assertToolDefinition(def: unknown): AnyToolDefinition {
   const effect = read(def, 'effect', `${what} effect`)
   checkEffect(effect, prefix)
   if (effect !== undefined) copy.effect = effect
+  const provenance = checkProvenance(read(def, 'provenance', `${what} provenance`), prefix)
+  if (provenance !== undefined) copy.provenance = provenance
   const frozen = Object.freeze(copy) as unknown as AnyToolDefinition
   copyArgumentCheck(def, frozen)
   return frozen

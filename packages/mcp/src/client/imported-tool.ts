@@ -28,6 +28,9 @@ const IMPORTED_OUTPUT = compileValueSchema({
   },
 })
 
+/** The label of every result of an untrusted server's tools (H1.5). */
+const UNTRUSTED = Object.freeze({ integrity: 'untrusted' as const })
+
 /**
  * The raw definition for `plan` (Y2.3). Throws when the tool's input or output schema cannot
  * be compiled; the importer reports that tool instead.
@@ -44,6 +47,8 @@ export function importedTool(plan: ImportPlan): AnyToolDefinition {
     output: { schema: IMPORTED_OUTPUT, render: (_args: unknown, value: ImportedValue) => value.content },
     timeoutMs: plan.timeoutMs,
     ...(plan.effect === undefined ? {} : { effect: plan.effect }),
+    // What an untrusted server answers may carry an outsider's instructions (H1.5).
+    ...(plan.trusted ? {} : { provenance: UNTRUSTED }),
     async execute(args: JsonValue, run): Promise<ImportedValue> {
       if (args === null || typeof args !== 'object' || Array.isArray(args))
         throw codedError('INVALID_ARGS', 'invalid arguments: MCP tool arguments must be a JSON object')

@@ -29,8 +29,8 @@ export interface McpToolsOptions extends ClientCapabilityOptions {
    * `readOnlyHint: true` is `'read'`, else `idempotentHint: true` is `'idempotent'`, else
    * `'write'`. Trust its failure codes too (Y2.20): the tooltx code a failure names in
    * `_meta['tooltx/result']` (`DENIED`, say) becomes the failure's code. Default `false`: every
-   * imported tool runs exclusively and is a `'write'`, and every failure the server reports is
-   * `MCP_REMOTE_ERROR` (Y2.19).
+   * imported tool runs exclusively and is a `'write'`, every failure the server reports is
+   * `MCP_REMOTE_ERROR` (Y2.19), and every result is labelled `{ integrity: 'untrusted' }` (H1.5).
    */
   trusted?: boolean
   /** The timeout of every imported tool, in ms (Y2.8); default 60 000. */

@@ -6,6 +6,7 @@ import type {
   ContentBlock,
   ErrorInfo,
   JsonValue,
+  ProvenanceLabel,
   UserMessage,
 } from '@tooltx/core'
 import { EVENT_SCOPES } from './event-scopes.js'
@@ -128,6 +129,8 @@ export interface ToolResultData extends StepRef {
   readonly isError: boolean
   readonly error?: ErrorInfo
   readonly meta?: JsonValue
+  /** The result's provenance label, when its tool declares one (H1.3). */
+  readonly provenance?: ProvenanceLabel
 }
 
 /**

@@ -1,4 +1,4 @@
-import { isApprovalOutcome } from '@tooltx/core/internal'
+import { isApprovalOutcome, isProvenanceLabel } from '@tooltx/core/internal'
 import { judgeDecision } from './decision-rule.js'
 import { EVENT_SCOPES } from './event-scopes.js'
 import { type ApprovalDecidedData, SESSION_EVENT_TYPES, type SessionEventType } from './events.js'
@@ -258,6 +258,9 @@ function checkToolResult(state: LogFacts, data: Data): string | undefined {
   }
   if ('value' in data || 'additionalContexts' in data) {
     return 'tool/result never stores the value or additionalContexts'
+  }
+  if (data.provenance !== undefined && !isProvenanceLabel(data.provenance)) {
+    return "tool/result provenance must be { integrity: 'trusted' | 'untrusted', confidential?: boolean }"
   }
   return undefined
 }

@@ -12,6 +12,7 @@ import { idempotencyKey } from '../../foundation/arguments-digest.js'
 import { codedError } from '../../foundation/errors.js'
 import { frozenSnapshotOrThrow, vouchFreeze } from '../../foundation/frozen.js'
 import type { JsonValue } from '../../foundation/lossless-json.js'
+import { withLabel } from '../../provenance/result-label.js'
 import { nextCovering } from '../../registry/hook-list.js'
 import type { Call } from '../call.js'
 import { aborted, abortedBeforeDispatch, thrown, unknownTool } from '../failures.js'
@@ -152,6 +153,7 @@ class Attempt {
     if (effects.fencing !== undefined) run.fencingToken = effects.fencing
     if (exec.scope !== undefined) run.scope = exec.scope
     if (exec.parent !== undefined) run.parent = exec.parent
+    if (exec.provenance !== undefined) run.provenance = exec.provenance
     this.runContext = Object.freeze(run) as unknown as RunContext
   }
 
@@ -180,6 +182,7 @@ export async function baseDispatch(call: Call, wrapperSignal: AbortSignal): Prom
   }
   const current = new Attempt(call, fused.signal, attempt)
   call.bodyInvoked = true
+  call.provenance = entry.def.provenance
   let value: unknown
   try {
     value = await entry.def.execute(call.exec.arguments, current.runContext)
@@ -187,11 +190,22 @@ export async function baseDispatch(call: Call, wrapperSignal: AbortSignal): Prom
     fused.dispose()
     const deferred = current.settle()
     if (isBreach(error)) throw error
-    return thrown(error, 'TOOL_FAILED', '', deferred)
+    return labelled(call, thrown(error, 'TOOL_FAILED', '', deferred))
   }
   fused.dispose()
   const deferred = current.settle()
   // A success that finished under an aborted signal is superseded; a failure stands (P8.10).
   if (fused.signal.aborted) return aborted(deferred)
-  return successFromValue(call, entry, value, deferred, current.concluded)
+  return labelled(call, successFromValue(call, entry, value, deferred, current.concluded))
+}
+
+/**
+ * A result of the body (or a value a post-execute handler put in its place) with the label of the
+ * definition that ran, so post-execute handlers and observers see it (H1.3).
+ */
+export function labelled(call: Call, result: ToolResult): ToolResult {
+  const spec = call.provenance
+  return spec === undefined
+    ? result
+    : withLabel(result, spec, call.exec.arguments, (e) => call.core.report(e))
 }

@@ -8,6 +8,7 @@ import { enterSequence } from '../../contract/call-sequence.js'
 import type { CodeDispatchSink, CodeRuntime } from '../../contract/code-runtime.js'
 import { RUN_CODE } from '../../contract/definition.js'
 import type { Approver, EffectSink, ExecuteInput, Execution, ToolScope } from '../../contract/execution.js'
+import type { ContextProvenance } from '../../contract/provenance.js'
 import type { ToolResult } from '../../contract/result.js'
 import { errorMessage } from '../../foundation/errors.js'
 import { isFrozenSnapshot, type JsonValue, snapshotJson } from '../../foundation/lossless-json.js'
@@ -48,7 +49,7 @@ function snapshotArguments(raw: unknown): { value: JsonValue } | { failure: Tool
 
 /** The input fields other than `arguments`, in reading order (I1.1). */
 const CHECKED_FIELDS =
-  'callId rootCallId name signal scope parent approver codeRuntime onCodeDispatch idempotencyScope onEffect fencingToken sequence receipts'.split(
+  'callId rootCallId name signal scope parent approver codeRuntime onCodeDispatch idempotencyScope onEffect fencingToken sequence receipts provenance'.split(
     ' ',
   )
 
@@ -71,6 +72,7 @@ interface InputFields {
   readonly fencingToken: unknown
   readonly sequence: unknown
   readonly receipts: unknown
+  readonly provenance: unknown
 }
 
 /**
@@ -107,6 +109,7 @@ function readInput(input: object): InputFields {
       fencingToken: fields.fencingToken,
       sequence: fields.sequence,
       receipts: fields.receipts,
+      provenance: fields.provenance,
     }
   } catch (error) {
     breach(`execute input.${culprit(fields) ?? 'fields'} could not be read: ${errorMessage(error)}`)
@@ -171,6 +174,10 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   if (fencingToken !== undefined && !(Number.isSafeInteger(fencingToken) && (fencingToken as number) >= 0)) {
     breach('execute input.fencingToken must be a whole number >= 0')
   }
+  const { provenance } = fields
+  if (provenance !== undefined && (provenance === null || typeof provenance !== 'object')) {
+    breach('execute input.provenance must be a context provenance object')
+  }
   const place = sequence === undefined ? undefined : enterSequence(sequence)
   if (sequence !== undefined && place === undefined) {
     breach('execute input.sequence must come from callSequence()')
@@ -194,6 +201,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   if ('value' in args) exec.arguments = args.value
   if (scope !== undefined) exec.scope = scope as ToolScope
   if (parent !== undefined) exec.parent = parent
+  if (provenance !== undefined) exec.provenance = provenance as ContextProvenance
   exec.token = token
   exec.signal = signal
   Object.freeze(exec)

@@ -12,6 +12,7 @@ import type { Call } from '../call.js'
 import { runChain } from '../chain.js'
 import { coded, errorContent, failure, hookInvalid, hookThrew, unknownTool } from '../failures.js'
 import { isBreach } from '../invariants.js'
+import { labelled } from './body.js'
 import { successFromValue } from './output.js'
 
 const ACCEPT: PostDecision = Object.freeze({ kind: 'accept' })
@@ -79,7 +80,11 @@ function apply(call: Call, result: ToolResult, raw: unknown): ToolResult {
       return coded('HOOK_FAILED', 'onPostExecute cannot replace the value of a failed result')
     const entry = call.resolve()
     if (entry === undefined) return unknownTool(call.name, joined)
-    return successFromValue(call, entry, fields.get('value'), joined, result.concludesTurn === true)
+    // The new value is labelled as the body's would be: a label function may read it (H1.3).
+    return labelled(
+      call,
+      successFromValue(call, entry, fields.get('value'), joined, result.concludesTurn === true),
+    )
   }
   if (hasContent) {
     const checked = checkContent(fields.get('content'), 'content')
