@@ -42,7 +42,7 @@ function runAuthorizing(
 }
 
 describe('Y5 tooltx run --mcp <url> with OAuth', () => {
-  it('Y5.22, Y5.20, Y5.21: prints the URL, waits on the loopback listener, keeps the tokens in a 0600 file and never in the session log', async () => {
+  it('Y5.20, Y5.18, Y5.19: prints the URL, waits on the loopback listener, keeps the tokens in a 0600 file and never in the session log', async () => {
     const servers = await startOAuthServers()
     const cwd = sampleWorkspace()
     const home = scratch()

@@ -80,7 +80,7 @@ describe('Y5 OAuth units', () => {
     expect((await redirect.start()).href).toBe(url.href)
   })
 
-  it('Y5.20: a token file that is not JSON reads as empty, a record of the wrong shape in part; saves are serialized', async () => {
+  it('Y5.18: a token file that is not JSON reads as empty, a record of the wrong shape in part; saves are serialized', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tooltx-store-'))
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     const file = path.join(dir, 'mcp-oauth.json')
@@ -108,7 +108,7 @@ describe('Y5 OAuth units', () => {
     expect(await store.load('http://b/mcp')).toEqual({ tokens: { access_token: 't' } })
   })
 
-  it('Y5.20: a pre-registered client secret is never written to the store', async () => {
+  it('Y5.18: a pre-registered client secret is never written to the store', async () => {
     const store = memoryTokenStore()
     const provider = new StoredOAuthProvider({
       server: 'http://a/mcp',

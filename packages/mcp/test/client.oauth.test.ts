@@ -167,7 +167,7 @@ describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
     ).rejects.toThrow(/invalid_client/)
   })
 
-  it('Y5.23: a JWT authorization grant from the IdP is traded for a token for the resource', async () => {
+  it('Y5.21: a JWT authorization grant from the IdP is traded for a token for the resource', async () => {
     const idp = generateKeyPairSync('ec', { namedCurve: 'P-256' })
     const servers = await startOAuthServers({
       clients: [{ id: 'enterprise', secret: 'enterprise-secret-5d1f' }],
@@ -229,7 +229,7 @@ describe('Y5 OAuth for remote servers: machines, storage, audience', () => {
     ).rejects.toThrow(/invalid_grant/)
   })
 
-  it('Y5.20: the file store is 0600 in a 0700 directory, and a second set reuses its token without asking', async () => {
+  it('Y5.18: the file store is 0600 in a 0700 directory, and a second set reuses its token without asking', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'tooltx-oauth-'))
     cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
     const file = path.join(dir, 'tooltx', 'mcp-oauth.json')

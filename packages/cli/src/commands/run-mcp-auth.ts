@@ -1,6 +1,6 @@
 /**
  * How `tooltx run --mcp <url>` gets authorized by a remote MCP server that asks for OAuth
- * (Y5.22): the authorization code flow with PKCE through a loopback redirect, the URL printed
+ * (Y5.20): the authorization code flow with PKCE through a loopback redirect, the URL printed
  * on stderr and opened in the user's browser when there is a terminal to come back to, and the
  * tokens kept in the user's token file (0600) for the next run.
  */

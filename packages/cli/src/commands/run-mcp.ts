@@ -156,7 +156,7 @@ function serverLog(logs: string, name: string): { file: string; fd: number } {
  * `workspace` (Y4.6), so a relative path means to the server what it means to the scope's
  * boundary guard and the workspace tools. Every server gets `workspace` as its one root (Y4.9)
  * and the person's side of `person`: the questions it asks, its requests for a completion and
- * its log (Y4.7, Y4.8, Y4.10). An HTTP server is given `authorize(spec)` as its OAuth (Y5.22).
+ * its log (Y4.7, Y4.8, Y4.10). An HTTP server is given `authorize(spec)` as its OAuth (Y5.20).
  * When one cannot connect, the ones already connected are closed and it throws an error naming
  * the server and why. A command's stderr is appended to its log file in the folder `logs`
  * (`serverLog`), never mixed into the timeline.

@@ -56,7 +56,7 @@ export interface ClientCredentialsAuth extends AuthCommon {
 }
 
 /**
- * Enterprise-managed authorization (SEP-990, Y5.23): the JWT authorization grant that
+ * Enterprise-managed authorization (SEP-990, Y5.21): the JWT authorization grant that
  * `assertion` returns (an ID-JAG the user's IdP issued by token exchange, for instance with the
  * SDK's `requestJwtAuthorizationGrant`) is traded for an access token (RFC 7523), the client
  * authenticated by its secret; no browser, no registration.

@@ -1,5 +1,5 @@
 /**
- * Where the OAuth state of remote MCP servers is kept between runs (Y5.20, Y5.21): per server
+ * Where the OAuth state of remote MCP servers is kept between runs (Y5.18, Y5.19): per server
  * URL, the tokens, the client registration and the discovered metadata. `memoryTokenStore()`
  * forgets at exit; `fileTokenStore()` keeps one JSON file under the user's config directory,
  * readable and writable by its owner only.
