@@ -3,7 +3,7 @@ import { decideApproval, pendingApprovals } from '@tooltx/agent'
 import { openSession } from '@tooltx/session'
 import { argumentLines, reasonLines } from '../display/approval-arguments.js'
 import { type Output, UsageError } from '../display/output.js'
-import { demoResumeHint } from '../display/replay-hint.js'
+import { demoResumeHint, runResumeHint } from '../display/replay-hint.js'
 import { terminalSafe } from '../display/terminal-text.js'
 import { openStore, storedSessionId } from '../session-store.js'
 import { recordedArguments } from './approvals.js'
@@ -106,11 +106,7 @@ export async function approveCommand(options: ApproveOptions, out: Output): Prom
       })
       const verb = decided.outcome === 'allowed-once' ? 'approved' : 'denied'
       out.line(terminalSafe(`${verb} ${decided.name} (call ${decided.callId}) in ${id}, by ${by}`))
-      out.line(
-        id.startsWith('demo-')
-          ? `The turn continues when the session is resumed: ${demoResumeHint(id, options.db)}`
-          : 'The turn continues when an agent on this session resumes it (agent.resume(), or the next worker job).',
-      )
+      out.line(`The turn continues when the session is resumed: ${resumeHint(id, options.db)}`)
       return 0
     } finally {
       await session.close()
@@ -118,6 +114,17 @@ export async function approveCommand(options: ApproveOptions, out: Output): Prom
   } finally {
     await store.close()
   }
+}
+
+/**
+ * The command that finishes the suspended turn of session `id` (K5.3, K5.12): `demo --resume`
+ * for a demo session, `run --session … --approvals durable` for a `run` session, else the next
+ * job a worker takes for the session (F2.12).
+ */
+function resumeHint(id: string, db: string): string {
+  if (id.startsWith('demo-')) return demoResumeHint(id, db)
+  if (id.startsWith('run-')) return runResumeHint(id, db)
+  return `the next job a worker takes for it (npx tooltx submit ${id} "<message>" --db …)`
 }
 
 /**
