@@ -247,7 +247,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     timeoutMs: (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
     observer: progress,
   })
-  const { runtime, scope, workspace, names } = await openToolset({
+  const { runtime, scope, workspace, names, bindResumedAsk } = await openToolset({
     root: options.workspace,
     mode: options.mode,
     reportError: (e) => out.error(String(e)),
@@ -312,6 +312,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     system: AGENT_SYSTEM_PROMPT,
   })
   let outcome: TurnOutcome | undefined
+  bindResumedAsk(session.events())
   try {
     if (options.task !== '') {
       agent.send(options.task)

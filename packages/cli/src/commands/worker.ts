@@ -86,7 +86,7 @@ export async function workerCommand(options: WorkerCommandOptions, out: Output):
   const model = chooseModel(options)
   const reportError = (error: unknown) =>
     out.error(`tooltx worker: ${error instanceof Error ? error.message : String(error)}`)
-  const { runtime, scope, names } = await openToolset({
+  const { runtime, scope, names, bindResumedAsk } = await openToolset({
     root: options.workspace,
     mode: options.mode,
     reportError,
@@ -112,8 +112,9 @@ export async function workerCommand(options: WorkerCommandOptions, out: Output):
       queue,
       concurrency: options.concurrency,
       graceMs: options.grace * 1000,
-      agent: (session) =>
-        createAgent({
+      agent: (session) => {
+        bindResumedAsk(session.events())
+        return createAgent({
           runtime,
           scope,
           session,
@@ -121,7 +122,8 @@ export async function workerCommand(options: WorkerCommandOptions, out: Output):
           ...(options.durable ? { approvals: 'durable' as const } : { approver }),
           system: AGENT_SYSTEM_PROMPT,
           ...(sandbox ? { codeRuntime: sandbox } : {}),
-        }),
+        })
+      },
       onJob: (report) => out.line(jobLine(report)),
     })
     out.line(

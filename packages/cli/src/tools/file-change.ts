@@ -95,6 +95,27 @@ function lineCount(text: string): string {
  */
 export class ChangeLedger {
   readonly #bases = new Map<symbol, string | ToolError>()
+  /** The reasons durable asks recorded, by call id, for the calls a resume is about to run. */
+  readonly #shown = new Map<string, string>()
+
+  /**
+   * Before a durable ask of call `callId` is resumed (K5.13): its decision holds only for
+   * `reason`, the change its ask recorded, so `shownOtherwise` can tell when the change
+   * rebuilt now is another one.
+   */
+  expectShown(callId: string, reason: string): void {
+    this.#shown.set(callId, reason)
+  }
+
+  /**
+   * Whether call `callId` resumes a durable ask that recorded a change other than `reason`,
+   * the change rebuilt against the file as it is now; forgets the recorded one either way.
+   */
+  shownOtherwise(callId: string, reason: string): boolean {
+    const shown = this.#shown.get(callId)
+    this.#shown.delete(callId)
+    return shown !== undefined && shown !== reason
+  }
 
   /** Records that the change of the call with `token` was shown as made from `before`. */
   record(token: symbol, before: string | null): void {
@@ -123,10 +144,15 @@ export class ChangeLedger {
     this.#bases.delete(token)
     if (base instanceof ToolError) throw base
     if (base === undefined || base === contentDigest(now)) return
-    throw new ToolError(
-      'CONFLICT',
-      `"${path}" changed after the change was shown for approval, so nothing was written; ` +
-        'read the file again and make the change against what it holds now',
-    )
+    throw changedSinceShown(path)
   }
+}
+
+/** The `CONFLICT` of a write or edit whose file changed after its change was shown (K2.16). */
+export function changedSinceShown(path: string): ToolError {
+  return new ToolError(
+    'CONFLICT',
+    `"${path}" changed after the change was shown for approval, so nothing was written; ` +
+      'read the file again and make the change against what it holds now',
+  )
 }

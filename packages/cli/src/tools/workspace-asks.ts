@@ -7,7 +7,7 @@ import {
   ToolError,
 } from '@tooltx/core'
 import { plannedEdit } from './edit-file.js'
-import { type ChangeLedger, changePresentation, type FileChange } from './file-change.js'
+import { type ChangeLedger, changedSinceShown, changePresentation, type FileChange } from './file-change.js'
 import { allowedCommand } from './shell-command.js'
 import type { Workspace } from './workspace.js'
 import { plannedWrite } from './write-file.js'
@@ -45,8 +45,12 @@ export function workspaceAsks(options: WorkspaceAskOptions): PreExecuteHandler {
   ): Promise<PreDecision> => {
     try {
       const change = await planned
-      ledger.record(exec.token, change.before)
-      return { kind: 'ask', reason: changePresentation(change) }
+      const reason = changePresentation(change)
+      // A resumed durable decision holds only for the change its ask showed (K5.13).
+      if (ledger.shownOtherwise(exec.callId, reason))
+        ledger.refuse(exec.token, changedSinceShown(change.path))
+      else ledger.record(exec.token, change.before)
+      return { kind: 'ask', reason }
     } catch (error) {
       if (!(error instanceof ToolError)) throw error
       ledger.refuse(exec.token, error)
