@@ -32,6 +32,25 @@ async function stop(worker: WorkerProcess): Promise<void> {
   expect(await worker.exited).toBe(0)
 }
 
+describe('tooltx worker --approvals', () => {
+  it('N2.19: --approvals takes only durable, and not with --yes (usage errors, exit 2, before connecting)', async () => {
+    const worker = (...args: string[]) =>
+      tooltxWith(
+        { cwd: '.', env: cleanEnv() },
+        'worker',
+        '--db',
+        'postgres://nobody@127.0.0.1:1/none',
+        ...args,
+      )
+    const other = await worker('--approvals', 'later')
+    expect(other.code).toBe(2)
+    expect(other.stderr).toContain('--approvals takes only "durable", got "later"')
+    const both = await worker('--approvals', 'durable', '--yes')
+    expect(both.code).toBe(2)
+    expect(both.stderr).toContain('--approvals durable and --yes contradict each other: pick one')
+  })
+})
+
 describe.skipIf(POSTGRES_URL === undefined)('tooltx worker --approvals durable (PostgreSQL)', () => {
   it('N2.19, N2.20, N2.21: an ask ends the job without a retry; approve, after that worker is gone, queues the job that resumes the turn; another worker finishes it with no second message', async () => {
     const db = POSTGRES_URL!
