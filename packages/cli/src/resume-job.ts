@@ -5,8 +5,8 @@ import { submissionOf, turnQueue } from '@tooltx/worker'
  * After `tooltx approve` decided the durable ask of turn `turn` in a PostgreSQL session that a
  * worker runs (N2.19): queues, on `queue` of `db`, the job that continues the submission whose
  * message that turn holds, so a worker resumes the turn and adds no message. Resolves with the
- * job's id, or `undefined` when no submission started the turn (a `run` session, say): nothing
- * is queued then.
+ * id of that submission (the worker reports the job under it), or `undefined` when no
+ * submission started the turn (a `run` session, say): nothing is queued then.
  */
 export async function queueResumeJob(
   db: string,
@@ -23,13 +23,11 @@ export async function queueResumeJob(
   )
   if (started?.type !== 'user/message') return undefined
   const { content } = started.data.message
+  const continues = submissionOf(started.data.message)!
   const turns = turnQueue({ connectionString: db, ...(queue === undefined ? {} : { name: queue }) })
   try {
-    return await turns.submit(
-      session,
-      { role: 'user', content },
-      { continues: submissionOf(started.data.message)! },
-    )
+    await turns.submit(session, { role: 'user', content }, { continues })
+    return continues
   } finally {
     await turns.close()
   }

@@ -98,7 +98,7 @@ export async function approveCommand(options: ApproveOptions, out: Output): Prom
   out.line(
     job === undefined
       ? `The turn continues when the session is resumed: ${resumeHint(id, options.db)}`
-      : `Queued job ${job} on ${options.queue ?? 'tooltx-turns'}: a worker (tooltx worker --db …) resumes the turn.`,
+      : `Queued a job on ${options.queue ?? 'tooltx-turns'} that continues submission ${job}: a worker (tooltx worker --db …) resumes the turn.`,
   )
   return 0
 }
