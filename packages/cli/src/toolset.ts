@@ -101,8 +101,10 @@ export function createWorkspaceToolset(options: ToolsetOptions): Toolset & Resum
   return {
     ...toolset,
     bindResumedAsk(events) {
+      // Only an approved call runs on resume; an undecided or denied one binds nothing.
       const waiting = suspendedTurn(events)
-      if (waiting?.asked.reason !== undefined) expectShown(waiting.asked.callId, waiting.asked.reason)
+      if (waiting?.decided?.outcome === 'allowed-once' && waiting.asked.reason !== undefined)
+        expectShown(waiting.asked.callId, waiting.asked.reason)
     },
   }
 }

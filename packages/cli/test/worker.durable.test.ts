@@ -51,64 +51,77 @@ describe('tooltx worker --approvals', () => {
   })
 })
 
+/**
+ * Worker A takes a submission whose turn asks durably to edit `hello.txt`, reports the job
+ * done, and stops; `tooltx approvals` then lists the ask and `tooltx approve --digest` decides
+ * it, queueing the job that resumes the turn. Returns what the test needs to go on.
+ */
+async function decidedWhileNoWorkerRuns() {
+  const db = POSTGRES_URL!
+  const queue = `q-${randomUUID().slice(0, 8)}`
+  const session = `durable-${randomUUID().slice(0, 8)}`
+  const ws = sampleWorkspace()
+  const file = path.join(ws, 'hello.txt')
+  writeFileSync(file, 'one\ntwo\n')
+  const model = await editingModel()
+  const workers: WorkerProcess[] = []
+  onTestFinished(() => {
+    for (const w of workers) if (w.proc.exitCode === null) w.proc.kill('SIGKILL')
+  })
+  const worker = () => {
+    const flags = ['--workspace', ws, '--approvals', 'durable']
+    const started = startWorker({ db, queue, baseURL: model.baseURL, flags })
+    workers.push(started)
+    return started
+  }
+  const first = worker()
+  await first.waitFor((line) => line.startsWith('tooltx worker '))
+  const cli = (...args: string[]) => tooltxWith({ cwd: ws, env: cleanEnv() }, ...args, '--db', db)
+  const submitted = await cli('submit', session, 'make two loud', '--queue', queue)
+  const id = /^submitted ([0-9a-f-]{36}) /.exec(submitted.stdout)![1]!
+  await first.waitFor((line) => line.startsWith(`job ${id} ${session}: done`))
+  // The first worker stops: nothing keeps polling while the ask waits.
+  await stop(first)
+  expect(jobLines(first.lines)).toEqual([
+    {
+      submission: id,
+      session,
+      result: 'done',
+      plan: 'fresh',
+      reason:
+        'the turn waits for a decision on "call_edit" (edit_file); a job for the session after the decision resumes it',
+    },
+  ])
+  expect(readFileSync(file, 'utf8')).toBe('one\ntwo\n')
+  // Other sessions of the database may wait too: read this session's entry only.
+  const listed = await cli('approvals')
+  const entry = listed.stdout.slice(listed.stdout.indexOf(`${session}  call call_edit  edit_file  expires `))
+  expect(entry).toMatch(/^\S+ {2}call call_edit/)
+  expect(entry).toContain('reason: changes hello.txt (2 lines now; file sha256 ')
+  const digest = /digest: ([0-9a-f]+)/.exec(entry)![1]!
+  const approved = await cli(
+    'approve',
+    session,
+    'call_edit',
+    '--digest',
+    digest,
+    '--by',
+    'ops',
+    '--queue',
+    queue,
+  )
+  expect(approved.stderr).toBe('')
+  expect(approved.code).toBe(0)
+  expect(approved.stdout).toContain(
+    `Queued a job on ${queue} that continues submission ${id}: a worker (tooltx worker --db …) resumes the turn.`,
+  )
+  return { db, session, id, file, model, first, worker }
+}
+
 describe.skipIf(POSTGRES_URL === undefined)('tooltx worker --approvals durable (PostgreSQL)', () => {
   it('N2.19, N2.20, N2.21: an ask ends the job without a retry; approve, after that worker is gone, queues the job that resumes the turn; another worker finishes it with no second message', async () => {
-    const db = POSTGRES_URL!
-    const queue = `q-${randomUUID().slice(0, 8)}`
-    const session = `durable-${randomUUID().slice(0, 8)}`
-    const ws = sampleWorkspace()
-    const file = path.join(ws, 'hello.txt')
-    writeFileSync(file, 'one\ntwo\n')
-    const model = await editingModel()
-    const flags = ['--workspace', ws, '--approvals', 'durable']
-    const workers: WorkerProcess[] = []
-    onTestFinished(() => {
-      for (const w of workers) if (w.proc.exitCode === null) w.proc.kill('SIGKILL')
-    })
-    const first = startWorker({ db, queue, baseURL: model.baseURL, flags })
-    workers.push(first)
-    await first.waitFor((line) => line.startsWith('tooltx worker '))
-    const cli = (...args: string[]) => tooltxWith({ cwd: ws, env: cleanEnv() }, ...args, '--db', db)
-    const submitted = await cli('submit', session, 'make two loud', '--queue', queue)
-    const id = /^submitted ([0-9a-f-]{36}) /.exec(submitted.stdout)![1]!
-    await first.waitFor((line) => line.startsWith(`job ${id} ${session}: done`))
-    // The first worker stops: nothing keeps polling while the ask waits.
-    await stop(first)
-    expect(jobLines(first.lines)).toEqual([
-      {
-        submission: id,
-        session,
-        result: 'done',
-        plan: 'fresh',
-        reason:
-          'the turn waits for a decision on "call_edit" (edit_file); a job for the session after the decision resumes it',
-      },
-    ])
-    expect(readFileSync(file, 'utf8')).toBe('one\ntwo\n')
-
-    const listed = await cli('approvals')
-    expect(listed.stdout).toContain(`${session}  call call_edit  edit_file  expires `)
-    expect(listed.stdout).toContain('reason: changes hello.txt (2 lines now; file sha256 ')
-    const digest = /digest: ([0-9a-f]+)/.exec(listed.stdout)![1]!
-    const approved = await cli(
-      'approve',
-      session,
-      'call_edit',
-      '--digest',
-      digest,
-      '--by',
-      'ops',
-      '--queue',
-      queue,
-    )
-    expect(approved.stderr).toBe('')
-    expect(approved.code).toBe(0)
-    expect(approved.stdout).toContain(
-      `Queued a job on ${queue} that continues submission ${id}: a worker (tooltx worker --db …) resumes the turn.`,
-    )
-
-    const second = startWorker({ db, queue, baseURL: model.baseURL, flags })
-    workers.push(second)
+    const { db, session, id, file, model, first, worker } = await decidedWhileNoWorkerRuns()
+    const second = worker()
     // The queued job runs as the submission whose turn it continues: once resumed, it is answered.
     await second.waitFor((line) => line === `job ${id} ${session}: done (answered)`, 30_000)
     await stop(second)
@@ -126,5 +139,18 @@ describe.skipIf(POSTGRES_URL === undefined)('tooltx worker --approvals durable (
     expect(events.findLast((e) => e.type === 'turn/end')?.data).toEqual({ turn: 1, reason: 'completed' })
     const all = [...jobLines(first.lines), ...jobLines(second.lines)]
     expect(all.some((j) => j.result === 'failed' || j.result === 'handed-back')).toBe(false)
+  }, 90_000)
+
+  it('K5.13: a file changed after the durable ask is not written by the worker that resumes the approved edit: CONFLICT', async () => {
+    const { session, id, file, model, worker } = await decidedWhileNoWorkerRuns()
+    writeFileSync(file, 'zero\none\ntwo\n')
+    const second = worker()
+    await second.waitFor((line) => line === `job ${id} ${session}: done (answered)`, 30_000)
+    await stop(second)
+    expect(readFileSync(file, 'utf8')).toBe('zero\none\ntwo\n')
+    expect(toolMessage(model, 'call_edit')).toBe(
+      'Error: "hello.txt" changed after the change was shown for approval, so nothing was written; ' +
+        'read the file again and make the change against what it holds now',
+    )
   }, 90_000)
 })

@@ -99,22 +99,18 @@ export class ChangeLedger {
   readonly #shown = new Map<string, string>()
 
   /**
-   * Before a durable ask of call `callId` is resumed (K5.13): its decision holds only for
-   * `reason`, the change its ask recorded, so `shownOtherwise` can tell when the change
-   * rebuilt now is another one.
+   * Before an approved durable ask of call `callId` is resumed (K5.13): its decision holds only
+   * for `reason`, the change its ask recorded, which `takeShown` hands to the call's ask.
    */
   expectShown(callId: string, reason: string): void {
     this.#shown.set(callId, reason)
   }
 
-  /**
-   * Whether call `callId` resumes a durable ask that recorded a change other than `reason`,
-   * the change rebuilt against the file as it is now; forgets the recorded one either way.
-   */
-  shownOtherwise(callId: string, reason: string): boolean {
+  /** The change the resumed durable ask of call `callId` recorded, if any; forgets it. */
+  takeShown(callId: string): string | undefined {
     const shown = this.#shown.get(callId)
     this.#shown.delete(callId)
-    return shown !== undefined && shown !== reason
+    return shown
   }
 
   /** Records that the change of the call with `token` was shown as made from `before`. */
