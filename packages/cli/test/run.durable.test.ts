@@ -97,6 +97,22 @@ describe('tooltx run --approvals durable', () => {
     )
   }, 60_000)
 
+  it('K5.11: a run with no task on a session with no suspended turn says to give it a task (exit 1); without --session it is a usage error', async () => {
+    const model = await fakeModel([{ text: 'nothing to do.' }])
+    const { run } = setup(model.baseURL)
+    const done = await run('look around', '--approvals', 'durable')
+    expect(done.code).toBe(0)
+    const id = sessionOf(done.stdout)
+    const again = await run('--session', id, '--approvals', 'durable')
+    expect(again.code).toBe(1)
+    expect(again.stderr).toContain(
+      `tooltx: session "${id}" has no turn waiting for an approval; give run a task`,
+    )
+    const bare = await run('--approvals', 'durable')
+    expect(bare.code).toBe(2)
+    expect(bare.stderr).toContain('run needs a task')
+  })
+
   it('K5.10: --approvals takes only durable, and not with --yes (usage errors, exit 2)', async () => {
     const { run } = setup('http://127.0.0.1:9/v1')
     const other = await run('tidy up', '--approvals', 'later')
