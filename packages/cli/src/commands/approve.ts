@@ -17,8 +17,9 @@ const USAGE: CommandUsage = {
   help: `Usage: tooltx approve <session> <call-id> [options]
 
 Prints the call's recorded arguments whole and their digest, then records a decision on its
-durable approval: the call's turn then continues when an agent resumes the session
-(\`tooltx demo --resume <id>\` for the demo). At a terminal it asks you to confirm the
+durable approval: the call's turn then continues when the session is resumed
+(\`tooltx demo --resume <id>\` for the demo, \`tooltx run --session <id> --approvals durable\`
+for a run); on PostgreSQL it queues the job that lets a worker resume a submission's turn. At a terminal it asks you to confirm the
 arguments (y/N) before it approves; elsewhere an approval needs --digest, the digest of the
 arguments you checked, and without it nothing is recorded (exit 2). The decision is bound to
 that digest; a second decision, an expired approval, or a decider the agent does not allow is
