@@ -8,6 +8,7 @@ import {
   type ToolRuntime,
 } from '@tooltx/core'
 import { RUN_CODE } from '@tooltx/core/internal'
+import { type SessionEvent, suspendedTurn } from '@tooltx/session'
 import { UsageError } from './display/output.js'
 import { withPresenter } from './display/presenters.js'
 import { generalTools } from './tools/general-tools.js'
@@ -86,15 +87,37 @@ export function createToolset(options: ToolsetOptions): Toolset {
  * with their own policy: every write and edit asks with the diff it makes, and every shell
  * command asks unless an `allowShell` rule allows it.
  */
-export function createWorkspaceToolset(options: ToolsetOptions): Toolset {
-  return assembleToolset(options, (workspace) => {
+export function createWorkspaceToolset(options: ToolsetOptions): Toolset & ResumedAsks {
+  let expectShown: ReturnType<typeof generalTools>['expectShown'] = () => {}
+  const toolset = assembleToolset(options, (workspace) => {
     const general = generalTools(workspace)
+    expectShown = general.expectShown
     return {
       tools: general.tools,
       policy: ({ runtime, scope, boundary }) =>
         general.install(runtime, scope, boundary, options.allowShell ?? []),
     }
   })
+  return {
+    ...toolset,
+    bindResumedAsk(events) {
+      // Only an approved call runs on resume; an undecided or denied one binds nothing.
+      const waiting = suspendedTurn(events)
+      if (waiting?.decided?.outcome === 'allowed-once' && waiting.asked.reason !== undefined)
+        expectShown(waiting.asked.callId, waiting.asked.reason)
+    },
+  }
+}
+
+/** What a toolset does before a suspended turn resumes. */
+export interface ResumedAsks {
+  /**
+   * Before the suspended turn `events` end in resumes (F2.7): binds the decision of its waiting
+   * call to the change its ask recorded, so a write or edit whose change rebuilt now differs —
+   * the file changed after it was shown — fails `CONFLICT` and writes nothing (K5.13). Does
+   * nothing when the session has no suspended turn.
+   */
+  readonly bindResumedAsk: (events: readonly SessionEvent[]) => void
 }
 
 /** The tools of a toolset and the policy that goes with them, given its boundary guard. */
@@ -137,7 +160,7 @@ function codeFreeText(): Map<string, Set<string>> {
 }
 
 /** A toolset and the names of the tools it offers, besides `run_code`. */
-export interface OfferedToolset extends Toolset {
+export interface OfferedToolset extends Toolset, ResumedAsks {
   readonly names: readonly string[]
 }
 
@@ -168,7 +191,8 @@ export async function openToolset(options: ToolsetOptions & { tools?: string }):
       2,
     )
   scope.guard(pathBoundaryGuard(workspace.root, codeFreeText()))
-  return { runtime, scope, workspace, names }
+  // A module's tools keep their own policy: nothing binds their resumed asks.
+  return { runtime, scope, workspace, names, bindResumedAsk: () => {} }
 }
 
 function toolNames(runtime: ToolRuntime, scope: RuntimeScope): string[] {

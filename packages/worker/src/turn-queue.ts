@@ -50,6 +50,13 @@ export interface TurnQueueOptions {
 export interface SubmitOptions {
   /** A UUID of your own, so submitting the same request twice queues it once (default: a new UUID). */
   id?: string
+  /**
+   * The id of an earlier submission of the session whose turn this job continues — one
+   * suspended on a durable approval, queued once it is decided (N2.16): the job runs as that
+   * submission, so it resumes the turn and adds no message while the log holds that
+   * submission's (`message` is then its message, in case the log does not).
+   */
+  continues?: string
 }
 
 /** A handler's answer that its submission cannot run yet and must wait, using no retry (N2.10). */
@@ -110,6 +117,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
 interface JobData {
   session: string
   message: UserMessage
+  /** The submission the job runs as, when it continues an earlier one (N2.16); else the job's own id. */
+  continues?: string
 }
 
 /**
@@ -171,6 +180,12 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
       const data: JobData = { session: sessionId, message: userMessageOf(message) }
       const id = submitOptions.id ?? randomUUID()
       if (!UUID.test(id)) throw definitionError(`submit: id must be a UUID, got ${JSON.stringify(id)}`)
+      const { continues } = submitOptions
+      if (continues !== undefined) {
+        if (!UUID.test(continues))
+          throw definitionError(`submit: continues must be a UUID, got ${JSON.stringify(continues)}`)
+        data.continues = continues
+      }
       await start()
       // A null id means a job with this id exists already: the same submission, queued once.
       await boss.send(name, data, { id })
@@ -208,7 +223,8 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
         let failure: unknown
         let wait: SubmissionWait | undefined
         try {
-          const submission = { id: job.id, session: job.data.session, message: job.data.message }
+          const { session, message, continues } = job.data
+          const submission = { id: continues ?? job.id, session, message }
           wait = await run(submission, { final: job.retryCount >= job.retryLimit })
         } catch (error) {
           failure = error

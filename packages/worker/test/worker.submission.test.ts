@@ -110,6 +110,13 @@ describe('N2.1: submit checks its input before touching the database', () => {
     )
   })
 
+  it('N2.19: a continues that is not a UUID throws INVALID_DEFINITION before anything is queued', async () => {
+    await expect(queue.submit('s1', 'hi', { continues: 'job-1' })).rejects.toMatchObject({
+      code: 'INVALID_DEFINITION',
+      message: 'submit: continues must be a UUID, got "job-1"',
+    })
+  })
+
   it('N2.1: a missing connection string or a bad queue name throws INVALID_DEFINITION at once', () => {
     expect(() => turnQueue({} as never)).toThrow('turnQueue needs { connectionString: "postgres://…" }')
     expect(() => turnQueue({ connectionString: 'postgres://x@127.0.0.1/db', name: 'a b' })).toThrow(

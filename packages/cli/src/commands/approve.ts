@@ -1,11 +1,12 @@
 import { hostname, userInfo } from 'node:os'
 import { decideApproval, pendingApprovals } from '@tooltx/agent'
-import { openSession } from '@tooltx/session'
+import { openSession, type Session, type SessionEvent } from '@tooltx/session'
 import { argumentLines, reasonLines } from '../display/approval-arguments.js'
 import { type Output, UsageError } from '../display/output.js'
-import { demoResumeHint } from '../display/replay-hint.js'
+import { demoResumeHint, runResumeHint } from '../display/replay-hint.js'
 import { terminalSafe } from '../display/terminal-text.js'
-import { openStore, storedSessionId } from '../session-store.js'
+import { queueResumeJob } from '../resume-job.js'
+import { isPostgres, openStore, storedSessionId } from '../session-store.js'
 import { recordedArguments } from './approvals.js'
 import { type Command, defineCommand } from './command.js'
 import { type CommandUsage, DB_HELP, dbPath, defined, usageError } from './flags.js'
@@ -16,8 +17,9 @@ const USAGE: CommandUsage = {
   help: `Usage: tooltx approve <session> <call-id> [options]
 
 Prints the call's recorded arguments whole and their digest, then records a decision on its
-durable approval: the call's turn then continues when an agent resumes the session
-(\`tooltx demo --resume <id>\` for the demo). At a terminal it asks you to confirm the
+durable approval: the call's turn then continues when the session is resumed
+(\`tooltx demo --resume <id>\` for the demo, \`tooltx run --session <id> --approvals durable\`
+for a run); on PostgreSQL it queues the job that lets a worker resume a submission's turn. At a terminal it asks you to confirm the
 arguments (y/N) before it approves; elsewhere an approval needs --digest, the digest of the
 arguments you checked, and without it nothing is recorded (exit 2). The decision is bound to
 that digest; a second decision, an expired approval, or a decider the agent does not allow is
@@ -29,6 +31,8 @@ Options:
   --reason TEXT    why, recorded with the decision
   --digest HEX     the digest of the arguments you checked (printed by this command and by
                    \`tooltx approvals\`); refused if the recorded arguments differ
+  --queue NAME     on PostgreSQL, the queue of the job that resumes a worker's turn
+                   (default tooltx-turns)
 ${DB_HELP}
   -h, --help       show this help`,
 }
@@ -49,6 +53,8 @@ export interface ApproveOptions {
    * terminal (K5.7), and is a usage error where there is none (K5.8).
    */
   digest?: string
+  /** `--queue`: where the job that resumes a worker's session goes (default `tooltx-turns`, N2.16). */
+  queue?: string
 }
 
 /** `<user>@<host>` of this process, the default decider. */
@@ -74,50 +80,81 @@ function whoami(): string {
 export async function approveCommand(options: ApproveOptions, out: Output): Promise<number> {
   const id = await storedSessionId(options.db, options.session, 'approve')
   const store = openStore(options.db)
+  let decided: { events: readonly SessionEvent[]; turn: number | undefined }
   try {
     const session = await openSession(store, { id })
     try {
-      const events = session.events()
-      const wait = pendingApprovals(events).find((pending) => pending.callId === options.callId)
-      let digest = options.digest
-      if (wait !== undefined) {
-        out.line(terminalSafe(`${wait.name} (call ${wait.callId}) in ${id}`))
-        const raw = recordedArguments(events, wait.callId)
-        for (const line of reasonLines(wait.reason)) out.line(terminalSafe(`    ${line}`))
-        const shown = argumentLines(raw, { digest: wait.argumentsDigest })
-        for (const line of shown) out.line(terminalSafe(`    ${line}`))
-        out.line(`    digest: ${wait.argumentsDigest}`)
-        if (digest === undefined && !options.deny) {
-          if (!(await confirmed(out, wait.name))) {
-            throw new UsageError(
-              `you did not confirm, so nothing was recorded; to refuse the call, run the command again with --deny`,
-            )
-          }
-          digest = wait.argumentsDigest
-        }
-      }
-      const by = options.by ?? whoami()
-      const decided = await decideApproval(session, options.callId, {
-        decision: options.deny ? 'denied' : 'allowed-once',
-        by,
-        ...(options.reason === undefined ? {} : { reason: options.reason }),
-        // A denial needs no confirmation: refusing what one did not check harms no one.
-        digest: digest ?? wait?.argumentsDigest ?? '-',
-      })
-      const verb = decided.outcome === 'allowed-once' ? 'approved' : 'denied'
-      out.line(terminalSafe(`${verb} ${decided.name} (call ${decided.callId}) in ${id}, by ${by}`))
-      out.line(
-        id.startsWith('demo-')
-          ? `The turn continues when the session is resumed: ${demoResumeHint(id, options.db)}`
-          : 'The turn continues when an agent on this session resumes it (agent.resume(), or the next worker job).',
-      )
-      return 0
+      decided = await decideOne(session, id, options, out)
     } finally {
       await session.close()
     }
   } finally {
     await store.close()
   }
+  // The session is closed first, so the worker that takes the job finds it free.
+  const job =
+    isPostgres(options.db) && decided.turn !== undefined
+      ? await queueResumeJob(options.db, options.queue, id, decided.events, decided.turn)
+      : undefined
+  out.line(
+    job === undefined
+      ? `The turn continues when the session is resumed: ${resumeHint(id, options.db)}`
+      : `Queued a job on ${options.queue ?? 'tooltx-turns'} that continues submission ${job}: a worker (tooltx worker --db …) resumes the turn.`,
+  )
+  return 0
+}
+
+/**
+ * Shows the call waiting in `session` (id `id`), gets the confirmation K5.7 asks for, and
+ * records the decision; resolves with the log it read and the turn of the decided ask.
+ */
+async function decideOne(
+  session: Session,
+  id: string,
+  options: ApproveOptions,
+  out: Output,
+): Promise<{ events: readonly SessionEvent[]; turn: number | undefined }> {
+  const events = session.events()
+  const wait = pendingApprovals(events).find((pending) => pending.callId === options.callId)
+  let digest = options.digest
+  if (wait !== undefined) {
+    out.line(terminalSafe(`${wait.name} (call ${wait.callId}) in ${id}`))
+    const raw = recordedArguments(events, wait.callId)
+    for (const line of reasonLines(wait.reason)) out.line(terminalSafe(`    ${line}`))
+    const shown = argumentLines(raw, { digest: wait.argumentsDigest })
+    for (const line of shown) out.line(terminalSafe(`    ${line}`))
+    out.line(`    digest: ${wait.argumentsDigest}`)
+    if (digest === undefined && !options.deny) {
+      if (!(await confirmed(out, wait.name))) {
+        throw new UsageError(
+          `you did not confirm, so nothing was recorded; to refuse the call, run the command again with --deny`,
+        )
+      }
+      digest = wait.argumentsDigest
+    }
+  }
+  const by = options.by ?? whoami()
+  const decided = await decideApproval(session, options.callId, {
+    decision: options.deny ? 'denied' : 'allowed-once',
+    by,
+    ...(options.reason === undefined ? {} : { reason: options.reason }),
+    // A denial needs no confirmation: refusing what one did not check harms no one.
+    digest: digest ?? wait?.argumentsDigest ?? '-',
+  })
+  const verb = decided.outcome === 'allowed-once' ? 'approved' : 'denied'
+  out.line(terminalSafe(`${verb} ${decided.name} (call ${decided.callId}) in ${id}, by ${by}`))
+  return { events, turn: wait?.turn }
+}
+
+/**
+ * The command that finishes the suspended turn of session `id` (K5.3, K5.12): `demo --resume`
+ * for a demo session, `run --session … --approvals durable` for a `run` session, else the next
+ * job a worker takes for the session (F2.12).
+ */
+function resumeHint(id: string, db: string): string {
+  if (id.startsWith('demo-')) return demoResumeHint(id, db)
+  if (id.startsWith('run-')) return runResumeHint(id, db)
+  return `the next job a worker takes for it (npx tooltx submit ${id} "<message>" --db …)`
 }
 
 /**
@@ -142,7 +179,7 @@ async function confirmed(out: Output, tool: string): Promise<boolean> {
 /** `tooltx approve <session> <call-id>`: both ids are needed. */
 export const command: Command = defineCommand(
   USAGE,
-  { strings: ['db', 'by', 'reason', 'digest'], booleans: ['deny'] },
+  { strings: ['db', 'by', 'reason', 'digest', 'queue'], booleans: ['deny'] },
   async ({ values, positionals }, out) => {
     if (positionals.length !== 2) throw usageError(USAGE, 'approve needs a session id and a call id')
     return await approveCommand(
@@ -151,7 +188,7 @@ export const command: Command = defineCommand(
         session: positionals[0]!,
         callId: positionals[1]!,
         deny: values.deny === true,
-        ...defined({ by: values.by, reason: values.reason, digest: values.digest }),
+        ...defined({ by: values.by, reason: values.reason, digest: values.digest, queue: values.queue }),
       },
       out,
     )

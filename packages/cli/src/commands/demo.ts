@@ -12,6 +12,7 @@ import type { Output } from '../display/output.js'
 import { UsageError } from '../display/output.js'
 import { liveLookup } from '../display/presenters.js'
 import { approveHint, demoResumeHint, replayHint, viewHint } from '../display/replay-hint.js'
+import { suspendedNote } from '../display/suspended-note.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
 import { runtimeTour } from '../runtime-tour.js'
 import { isPostgres, openStore, storedSessionId } from '../session-store.js'
@@ -190,18 +191,7 @@ function suspendedDemo(
   pending: readonly PendingApproval[],
   out: Output,
 ): DemoOutcome {
-  out.line()
-  for (const wait of pending) {
-    out.line(
-      `The turn waits for a durable approval of ${wait.name} (call ${wait.callId}) until ${wait.expiresAt}.`,
-    )
-  }
-  out.line(`Session saved as ${id} in ${db}; this process can exit, the approval waits in the log.`)
-  const first = pending[0]
-  if (first !== undefined) {
-    out.line(`Decide it from another command: ${approveHint(id, first.callId, db)}   (or add --deny)`)
-  }
-  out.line(`Then finish the turn with: ${demoResumeHint(id, db)}`)
+  suspendedNote(out, { id, db }, pending, demoResumeHint(id, db))
   return { id, exitStatus: 0 }
 }
 

@@ -203,3 +203,14 @@ export function agentFlags(
     ...defined({ tools: values.tools }),
   }
 }
+
+/**
+ * `--approvals`: `durable` lets an ask wait in the session for `tooltx approve` (K5.10, N2.16);
+ * `undefined` when not given; anything else is a usage error; `durable` with `--yes` too.
+ */
+export function durableFlag(usage: CommandUsage, value: string | undefined, yes: boolean): boolean {
+  if (value === undefined) return false
+  if (value !== 'durable') throw usageError(usage, `--approvals takes only "durable", got "${value}"`)
+  if (yes) throw usageError(usage, '--approvals durable and --yes contradict each other: pick one')
+  return true
+}

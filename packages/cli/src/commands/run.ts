@@ -7,17 +7,20 @@ import {
   type ModelAdapter,
   type ModelRetry,
   openaiCompatible,
+  type PendingApproval,
+  type TurnOutcome,
 } from '@tooltx/agent'
 import type { ToolMode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
-import { DEFAULT_SQLITE_PATH, openSession } from '@tooltx/session'
+import { DEFAULT_SQLITE_PATH, openSession, suspendedTurn } from '@tooltx/session'
 import { cliApprover } from '../approvals.js'
 import { counted } from '../display/counted.js'
 import { watchSession } from '../display/live-progress.js'
 import { ModelProgress } from '../display/model-progress.js'
 import { type Output, UsageError } from '../display/output.js'
 import { liveLookup } from '../display/presenters.js'
-import { replayHint } from '../display/replay-hint.js'
+import { approvalsHint, approveHint, replayHint, runResumeHint } from '../display/replay-hint.js'
+import { suspendedNote } from '../display/suspended-note.js'
 import { terminalElicitor, terminalSampler, timelineLog } from '../mcp-prompts.js'
 import { WatchedModel } from '../model-watch.js'
 import type { ProviderVars } from '../provider-errors.js'
@@ -33,6 +36,7 @@ import {
   DB_HELP,
   dbPath,
   defined,
+  durableFlag,
   TOOLS_HELP,
   usageError,
 } from './flags.js'
@@ -60,6 +64,10 @@ Options:
   --workspace DIR  the directory the tools may touch (default: the current directory)
 ${TOOLS_HELP}
   --yes            approve every write, edit, command (and MCP call) without asking
+  --approvals durable
+                   let each ask wait in the session instead: the turn suspends, this
+                   process exits 0 and prints the \`tooltx approve\` command; once decided,
+                   \`tooltx run --session <id> --approvals durable\` (no task) finishes it
   --allow-shell C  run shell commands that are C or start with "C " without asking, when
                    they hold no shell syntax (; | & $ \` > quotes globs); repeatable
   --mcp S          add an MCP server's tools, as mcp__<name>__<tool>: S is a command
@@ -98,6 +106,8 @@ export interface RunOptions {
   mcp?: readonly McpServerSpec[]
   /** `--timeout`: seconds a model request may go without an answer; default 120 (K2.11). */
   timeoutSeconds?: number
+  /** `--approvals durable`: asks wait in the session for `tooltx approve` (K5.10). */
+  durable?: boolean
   /** `--session`: continue this stored session (a fork, say) instead of starting a new one (A2.2). */
   session?: string
   env: NodeJS.ProcessEnv
@@ -241,7 +251,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     timeoutMs: (options.timeoutSeconds ?? DEFAULT_TIMEOUT_SECONDS) * 1000,
     observer: progress,
   })
-  const { runtime, scope, workspace, names } = await openToolset({
+  const { runtime, scope, workspace, names, bindResumedAsk } = await openToolset({
     root: options.workspace,
     mode: options.mode,
     reportError: (e) => out.error(String(e)),
@@ -299,18 +309,27 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     session,
     model,
     ...(sandbox ? { codeRuntime: sandbox } : {}),
-    approver: cliApprover({
-      out,
-      lookup: liveLookup(runtime.view(scope)),
-      yes: options.yes,
-      unattended: 'refuse',
-      onInterrupt: interrupt,
-    }),
+    ...(options.durable
+      ? { approvals: 'durable' as const }
+      : {
+          approver: cliApprover({
+            out,
+            lookup: liveLookup(runtime.view(scope)),
+            yes: options.yes,
+            unattended: 'refuse',
+            onInterrupt: interrupt,
+          }),
+        }),
     system: AGENT_SYSTEM_PROMPT,
   })
+  let outcome: TurnOutcome | undefined
+  bindResumedAsk(session.events())
   try {
-    agent.send(options.task)
-    await agent.whenIdle()
+    if (options.task !== '') {
+      agent.send(options.task)
+      outcome = await agent.whenIdle()
+    } else if (suspendedTurn(session.events()) !== undefined) outcome = await agent.resume()
+    else throw new UsageError(`session "${id}" has no turn waiting for an approval; give run a task`)
   } finally {
     control.dispose()
     stop()
@@ -320,6 +339,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     await store.close()
   }
   const end = session.events().findLast((event) => event.type === 'turn/end')
+  if (outcome?.reason === 'suspended') return suspendedRun(id, options, outcome.pending ?? [], out)
   out.line()
   out.line(`Session saved as ${id} in ${options.db}. Replay it with: ${replayHint(id, options.db)}`)
   if (control.reason !== undefined) {
@@ -333,24 +353,53 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
   return { id, exitStatus: 0 }
 }
 
+/**
+ * A run whose turn waits for durable approvals (K5.10, K5.11): a new ask says what waits and
+ * the commands that decide it and finish the turn, exit 0; a resume that finds the ask still
+ * undecided says so, exit 1.
+ */
+function suspendedRun(
+  id: string,
+  options: RunOptions,
+  pending: readonly PendingApproval[],
+  out: Output,
+): RunOutcome {
+  const resume = runResumeHint(id, options.db)
+  if (options.task !== '') {
+    suspendedNote(out, { id, db: options.db }, pending, resume)
+    out.line(`See the change it waits on with: ${approvalsHint(options.db)}`)
+    return { id, exitStatus: 0 }
+  }
+  const waiting = pending.map((p) => `${p.name} (call ${p.callId})`).join(', ')
+  const approve = approveHint(id, pending[0]?.callId ?? '<call-id>', options.db)
+  out.error(
+    `tooltx: the turn still waits for a decision on ${waiting}; decide it with ${approve}, then run ${resume} again`,
+  )
+  return { id, exitStatus: 1 }
+}
+
 /** `tooltx run "<task>"`: checks the `--mcp` servers, the task and the agent flags, then runs it. */
 export const command: Command = defineCommand(
   USAGE,
   {
-    strings: ['db', ...AGENT_STRING_FLAGS, 'session', 'timeout'],
+    strings: ['db', ...AGENT_STRING_FLAGS, 'session', 'timeout', 'approvals'],
     repeatable: ['mcp', 'allow-shell'],
     booleans: ['yes'],
   },
   async ({ values, positionals }, out, env) => {
     const mcp = values.mcp === undefined ? [] : mcpServerSpecs(values.mcp)
     const task = positionals.join(' ').trim()
-    if (task === '') throw usageError(USAGE, 'run needs a task, e.g. tooltx run "summarise the TODOs"')
+    const durable = durableFlag(USAGE, values.approvals, values.yes === true)
+    // A suspended turn is finished by a run on its session without a task (K5.11).
+    if (task === '' && !(durable && values.session !== undefined))
+      throw usageError(USAGE, 'run needs a task, e.g. tooltx run "summarise the TODOs"')
     const outcome = await runCommand(
       {
         task,
         db: dbPath(values.db),
         ...agentFlags(USAGE, values),
         yes: values.yes === true,
+        durable,
         mcp,
         allowShell: values['allow-shell'] ?? [],
         ...(values.timeout === undefined

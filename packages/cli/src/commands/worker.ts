@@ -12,6 +12,7 @@ import {
   type CommandUsage,
   count,
   defined,
+  durableFlag,
   noPositionals,
   postgresUrl,
   TOOLS_HELP,
@@ -46,6 +47,9 @@ Options:
 ${TOOLS_HELP}
   --yes            approve every write, edit and shell command (without it they are
                    refused: nobody is asked)
+  --approvals durable
+                   let each ask wait in the session: the job is done, \`tooltx approvals\`
+                   lists it, \`tooltx approve\` decides it and queues the job that resumes it
   -h, --help       show this help
 
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.`,
@@ -68,6 +72,8 @@ export interface WorkerCommandOptions extends ModelChoice {
   tools?: string
   /** Approve every write; without it writes are refused (a worker has no one to ask). */
   yes: boolean
+  /** `--approvals durable`: asks wait in the session for `tooltx approve` (N2.16). */
+  durable?: boolean
 }
 
 /**
@@ -80,7 +86,7 @@ export async function workerCommand(options: WorkerCommandOptions, out: Output):
   const model = chooseModel(options)
   const reportError = (error: unknown) =>
     out.error(`tooltx worker: ${error instanceof Error ? error.message : String(error)}`)
-  const { runtime, scope, names } = await openToolset({
+  const { runtime, scope, names, bindResumedAsk } = await openToolset({
     root: options.workspace,
     mode: options.mode,
     reportError,
@@ -106,16 +112,18 @@ export async function workerCommand(options: WorkerCommandOptions, out: Output):
       queue,
       concurrency: options.concurrency,
       graceMs: options.grace * 1000,
-      agent: (session) =>
-        createAgent({
+      agent: (session) => {
+        bindResumedAsk(session.events())
+        return createAgent({
           runtime,
           scope,
           session,
           model,
-          approver,
+          ...(options.durable ? { approvals: 'durable' as const } : { approver }),
           system: AGENT_SYSTEM_PROMPT,
           ...(sandbox ? { codeRuntime: sandbox } : {}),
-        }),
+        })
+      },
       onJob: (report) => out.line(jobLine(report)),
     })
     out.line(
@@ -159,7 +167,15 @@ export function redacted(db: string): string {
 export const command: Command = defineCommand(
   USAGE,
   {
-    strings: ['db', 'queue', 'concurrency', 'visibility-timeout', 'grace', ...AGENT_STRING_FLAGS],
+    strings: [
+      'db',
+      'queue',
+      'concurrency',
+      'visibility-timeout',
+      'grace',
+      'approvals',
+      ...AGENT_STRING_FLAGS,
+    ],
     booleans: ['yes'],
   },
   async ({ values, positionals }, out, env) => {
@@ -173,6 +189,7 @@ export const command: Command = defineCommand(
         grace: count(USAGE, '--grace', values.grace, 10, 0),
         ...agentFlags(USAGE, values),
         yes: values.yes === true,
+        durable: durableFlag(USAGE, values.approvals, values.yes === true),
         env,
       },
       out,

@@ -39,3 +39,13 @@ export function approveHint(id: string, callId: string, db: string): string {
 export function demoResumeHint(id: string, db: string): string {
   return `npx tooltx demo --resume ${shellWord(id)}${dbFlag(db)}`
 }
+
+/** The command that resumes the suspended turn of `run` session `id` of database `db` (K5.10). */
+export function runResumeHint(id: string, db: string): string {
+  return `npx tooltx run --session ${shellWord(id)} --approvals durable${dbFlag(db)}`
+}
+
+/** The command that lists every waiting durable approval of database `db` (K5.2). */
+export function approvalsHint(db: string): string {
+  return `npx tooltx approvals${dbFlag(db)}`
+}

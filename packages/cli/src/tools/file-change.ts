@@ -96,6 +96,23 @@ function lineCount(text: string): string {
  */
 export class ChangeLedger {
   readonly #bases = new Map<symbol, string | ToolError>()
+  /** The reasons durable asks recorded, by call id, for the calls a resume is about to run. */
+  readonly #shown = new Map<string, string>()
+
+  /**
+   * Before an approved durable ask of call `callId` is resumed (K5.13): its decision holds only
+   * for `reason`, the change its ask recorded, which `takeShown` hands to the call's ask.
+   */
+  expectShown(callId: string, reason: string): void {
+    this.#shown.set(callId, reason)
+  }
+
+  /** The change the resumed durable ask of call `callId` recorded, if any; forgets it. */
+  takeShown(callId: string): string | undefined {
+    const shown = this.#shown.get(callId)
+    this.#shown.delete(callId)
+    return shown
+  }
 
   /** Records that the change of the call with `token` was shown as made from `before`. */
   record(token: symbol, before: string | null): void {
@@ -124,10 +141,15 @@ export class ChangeLedger {
     this.#bases.delete(token)
     if (base instanceof ToolError) throw base
     if (base === undefined || base === contentDigest(now)) return
-    throw new ToolError(
-      'CONFLICT',
-      `"${path}" changed after the change was shown for approval, so nothing was written; ` +
-        'read the file again and make the change against what it holds now',
-    )
+    throw changedSinceShown(path)
   }
+}
+
+/** The `CONFLICT` of a write or edit whose file changed after its change was shown (K2.16). */
+export function changedSinceShown(path: string): ToolError {
+  return new ToolError(
+    'CONFLICT',
+    `"${path}" changed after the change was shown for approval, so nothing was written; ` +
+      'read the file again and make the change against what it holds now',
+  )
 }

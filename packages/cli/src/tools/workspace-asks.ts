@@ -7,7 +7,7 @@ import {
   ToolError,
 } from '@tooltx/core'
 import { plannedEdit } from './edit-file.js'
-import { type ChangeLedger, changePresentation, type FileChange } from './file-change.js'
+import { type ChangeLedger, changedSinceShown, changePresentation, type FileChange } from './file-change.js'
 import { allowedCommand } from './shell-command.js'
 import type { Workspace } from './workspace.js'
 import { plannedWrite } from './write-file.js'
@@ -42,11 +42,15 @@ export function workspaceAsks(options: WorkspaceAskOptions): PreExecuteHandler {
     exec: Execution,
     planned: Promise<FileChange>,
     next: () => Promise<PreDecision>,
+    shown: string | undefined,
   ): Promise<PreDecision> => {
     try {
       const change = await planned
-      ledger.record(exec.token, change.before)
-      return { kind: 'ask', reason: changePresentation(change) }
+      const reason = changePresentation(change)
+      // A resumed durable decision holds only for the change its ask showed (K5.13).
+      if (shown !== undefined && shown !== reason) ledger.refuse(exec.token, changedSinceShown(change.path))
+      else ledger.record(exec.token, change.before)
+      return { kind: 'ask', reason }
     } catch (error) {
       if (!(error instanceof ToolError)) throw error
       ledger.refuse(exec.token, error)
@@ -54,13 +58,15 @@ export function workspaceAsks(options: WorkspaceAskOptions): PreExecuteHandler {
     }
   }
   return async (exec, next) => {
+    // Taken by every call, so what a resume bound never lingers for a later call of that id.
+    const shown = ledger.takeShown(exec.callId)
     const args = fields(exec.arguments)
     if (args === undefined || options.guards.some((guard) => guard(exec) !== undefined)) return next()
     const { path, content, old_text, new_text, replace_all, command } = args
     switch (exec.name) {
       case 'write_file':
         if (typeof path !== 'string' || typeof content !== 'string') return next()
-        return askChange(exec, plannedWrite(workspace, { path, content }), next)
+        return askChange(exec, plannedWrite(workspace, { path, content }), next, shown)
       case 'edit_file':
         if (typeof path !== 'string' || typeof old_text !== 'string' || typeof new_text !== 'string')
           return next()
@@ -68,6 +74,7 @@ export function workspaceAsks(options: WorkspaceAskOptions): PreExecuteHandler {
           exec,
           plannedEdit(workspace, { path, old_text, new_text, replace_all: replace_all === true }),
           next,
+          shown,
         )
       case 'shell':
         if (typeof command !== 'string' || allowedCommand(command, options.allowShell)) return next()

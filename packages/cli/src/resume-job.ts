@@ -1,0 +1,34 @@
+import type { SessionEvent } from '@tooltx/session'
+import { submissionOf, turnQueue } from '@tooltx/worker'
+
+/**
+ * After `tooltx approve` decided the durable ask of turn `turn` in a PostgreSQL session that a
+ * worker runs (N2.16): queues, on `queue` of `db`, the job that continues the submission whose
+ * message that turn holds, so a worker resumes the turn and adds no message. Resolves with the
+ * id of that submission (the worker reports the job under it), or `undefined` when no
+ * submission started the turn (a `run` session, say): nothing is queued then.
+ */
+export async function queueResumeJob(
+  db: string,
+  queue: string | undefined,
+  session: string,
+  events: readonly SessionEvent[],
+  turn: number,
+): Promise<string | undefined> {
+  const started = events.find(
+    (event) =>
+      event.type === 'user/message' &&
+      event.data.turn === turn &&
+      submissionOf(event.data.message) !== undefined,
+  )
+  if (started?.type !== 'user/message') return undefined
+  const { content } = started.data.message
+  const continues = submissionOf(started.data.message)!
+  const turns = turnQueue({ connectionString: db, ...(queue === undefined ? {} : { name: queue }) })
+  try {
+    await turns.submit(session, { role: 'user', content }, { continues })
+    return continues
+  } finally {
+    await turns.close()
+  }
+}
