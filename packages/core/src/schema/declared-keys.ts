@@ -1,4 +1,4 @@
-import type { SchemaNode } from './subset.js'
+import type { SchemaNode } from './schema-node.js'
 
 /** The declared properties of one object node, laid out for the validator's two trees. */
 export interface DeclaredKeys {

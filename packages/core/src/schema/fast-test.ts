@@ -12,7 +12,7 @@ import {
   isJsonNumber,
   jsonTest,
 } from './json-shape.js'
-import type { SchemaNode } from './subset.js'
+import type { SchemaNode } from './schema-node.js'
 
 /**
  * Exact verdict on one value: true iff the node's report would name nothing. `trusted` says

@@ -15,7 +15,7 @@ import {
   isJsonNumber,
   lossless,
 } from './json-shape.js'
-import type { SchemaNode } from './subset.js'
+import type { SchemaNode } from './schema-node.js'
 
 /** Where violation paths start: `value` for tool outputs, `arguments` for tool arguments (S4.2). */
 export type ValidationRoot = 'value' | 'arguments'

@@ -1,4 +1,5 @@
-import { parseSchema, type SchemaNode } from './subset.js'
+import type { SchemaNode } from './schema-node.js'
+import { parseSchema } from './subset.js'
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/
 const INDENT = '  '

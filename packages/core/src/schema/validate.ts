@@ -19,7 +19,8 @@ import {
   scalarCheck,
   type ValidationRoot,
 } from './report.js'
-import { parseSchema, type SchemaNode, unsupportedSchemaError } from './subset.js'
+import type { SchemaNode } from './schema-node.js'
+import { parseSchema, unsupportedSchemaError } from './subset.js'
 
 export type { PatternEngine } from './constraints.js'
 export type { ValidationRoot } from './report.js'
