@@ -1,5 +1,5 @@
 import type { AssistantBlock, ModelMessage } from '@tooltx/core'
-import { definitionError } from '@tooltx/core/internal'
+import { definitionError, sleep } from '@tooltx/core/internal'
 import type { ModelAdapter, ModelRequest, ModelStreamEvent, ModelUsage } from './model.js'
 import { ModelAbortError, ModelError } from './model-error.js'
 
@@ -88,7 +88,7 @@ export function scripted(steps: readonly ScriptedStep[], options: ScriptedOption
     const delayMs = step.delayMs ?? options.delayMs ?? 0
     const content: AssistantBlock[] = []
     for (const event of replyEvents(step, number, chunkSize, content)) {
-      if (delayMs > 0) await pause(delayMs, signal)
+      if (delayMs > 0) await sleep(delayMs, signal)
       if (signal.aborted) throw new ModelAbortError(name, signal.reason)
       yield event
     }
@@ -139,18 +139,6 @@ function* replyEvents(
       yield { type: 'tool-call-delta', index, argumentsDelta: call.arguments.slice(at, at + chunkSize) }
     }
   }
-}
-
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const done = () => {
-      clearTimeout(timer)
-      signal.removeEventListener('abort', done)
-      resolve()
-    }
-    const timer = setTimeout(done, ms)
-    signal.addEventListener('abort', done, { once: true })
-  })
 }
 
 function estimateUsage(request: ModelRequest, content: AssistantBlock[]): ModelUsage {

@@ -12,8 +12,7 @@ import {
   RESUMABLE_RECEIPT_KEY,
   ToolError,
 } from '@tooltx/core'
-import { codedError } from '@tooltx/core/internal'
-import { sleep } from '../abortable-sleep.js'
+import { codedError, sleep } from '@tooltx/core/internal'
 import { isTerminal, type TaskStatus } from '../task-store.js'
 import { CONNECTION_CLOSED } from './client-link.js'
 import { type ImportPlan, send, toolWhere } from './remote-call.js'

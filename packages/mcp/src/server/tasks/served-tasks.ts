@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto'
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
 import type { Approver } from '@tooltx/core'
-import { sleep } from '../../abortable-sleep.js'
+import { sleep } from '@tooltx/core/internal'
 import {
   isTerminal,
   memoryTaskStore,

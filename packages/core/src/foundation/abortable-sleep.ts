@@ -1,4 +1,4 @@
-/** A wait that an abort cuts short. */
+/** A wait that an abort cuts short (shared by the scripted model and MCP tasks). */
 
 /** Waits `ms`, or less when `signal` aborts first; never rejects and leaves no listener behind. */
 export function sleep(ms: number, signal: AbortSignal): Promise<void> {
