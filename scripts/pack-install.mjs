@@ -145,7 +145,7 @@ try {
     )
   }
 
-  // The CLI's SQLite store uses node:sqlite where Node has it (22.5+); older Node needs the
+  // The CLI's SQLite store uses node:sqlite where Node has it (22.13+); older Node needs the
   // optional peer better-sqlite3, which the README tells such users to install.
   const [major, minor] = process.versions.node.split('.').map(Number)
   const sqlitePeer = major > 22 || (major === 22 && minor >= 5) ? [] : ['better-sqlite3@12']
