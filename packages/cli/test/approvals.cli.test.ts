@@ -120,7 +120,7 @@ describe('tooltx demo --durable, approvals, approve and demo --resume', () => {
   }, 120_000)
 
   it('K3.22, K5.1: the same round trip on a JSONL folder given as --db DIR/, on any Node', async () => {
-    await roundTrip(['--db', 'jsonl-sessions/'])
+    await roundTrip(['--db', '.tooltx/jsonl-sessions/'])
   }, 120_000)
 
   it.skipIf(POSTGRES_URL === undefined)(

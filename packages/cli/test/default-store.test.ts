@@ -48,13 +48,15 @@ describe('K3.21 the default store without node:sqlite', () => {
     expect(replayed.stdout).toContain(`session ${id} (31 events)`)
     const approvals = await withoutSqlite(cwd, 'approvals')
     expect(approvals.stdout).toContain(`${waiting}  call call_note  write_note  expires `)
-    const approved = await withoutSqlite(cwd, 'approve', waiting, 'call_note')
+    const digest = /digest: ([0-9a-f]{64})/.exec(approvals.stdout)![1]!
+    const approved = await withoutSqlite(cwd, 'approve', waiting, 'call_note', '--digest', digest)
     expect([approved.code, approved.stderr]).toEqual([0, ''])
     const forked = await withoutSqlite(cwd, 'fork', id!, '--at', '12', '--id', 'demo-fork')
     expect([forked.code, forked.stderr]).toEqual([0, ''])
-    expect(forked.stdout).toContain(`Forked ${id} at seq 12 into demo-fork (12 events).`)
+    expect(forked.stdout).toContain(`Forked ${id} at seq 12 into demo-fork (15 events).`)
     const audited = await withoutSqlite(cwd, 'audit', id!, '--policy', POLICY)
     expect([audited.code, audited.stderr]).toEqual([0, ''])
+    expect(audited.stdout).toMatch(/\d+ calls in 1 session: 0 would change/)
     expect(existsSync(path.join(cwd, '.tooltx/sessions.db'))).toBe(false)
   }, 120_000)
 
