@@ -2,7 +2,7 @@
  * Which SQLite driver should `sqliteStore` use? `node:sqlite` against better-sqlite3, side by
  * side in one process: durable appends (`synchronous = FULL`) one event and ten at a time, and
  * opening and deriving a 100,000-event session. A driver that does not load on this Node (no
- * `node:sqlite` before Node 22.5, a better-sqlite3 built for another Node) is reported, not run.
+ * `node:sqlite` before Node 22.13, a better-sqlite3 built for another Node) is reported, not run.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -5,8 +5,12 @@
  * and there runs the README's quick-start as written, type-checks it with `skipLibCheck: false`,
  * loads every package with require(), and runs `npx tooltx demo` and `npx tooltx replay <id>`,
  * then starts `tooltx view <id>` and fetches its page, the page's script and the session.
- * It also times the install of `@tooltx/core`, `@tooltx/agent` and `tooltx` alone and prints
- * their size. Exits non-zero on the first failure, naming the step.
+ * It also times the install of `@tooltx/core`, `@tooltx/agent` and `tooltx` alone, prints their
+ * size and the heaviest packages of the CLI's install, and fails when that install is over
+ * `CLI_INSTALL_BOUND_MB` or holds a package that builds natively (W1.7). On a Node without
+ * `node:sqlite` (before 22.13) the demo, replay and view run on the CLI's JSONL default store,
+ * with nothing installed beside the tarballs (W1.8). Exits non-zero on the first failure, naming
+ * the step.
  *
  * `--keep` leaves the temporary folder in place and prints its path.
  */
@@ -25,6 +29,13 @@ const closure = {
   '@tooltx/agent': ['core', 'session', 'agent'],
   tooltx: packages,
 }
+/**
+ * The most the CLI's `node_modules` may weigh, in MB (W1.7). Measured 95.4 MB on Node 20: the
+ * tokenizer package (22.4 MB, every encoding, though only one is loaded), the two provider SDKs
+ * (32.3 MB) and the MCP packages with zod (20.4 MB) are most of it; packages/cli/README.md says
+ * what each dependency earns and what 60 MB would take.
+ */
+const CLI_INSTALL_BOUND_MB = 100
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm'
 const work = mkdtempSync(path.join(os.tmpdir(), 'tooltx-pack-'))
 
@@ -52,6 +63,55 @@ function sizeOf(dir) {
     else if (entry.isFile()) total += statSync(full).size
   }
   return total
+}
+
+/** Every package folder under `nodeModules` (scoped ones and nested `node_modules` too). */
+function packageDirs(nodeModules) {
+  const dirs = []
+  for (const entry of readdirSync(nodeModules, { withFileTypes: true })) {
+    if (!entry.isDirectory() || entry.name.startsWith('.')) continue
+    const full = path.join(nodeModules, entry.name)
+    const inner = entry.name.startsWith('@')
+      ? readdirSync(full, { withFileTypes: true })
+          .filter((scoped) => scoped.isDirectory())
+          .map((scoped) => path.join(full, scoped.name))
+      : [full]
+    for (const dir of inner) {
+      dirs.push({ dir, top: true })
+      const nested = path.join(dir, 'node_modules')
+      if (statSync(nested, { throwIfNoEntry: false })?.isDirectory()) {
+        dirs.push(...packageDirs(nested).map(({ dir }) => ({ dir, top: false })))
+      }
+    }
+  }
+  return dirs
+}
+
+/** The packages under `nodeModules` that would compile or run something on install: a `binding.gyp` or an install script. */
+function nativeBuilds(nodeModules) {
+  return packageDirs(nodeModules)
+    .map(({ dir }) => dir)
+    .filter((dir) => {
+      const manifest = path.join(dir, 'package.json')
+      if (!statSync(manifest, { throwIfNoEntry: false })?.isFile()) return false
+      const { scripts = {}, gypfile } = JSON.parse(readFileSync(manifest, 'utf8'))
+      const scripted = ['preinstall', 'install', 'postinstall'].some((name) => name in scripts)
+      return (
+        scripted ||
+        gypfile === true ||
+        statSync(path.join(dir, 'binding.gyp'), { throwIfNoEntry: false }) !== undefined
+      )
+    })
+}
+
+/** The `count` heaviest top-level packages of `nodeModules` (with what they nest), as `name size` lines. */
+function heaviest(nodeModules, count) {
+  return packageDirs(nodeModules)
+    .filter(({ top }) => top)
+    .map(({ dir }) => ({ name: path.relative(nodeModules, dir), bytes: sizeOf(dir) }))
+    .sort((x, y) => y.bytes - x.bytes)
+    .slice(0, count)
+    .map(({ name, bytes }) => `${name} ${(bytes / 1e6).toFixed(1)} MB`)
 }
 
 /** A fresh npm project in `work/<name>` with the given tarballs installed; returns its path and time. */
@@ -135,23 +195,32 @@ try {
   }
 
   const sizes = []
+  let cli
   for (const [pkg, needs] of Object.entries(closure)) {
     const { dir, seconds } = project(
       pkg.replace('@tooltx/', 'only-'),
       needs.map((n) => tarball[n]),
     )
-    sizes.push(
-      `${pkg}: ${seconds.toFixed(1)} s, ${(sizeOf(path.join(dir, 'node_modules')) / 1e6).toFixed(1)} MB`,
+    const nodeModules = path.join(dir, 'node_modules')
+    const mb = sizeOf(nodeModules) / 1e6
+    sizes.push(`${pkg}: ${seconds.toFixed(1)} s, ${mb.toFixed(1)} MB`)
+    if (pkg === 'tooltx') cli = { mb, nodeModules }
+  }
+  const heavy = heaviest(cli.nodeModules, 8)
+  if (cli.mb > CLI_INSTALL_BOUND_MB) {
+    throw new Error(
+      `pack-install: the CLI installs ${cli.mb.toFixed(1)} MB, over the bound of ${CLI_INSTALL_BOUND_MB} MB; heaviest: ${heavy.join(', ')}`,
     )
   }
+  const native = nativeBuilds(cli.nodeModules)
+  if (native.length > 0) {
+    const names = native.map((dir) => path.relative(cli.nodeModules, dir)).join(', ')
+    throw new Error(`pack-install: the CLI's install builds natively: ${names}`)
+  }
 
-  // The CLI's SQLite store uses node:sqlite where Node has it (22.5+); older Node needs the
-  // optional peer better-sqlite3, which the README tells such users to install.
-  const [major, minor] = process.versions.node.split('.').map(Number)
-  const sqlitePeer = major > 22 || (major === 22 && minor >= 5) ? [] : ['better-sqlite3@12']
+  // Nothing beside the tarballs: on a Node without node:sqlite the CLI keeps sessions as JSONL.
   const { dir } = project('user', [
     ...packages.map((n) => tarball[n]),
-    ...sqlitePeer,
     'typescript@~5.9.3',
     '@types/node@^20',
     // The quick-start's schema library, as its install line says (`npm install @tooltx/core zod`).
@@ -183,6 +252,8 @@ try {
       `  tooltx view: ${viewed}`,
       '  install from the tarballs (warm npm cache), time and node_modules size:',
       ...sizes.map((line) => `    ${line}`),
+      `  the CLI's install: at most ${CLI_INSTALL_BOUND_MB} MB, no native build; heaviest packages:`,
+      ...heavy.map((line) => `    ${line}`),
       '',
     ].join('\n'),
   )

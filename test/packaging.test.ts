@@ -120,4 +120,19 @@ describe('W1: publishable packages', () => {
     expect(bridgeLock.packages['node_modules/@tooltx/core']).toBeUndefined()
     expect(root.scripts.test).toMatch(/&& npm run test:ai-sdk$/)
   })
+
+  it('W1.7: every dependency of the CLI is named in its README with what it earns, and the tokenizer loads one encoding', () => {
+    const readme = readFileSync(path.join(repo, 'packages/cli/README.md'), 'utf8')
+    const section = readme.slice(readme.indexOf('\n## Dependencies\n'))
+    expect(section.length).toBeLessThan(readme.length)
+    const own = Object.keys(manifest('packages/cli/package.json').dependencies).filter(
+      (name) => !name.startsWith('@tooltx/'),
+    )
+    expect(own.filter((name) => !section.includes(`\`${name}\``))).toEqual([])
+    const source = readFileSync(path.join(repo, 'packages/cli/src/code-mode-comparison.ts'), 'utf8')
+    expect([...source.matchAll(/from '(js-tiktoken[^']*)'/g)].map((m) => m[1])).toEqual([
+      'js-tiktoken/lite',
+      'js-tiktoken/ranks/o200k_base',
+    ])
+  })
 })

@@ -5,7 +5,8 @@ import type { ContentBlock, ToolMode } from '@tooltx/core'
 import { RUN_CODE } from '@tooltx/core/internal'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { memoryStore, openSession } from '@tooltx/session'
-import { getEncoding } from 'js-tiktoken'
+import { Tiktoken } from 'js-tiktoken/lite'
+import o200kBase from 'js-tiktoken/ranks/o200k_base'
 import type { Output } from './display/output.js'
 import { createToolset } from './toolset.js'
 
@@ -102,7 +103,8 @@ async function runOnce(
     agent.send(COMPARISON_TASK)
     await agent.whenIdle()
     model.assertDone()
-    const encoding = getEncoding('o200k_base')
+    // Only the one encoding counted is loaded: js-tiktoken's main entry parses all of them.
+    const encoding = new Tiktoken(o200kBase)
     const text: string[] = []
     let tokens = 0
     for (const message of session.messages()) {

@@ -1,6 +1,10 @@
+import { statSync } from 'node:fs'
 import {
+  DEFAULT_SQLITE_PATH,
   describeConnection,
   type FollowingReader,
+  fileReader,
+  fileStore,
   postgresReader,
   postgresStore,
   type SessionInfo,
@@ -9,7 +13,12 @@ import {
   sqliteReader,
   sqliteStore,
 } from '@tooltx/session'
-import { UsageError } from './display/output.js'
+import { DEFAULT_JSONL_PATH } from './display/default-db.js'
+import { type Output, UsageError } from './display/output.js'
+
+/** True iff `db` names a file store folder: it ends with `/` (or a backslash) or is an existing folder (K3.22). */
+export const isFolderStore = (db: string): boolean =>
+  /[\\/]$/.test(db) || statSync(db, { throwIfNoEntry: false })?.isDirectory() === true
 
 /** True iff `db` is a PostgreSQL connection string (`postgres://…` or `postgresql://…`) rather than a SQLite path. */
 export const isPostgres = (db: string): boolean => /^postgres(ql)?:\/\//i.test(db)
@@ -26,7 +35,7 @@ export function checkDb(db: string): void {
   const scheme = SCHEME.exec(db)?.[1]
   if (scheme === undefined || isPostgres(db)) return
   throw new UsageError(
-    `--db "${scheme}:…" is not a session store tooltx reads: pass a SQLite file path, a folder of .jsonl logs (view only) or postgres://user@host:port/database`,
+    `--db "${scheme}:…" is not a session store tooltx reads: pass a SQLite file path, a folder of .jsonl logs or postgres://user@host:port/database`,
     2,
   )
 }
@@ -86,16 +95,17 @@ export function postgresSessions(db: string): FollowingReader {
 }
 
 /**
- * The session database at `db` — a SQLite file, or a PostgreSQL database when `db` is a
- * `postgres://` connection string — opened read-only (a SQLite file also on a read-only mount
- * or folder), or `undefined` when there is no SQLite file there: listing or replaying never
- * creates a database. A database that cannot be read fails with a message naming it; a `--db`
+ * The session database at `db` — a SQLite file, a folder of `.jsonl` logs (`isFolderStore`), or a
+ * PostgreSQL database when `db` is a `postgres://` connection string — opened read-only (a SQLite
+ * file also on a read-only mount or folder), or `undefined` when there is no file or folder there:
+ * listing or replaying never creates a database. A database that cannot be read fails with a message naming it; a `--db`
  * of another URL scheme is a usage error (`checkDb`).
  */
 export function openSessions(db: string): SessionReader | FollowingReader | undefined {
   checkDb(db)
   try {
-    return isPostgres(db) ? postgresSessions(db) : sqliteReader(db)
+    if (isPostgres(db)) return postgresSessions(db)
+    return isFolderStore(db) ? fileReader(db) : sqliteReader(db)
   } catch (error) {
     throw new UsageError(`cannot read the session database ${db}: ${(error as Error).message}`)
   }
@@ -103,11 +113,20 @@ export function openSessions(db: string): SessionReader | FollowingReader | unde
 
 /**
  * The store `demo`, `run` and the other writing commands use: `postgresStore(db)` for a connection
- * string (its connection failures explained), else `sqliteStore(db)`. `db` is checked first (`checkDb`).
+ * string (its connection failures explained), `fileStore(db)` for a folder (`isFolderStore`), else
+ * `sqliteStore(db)`. `db` is checked first (`checkDb`). When the default JSONL folder is about to
+ * be made, one line on stderr says which store, why, and what Node keeps sessions in SQLite (K3.21).
  */
-export function openStore(db: string): SessionStore {
+export function openStore(db: string, out: Pick<Output, 'error'>): SessionStore {
   checkDb(db)
-  return isPostgres(db) ? explained(postgresStore(db), db) : sqliteStore(db)
+  if (isPostgres(db)) return explained(postgresStore(db), db)
+  if (!isFolderStore(db)) return sqliteStore(db)
+  if (db === DEFAULT_JSONL_PATH && statSync(db, { throwIfNoEntry: false }) === undefined) {
+    out.error(
+      `tooltx: keeping sessions as .jsonl files in ${db}: Node ${process.versions.node} has no node:sqlite without a flag (Node >= 22.13 keeps them in SQLite at ${DEFAULT_SQLITE_PATH})`,
+    )
+  }
+  return fileStore(db)
 }
 
 /**

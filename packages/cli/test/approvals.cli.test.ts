@@ -1,14 +1,15 @@
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
-import { sqliteReader } from '@tooltx/session'
 import { describe, expect, it } from 'vitest'
 import { POSTGRES_URL, requirePostgresInCi } from '../../worker/test/postgres.js'
+import { DEFAULT_DB } from '../src/display/default-db.js'
+import { openSessions } from '../src/session-store.js'
 import { overviewOf } from '../src/viewer/session-overview.js'
-import { scratch, tooltx } from './cli-harness.js'
+import { FIRST_USE_NOTICE, scratch, tooltx } from './cli-harness.js'
 
-/** How the viewer's session list shows session `id` of the SQLite database in `cwd` (G3.1, K5.5). */
+/** How the viewer's session list shows session `id` of the default store in `cwd` (G3.1, K5.5). */
 async function viewerStatus(cwd: string, id: string): Promise<string> {
-  const reader = sqliteReader(path.join(cwd, '.tooltx/sessions.db'))!
+  const reader = openSessions(path.join(cwd, DEFAULT_DB))!
   try {
     const info = (await reader.listSessions()).find((row) => row.id === id)!
     return overviewOf(info, (await reader.read(id)) ?? [], { now: Date.now(), idleMs: 0 }).status
@@ -37,7 +38,7 @@ async function writeNoteLines(cwd: string, id: string, db: string[]): Promise<st
 async function roundTrip(db: string[]): Promise<void> {
   const cwd = scratch()
   const { demo, id } = await suspendedDemo(cwd, db)
-  expect(demo.stderr).toBe('')
+  expect(demo.stderr).toBe(db.length === 0 ? FIRST_USE_NOTICE : '')
   expect(demo.code).toBe(0)
   expect(demo.stdout).toContain('approval: durable, so the write waits in the session for `tooltx approve`')
   expect(demo.stdout).toMatch(
@@ -114,8 +115,12 @@ async function roundTrip(db: string[]): Promise<void> {
 }
 
 describe('tooltx demo --durable, approvals, approve and demo --resume', () => {
-  it('K5.1, K5.2, K5.3, K5.4, F2.11: the demo waits for a durable approval decided from a second command and resumed by a third (SQLite)', async () => {
+  it('K5.1, K5.2, K5.3, K5.4, F2.11: the demo waits for a durable approval decided from a second command and resumed by a third (the default store: SQLite, or JSONL without node:sqlite)', async () => {
     await roundTrip([])
+  }, 120_000)
+
+  it('K3.22, K5.1: the same round trip on a JSONL folder given as --db DIR/, on any Node', async () => {
+    await roundTrip(['--db', '.tooltx/jsonl-sessions/'])
   }, 120_000)
 
   it.skipIf(POSTGRES_URL === undefined)(
@@ -180,11 +185,11 @@ describe('tooltx demo --durable, approvals, approve and demo --resume', () => {
     const none = await tooltx(cwd, 'approvals')
     expect(none.code).toBe(1)
     expect(none.stderr).toBe(
-      'tooltx: approvals: there is no session database at .tooltx/sessions.db; run `tooltx demo` first, or pass --db\n',
+      `tooltx: approvals: there is no session database at ${DEFAULT_DB}; run \`tooltx demo\` first, or pass --db\n`,
     )
     const done = await tooltx(cwd, 'demo', '--fast', '--yes')
     const id = /Session saved as (\S+) in /.exec(done.stdout)?.[1] ?? ''
-    expect((await tooltx(cwd, 'approvals')).stdout).toBe('no approvals are waiting in .tooltx/sessions.db\n')
+    expect((await tooltx(cwd, 'approvals')).stdout).toBe(`no approvals are waiting in ${DEFAULT_DB}\n`)
     const nothing = await tooltx(cwd, 'approve', id, 'call_note')
     expect(nothing.code).toBe(1)
     expect(nothing.stderr).toBe(
@@ -203,6 +208,6 @@ describe('tooltx demo --durable, approvals, approve and demo --resume', () => {
     expect(both.stderr).toContain('--durable and --yes contradict each other: pick one')
     const unknown = await tooltx(cwd, 'approve', 'nope', 'call_note')
     expect(unknown.code).toBe(1)
-    expect(unknown.stderr).toContain('no session "nope" in .tooltx/sessions.db')
+    expect(unknown.stderr).toContain(`no session "nope" in ${DEFAULT_DB}`)
   }, 120_000)
 })

@@ -5,6 +5,7 @@ import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { onTestFinished } from 'vitest'
+import { DEFAULT_DB, DEFAULT_JSONL_PATH } from '../src/display/default-db.js'
 
 const run = promisify(execFile)
 
@@ -27,6 +28,15 @@ export function nobodyCanRunCli(): boolean {
   })
   return probe.error === undefined && probe.status === 0
 }
+
+/**
+ * What the first command that makes the default store prints on stderr (K3.21): one line where
+ * this Node has no `node:sqlite` and the default is the JSONL folder, nothing where it is SQLite.
+ */
+export const FIRST_USE_NOTICE =
+  DEFAULT_DB === DEFAULT_JSONL_PATH
+    ? `tooltx: keeping sessions as .jsonl files in ${DEFAULT_JSONL_PATH}: Node ${process.versions.node} has no node:sqlite without a flag (Node >= 22.13 keeps them in SQLite at .tooltx/sessions.db)\n`
+    : ''
 
 /** What a finished CLI process printed and its exit status. */
 export interface Finished {

@@ -14,6 +14,7 @@ import pg from 'pg'
 import { renderSession } from 'tooltx'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { freshPrefix, POSTGRES_URL, requirePostgresInCi } from '../../worker/test/postgres.js'
+import { DEFAULT_DB } from '../src/display/default-db.js'
 import { cleanEnv, nobodyCanRunCli, sampleWorkspace, scratch, tooltx, tooltxWith } from './cli-harness.js'
 import { fakeModel } from './fake-model.js'
 
@@ -115,13 +116,13 @@ describe('tooltx replay and sessions', () => {
     const listed = await tooltx(cwd, 'sessions')
     expect(listed).toEqual({
       code: 0,
-      stdout: 'no sessions in .tooltx/sessions.db yet; run `tooltx demo` to make one\n',
+      stdout: `no sessions in ${DEFAULT_DB} yet; run \`tooltx demo\` to make one\n`,
       stderr: '',
     })
     const replay = await tooltx(cwd, 'replay', 'latest')
     expect(replay.code).toBe(1)
     expect(replay.stderr).toBe(
-      'tooltx: no session "latest": there is no session database at .tooltx/sessions.db; run `tooltx demo` first, or pass --db\n',
+      `tooltx: no session "latest": there is no session database at ${DEFAULT_DB}; run \`tooltx demo\` first, or pass --db\n`,
     )
     expect(readdirSync(cwd)).toEqual([])
   })

@@ -2,7 +2,16 @@ import { spawn } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { BIN, cleanEnv, sampleWorkspace, scratch, tooltx, tooltxWith } from './cli-harness.js'
+import { DEFAULT_DB } from '../src/display/default-db.js'
+import {
+  BIN,
+  cleanEnv,
+  FIRST_USE_NOTICE,
+  sampleWorkspace,
+  scratch,
+  tooltx,
+  tooltxWith,
+} from './cli-harness.js'
 import { fakeModel, slowModel, toolMessage } from './fake-model.js'
 import { processesMentioning, tooltxPid } from './processes.js'
 import { hasTmux, Terminal } from './terminal.js'
@@ -118,7 +127,7 @@ describe.skipIf(!hasTmux())('tooltx run at a terminal (tmux)', () => {
     const approved = await second.exit()
     expect(approved.code).toBe(0)
     expect(approved.screen).toContain(`approved write_note (call call_note) in ${id}, by carol`)
-    expect((await tooltx(cwd, 'approvals')).stdout).toBe('no approvals are waiting in .tooltx/sessions.db\n')
+    expect((await tooltx(cwd, 'approvals')).stdout).toBe(`no approvals are waiting in ${DEFAULT_DB}\n`)
   }, 60_000)
 
   it('K2.1: any answer but y or yes rejects the call', async () => {
@@ -239,7 +248,8 @@ describe('tooltx run without a terminal', () => {
     )
     expect(result.code).toBe(0)
     expect(result.stderr).toBe(
-      'tooltx: write_file needs approval, but no one could be asked (stdin or stdout is not a terminal), so it was refused. ' +
+      FIRST_USE_NOTICE +
+        'tooltx: write_file needs approval, but no one could be asked (stdin or stdout is not a terminal), so it was refused. ' +
         'To allow it, run at a terminal and answer the prompt, or pass --yes to approve every write.\n',
     )
     expect(result.stdout).toContain('    ? approval for write_file: unavailable')
@@ -275,7 +285,8 @@ describe('tooltx run without a terminal', () => {
     expect(orphans).toEqual([])
     expect(code).toBe(141)
     expect(stderr).toBe(
-      'tooltx: stdout was closed, so the run was stopped; the turn was recorded as aborted\n',
+      FIRST_USE_NOTICE +
+        'tooltx: stdout was closed, so the run was stopped; the turn was recorded as aborted\n',
     )
     expect(model.requests).toHaveLength(1)
     const replay = await tooltx(ws, 'replay', 'latest')
@@ -307,7 +318,7 @@ describe('tooltx run without a terminal', () => {
       for (const pid of orphans) process.kill(pid)
       expect(orphans).toEqual([])
       expect(code).toBe(status)
-      expect(stderr).toBe(`tooltx: ${note}; the turn was recorded as aborted\n`)
+      expect(stderr).toBe(`${FIRST_USE_NOTICE}tooltx: ${note}; the turn was recorded as aborted\n`)
       expect(stdout).toMatch(/✗ shell failed \((SHELL_STOPPED|ABORTED)\)/)
       expect(model.requests).toHaveLength(1)
       const replay = await tooltx(ws, 'replay', 'latest')

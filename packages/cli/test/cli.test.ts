@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { BIN, cleanEnv, tooltx } from './cli-harness.js'
+import { DEFAULT_DB } from '../src/display/default-db.js'
+import { BIN, cleanEnv, FIRST_USE_NOTICE, tooltx } from './cli-harness.js'
 
 const run = promisify(execFile)
 
@@ -31,10 +32,10 @@ afterAll(() => rmSync(cwd, { recursive: true, force: true }))
 
 describe('tooltx demo and replay', () => {
   it('demo runs the scripted agent live and says where the session is and how to replay it', () => {
-    expect(demo.stderr).toBe('')
+    expect(demo.stderr).toBe(FIRST_USE_NOTICE)
     expect(demo.code).toBe(0)
     expect(sessionId).toMatch(/^demo-/)
-    expect(demo.stdout).toContain(`Session saved as ${sessionId} in .tooltx/sessions.db.`)
+    expect(demo.stdout).toContain(`Session saved as ${sessionId} in ${DEFAULT_DB}.`)
     // The parallel batch, the guard denial, the timeout and the approval all show up live.
     expect(demo.stdout).toContain('✗ read_file failed (DENIED)')
     expect(demo.stdout).toContain('✗ run_check failed (TOOL_TIMEOUT)')

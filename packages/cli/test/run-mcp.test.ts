@@ -7,7 +7,7 @@ import { describe, expect, it, onTestFinished } from 'vitest'
 import { runtimeWith } from '../../core/test/pipeline.fixtures.js'
 import { commandWords, mcpServerSpecs } from '../src/commands/run-mcp.js'
 import { UsageError } from '../src/display/output.js'
-import { cleanEnv, sampleWorkspace, tooltx, tooltxWith } from './cli-harness.js'
+import { cleanEnv, FIRST_USE_NOTICE, sampleWorkspace, tooltx, tooltxWith } from './cli-harness.js'
 import { fakeModel, toolMessage } from './fake-model.js'
 
 const require = createRequire(import.meta.url)
@@ -90,7 +90,8 @@ describe('Y4 tooltx run --mcp: reading the servers', () => {
     const model = await fakeModel([])
     const missing = await run(cwd, model.baseURL, '--mcp', 'fs=tooltx-no-such-server-command --flag')
     expect(missing.code).toBe(1)
-    expect(missing.stderr).toMatch(
+    expect(missing.stderr.startsWith(FIRST_USE_NOTICE)).toBe(true)
+    expect(missing.stderr.slice(FIRST_USE_NOTICE.length)).toMatch(
       /^tooltx: --mcp "fs=tooltx-no-such-server-command --flag": cannot connect to the MCP server: .*ENOENT/,
     )
     expect(model.requests).toHaveLength(0)

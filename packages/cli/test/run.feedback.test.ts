@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest'
 import { loopbackHttp } from '../../agent/test/loopback-server.js'
-import { cleanEnv, sampleWorkspace, tooltxWith } from './cli-harness.js'
+import { cleanEnv, FIRST_USE_NOTICE, sampleWorkspace, tooltxWith } from './cli-harness.js'
 import { fakeModel, slowModel } from './fake-model.js'
 
 const modelEnv = () => cleanEnv({ OPENAI_API_KEY: 'test-key' })
@@ -30,7 +30,7 @@ describe('K2 tooltx run: feedback while the model works', () => {
     )
     const said = `no answer from ${model.baseURL} within 1 s; raise it with --timeout or check the server`
     expect(result.code).toBe(1)
-    expect(result.stderr).toBe(`tooltx: ${said}\n`)
+    expect(result.stderr).toBe(`${FIRST_USE_NOTICE}tooltx: ${said}\n`)
     expect(result.stdout).toContain(`── turn 1 error: openai-compatible:gpt-5.4-mini: ${said} ──`)
     expect(result.stdout).toMatch(/Session saved as run-/)
     expect(model.requests()).toBe(1)
@@ -81,7 +81,7 @@ describe('K2 tooltx run: feedback while the model works', () => {
       `http://127.0.0.1:${port}/v1`,
     )
     expect(result.code).toBe(0)
-    expect(result.stderr).toBe('tooltx: HTTP 500, retrying in 1 s, 2 of 3\n')
+    expect(result.stderr).toBe(`${FIRST_USE_NOTICE}tooltx: HTTP 500, retrying in 1 s, 2 of 3\n`)
     expect(result.stdout).toContain('assistant: second time lucky')
   })
 
@@ -109,7 +109,8 @@ describe('K2 tooltx run: feedback while the model works', () => {
     }
     const key = await failing(401, 'Incorrect API key provided')
     const said = `openai-compatible:nope: HTTP 401 from ${key.baseURL}: Incorrect API key provided. Check the key in OPENAI_API_KEY.`
-    expect(key.result.stderr).toBe(`tooltx: the run failed: ${said}\n`)
+    // The first run in the workspace makes the default store; the second finds it.
+    expect(key.result.stderr).toBe(`${FIRST_USE_NOTICE}tooltx: the run failed: ${said}\n`)
     expect(key.result.stdout).toContain(`── turn 1 error: ${said} ──`)
     const model = await failing(404, 'The model `nope` does not exist')
     expect(model.result.stderr).toBe(

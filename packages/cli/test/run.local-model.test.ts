@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { collect, request, sseFixture, wireServer } from '../../agent/test/loopback-server.js'
 import { chooseModel, NO_KEY } from '../src/commands/run.js'
-import { cleanEnv, sampleWorkspace, tooltxWith } from './cli-harness.js'
+import { cleanEnv, FIRST_USE_NOTICE, sampleWorkspace, tooltxWith } from './cli-harness.js'
 import { fakeModel } from './fake-model.js'
 
 const OPENAI = sseFixture('openai-text-and-tools.sse')
@@ -21,7 +21,7 @@ describe('K6 tooltx run with a local model', () => {
       '--model',
       'llama3.2',
     )
-    expect(result.stderr).toBe('')
+    expect(result.stderr).toBe(FIRST_USE_NOTICE)
     expect(result.code).toBe(0)
     expect(result.stdout).toContain('tooltx run — openai-compatible:llama3.2')
     expect(result.stdout).toContain('hello from a local model')

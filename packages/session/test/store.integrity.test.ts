@@ -200,7 +200,7 @@ describe('L11.6 SQLite drivers', () => {
     const node = SQLITE_DRIVERS.find((d) => d.driver === 'node:sqlite')!
     if (!builtin) {
       expect(node.problem).toBe(
-        `invariant violated: sqliteStore driver "node:sqlite" needs Node >= 22.5 (this is Node ${process.versions.node}); use the driver "better-sqlite3" (npm install better-sqlite3@12)`.replace(
+        `invariant violated: sqliteStore driver "node:sqlite" needs Node >= 22.13 (this is Node ${process.versions.node}); use the driver "better-sqlite3" (npm install better-sqlite3@12)`.replace(
           'invariant violated: ',
           '',
         ),
@@ -231,7 +231,7 @@ describe('L11.6 SQLite drivers', () => {
       expect(error).toBeInstanceOf(ToolError)
       expect((error as ToolError).code).toBe('INVALID_DEFINITION')
       expect((error as ToolError).message).toBe(
-        'sqliteStore driver "better-sqlite3" needs the package better-sqlite3, which is not installed: npm install better-sqlite3@12 (or run on Node >= 22.5, whose node:sqlite needs no package)',
+        'sqliteStore driver "better-sqlite3" needs the package better-sqlite3, which is not installed: npm install better-sqlite3@12 (or run on Node >= 22.13, whose node:sqlite needs no package)',
       )
     } finally {
       loader._load = load

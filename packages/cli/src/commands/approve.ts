@@ -79,7 +79,7 @@ function whoami(): string {
  */
 export async function approveCommand(options: ApproveOptions, out: Output): Promise<number> {
   const id = await storedSessionId(options.db, options.session, 'approve')
-  const store = openStore(options.db)
+  const store = openStore(options.db, out)
   let decided: { events: readonly SessionEvent[]; turn: number | undefined }
   try {
     const session = await openSession(store, { id })

@@ -87,7 +87,7 @@ export async function demoCommand(options: DemoOptions, out: Output): Promise<De
   if (options.resume !== undefined) return resumeDemo({ ...options, resume: options.resume }, out)
   const root = demoRoot(options.db)
   freshDemoWorkspace(root, SAMPLE_WORKSPACE)
-  const store = openStore(options.db)
+  const store = openStore(options.db, out)
   const id = `demo-${new Date().toISOString().replace(/[:.]/g, '-')}`
   out.line(`tooltx demo — a scripted agent working in ${root}`)
   out.line(`task: ${DEMO_TASK}`)
@@ -213,7 +213,7 @@ async function resumeDemo(options: DemoOptions & { resume: string }, out: Output
       `the demo workspace ${root} is gone, so session "${id}" cannot continue; start again with \`tooltx demo --durable\``,
     )
   }
-  const store = openStore(options.db)
+  const store = openStore(options.db, out)
   let session: Session
   try {
     session = await openSession(store, { id })

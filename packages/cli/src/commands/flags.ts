@@ -2,7 +2,7 @@ import { statSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
 import type { ToolMode } from '@tooltx/core'
-import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
+import { DEFAULT_DB } from '../display/default-db.js'
 import { seeHelp, UsageError } from '../display/output.js'
 
 /**
@@ -99,8 +99,9 @@ export function usageError(usage: CommandUsage, message: string): UsageError {
 }
 
 /** The help lines of `--db` for a command that opens or creates the session database. */
-export const DB_HELP = `  --db PATH|URL    the session database: a SQLite file (default ${DEFAULT_SQLITE_PATH})
-                   or a PostgreSQL connection string (postgres://user@host:5432/db)`
+export const DB_HELP = `  --db PATH|URL    the session database: a SQLite file, a folder of .jsonl logs (a path
+                   ending in /) or a PostgreSQL connection string (postgres://user@host/db);
+                   default ${DEFAULT_DB}`
 
 /** The help lines of `--tools` for a command that runs an agent (`run`, `worker`). */
 export const TOOLS_HELP = `  --tools FILE     offer the tools of your module instead of the workspace tools: its
@@ -108,9 +109,9 @@ export const TOOLS_HELP = `  --tools FILE     offer the tools of your module ins
                    function (runtime) => … that registers them and any policy; the
                    workspace's secrets and boundary guard still judges every call`
 
-/** `--db`, or the default SQLite file when it is absent or empty. */
+/** `--db`, or the default store (`DEFAULT_DB`) when it is absent or empty. */
 export function dbPath(value: unknown): string {
-  return typeof value === 'string' && value !== '' ? value : DEFAULT_SQLITE_PATH
+  return typeof value === 'string' && value !== '' ? value : DEFAULT_DB
 }
 
 /** `values` without its `undefined` members: the options a command passes only when given. */

@@ -50,7 +50,7 @@ export function parseForkPoint(text: string): ForkPoint {
 export async function forkCommand(options: ForkCommandOptions, out: Output): Promise<string> {
   const at = parseForkPoint(options.at)
   const source = await storedSessionId(options.db, options.session, `cannot fork "${options.session}"`)
-  const store = openStore(options.db)
+  const store = openStore(options.db, out)
   try {
     const fork = await forkSession(store, source, {
       at,

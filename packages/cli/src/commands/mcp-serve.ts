@@ -15,8 +15,9 @@ import {
   serveHttp,
   serveStdio,
 } from '@tooltx/mcp'
-import { assertSessionId, DEFAULT_SQLITE_PATH, openSession, postgresEventStore } from '@tooltx/session'
+import { assertSessionId, openSession, postgresEventStore } from '@tooltx/session'
 import { counted } from '../display/counted.js'
+import { DEFAULT_DB } from '../display/default-db.js'
 import { type Output, UsageError } from '../display/output.js'
 import { replayHint } from '../display/replay-hint.js'
 import { dbLabel, isPostgres, openStore } from '../session-store.js'
@@ -25,8 +26,8 @@ import { createToolset } from '../toolset.js'
 import { type Command, defineCommand } from './command.js'
 import { type CommandUsage, noPositionals, usageError, workspaceFolder } from './flags.js'
 
-const DB_HELP = `  --db PATH|URL    with --session, the session database: a SQLite file (default
-                   ${DEFAULT_SQLITE_PATH}) or a postgres:// connection string; a PostgreSQL
+const DB_HELP = `  --db PATH|URL    with --session, the session database: a SQLite file, a folder
+                   of .jsonl logs (default ${DEFAULT_DB}) or a postgres:// connection string; a PostgreSQL
                    database also keeps the events of resumable HTTP streams`
 
 /** `tooltx mcp serve`: its help, printed by `--help`; a usage error points to it. */
@@ -139,8 +140,8 @@ async function recordedSession(values: ServeFlags, out: Output) {
   } catch (error) {
     throw usageError(USAGE, `--session: ${(error as Error).message}`)
   }
-  const db = values.db === undefined || values.db === '' ? DEFAULT_SQLITE_PATH : values.db
-  const store = openStore(db)
+  const db = values.db === undefined || values.db === '' ? DEFAULT_DB : values.db
+  const store = openStore(db, out)
   const session = await openSession(store, { id }).catch(async (error: unknown) => {
     await store.close()
     throw new UsageError(`cannot record in session "${id}" of ${dbLabel(db)}: ${(error as Error).message}`)

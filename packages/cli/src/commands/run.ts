@@ -262,7 +262,7 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     options.session === undefined
       ? freshRunId()
       : await storedSessionId(options.db, options.session, `no session "${options.session}" to continue`)
-  const store = openStore(options.db)
+  const store = openStore(options.db, out)
   const session = await openSession(store, { id })
   // Ctrl-C at a server's question stops the run as at an approval prompt.
   const interrupt = () => control.interrupt()

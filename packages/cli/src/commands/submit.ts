@@ -49,7 +49,7 @@ export async function submitCommand(options: SubmitCommandOptions, out: Output):
     const id = randomUUID()
     const message: UserMessage = { role: 'user', content: [{ type: 'text', text: options.message }] }
     const queued: NewSessionEvent = { type: 'submission/queued', data: { submission: id, message } }
-    const recorded = await appendUnlessHeld(options.db, options.session, queued)
+    const recorded = await appendUnlessHeld(options.db, options.session, queued, out)
     try {
       await queue.submit(options.session, message, { id })
     } catch (error) {
@@ -57,7 +57,7 @@ export async function submitCommand(options: SubmitCommandOptions, out: Output):
       // reader waits for a message no worker will take.
       const reason = `tooltx submit could not queue it: ${error instanceof Error ? error.message : String(error)}`
       const failed: NewSessionEvent = { type: 'submission/failed', data: { submission: id, reason, message } }
-      if (recorded) await appendUnlessHeld(options.db, options.session, failed).catch(() => false)
+      if (recorded) await appendUnlessHeld(options.db, options.session, failed, out).catch(() => false)
       throw error
     }
     out.line(`submitted ${id} to session ${options.session}; a worker runs it (tooltx worker --db …)`)
@@ -71,8 +71,13 @@ export async function submitCommand(options: SubmitCommandOptions, out: Output):
  * writing when a worker holds the session (its lease is live): taking the lease would fence
  * that worker's turn.
  */
-async function appendUnlessHeld(db: string, session: string, event: NewSessionEvent): Promise<boolean> {
-  const store = openStore(db)
+async function appendUnlessHeld(
+  db: string,
+  session: string,
+  event: NewSessionEvent,
+  out: Output,
+): Promise<boolean> {
+  const store = openStore(db, out)
   try {
     const log = await openSession(store, { id: session, repair: false }).catch((error: unknown) => {
       if (isLeaseHeld(error)) return undefined

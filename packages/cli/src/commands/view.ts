@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process'
-import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
+import { DEFAULT_DB } from '../display/default-db.js'
 import type { Output } from '../display/output.js'
 import { resolveSession } from '../session-store.js'
 import { cliDefinitions } from '../session-timeline.js'
@@ -20,7 +20,7 @@ the page loads nothing from the network. Ctrl-C stops it.
 
 Options:
   --db PATH        a SQLite database, a folder of .jsonl logs or postgres://… (default
-                   ${DEFAULT_SQLITE_PATH}); PostgreSQL sessions update as they are appended
+                   ${DEFAULT_DB}); PostgreSQL sessions update as they are appended
   --port N         the port (default: a free one)
   --open           open the page in the default browser
   -h, --help       show this help`,

@@ -1,4 +1,4 @@
-import { DEFAULT_SQLITE_PATH } from '@tooltx/session'
+import { DEFAULT_DB } from './default-db.js'
 
 /** `value` as one shell word: as is when it is plain, else in single quotes. */
 function shellWord(value: string): string {
@@ -7,7 +7,7 @@ function shellWord(value: string): string {
 
 /** ` --db <db>`, or nothing for the default database. */
 function dbFlag(db: string): string {
-  return db === DEFAULT_SQLITE_PATH ? '' : ` --db ${shellWord(db)}`
+  return db === DEFAULT_DB ? '' : ` --db ${shellWord(db)}`
 }
 
 /** `npx tooltx <command> <id>`, with `--db` unless `db` is the default. */

@@ -1,7 +1,7 @@
 import { createRequire } from 'node:module'
 import { definitionError } from '@tooltx/core/internal'
 
-/** The SQLite bindings `sqliteStore` can run on: Node's own (Node >= 22.5) or the better-sqlite3 package. */
+/** The SQLite bindings `sqliteStore` can run on: Node's own (Node >= 22.13) or the better-sqlite3 package. */
 export type SqliteDriverName = 'node:sqlite' | 'better-sqlite3'
 
 /** A value a statement binds. */
@@ -63,7 +63,7 @@ export function loadSqliteDriver(name: SqliteDriverName): SqliteDriver {
     const DatabaseSync = builtinSqlite()
     if (DatabaseSync === undefined) {
       throw definitionError(
-        `sqliteStore driver "node:sqlite" needs Node >= 22.5 (this is Node ${process.versions.node}); use the driver "better-sqlite3" (${INSTALL})`,
+        `sqliteStore driver "node:sqlite" needs Node >= 22.13 (this is Node ${process.versions.node}); use the driver "better-sqlite3" (${INSTALL})`,
       )
     }
     return {
@@ -86,8 +86,8 @@ export function loadSqliteDriver(name: SqliteDriverName): SqliteDriver {
     const missing = (error as { code?: unknown } | null)?.code === 'MODULE_NOT_FOUND'
     throw definitionError(
       missing
-        ? `sqliteStore driver "better-sqlite3" needs the package better-sqlite3, which is not installed: ${INSTALL} (or run on Node >= 22.5, whose node:sqlite needs no package)`
-        : `sqliteStore could not load better-sqlite3 (${why}); reinstall it for Node ${process.versions.node} (${INSTALL}) or run on Node >= 22.5, which has node:sqlite`,
+        ? `sqliteStore driver "better-sqlite3" needs the package better-sqlite3, which is not installed: ${INSTALL} (or run on Node >= 22.13, whose node:sqlite needs no package)`
+        : `sqliteStore could not load better-sqlite3 (${why}); reinstall it for Node ${process.versions.node} (${INSTALL}) or run on Node >= 22.13, which has node:sqlite`,
     )
   }
   return {

@@ -22,7 +22,7 @@ export const DEFAULT_SQLITE_PATH = '.tooltx/sessions.db'
 /** Options of `sqliteStore`. */
 export interface SqliteStoreOptions extends LeaseOptions {
   /**
-   * The SQLite binding: `'node:sqlite'` (Node >= 22.5) or `'better-sqlite3'` (an optional peer
+   * The SQLite binding: `'node:sqlite'` (Node >= 22.13) or `'better-sqlite3'` (an optional peer
    * dependency). Default: `node:sqlite` where it exists, else better-sqlite3 (L11.6).
    */
   driver?: SqliteDriverName
