@@ -127,7 +127,7 @@ describe('Y4 tooltx run --mcp: a recorded, replayable run', () => {
     // K2.31: what the server says on stderr is in its log, not between the timeline's lines.
     const { readFileSync: readLog } = await import('node:fs')
     expect(readLog(path.join(cwd, '.tooltx/mcp-filesystem.log'), 'utf8')).toMatch(/\S/)
-    expect(done.stderr).toBe('')
+    expect(done.stderr).toBe(FIRST_USE_NOTICE)
     const offered = (model.requests[0] as unknown as { tools: { function: { name: string } }[] }).tools.map(
       (t) => t.function.name,
     )
