@@ -103,8 +103,13 @@ export function createWorkspaceToolset(options: ToolsetOptions): Toolset & Resum
     bindResumedAsk(events) {
       // Only an approved call runs on resume; an undecided or denied one binds nothing.
       const waiting = suspendedTurn(events)
-      if (waiting?.decided?.outcome === 'allowed-once' && waiting.asked.reason !== undefined)
-        expectShown(waiting.asked.callId, waiting.asked.reason)
+      const asked = waiting?.asked
+      if (
+        waiting?.decided?.outcome === 'allowed-once' &&
+        asked?.reason !== undefined &&
+        asked.argumentsDigest !== undefined
+      )
+        expectShown(asked.callId, asked.argumentsDigest, asked.reason)
     },
   }
 }

@@ -1,12 +1,12 @@
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
-import type { Approver, JsonValue, ToolResult } from '@tooltx/core'
+import { type Approver, argumentsDigest, type JsonValue, type ToolResult } from '@tooltx/core'
 import { applyPatch } from 'diff'
 import fc from 'fast-check'
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { replaceExactly } from '../src/tools/edit-file.js'
-import { changePresentation } from '../src/tools/file-change.js'
+import { ChangeLedger, changePresentation } from '../src/tools/file-change.js'
 import { allowedCommand, commandWords } from '../src/tools/shell-command.js'
 import { createWorkspaceToolset, fixedApprover } from '../src/toolset.js'
 
@@ -189,5 +189,21 @@ describe('shell', () => {
       if (saved === undefined) delete process.env.OPENAI_API_KEY
       else process.env.OPENAI_API_KEY = saved
     }
+  })
+})
+
+describe('resumed durable asks', () => {
+  it('K5.13: a recorded reason goes only to the call with its id and the arguments it asked about, once', async () => {
+    const ledger = new ChangeLedger()
+    const mine = { path: 'a.txt', content: 'mine' }
+    const theirs = { path: 'a.txt', content: 'theirs' }
+    ledger.expectShown('call_1', await argumentsDigest(mine), 'shown for mine')
+    ledger.expectShown('call_1', await argumentsDigest(theirs), 'shown for theirs')
+    expect(await ledger.takeShown('call_1', { path: 'a.txt', content: 'other' })).toBeUndefined()
+    expect(await ledger.takeShown('call_2', mine)).toBeUndefined()
+    expect(await ledger.takeShown('call_1', undefined)).toBeUndefined()
+    expect(await ledger.takeShown('call_1', theirs)).toBe('shown for theirs')
+    expect(await ledger.takeShown('call_1', mine)).toBe('shown for mine')
+    expect(await ledger.takeShown('call_1', mine)).toBeUndefined()
   })
 })

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
-import { ToolError } from '@tooltx/core'
+import { argumentsDigest, type JsonValue, ToolError } from '@tooltx/core'
 import { createTwoFilesPatch } from 'diff'
 import { counted } from '../display/counted.js'
 import type { Workspace } from './workspace.js'
@@ -96,21 +96,32 @@ function lineCount(text: string): string {
  */
 export class ChangeLedger {
   readonly #bases = new Map<symbol, string | ToolError>()
-  /** The reasons durable asks recorded, by call id, for the calls a resume is about to run. */
-  readonly #shown = new Map<string, string>()
+  /**
+   * The reasons durable asks recorded, by call id and then by the digest of the arguments they
+   * asked about, for the calls a resume is about to run: two sessions a worker resumes at once may
+   * hold calls of one id, and only a call with the arguments that were asked about takes a reason.
+   */
+  readonly #shown = new Map<string, Map<string, string>>()
 
   /**
-   * Before an approved durable ask of call `callId` is resumed (K5.13): its decision holds only
-   * for `reason`, the change its ask recorded, which `takeShown` hands to the call's ask.
+   * Before an approved durable ask of call `callId` with arguments of digest `argumentsDigest` is
+   * resumed (K5.13): its decision holds only for `reason`, the change its ask recorded, which
+   * `takeShown` hands to the call's ask.
    */
-  expectShown(callId: string, reason: string): void {
-    this.#shown.set(callId, reason)
+  expectShown(callId: string, argumentsDigest: string, reason: string): void {
+    const byDigest = this.#shown.get(callId) ?? new Map<string, string>()
+    byDigest.set(argumentsDigest, reason)
+    this.#shown.set(callId, byDigest)
   }
 
-  /** The change the resumed durable ask of call `callId` recorded, if any; forgets it. */
-  takeShown(callId: string): string | undefined {
-    const shown = this.#shown.get(callId)
-    this.#shown.delete(callId)
+  /** The change the resumed durable ask of call `callId` with `args` recorded, if any; forgets it. */
+  async takeShown(callId: string, args: JsonValue | undefined): Promise<string | undefined> {
+    const byDigest = this.#shown.get(callId)
+    if (byDigest === undefined || args === undefined) return undefined
+    const digest = await argumentsDigest(args)
+    const shown = byDigest.get(digest)
+    byDigest.delete(digest)
+    if (byDigest.size === 0) this.#shown.delete(callId)
     return shown
   }
 

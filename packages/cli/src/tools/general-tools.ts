@@ -25,8 +25,11 @@ export function generalTools(workspace: Workspace): {
     boundary: Guard,
     allowShell: readonly string[],
   ) => void
-  /** Binds a resumed durable decision of call `callId` to the change its ask recorded (K5.13). */
-  readonly expectShown: (callId: string, reason: string) => void
+  /**
+   * Binds a resumed durable decision of call `callId`, asked about arguments of digest
+   * `argumentsDigest`, to the change its ask recorded (K5.13).
+   */
+  readonly expectShown: (callId: string, argumentsDigest: string, reason: string) => void
 } {
   const ledger = new ChangeLedger()
   const tools = [
@@ -39,7 +42,7 @@ export function generalTools(workspace: Workspace): {
   ] as AnyToolDefinition[]
   return {
     tools,
-    expectShown: (callId, reason) => ledger.expectShown(callId, reason),
+    expectShown: (callId, digest, reason) => ledger.expectShown(callId, digest, reason),
     install(runtime, scope, boundary, allowShell) {
       const words = shellWordsGuard(boundary)
       scope.guard(words)

@@ -58,8 +58,8 @@ export function workspaceAsks(options: WorkspaceAskOptions): PreExecuteHandler {
     }
   }
   return async (exec, next) => {
-    // Taken by every call, so what a resume bound never lingers for a later call of that id.
-    const shown = ledger.takeShown(exec.callId)
+    // Taken by the call asked about, so what a resume bound never lingers for it.
+    const shown = await ledger.takeShown(exec.callId, exec.arguments)
     const args = fields(exec.arguments)
     if (args === undefined || options.guards.some((guard) => guard(exec) !== undefined)) return next()
     const { path, content, old_text, new_text, replace_all, command } = args
