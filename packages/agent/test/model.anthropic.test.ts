@@ -66,8 +66,10 @@ describe('anthropic against a loopback Messages API server', () => {
     await collect(model.stream(request(), new AbortController().signal))
     const [got] = server.received
     expect(got?.url).toBe('/v1/messages')
-    // This SDK version sends the API key as a bearer credential.
-    expect(got?.headers.authorization).toBe('Bearer sk-ant-test')
+    // The Messages API's own authentication and version headers; no bearer credential.
+    expect(got?.headers['x-api-key']).toBe('sk-ant-test')
+    expect(got?.headers['anthropic-version']).toBe('2026-10-21')
+    expect(got?.headers.authorization).toBeUndefined()
     expect(got?.body).toEqual({
       model: 'claude-fixture',
       max_tokens: 4096,

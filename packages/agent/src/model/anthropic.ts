@@ -1,12 +1,3 @@
-import type { APIError } from '@anthropic-ai/sdk'
-import type {
-  ContentBlockParam,
-  ImageBlockParam,
-  MessageCreateParamsStreaming,
-  MessageParam,
-  TextBlockParam,
-  Tool,
-} from '@anthropic-ai/sdk/resources/messages'
 import {
   type ContentBlock,
   type JsonValue,
@@ -15,19 +6,28 @@ import {
   type ReasoningBlock,
 } from '@tooltx/core'
 import type { StopReason, ToolChoice } from '@tooltx/session'
+import {
+  type ContentBlockParam,
+  type ImageBlockParam,
+  type MessageParam,
+  type MessagesRequest,
+  messageEvent,
+  type TextBlockParam,
+  type Tool,
+} from './anthropic-wire.js'
 import { isImage, isText } from './block-guards.js'
 import { finalReply } from './final-reply.js'
+import type { ModelRetry } from './http-retry.js'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
 import { unfinishedStream } from './model-error.js'
 import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
 import { isReasoning, type ReplyBlock } from './reasoning.js'
-import { bodyMessage, type SdkDescriptor, sdkAdapter } from './sdk-connection.js'
-import type { ModelRetry } from './sdk-retry.js'
-import { sdkEvents } from './sdk-stream.js'
+import { type ProviderApi, wireEndpoint } from './wire-endpoint.js'
+import { wireEvents } from './wire-events.js'
 
 /** Options of `anthropic`. */
 export interface AnthropicOptions {
-  /** The API key; the SDK sends it with every request. */
+  /** The API key, sent as `x-api-key` with every request. */
   apiKey: string
   /** The model id, such as `claude-sonnet-4-5`. */
   model: string
@@ -73,18 +73,15 @@ const STOPS: Readonly<Record<string, StopReason>> = {
 }
 const WIRE = 'anthropic'
 
-/** The optional SDK, loaded on the first request (L12.4). */
-const SDK: SdkDescriptor<typeof import('@anthropic-ai/sdk'), APIError> = {
-  name: '@anthropic-ai/sdk',
+/** The Messages API version the adapter speaks (`anthropic-version`). */
+const API_VERSION = '2026-10-21'
+
+/** The Messages API, spoken over HTTP by the adapter itself (L12.4). */
+const API: ProviderApi = {
   factory: 'anthropic',
   defaultBaseURL: 'https://api.anthropic.com',
-  load: () => import('@anthropic-ai/sdk'),
-  detail: errorDetail,
-}
-
-// The Messages API nests its message: `{ type: 'error', error: { type, message } }`.
-function errorDetail(error: APIError): string | undefined {
-  return error.apiMessage ?? bodyMessage((error.error as { error?: unknown } | undefined)?.error)
+  path: '/v1/messages',
+  headers: (apiKey) => ({ 'x-api-key': apiKey, 'anthropic-version': API_VERSION }),
 }
 
 /**
@@ -101,15 +98,14 @@ function errorDetail(error: APIError): string | undefined {
  *   user-side messages (tool results, then contexts or user text) merge into one user message.
  *
  * The reply is complete only at `message_stop` (L12.1); one whose `stop_reason` says it was cut
- * fails when it holds tool calls (L12.2). `@anthropic-ai/sdk` is imported on the first request (L12.4).
+ * fails when it holds tool calls (L12.2). The adapter speaks HTTP itself: no SDK to install (L12.4).
  */
 export function anthropic(options: AnthropicOptions): ModelAdapter {
   const name = `anthropic:${options.model}`
-  return sdkAdapter({
-    adapter: name,
-    settings: options,
-    sdk: SDK,
-    async *stream({ client, endpoint }, request, signal): AsyncIterable<ModelStreamEvent> {
+  const endpoint = wireEndpoint(name, options, API)
+  return {
+    name,
+    async *stream(request, signal): AsyncGenerator<ModelStreamEvent, void, undefined> {
       const body = messagesRequest(request, options)
 
       // Blocks in content-block order; `toolIndex` maps a content-block index to the call's ordinal.
@@ -123,8 +119,9 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
       let outputTokens = 0
       let stopped = false
       let stopReason: string | undefined
-      const open = (linked: AbortSignal) => client.messages.create(body, { signal: linked })
-      yield* sdkEvents(endpoint, signal, open, function* (event): Iterable<ModelStreamEvent> {
+      yield* wireEvents(endpoint, body, signal, function* (message): Iterable<ModelStreamEvent> {
+        const event = messageEvent(name, message)
+        if (event === undefined) return
         if (event.type === 'message_start') {
           const usage = event.message.usage
           inputTokens =
@@ -215,12 +212,12 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
         hasToolCalls: toolIndex.size > 0,
       })
     },
-  })
+  }
 }
 
 /** The streaming Messages API request for `request` under the adapter's `options`. */
-function messagesRequest(request: ModelRequest, options: AnthropicOptions): MessageCreateParamsStreaming {
-  const body: MessageCreateParamsStreaming = {
+function messagesRequest(request: ModelRequest, options: AnthropicOptions): MessagesRequest {
+  const body: MessagesRequest = {
     model: options.model,
     max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
     messages: anthropicMessages(request.messages),
@@ -316,7 +313,7 @@ function ownThinking(block: ReasoningBlock): ContentBlockParam[] {
   return [own as unknown as ContentBlockParam]
 }
 
-function anthropicToolChoice(choice: ToolChoice): NonNullable<MessageCreateParamsStreaming['tool_choice']> {
+function anthropicToolChoice(choice: ToolChoice): NonNullable<MessagesRequest['tool_choice']> {
   if (choice === 'auto' || choice === 'none') return { type: choice }
   if (choice === 'required') return { type: 'any' }
   return { type: 'tool', name: choice.tool }

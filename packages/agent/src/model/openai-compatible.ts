@@ -9,23 +9,26 @@ import {
   type UserMessage,
 } from '@tooltx/core'
 import type { StopReason, ToolChoice } from '@tooltx/session'
-import type { APIError } from 'openai'
-import type {
-  ChatCompletionContentPart,
-  ChatCompletionCreateParamsStreaming,
-  ChatCompletionMessageParam,
-  ChatCompletionTool,
-} from 'openai/resources/chat/completions'
 import { isImage, isText } from './block-guards.js'
 import { finalReply } from './final-reply.js'
+import type { ModelRetry } from './http-retry.js'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
 import { ModelError, unfinishedStream } from './model-error.js'
 import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
+import {
+  type ChatChunk,
+  type ChatContentPart,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatTool,
+  type ChatToolCallDelta,
+  type ChatToolChoice,
+  chatChunk,
+} from './openai-wire.js'
 import { type ReplyBlock, reasoningOf } from './reasoning.js'
-import { type SdkDescriptor, sdkAdapter } from './sdk-connection.js'
-import type { ModelRetry } from './sdk-retry.js'
-import { sdkEvents } from './sdk-stream.js'
 import { restoreOptional, strictParameters } from './strict-schema.js'
+import { type ProviderApi, wireEndpoint } from './wire-endpoint.js'
+import { wireEvents } from './wire-events.js'
 
 /** Options of `openaiCompatible`. */
 export interface OpenAICompatibleOptions {
@@ -76,12 +79,12 @@ const WIRE = 'openai-compatible'
 /** The delta fields compatible servers stream reasoning in (DeepSeek, vLLM, SGLang; OpenRouter, Ollama). */
 const REASONING_FIELDS = ['reasoning_content', 'reasoning'] as const
 
-/** The optional SDK, loaded on the first request (L12.4). */
-const SDK: SdkDescriptor<typeof import('openai'), APIError> = {
-  name: 'openai',
+/** The Chat Completions API, spoken over HTTP by the adapter itself (L12.4). */
+const API: ProviderApi = {
   factory: 'openaiCompatible',
   defaultBaseURL: 'https://api.openai.com/v1',
-  load: () => import('openai'),
+  path: '/chat/completions',
+  headers: (apiKey) => ({ authorization: `Bearer ${apiKey}` }),
 }
 
 /**
@@ -101,39 +104,39 @@ const SDK: SdkDescriptor<typeof import('openai'), APIError> = {
  *
  * The reply is complete only once choice 0 has a `finish_reason` (L12.1); one cut by `length` or
  * `content_filter` fails when it holds tool calls (L12.2); an `arguments` sent as a JSON value
- * is kept as its JSON text (L12.3). `openai` is imported on the first request (L12.4).
+ * is kept as its JSON text (L12.3). The adapter speaks HTTP itself: no SDK to install (L12.4).
  * With `strictTools`, tools go out in strict mode and the loop parses their arguments through
  * `parseArguments`, which removes the nulls that stand for absent optional properties (Z1).
  */
 export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter {
   const name = `openai-compatible:${options.model}`
-  const adapter = sdkAdapter({
-    adapter: name,
-    settings: options,
-    sdk: SDK,
-    async *stream({ client, endpoint }, request, signal): AsyncIterable<ModelStreamEvent> {
-      const body = chatRequest(request, options)
-
+  const endpoint = wireEndpoint(name, options, API)
+  const adapter: ModelAdapter = {
+    name,
+    async *stream(request, signal): AsyncGenerator<ModelStreamEvent, void, undefined> {
       const calls = new ToolCallCollector(name)
       let finish: string | undefined
       let text = ''
       let reasoning: { field: string; text: string } | undefined
       let inputTokens = 0
       let outputTokens = 0
-      const open = (linked: AbortSignal) => client.chat.completions.create(body, { signal: linked })
-      yield* sdkEvents(endpoint, signal, open, function* (chunk): Iterable<ModelStreamEvent> {
-        if (chunk.usage) {
-          inputTokens = chunk.usage.prompt_tokens ?? 0
-          outputTokens = chunk.usage.completion_tokens ?? 0
+      const body = chatRequest(request, options)
+      yield* wireEvents(endpoint, body, signal, function* (message): Iterable<ModelStreamEvent> {
+        const chunk = chatChunk(name, message)
+        if (chunk === undefined) return
+        const usage = chunk.usage
+        if (typeof usage === 'object' && usage !== null) {
+          inputTokens = count(usage.prompt_tokens)
+          outputTokens = count(usage.completion_tokens)
         }
         // Only the first choice is read: tooltx never asks for `n > 1`.
-        const choice = chunk.choices?.find((candidate) => candidate.index === 0)
-        // Typed as a union, but a compatible server may send any string (or "").
-        const reason: unknown = choice?.finish_reason
+        const choice = firstChoice(chunk)
+        // A compatible server may send any string (or "").
+        const reason = choice?.finish_reason
         if (typeof reason === 'string' && reason !== '') finish = reason
         const delta = choice?.delta
-        if (delta === undefined || delta === null) return
-        const piece = reasoningPiece(delta as Record<string, unknown>)
+        if (typeof delta !== 'object' || delta === null) return
+        const piece = reasoningPiece(delta)
         if (piece !== undefined) {
           reasoning ??= { field: piece.field, text: '' }
           reasoning.text += piece.text
@@ -143,9 +146,10 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
           text += delta.content
           yield { type: 'text-delta', text: delta.content }
         }
-        for (const call of delta.tool_calls ?? []) yield calls.add(call)
+        const toolCalls = Array.isArray(delta.tool_calls) ? (delta.tool_calls as unknown[]) : []
+        for (const call of toolCalls) if (typeof call === 'object' && call !== null) yield calls.add(call)
       })
-      // `[DONE]` is not visible through the SDK; `finish_reason` is the wire's end marker (L12.1).
+      // `finish_reason` is the wire's end marker; `[DONE]` may or may not follow (L12.1).
       if (finish === undefined) throw unfinishedStream(name, 'a finish_reason')
       const toolCalls = calls.blocks()
       const content: ReplyBlock[] = []
@@ -165,7 +169,7 @@ export function openaiCompatible(options: OpenAICompatibleOptions): ModelAdapter
         hasToolCalls: toolCalls.length > 0,
       })
     },
-  })
+  }
   return options.strictTools === true ? { ...adapter, parseArguments: strictArguments } : adapter
 }
 
@@ -200,11 +204,7 @@ class ToolCallCollector {
   }
 
   /** Adds one wire delta of a call; throws a `stream` `ModelError` for arguments it cannot join (L12.3). */
-  add(call: {
-    index?: number
-    id?: string | null
-    function?: { name?: string | null; arguments?: unknown } | null
-  }): ModelStreamEvent {
+  add(call: ChatToolCallDelta): ModelStreamEvent {
     const key = this.#keyOf(call)
     let entry = this.#byKey.get(key)
     if (entry === undefined) {
@@ -236,7 +236,7 @@ class ToolCallCollector {
   /**
    * The next raw argument piece: a string as sent, nothing for null. Some servers send the
    * arguments as one JSON value instead of a string; it becomes its JSON text, which L4.1 parses
-   * back to the value the SDK read (L12.3). Such a value next to non-empty string pieces, or a
+   * back to the value sent (L12.3). Such a value next to non-empty string pieces, or a
    * second one, leaves no way to tell what the model meant, so the reply fails.
    */
   #piece(entry: CollectedCall, index: number, args: unknown): string {
@@ -288,11 +288,8 @@ function joinTexts(texts: readonly string[]): string {
 }
 
 /** The streaming Chat Completions request for `request` under the adapter's `options`. */
-function chatRequest(
-  request: ModelRequest,
-  options: OpenAICompatibleOptions,
-): ChatCompletionCreateParamsStreaming {
-  const body: ChatCompletionCreateParamsStreaming = {
+function chatRequest(request: ModelRequest, options: OpenAICompatibleOptions): ChatRequest {
+  const body: ChatRequest = {
     model: options.model,
     messages: chatMessages(request),
     stream: true,
@@ -308,21 +305,21 @@ function chatRequest(
 }
 
 /** The Chat Completions messages of a request, system prompt first. */
-function chatMessages(request: ModelRequest): ChatCompletionMessageParam[] {
-  const messages: ChatCompletionMessageParam[] = []
+function chatMessages(request: ModelRequest): ChatMessage[] {
+  const messages: ChatMessage[] = []
   const system = systemPrompt(request)
   if (system !== '') messages.push({ role: 'system', content: system })
   for (const message of request.messages) messages.push(chatMessage(message))
   return messages
 }
 
-function chatMessage(message: ModelMessage): ChatCompletionMessageParam {
+function chatMessage(message: ModelMessage): ChatMessage {
   if (message.role === 'user') return userMessage(message)
   if (message.role === 'tool') return toolMessage(message)
   return assistantMessage(message)
 }
 
-function assistantMessage(message: AssistantMessage): ChatCompletionMessageParam {
+function assistantMessage(message: AssistantMessage): ChatMessage {
   const texts: string[] = []
   const toolCalls: { id: string; type: 'function'; function: { name: string; arguments: string } }[] = []
   for (const block of message.content) {
@@ -336,7 +333,7 @@ function assistantMessage(message: AssistantMessage): ChatCompletionMessageParam
   }
   const text = joinTexts(texts)
   if (toolCalls.length === 0) return { role: 'assistant', content: text }
-  const wire: ChatCompletionMessageParam = {
+  const wire: ChatMessage = {
     role: 'assistant',
     content: text === '' ? null : text,
     tool_calls: toolCalls,
@@ -348,11 +345,27 @@ function assistantMessage(message: AssistantMessage): ChatCompletionMessageParam
  * The message with this wire's reasoning put back in the delta field it arrived in (T1.3), so
  * a server that checks it during tool use (DeepSeek) gets exactly what it sent.
  */
-function withReasoning(wire: ChatCompletionMessageParam, reasoning: readonly ReasoningBlock[]) {
+function withReasoning(wire: ChatMessage, reasoning: readonly ReasoningBlock[]) {
   const [first] = reasoning
   if (first === undefined) return wire
   const field = typeof first.data === 'string' ? first.data : REASONING_FIELDS[0]
-  return { ...wire, [field]: joinTexts(reasoning.map((block) => block.text)) } as ChatCompletionMessageParam
+  return { ...wire, [field]: joinTexts(reasoning.map((block) => block.text)) } as ChatMessage
+}
+
+/** The first choice of a chunk (index 0), if it has one that is an object. */
+function firstChoice(
+  chunk: ChatChunk,
+): { finish_reason?: unknown; delta?: Record<string, unknown> | null } | undefined {
+  if (!Array.isArray(chunk.choices)) return undefined
+  return chunk.choices.find(
+    (choice: unknown) =>
+      typeof choice === 'object' && choice !== null && (choice as { index?: unknown }).index === 0,
+  )
+}
+
+/** A token count from the wire: the number when it is one, else 0. */
+function count(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) ? value : 0
 }
 
 /** The reasoning piece of one delta, if it has a non-empty one in a known field. */
@@ -364,16 +377,16 @@ function reasoningPiece(delta: Record<string, unknown>): { field: string; text: 
   return undefined
 }
 
-function chatToolChoice(choice: ToolChoice): NonNullable<ChatCompletionCreateParamsStreaming['tool_choice']> {
+function chatToolChoice(choice: ToolChoice): ChatToolChoice {
   if (typeof choice === 'string') return choice
   return { type: 'function', function: { name: choice.tool } }
 }
 
-function userMessage(message: UserMessage): ChatCompletionMessageParam {
+function userMessage(message: UserMessage): ChatMessage {
   const [only] = message.content
   if (message.content.length === 1 && only !== undefined && isText(only))
     return { role: 'user', content: only.text }
-  const parts: ChatCompletionContentPart[] = message.content.map((block) => {
+  const parts: ChatContentPart[] = message.content.map((block) => {
     if (isText(block)) return { type: 'text', text: block.text }
     if (isImage(block)) {
       return { type: 'image_url', image_url: { url: `data:${block.mediaType};base64,${block.data}` } }
@@ -383,7 +396,7 @@ function userMessage(message: UserMessage): ChatCompletionMessageParam {
   return { role: 'user', content: parts }
 }
 
-function toolMessage(message: ToolMessage): ChatCompletionMessageParam {
+function toolMessage(message: ToolMessage): ChatMessage {
   const texts = message.content.map((block) => {
     if (isText(block)) return block.text
     return omittedBlockNote(block, isImage(block) ? IMAGE_IN_TOOL_RESULT : UNSUPPORTED_BLOCK)
@@ -397,7 +410,7 @@ function toolMessage(message: ToolMessage): ChatCompletionMessageParam {
 }
 
 /** A tool on the wire; in strict mode, strict whenever its parameters have a strict form (Z1.1, Z1.2). */
-function chatTool(tool: ModelToolSchema, { strict }: { strict: boolean }): ChatCompletionTool {
+function chatTool(tool: ModelToolSchema, { strict }: { strict: boolean }): ChatTool {
   const parameters = strict ? strictParameters(tool.parameters) : undefined
   if (parameters === undefined) {
     return {
