@@ -129,10 +129,30 @@ describe('W1: publishable packages', () => {
       (name) => !name.startsWith('@tooltx/'),
     )
     expect(own.filter((name) => !section.includes(`\`${name}\``))).toEqual([])
-    const source = readFileSync(path.join(repo, 'packages/cli/src/code-mode-comparison.ts'), 'utf8')
-    expect([...source.matchAll(/from '(js-tiktoken[^']*)'/g)].map((m) => m[1])).toEqual([
+    const source = readFileSync(path.join(repo, 'packages/cli/src/token-counting.ts'), 'utf8')
+    expect([...source.matchAll(/load\('(js-tiktoken[^']*)'\)/g)].map((m) => m[1])).toEqual([
       'js-tiktoken/lite',
       'js-tiktoken/ranks/o200k_base',
     ])
+  })
+
+  it('W1.9: no package or lockfile of the workspace names a provider SDK, and the tokenizer is an optional peer of the CLI only', () => {
+    const sdks = ['openai', '@anthropic-ai/sdk']
+    for (const dir of dirs) {
+      const pkg = manifest(`packages/${dir}/package.json`)
+      const named = Object.keys({ ...pkg.dependencies, ...pkg.peerDependencies, ...pkg.devDependencies })
+      expect(
+        named.filter((name) => sdks.includes(name)),
+        dir,
+      ).toEqual([])
+    }
+    const lock = manifest('package-lock.json')
+    expect(sdks.filter((name) => `node_modules/${name}` in lock.packages)).toEqual([])
+    expect(manifest('packages/agent/package.json').dependencies).toHaveProperty('eventsource-parser')
+    const cli = manifest('packages/cli/package.json')
+    expect(cli.dependencies).not.toHaveProperty('js-tiktoken')
+    expect(cli.peerDependencies).toEqual({ 'js-tiktoken': expect.any(String) })
+    expect(cli.peerDependenciesMeta).toEqual({ 'js-tiktoken': { optional: true } })
+    expect(cli.devDependencies).toHaveProperty('js-tiktoken')
   })
 })

@@ -5,9 +5,8 @@ import type { ContentBlock, ToolMode } from '@tooltx/core'
 import { RUN_CODE } from '@tooltx/core/internal'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { memoryStore, openSession } from '@tooltx/session'
-import { Tiktoken } from 'js-tiktoken/lite'
-import o200kBase from 'js-tiktoken/ranks/o200k_base'
 import type { Output } from './display/output.js'
+import { ESTIMATE_NOTE, type TokenCounting, tokenCounting } from './token-counting.js'
 import { createToolset } from './toolset.js'
 
 /** The task both runs perform. */
@@ -87,6 +86,7 @@ function blockText(block: ContentBlock): string {
 async function runOnce(
   root: string,
   mode: ToolMode,
+  count: TokenCounting['count'],
 ): Promise<{ tokens: number; calls: number; text: string[] }> {
   const { runtime, scope } = createToolset({ root, mode })
   const session = await openSession(memoryStore(), { id: `code-mode-comparison-${mode}` })
@@ -103,15 +103,13 @@ async function runOnce(
     agent.send(COMPARISON_TASK)
     await agent.whenIdle()
     model.assertDone()
-    // Only the one encoding counted is loaded: js-tiktoken's main entry parses all of them.
-    const encoding = new Tiktoken(o200kBase)
     const text: string[] = []
     let tokens = 0
     for (const message of session.messages()) {
       if (message.role !== 'tool') continue
       const content = message.content.map(blockText).join('\n')
       text.push(content)
-      tokens += encoding.encode(content).length
+      tokens += count(content)
     }
     return { tokens, calls: text.length, text }
   } finally {
@@ -125,20 +123,25 @@ async function runOnce(
  * have a `src/` directory): natively, where every `list_files`, `grep` and `read_file` result
  * enters the model's context, and in Code Mode, where one `run_code` program makes the same
  * calls in the QuickJS sandbox and returns a one-line-per-file summary. Prints the tokens of
- * tool results (o200k_base) that entered the context in each run and the saving, and returns
- * both counts.
+ * tool results that entered the context in each run and the saving, and returns both counts:
+ * o200k_base counts with js-tiktoken, else estimates marked `≈` and a line saying how to get
+ * exact ones (K3.23; `counting` defaults to `tokenCounting()`).
  */
 export async function codeModeComparison(
   out: Output,
   root: string,
-): Promise<{ nativeTokens: number; codeTokens: number }> {
+  counting?: TokenCounting,
+): Promise<{ nativeTokens: number; codeTokens: number; exact: boolean }> {
+  const { count, exact } = counting ?? (await tokenCounting())
+  const about = exact ? '' : '≈'
   out.line(`Code Mode comparison — "${COMPARISON_TASK}"`)
-  const native = await runOnce(root, 'native')
-  out.line(`  native:    ${native.calls} tool results, ${native.tokens} tokens entered the context`)
-  const code = await runOnce(root, 'code')
-  out.line(`  Code Mode: ${code.calls} tool result,  ${code.tokens} tokens entered the context`)
+  const native = await runOnce(root, 'native', count)
+  out.line(`  native:    ${native.calls} tool results, ${about}${native.tokens} tokens entered the context`)
+  const code = await runOnce(root, 'code', count)
+  out.line(`  Code Mode: ${code.calls} tool result,  ${about}${code.tokens} tokens entered the context`)
   for (const line of (code.text[0] ?? '').split('\n')) out.line(`    │ ${line}`)
   const saving = native.tokens === 0 ? 0 : (1 - code.tokens / native.tokens) * 100
-  out.line(`  saving:    ${saving.toFixed(1)}% fewer tool-result tokens in Code Mode`)
-  return { nativeTokens: native.tokens, codeTokens: code.tokens }
+  out.line(`  saving:    ${about}${saving.toFixed(1)}% fewer tool-result tokens in Code Mode`)
+  if (!exact) out.line(`  ${ESTIMATE_NOTE}`)
+  return { nativeTokens: native.tokens, codeTokens: code.tokens, exact }
 }
