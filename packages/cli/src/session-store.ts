@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs'
 import {
   DEFAULT_SQLITE_PATH,
+  defaultSqliteDriver,
   describeConnection,
   type FollowingReader,
   fileReader,
@@ -120,13 +121,33 @@ export function openSessions(db: string): SessionReader | FollowingReader | unde
 export function openStore(db: string, out: Pick<Output, 'error'>): SessionStore {
   checkDb(db)
   if (isPostgres(db)) return explained(postgresStore(db), db)
-  if (!isFolderStore(db)) return sqliteStore(db)
+  if (!isFolderStore(db)) return sqliteFileStore(db)
   if (db === DEFAULT_JSONL_PATH && statSync(db, { throwIfNoEntry: false }) === undefined) {
     out.error(
       `tooltx: keeping sessions as .jsonl files in ${db}: Node ${process.versions.node} has no node:sqlite without a flag (Node >= 22.13 keeps them in SQLite at ${DEFAULT_SQLITE_PATH})`,
     )
   }
   return fileStore(db)
+}
+
+/**
+ * `sqliteStore(db)`; on a Node without `node:sqlite` where better-sqlite3 does not load either,
+ * a usage error that says what to do instead, the JSONL folder store first, as it needs nothing
+ * installed (K3.24).
+ */
+function sqliteFileStore(db: string): SessionStore {
+  try {
+    return sqliteStore(db)
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code
+    if (defaultSqliteDriver() === 'node:sqlite' || code !== 'INVALID_DEFINITION') throw error
+    const folder = `${db.replace(/\.[^./\\]*$/, '')}/`
+    throw new UsageError(
+      `--db ${db} is a SQLite file, and Node ${process.versions.node} has no node:sqlite and cannot load better-sqlite3. ` +
+        `Pass --db ${folder} to keep sessions as .jsonl files in that folder (nothing to install), or leave out --db ` +
+        'for the default store; or run on Node >= 22.13, or install better-sqlite3 (npm install better-sqlite3@12).',
+    )
+  }
 }
 
 /**

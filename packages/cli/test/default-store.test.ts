@@ -13,6 +13,7 @@ import { cleanEnv, type Finished, scratch, tooltxWith } from './cli-harness.js'
 
 const HAS_SQLITE = defaultSqliteDriver() === 'node:sqlite'
 const POLICY = fileURLToPath(new URL('./fixtures/audit/same-policy.mjs', import.meta.url))
+const NO_BETTER_SQLITE = fileURLToPath(new URL('./fixtures/without-better-sqlite3.cjs', import.meta.url))
 
 /** The built CLI in `cwd` on a Node without `node:sqlite` (this one, or this one with it turned off). */
 function withoutSqlite(cwd: string, ...args: string[]): Promise<Finished> {
@@ -87,5 +88,36 @@ describe('K3.22 a --db folder', () => {
     const none = await tooltxWith({ cwd, env: cleanEnv() }, 'sessions', '--db', 'empty')
     expect(none.stdout).toBe('no sessions in empty yet; run `tooltx demo` to make one\n')
     expect(existsSync(path.join(cwd, '.tooltx/sessions.db'))).toBe(false)
+  }, 60_000)
+})
+
+describe('K3.24 a SQLite --db where no SQLite binding loads', () => {
+  it('K3.24: run and demo with --db file.db on a Node without node:sqlite or better-sqlite3 fail saying to pass --db DIR/ instead, and make nothing', async () => {
+    const cwd = scratch()
+    const env = cleanEnv({
+      NODE_OPTIONS: `${HAS_SQLITE ? '--no-experimental-sqlite ' : ''}--require ${NO_BETTER_SQLITE}`,
+    })
+    const expected =
+      `tooltx: --db runs.db is a SQLite file, and Node ${process.versions.node} has no node:sqlite and cannot load better-sqlite3. ` +
+      'Pass --db runs/ to keep sessions as .jsonl files in that folder (nothing to install), or leave out --db for the default store; ' +
+      'or run on Node >= 22.13, or install better-sqlite3 (npm install better-sqlite3@12).\n'
+    const ran = await tooltxWith(
+      { cwd, env },
+      'run',
+      '--db',
+      'runs.db',
+      '--base-url',
+      'http://127.0.0.1:9/v1',
+      'hi',
+    )
+    expect([ran.code, ran.stderr, ran.stdout]).toEqual([1, expected, ''])
+    const demo = await tooltxWith({ cwd, env }, 'demo', '--fast', '--yes', '--db', 'runs.db')
+    expect([demo.code, demo.stderr]).toEqual([1, expected])
+    expect(existsSync(path.join(cwd, 'runs.db'))).toBe(false)
+
+    // What it says works, with the same environment.
+    const folder = await tooltxWith({ cwd, env }, 'demo', '--fast', '--yes', '--db', 'runs/')
+    expect([folder.code, folder.stderr]).toEqual([0, ''])
+    expect(readdirSync(path.join(cwd, 'runs')).some((name) => name.endsWith('.jsonl'))).toBe(true)
   }, 60_000)
 })
