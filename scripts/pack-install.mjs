@@ -10,7 +10,7 @@
  * `CLI_INSTALL_BOUND_MB` or holds a package that builds natively (W1.7). The demo runs without
  * the optional tokenizer, so its Code Mode comparison prints estimates (K3.23). On a Node without
  * `node:sqlite` (before 22.13) the demo, replay and view run on the CLI's JSONL default store,
- * with nothing installed beside the tarballs (W1.8). Exits non-zero on the first failure, naming
+ * with nothing installed beside the tarballs (K3.21). Exits non-zero on the first failure, naming
  * the step.
  *
  * `--keep` leaves the temporary folder in place and prints its path.

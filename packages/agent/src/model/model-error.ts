@@ -10,7 +10,7 @@ import type { ReplyBlock } from './reasoning.js'
  *   or ended the stream before marking the reply complete (L12.1);
  * - `truncated`: the provider cut a reply that holds tool calls (token limit, filter), so their
  *   arguments may be incomplete (L12.2);
- * - `setup`: the adapter cannot run here, such as its optional SDK package not being installed (L12.4);
+ * - `setup`: the adapter cannot run as configured, such as a `maxRetries` it cannot use (L12.9);
  * - `script`: a scripted model was asked more often than its script allows.
  */
 export type ModelErrorKind = 'http' | 'connection' | 'stream' | 'truncated' | 'setup' | 'script'
