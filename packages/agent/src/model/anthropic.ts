@@ -17,13 +17,13 @@ import {
 } from './anthropic-wire.js'
 import { isImage, isText } from './block-guards.js'
 import { finalReply } from './final-reply.js'
-import type { ModelRetry } from './http-retry.js'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
 import { unfinishedStream } from './model-error.js'
 import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
 import { isReasoning, type ReplyBlock } from './reasoning.js'
 import { type ProviderApi, wireEndpoint } from './wire-endpoint.js'
 import { wireEvents } from './wire-events.js'
+import type { ModelRetry } from './wire-retry.js'
 
 /** Options of `anthropic`. */
 export interface AnthropicOptions {

@@ -11,7 +11,6 @@ import {
 import type { StopReason, ToolChoice } from '@tooltx/session'
 import { isImage, isText } from './block-guards.js'
 import { finalReply } from './final-reply.js'
-import type { ModelRetry } from './http-retry.js'
 import { type ModelAdapter, type ModelRequest, type ModelStreamEvent, systemPrompt } from './model.js'
 import { ModelError, unfinishedStream } from './model-error.js'
 import { omittedBlockNote, UNSUPPORTED_BLOCK } from './omitted-block-note.js'
@@ -29,6 +28,7 @@ import { type ReplyBlock, reasoningOf } from './reasoning.js'
 import { restoreOptional, strictParameters } from './strict-schema.js'
 import { type ProviderApi, wireEndpoint } from './wire-endpoint.js'
 import { wireEvents } from './wire-events.js'
+import type { ModelRetry } from './wire-retry.js'
 
 /** Options of `openaiCompatible`. */
 export interface OpenAICompatibleOptions {

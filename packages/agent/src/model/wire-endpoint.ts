@@ -1,4 +1,4 @@
-import { DEFAULT_MAX_RETRIES, type ModelRetry } from './http-retry.js'
+import { DEFAULT_MAX_RETRIES, type ModelRetry } from './wire-retry.js'
 
 /** The HTTP settings every built-in adapter takes (`openaiCompatible`, `anthropic`). */
 export interface HttpSettings {

@@ -1,5 +1,4 @@
 import { setTimeout as sleep } from 'node:timers/promises'
-import { retriedAnswer, retryDelayMs } from './http-retry.js'
 import {
   connectionFailure,
   httpFailure,
@@ -8,6 +7,7 @@ import {
   rootCauseMessage,
 } from './model-error.js'
 import type { WireEndpoint } from './wire-endpoint.js'
+import { retriedAnswer, retryDelayMs } from './wire-retry.js'
 
 /** The reason an attempt's own signal aborts with when its timeout passes. */
 const TIMED_OUT: unique symbol = Symbol('timed out')
