@@ -4,7 +4,10 @@ import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { promisify } from 'node:util'
 import { anthropic, ModelAbortError, type ModelAdapter, openaiCompatible } from '@tooltx/agent'
+import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { answerDetail } from '../src/model/wire-request.js'
+import { retryDelayMs } from '../src/model/wire-retry.js'
 import { collect, loopbackHttp, request, sseFixture, streamError, wireServer } from './loopback-server.js'
 
 const run = promisify(execFile)
@@ -184,5 +187,33 @@ describe('L12.9 the HTTP transport: timeouts, retries of failed connections, opt
       "openai-compatible:m: HTTP 404 from URL: model 'x' not found. Check the baseURL and the model name.",
       'openai-compatible:m: HTTP 404 from URL: <h1>Bad gateway</h1>. Check the baseURL and the model name.',
     ])
+  })
+
+  it('L12.9, L12.7: what an error answer says and the wait before a retry are total: any body gives at most 501 characters, any headers a wait under a minute', () => {
+    const body = fc.oneof(
+      fc.string({ unit: 'grapheme', maxLength: 2000 }),
+      fc.json().map((json) => `{"error":${json}}`),
+      fc.anything().map((value) => JSON.stringify({ error: { message: value } }) ?? ''),
+    )
+    fc.assert(
+      fc.property(body, (text) => {
+        const detail = answerDetail(text)
+        expect(typeof detail).toBe('string')
+        expect(detail.length).toBeLessThanOrEqual(501)
+      }),
+    )
+    const header = fc.oneof(
+      fc.string(),
+      fc.double().map(String),
+      fc.date({ noInvalidDate: false }).map(String),
+    )
+    fc.assert(
+      fc.property(fc.nat(40), header, header, (done, ms, after) => {
+        const delay = retryDelayMs(done, new Headers({ 'retry-after-ms': ms, 'retry-after': after }))
+        expect(delay).toBeGreaterThanOrEqual(0)
+        expect(delay).toBeLessThan(60_000)
+        expect(retryDelayMs(done)).toBe(Math.min(1000 * 2 ** done, 8000))
+      }),
+    )
   })
 })
