@@ -111,7 +111,10 @@ export interface TurnQueue {
    * while its retries last).
    */
   consume(handler: SubmissionHandler, options: { concurrency: number }): Promise<Consumer>
-  /** How many submissions are not answered yet: queued, waiting (N2.10) or for a retry, or being worked on. */
+  /**
+   * How many submissions are not answered yet: queued, waiting (N2.10) or for a retry, or being
+   * worked on. The jobs that wait for an ask's expiry (N2.20) are not counted.
+   */
   pending(): Promise<number>
   /** Closes the connection pool; stop consumers first. */
   close(): Promise<void>
@@ -270,7 +273,10 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
     },
     async pending() {
       await start()
-      return (await boss.getQueueSize(name, { before: 'completed' })) ?? 0
+      // An expiry job (N2.20) is no submission: it continues one that was already handled.
+      const sql = `SELECT count(*) AS count FROM ${schema}.job WHERE name = $1 AND state < 'completed' AND NOT data ? 'expiry'`
+      const result = await boss.getDb().executeSql(sql, [name])
+      return Number(result.rows[0]?.count ?? 0)
     },
     async close() {
       if (started === undefined) return

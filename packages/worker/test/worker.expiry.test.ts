@@ -1,4 +1,5 @@
 import { spawn } from 'node:child_process'
+import pg from 'pg'
 import { fileURLToPath } from 'node:url'
 import { createAgent, decideApproval, pendingApprovals, scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
@@ -45,9 +46,10 @@ function payTool() {
  * answers `went on`.
  */
 function setup(expiresAfterMs: number) {
+  const schema = freshSchema()
   const queue = turnQueue({
     connectionString: POSTGRES_URL!,
-    schema: freshSchema(),
+    schema,
     retryDelaySeconds: 0,
     maxWaitSeconds: 1,
   })
@@ -84,7 +86,18 @@ function setup(expiresAfterMs: number) {
     return started
   }
   const reader = store()
-  return { queue, runs, reports, worker, store, load: (id: string) => reader.load(id) }
+  /** The expiry jobs in the queue's table, in any state. */
+  const expiryJobs = async (): Promise<{ state: string; start_after: Date }[]> => {
+    const client = new pg.Client({ connectionString: POSTGRES_URL! })
+    await client.connect()
+    try {
+      const sql = `SELECT state, start_after FROM ${schema}.job WHERE data ? 'expiry'`
+      return (await client.query(sql)).rows
+    } finally {
+      await client.end()
+    }
+  }
+  return { queue, runs, reports, worker, store, expiryJobs, load: (id: string) => reader.load(id) }
 }
 
 const until = async (check: () => boolean | Promise<boolean>, ms = 20_000) => {
@@ -175,8 +188,11 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.20–N2.25: durable asks that ex
     const again = () => t.queue.submit(id, 'pay x', { continues: submission, expiry })
     const first = await again()
     expect(await again()).toBe(first)
-    // The submission's job is done; only the expiry job waits, and nothing takes it early.
-    expect(await t.queue.pending()).toBe(1)
+    // One job waits for the expiry (the worker's, which these calls found), offered not before it.
+    const jobs = await t.expiryJobs()
+    expect(jobs.map((j) => [j.state, j.start_after.toISOString()])).toEqual([['created', expiry.expiresAt]])
+    // It is no submission: pending counts none, and nothing takes it early.
+    expect(await t.queue.pending()).toBe(0)
     await new Promise((resolve) => setTimeout(resolve, 1500))
     expect(t.reports).toHaveLength(1)
   }, 30_000)
