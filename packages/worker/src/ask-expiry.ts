@@ -30,7 +30,11 @@ export function expiryJob(events: readonly SessionEvent[]): ExpiryJob | undefine
  * on it undecided and it has not expired at `now` (the job came early: the database's clock
  * runs ahead of this one); `undefined` when the job can go on.
  */
-export function untilExpiry(events: readonly SessionEvent[], expiry: AskExpiry, now: number): number | undefined {
+export function untilExpiry(
+  events: readonly SessionEvent[],
+  expiry: AskExpiry,
+  now: number,
+): number | undefined {
   const suspended = suspendedTurn(events)
   if (suspended === undefined || suspended.decided !== undefined) return undefined
   const { asked } = suspended

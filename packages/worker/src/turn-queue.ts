@@ -199,7 +199,8 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
         data.continues = continues
       }
       if (expiry !== undefined) data.expiry = checkedExpiry(expiry, continues)
-      const id = submitOptions.id ?? (data.expiry ? expiryJobId(sessionId, data.expiry, continues!) : randomUUID())
+      const id =
+        submitOptions.id ?? (data.expiry ? expiryJobId(sessionId, data.expiry, continues!) : randomUUID())
       if (!UUID.test(id)) throw definitionError(`submit: id must be a UUID, got ${JSON.stringify(id)}`)
       await start()
       // A null id means a job with this id exists already: the same submission, queued once.
@@ -304,7 +305,12 @@ WHERE name = $1 AND id = $2 AND state = 'active'`
 /** Checks `submit`'s `expiry` (N2.20); throws `INVALID_DEFINITION` saying what was wrong. */
 function checkedExpiry(expiry: AskExpiry, continues: string | undefined): AskExpiry {
   const { callId, expiresAt } = (expiry ?? {}) as Partial<AskExpiry>
-  if (typeof callId !== 'string' || callId === '' || typeof expiresAt !== 'string' || Number.isNaN(Date.parse(expiresAt))) {
+  if (
+    typeof callId !== 'string' ||
+    callId === '' ||
+    typeof expiresAt !== 'string' ||
+    Number.isNaN(Date.parse(expiresAt))
+  ) {
     throw definitionError(
       `submit: expiry must be { callId: "<call id>", expiresAt: "<ISO time>" }, got ${JSON.stringify(expiry)}`,
     )

@@ -1,5 +1,4 @@
 import { spawn } from 'node:child_process'
-import pg from 'pg'
 import { fileURLToPath } from 'node:url'
 import { createAgent, decideApproval, pendingApprovals, scripted } from '@tooltx/agent'
 import { defineTool } from '@tooltx/core'
@@ -11,7 +10,8 @@ import {
   type SessionStore,
   suspendedTurn,
 } from '@tooltx/session'
-import { createWorker, type TurnQueue, turnQueue, type Worker, type WorkerJobReport } from '@tooltx/worker'
+import { createWorker, turnQueue, type Worker, type WorkerJobReport } from '@tooltx/worker'
+import pg from 'pg'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { scopeWith, textOutput } from '../../agent/test/loop-harness.js'
 import { freshPrefix, freshSchema, POSTGRES_URL, requirePostgresInCi } from './postgres.js'
@@ -144,10 +144,15 @@ describe('N2.20: the expiry job on the queue', () => {
     await expect(
       queue.submit('s1', 'hi', { expiry: { callId: 'c1', expiresAt: new Date().toISOString() } }),
     ).rejects.toThrow('submit: expiry needs continues, the submission whose turn the ask waits in')
-    for (const expiry of [{ callId: '', expiresAt: '2030-01-01T00:00:00.000Z' }, { callId: 'c1', expiresAt: 'soon' }]) {
+    for (const expiry of [
+      { callId: '', expiresAt: '2030-01-01T00:00:00.000Z' },
+      { callId: 'c1', expiresAt: 'soon' },
+    ]) {
       await expect(queue.submit('s1', 'hi', { continues, expiry })).rejects.toMatchObject({
         code: 'INVALID_DEFINITION',
-        message: expect.stringContaining('submit: expiry must be { callId: "<call id>", expiresAt: "<ISO time>" }'),
+        message: expect.stringContaining(
+          'submit: expiry must be { callId: "<call id>", expiresAt: "<ISO time>" }',
+        ),
       })
     }
     await queue.close()
@@ -267,7 +272,12 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.20–N2.25: durable asks that ex
           const session = await openSession(decider, { id, repair: false })
           try {
             const digest = pending!.argumentsDigest
-            await decideApproval(session, 'w1', { decision: 'allowed-once', by: 'ops', digest }, { now: at - 1 })
+            await decideApproval(
+              session,
+              'w1',
+              { decision: 'allowed-once', by: 'ops', digest },
+              { now: at - 1 },
+            )
             return 'decided'
           } finally {
             await session.close()
@@ -333,7 +343,11 @@ await openSession(postgresStore(process.env.DB), { id: process.env.ID, repair: f
 console.log('held')
 setInterval(() => {}, 1000)`,
       ],
-      { cwd: REPO, env: { ...process.env, DB: POSTGRES_URL!, ID: dead }, stdio: ['ignore', 'pipe', 'inherit'] },
+      {
+        cwd: REPO,
+        env: { ...process.env, DB: POSTGRES_URL!, ID: dead },
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
     )
     onTestFinished(() => {
       if (child.exitCode === null) child.kill('SIGKILL')

@@ -120,7 +120,12 @@ interface Decided {
  * Shows the call waiting in `session` (id `id`), gets the confirmation K5.7 asks for, and
  * records the decision, or the expiry of an ask that expired meanwhile (K5.16).
  */
-async function decideOne(session: Session, id: string, options: ApproveOptions, out: Output): Promise<Decided> {
+async function decideOne(
+  session: Session,
+  id: string,
+  options: ApproveOptions,
+  out: Output,
+): Promise<Decided> {
   const events = session.events()
   const wait = pendingApprovals(events).find((pending) => pending.callId === options.callId)
   let digest = options.digest
@@ -155,7 +160,8 @@ async function decideOne(session: Session, id: string, options: ApproveOptions, 
   } catch (error) {
     // Only a refusal that recorded the expiry lets the turn go on; any other records nothing.
     const last = session.events().at(-1)
-    const expired = session.events().length > seen && last?.type === 'approval/decided' && last.data.outcome === 'expired'
+    const expired =
+      session.events().length > seen && last?.type === 'approval/decided' && last.data.outcome === 'expired'
     if (!expired) throw error
     return { events, turn: wait?.turn, expired: (error as Error).message }
   }

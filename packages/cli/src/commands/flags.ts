@@ -215,7 +215,11 @@ export function agentFlags(
  */
 export function durableFlag(
   usage: CommandUsage,
-  values: { approvals?: string | undefined; yes?: boolean | undefined; 'approval-expiry'?: string | undefined },
+  values: {
+    approvals?: string | undefined
+    yes?: boolean | undefined
+    'approval-expiry'?: string | undefined
+  },
 ): ApprovalsOption | undefined {
   const expiry = values['approval-expiry']
   const value = values.approvals

@@ -1,8 +1,8 @@
 import path from 'node:path'
 import {
   type Agent,
-  anthropic,
   type ApprovalsOption,
+  anthropic,
   createAgent,
   DEFAULT_MODELS,
   type ModelAdapter,
