@@ -200,7 +200,8 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
       }
       if (expiry !== undefined) data.expiry = checkedExpiry(expiry, continues)
       const id =
-        submitOptions.id ?? (data.expiry ? expiryJobId(sessionId, data.expiry, continues!) : randomUUID())
+        submitOptions.id ??
+        (data.expiry && data.continues ? expiryJobId(sessionId, data.expiry, data.continues) : randomUUID())
       if (!UUID.test(id)) throw definitionError(`submit: id must be a UUID, got ${JSON.stringify(id)}`)
       await start()
       // A null id means a job with this id exists already: the same submission, queued once.

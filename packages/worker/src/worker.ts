@@ -148,9 +148,9 @@ class TurnWorker implements Worker {
       if (this.#stopping !== undefined) return this.#wait(submission, plan, 'the worker is stopping')
       const { expiry } = submission
       const early = expiry === undefined ? undefined : untilExpiry(session.events(), expiry, Date.now())
-      if (early !== undefined) {
+      if (expiry !== undefined && early !== undefined) {
         // The database's clock runs ahead of this one: the job waits until the ask expires here.
-        const why = `the approval of "${expiry!.callId}" expires at ${expiry!.expiresAt}; the job continues the turn then`
+        const why = `the approval of "${expiry.callId}" expires at ${expiry.expiresAt}; the job continues the turn then`
         return this.#wait(submission, plan, why, early)
       }
       const job = { session, guard, attempt }
