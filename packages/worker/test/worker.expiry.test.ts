@@ -4,6 +4,7 @@ import { createAgent, decideApproval, pendingApprovals, scripted } from '@tooltx
 import { defineTool } from '@tooltx/core'
 import {
   forkSession,
+  memoryStore,
   openSession,
   postgresStore,
   type SessionEvent,
@@ -11,9 +12,12 @@ import {
   suspendedTurn,
 } from '@tooltx/session'
 import { createWorker, turnQueue, type Worker, type WorkerJobReport } from '@tooltx/worker'
+import fc from 'fast-check'
 import pg from 'pg'
 import { describe, expect, it, onTestFinished } from 'vitest'
 import { scopeWith, textOutput } from '../../agent/test/loop-harness.js'
+import { expiryJob, untilExpiry } from '../src/ask-expiry.js'
+import { markedMessage, userMessageOf } from '../src/submission.js'
 import { freshPrefix, freshSchema, POSTGRES_URL, requirePostgresInCi } from './postgres.js'
 
 requirePostgresInCi('N2.20')
@@ -136,6 +140,52 @@ function lateness(events: readonly SessionEvent[]): number {
 
 const answered = (reports: readonly WorkerJobReport[], submission: string) =>
   reports.some((r) => r.submission === submission && r.plan === 'answered' && r.result === 'done')
+
+describe('N2.20: the expiry job of a log', () => {
+  it('N2.20: a turn a submission started that waits on an undecided ask has an expiry job; a decided ask, or a turn no submission started, has none', async () => {
+    const { runtime, scope } = payTool()
+    const model = () => scripted([{ toolCalls: [{ id: 'w1', name: 'pay', arguments: '{"id":"x"}' }] }])
+    const submitted = await openSession(memoryStore(), { id: 'submitted' })
+    const agent = createAgent({ runtime, scope, session: submitted, model: model(), approvals: 'durable' })
+    const submission = {
+      id: '0b6d6f3e-9a3c-4f55-8f0e-0c1de1b7c002',
+      session: 'submitted',
+      message: userMessageOf('pay x'),
+    }
+    expect((await agent.inject(markedMessage(submission, 'fresh'))).reason).toBe('suspended')
+    const [pending] = pendingApprovals(submitted)
+    expect(expiryJob(submitted.events())).toEqual({
+      continues: submission.id,
+      message: submission.message,
+      expiry: { callId: 'w1', expiresAt: pending!.expiresAt },
+    })
+    await decideApproval(submitted, 'w1', { decision: 'denied', by: 'ops', digest: pending!.argumentsDigest })
+    expect(expiryJob(submitted.events())).toBeUndefined()
+    const plain = await openSession(memoryStore(), { id: 'plain' })
+    const run = createAgent({ runtime, scope, session: plain, model: model(), approvals: 'durable' })
+    expect((await run.send('pay x')).reason).toBe('suspended')
+    expect(expiryJob(plain.events())).toBeUndefined()
+  })
+
+  it('N2.22: an expiry job waits exactly the time left until the ask expires, and not at all from then on or once it is decided', async () => {
+    const { runtime, scope } = payTool()
+    const session = await openSession(memoryStore(), { id: 'clock' })
+    const model = scripted([{ toolCalls: [{ id: 'w1', name: 'pay', arguments: '{"id":"x"}' }] }])
+    await createAgent({ runtime, scope, session, model, approvals: 'durable' }).send('pay x')
+    const [pending] = pendingApprovals(session)
+    const at = Date.parse(pending!.expiresAt)
+    const expiry = { callId: 'w1', expiresAt: pending!.expiresAt }
+    fc.assert(
+      fc.property(fc.integer({ min: -100_000_000, max: 100_000_000 }), (offset) => {
+        const left = untilExpiry(session.events(), expiry, at + offset)
+        expect(left).toBe(offset < 0 ? -offset : undefined)
+      }),
+    )
+    expect(untilExpiry(session.events(), { ...expiry, callId: 'other' }, at - 1000)).toBeUndefined()
+    await decideApproval(session, 'w1', { decision: 'denied', by: 'ops', digest: pending!.argumentsDigest })
+    expect(untilExpiry(session.events(), expiry, at - 1000)).toBeUndefined()
+  })
+})
 
 describe('N2.20: the expiry job on the queue', () => {
   it('N2.20: submit checks expiry before touching the database: it needs continues, a call id and an ISO time', async () => {
