@@ -11,7 +11,7 @@ import {
   type SessionStore,
   suspendedTurn,
 } from '@tooltx/session'
-import { createWorker, turnQueue, type Worker, type WorkerJobReport } from '@tooltx/worker'
+import { createWorker, type TurnQueue, turnQueue, type Worker, type WorkerJobReport } from '@tooltx/worker'
 import fc from 'fast-check'
 import pg from 'pg'
 import { describe, expect, it, onTestFinished } from 'vitest'
@@ -71,10 +71,10 @@ function setup(expiresAfterMs: number) {
     stores.push(made)
     return made
   }
-  const worker = async (): Promise<Worker> => {
+  const worker = async (on: TurnQueue = queue): Promise<Worker> => {
     const started = await createWorker({
       store: store(),
-      queue,
+      queue: on,
       agent: (session) => {
         const resumed = suspendedTurn(session.events()) !== undefined
         const model = scripted(
@@ -250,6 +250,30 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.20–N2.25: durable asks that ex
     expect(await t.queue.pending()).toBe(0)
     await new Promise((resolve) => setTimeout(resolve, 1500))
     expect(t.reports).toHaveLength(1)
+  }, 30_000)
+
+  it('N2.20: a job that cannot queue the expiry job fails and is retried, so the ask is never left without one', async () => {
+    const t = setup(2500)
+    let refusals = 1
+    // The worker's queue refuses its first submit, as a database gone for a moment would.
+    const flaky: TurnQueue = {
+      ...t.queue,
+      submit: (...args) =>
+        refusals-- > 0 ? Promise.reject(new Error('connection refused')) : t.queue.submit(...args),
+    }
+    await t.worker(flaky)
+    const id = `${freshPrefix()}-flaky`
+    const submission = await t.queue.submit(id, 'pay x')
+    await until(() => answered(t.reports, submission))
+    expect(t.reports.map((r) => `${r.result} ${r.plan}`)).toEqual([
+      'handed-back fresh',
+      'done resume',
+      'done answered',
+    ])
+    expect(t.reports[0]!.reason).toBe(
+      'the job that continues the turn when its approval expires could not be queued: connection refused',
+    )
+    expect(brief(await t.load(id))).toEqual(EXPIRED_TURN)
   }, 30_000)
 
   it('N2.21: with several workers and sessions, each expired ask is recorded once and its turn continues once', async () => {
