@@ -1,5 +1,5 @@
 import type { SessionEvent } from '@tooltx/session'
-import { submissionOf, turnQueue } from '@tooltx/worker'
+import { turnQueue, turnSubmission } from '@tooltx/worker'
 
 /**
  * After `tooltx approve` decided the durable ask of turn `turn` in a PostgreSQL session that a
@@ -15,19 +15,12 @@ export async function queueResumeJob(
   events: readonly SessionEvent[],
   turn: number,
 ): Promise<string | undefined> {
-  const started = events.find(
-    (event) =>
-      event.type === 'user/message' &&
-      event.data.turn === turn &&
-      submissionOf(event.data.message) !== undefined,
-  )
-  if (started?.type !== 'user/message') return undefined
-  const { content } = started.data.message
-  const continues = submissionOf(started.data.message)!
+  const started = turnSubmission(events, turn)
+  if (started === undefined) return undefined
   const turns = turnQueue({ connectionString: db, ...(queue === undefined ? {} : { name: queue }) })
   try {
-    await turns.submit(session, { role: 'user', content }, { continues })
-    return continues
+    await turns.submit(session, started.message, { continues: started.id })
+    return started.id
   } finally {
     await turns.close()
   }

@@ -113,6 +113,57 @@ describe('tooltx run --approvals durable', () => {
     expect(bare.stderr).toContain('run needs a task')
   })
 
+  it('K5.14, K5.15, K5.16: an ask of --approval-expiry 1 that nobody decides: approvals lists it as expired, approve records the expiry (exit 1), and run --session goes on with the call denied', async () => {
+    const model = await editingModel()
+    const { file, db, cli, run } = setup(model.baseURL)
+    const first = await run('tidy up', '--approvals', 'durable', '--approval-expiry', '1')
+    expect(first.code).toBe(0)
+    const id = sessionOf(first.stdout)
+    const until = /until (\S+)\.$/m.exec(first.stdout)![1]!
+    expect(Date.parse(until) - Date.now()).toBeLessThan(1000)
+    expect(first.stdout).toContain(
+      'If nobody decides before it expires, finishing the turn denies the call and goes on without it.',
+    )
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(until) - Date.now()) + 50))
+    const listed = await cli('approvals')
+    expect(listed.code).toBe(0)
+    expect(listed.stdout.split('\n').filter((line) => line.includes(id))).toEqual([
+      `${id}  call call_edit  edit_file  expired ${until}: nobody decided in time, so the call is denied`,
+      `    the turn continues without it: npx tooltx run --session ${id} --approvals durable --db ${db}`,
+    ])
+    expect(listed.stdout).not.toContain(`approve: npx tooltx approve ${id}`)
+    expect(listed.stdout).toContain('1 approval expired with nobody deciding: denied when the turn continues')
+    expect(listed.stdout).toContain(`no approvals are waiting in ${db}`)
+    // Without a terminal and without --digest: the expiry is recorded, not a request to confirm.
+    const late = await cli('approve', id, 'call_edit')
+    expect(late.code).toBe(1)
+    expect(late.stderr).toBe(
+      `tooltx: the approval of call "call_edit" expired at ${until}; it is recorded as expired, so the call is denied\n`,
+    )
+    expect(late.stdout).toContain(
+      `The turn continues when the session is resumed: npx tooltx run --session ${id} --approvals durable --db ${db}`,
+    )
+    expect((await cli('approvals')).stdout).toContain(`no approvals are waiting in ${db}`)
+    const resumed = await run('--session', id, '--approvals', 'durable')
+    expect(resumed.code).toBe(0)
+    expect(resumed.stdout).toContain('▶ the turn resumes after the decision')
+    expect(resumed.stdout).toContain('✗ edit_file failed (DENIED)')
+    expect(readFileSync(file, 'utf8')).toBe('one\ntwo\n')
+    expect(toolMessage(model, 'call_edit')).toBe(
+      'Error: approval for tool "edit_file" expired before anyone decided it',
+    )
+  }, 60_000)
+
+  it('K5.14: --approval-expiry is a whole number of seconds >= 1, and goes with --approvals durable (usage errors, exit 2)', async () => {
+    const { run } = setup('http://127.0.0.1:9/v1')
+    const alone = await run('tidy up', '--approval-expiry', '60')
+    expect(alone.code).toBe(2)
+    expect(alone.stderr).toContain('--approval-expiry goes with --approvals durable')
+    const zero = await run('tidy up', '--approvals', 'durable', '--approval-expiry', '0')
+    expect(zero.code).toBe(2)
+    expect(zero.stderr).toContain('--approval-expiry must be a whole number of at least 1, got "0"')
+  })
+
   it('K5.10: --approvals takes only durable, and not with --yes (usage errors, exit 2)', async () => {
     const { run } = setup('http://127.0.0.1:9/v1')
     const other = await run('tidy up', '--approvals', 'later')

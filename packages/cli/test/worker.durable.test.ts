@@ -154,3 +154,113 @@ describe.skipIf(POSTGRES_URL === undefined)('tooltx worker --approvals durable (
     )
   }, 90_000)
 })
+
+/** A submission to a worker whose asks expire after `expiry` seconds; the worker stops once it suspended, when `stopAfterAsk`. */
+async function expiringSubmission(expiry: number, stopAfterAsk: boolean) {
+  const db = POSTGRES_URL!
+  const queue = `q-${randomUUID().slice(0, 8)}`
+  const session = `expiry-${randomUUID().slice(0, 8)}`
+  const ws = sampleWorkspace()
+  const file = path.join(ws, 'hello.txt')
+  writeFileSync(file, 'one\ntwo\n')
+  const model = await editingModel()
+  const workers: WorkerProcess[] = []
+  onTestFinished(() => {
+    for (const w of workers) if (w.proc.exitCode === null) w.proc.kill('SIGKILL')
+  })
+  const worker = () => {
+    const flags = ['--workspace', ws, '--approvals', 'durable', '--approval-expiry', String(expiry)]
+    const started = startWorker({ db, queue, baseURL: model.baseURL, flags })
+    workers.push(started)
+    return started
+  }
+  const first = worker()
+  await first.waitFor((line) => line.startsWith('tooltx worker '))
+  const cli = (...args: string[]) => tooltxWith({ cwd: ws, env: cleanEnv() }, ...args, '--db', db)
+  const submitted = await cli('submit', session, 'make two loud', '--queue', queue)
+  const id = /^submitted ([0-9a-f-]{36}) /.exec(submitted.stdout)![1]!
+  await first.waitFor((line) => line.startsWith(`job ${id} ${session}: done (fresh)`))
+  if (stopAfterAsk) await stop(first)
+  const store = postgresStore(db)
+  onTestFinished(() => store.close())
+  const asked = (await store.load(session)).find((e) => e.type === 'approval/asked')
+  const expiresAt = asked?.type === 'approval/asked' ? asked.data.expiresAt! : ''
+  return { db, queue, session, id, file, model, first, worker, cli, store, expiresAt }
+}
+
+describe.skipIf(POSTGRES_URL === undefined)(
+  'tooltx worker --approvals durable --approval-expiry (PostgreSQL)',
+  () => {
+    it('N2.20, K5.14: an ask nobody decides expires after --approval-expiry and the running worker continues the turn within seconds, the edit denied', async () => {
+      const { session, id, file, model, first, store, expiresAt } = await expiringSubmission(2, false)
+      const line = await first.waitFor((l) => l.startsWith(`job ${id} ${session}: done (answered)`), 20_000)
+      const seen = Date.now()
+      expect(line).toBe(
+        `job ${id} ${session}: done (answered) — the approval of "call_edit" (edit_file) expired at ${expiresAt} with nobody deciding: the call was denied and the turn went on`,
+      )
+      expect(seen - Date.parse(expiresAt)).toBeLessThan(4000)
+      await stop(first)
+      expect(readFileSync(file, 'utf8')).toBe('one\ntwo\n')
+      expect(toolMessage(model, 'call_edit')).toBe(
+        'Error: approval for tool "edit_file" expired before anyone decided it',
+      )
+      const kinds = (await store.load(session)).map((e) => e.type)
+      const order = ['approval/asked', 'approval/decided', 'turn/resumed', 'tool/result', 'turn/end']
+      expect(kinds.filter((k) => order.includes(k))).toEqual(order)
+      expect(jobLines(first.lines).some((j) => j.result === 'failed' || j.result === 'handed-back')).toBe(
+        false,
+      )
+    }, 60_000)
+
+    it('K5.15, K5.16, N2.22: with no worker running, approvals lists the expired ask, approve records the expiry and queues the continuation; a worker started later finishes the turn', async () => {
+      const { queue, session, id, file, model, worker, cli, store, expiresAt } = await expiringSubmission(
+        3,
+        true,
+      )
+      await new Promise((resolve) =>
+        setTimeout(resolve, Math.max(0, Date.parse(expiresAt) - Date.now()) + 50),
+      )
+      const listed = await cli('approvals')
+      expect(listed.stdout.split('\n').filter((l) => l.includes(session))).toEqual([
+        `${session}  call call_edit  edit_file  expired ${expiresAt}: nobody decided in time, so the call is denied`,
+      ])
+      expect(listed.stdout).toContain(
+        '    the turn continues without it: a worker takes the job queued for the expiry (tooltx worker --db …)',
+      )
+      const late = await cli('approve', session, 'call_edit', '--queue', queue)
+      expect(late.code).toBe(1)
+      expect(late.stderr).toContain(`tooltx: the approval of call "call_edit" expired at ${expiresAt}`)
+      expect(late.stdout).toContain(
+        `Queued a job on ${queue} that continues submission ${id}: a worker (tooltx worker --db …) resumes the turn.`,
+      )
+      const second = worker()
+      await second.waitFor((line) => line.startsWith(`job ${id} ${session}: done (answered)`), 30_000)
+      await stop(second)
+      expect(readFileSync(file, 'utf8')).toBe('one\ntwo\n')
+      expect(toolMessage(model, 'call_edit')).toBe(
+        'Error: approval for tool "edit_file" expired before anyone decided it',
+      )
+      const events = await store.load(session)
+      expect(events.filter((e) => e.type === 'approval/decided')).toHaveLength(1)
+      expect(events.filter((e) => e.type === 'turn/resumed')).toHaveLength(1)
+      expect(events.findLast((e) => e.type === 'turn/end')?.data).toEqual({ turn: 1, reason: 'completed' })
+    }, 60_000)
+
+    it('K5.14: --approval-expiry without --approvals durable, or below 1, is a usage error (exit 2) before connecting', async () => {
+      const worker = (...args: string[]) =>
+        tooltxWith(
+          { cwd: '.', env: cleanEnv() },
+          'worker',
+          '--db',
+          'postgres://nobody@127.0.0.1:1/none',
+          ...args,
+        )
+      const alone = await worker('--approval-expiry', '5')
+      expect(alone.code).toBe(2)
+      expect(alone.stderr).toContain('--approval-expiry goes with --approvals durable')
+      const zero = await worker('--approvals', 'durable', '--approval-expiry', '0')
+      expect(zero.code).toBe(2)
+      expect(zero.stderr).toContain('--approval-expiry must be a whole number of at least 1, got "0"')
+    })
+  },
+)

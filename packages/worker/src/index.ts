@@ -1,4 +1,5 @@
 export {
+  type AskExpiry,
   markedMessage,
   planSubmission,
   RESUME_TEXT,
@@ -6,6 +7,7 @@ export {
   type Submission,
   type SubmissionPlan,
   submissionOf,
+  turnSubmission,
 } from './submission.js'
 export * from './turn-queue.js'
 export * from './worker.js'

@@ -11,6 +11,14 @@ export interface Submission {
   readonly id: string
   readonly session: string
   readonly message: UserMessage
+  /** Set on the job that continues the turn once the durable ask of `callId` expires (N2.20). */
+  readonly expiry?: AskExpiry
+}
+
+/** A durable ask a job waits to see expire: its call and its `expiresAt` (an ISO time, F2.2). */
+export interface AskExpiry {
+  readonly callId: string
+  readonly expiresAt: string
 }
 
 /**
@@ -48,6 +56,22 @@ export function planSubmission(events: readonly SessionEvent[], id: string): Sub
 export function submissionOf(message: UserMessage): string | undefined {
   const source = message.source as { kind?: unknown; id?: unknown } | undefined
   return source?.kind === SUBMISSION_KIND && typeof source.id === 'string' ? source.id : undefined
+}
+
+/**
+ * The submission whose message started turn `turn` of a log — its id and its message's content
+ * — or `undefined` when no submitted message is in that turn (a `run` session's turn, say).
+ */
+export function turnSubmission(
+  events: readonly SessionEvent[],
+  turn: number,
+): { readonly id: string; readonly message: UserMessage } | undefined {
+  for (const event of events) {
+    if (event.type !== 'user/message' || event.data.turn !== turn) continue
+    const id = submissionOf(event.data.message)
+    if (id !== undefined) return { id, message: { role: 'user', content: event.data.message.content } }
+  }
+  return undefined
 }
 
 /** The user message a worker queues for a submission's turn: marked with its id (N2.3). */

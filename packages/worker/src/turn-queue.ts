@@ -1,9 +1,9 @@
-import { randomUUID } from 'node:crypto'
+import { createHash, randomUUID } from 'node:crypto'
 import type { UserMessage } from '@tooltx/core'
 import { definitionError, errorMessage } from '@tooltx/core/internal'
 import { assertSessionId } from '@tooltx/session'
 import PgBoss from 'pg-boss'
-import { type Submission, userMessageOf } from './submission.js'
+import { type AskExpiry, type Submission, userMessageOf } from './submission.js'
 import { retryTransient } from './transient-retry.js'
 
 /** Options of `turnQueue` (N2.1). */
@@ -57,12 +57,21 @@ export interface SubmitOptions {
    * submission's (`message` is then its message, in case the log does not).
    */
   continues?: string
+  /**
+   * Makes the job that continues `continues` once its turn's durable ask of `expiry.callId`
+   * expires (N2.20): it is not offered before `expiry.expiresAt`, and its id is derived from
+   * the session, the submission and the ask (unless `id` is given), so queueing it again for
+   * the same ask queues nothing. Needs `continues`.
+   */
+  expiry?: AskExpiry
 }
 
 /** A handler's answer that its submission cannot run yet and must wait, using no retry (N2.10). */
 export interface SubmissionWait {
   /** Why it waits, e.g. the session's turn waits for a decision. */
   readonly wait: string
+  /** Offer it again after this many milliseconds, instead of after a tenth of its age (N2.20). */
+  readonly afterMs?: number
 }
 
 /** What a handler learns about the job it runs. */
@@ -102,7 +111,10 @@ export interface TurnQueue {
    * while its retries last).
    */
   consume(handler: SubmissionHandler, options: { concurrency: number }): Promise<Consumer>
-  /** How many submissions are not answered yet: queued, waiting (N2.10) or for a retry, or being worked on. */
+  /**
+   * How many submissions are not answered yet: queued, waiting (N2.10) or for a retry, or being
+   * worked on. The jobs that wait for an ask's expiry (N2.20) are not counted.
+   */
   pending(): Promise<number>
   /** Closes the connection pool; stop consumers first. */
   close(): Promise<void>
@@ -119,6 +131,8 @@ interface JobData {
   message: UserMessage
   /** The submission the job runs as, when it continues an earlier one (N2.16); else the job's own id. */
   continues?: string
+  /** The durable ask whose expiry the job waits for (N2.20). */
+  expiry?: AskExpiry
 }
 
 /**
@@ -178,17 +192,23 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
     async submit(sessionId, message, submitOptions = {}) {
       assertSessionId(sessionId)
       const data: JobData = { session: sessionId, message: userMessageOf(message) }
-      const id = submitOptions.id ?? randomUUID()
-      if (!UUID.test(id)) throw definitionError(`submit: id must be a UUID, got ${JSON.stringify(id)}`)
-      const { continues } = submitOptions
+      const { continues, expiry } = submitOptions
       if (continues !== undefined) {
         if (!UUID.test(continues))
           throw definitionError(`submit: continues must be a UUID, got ${JSON.stringify(continues)}`)
         data.continues = continues
       }
+      if (expiry !== undefined) data.expiry = checkedExpiry(expiry, continues)
+      const id =
+        submitOptions.id ??
+        (data.expiry && data.continues ? expiryJobId(sessionId, data.expiry, data.continues) : randomUUID())
+      if (!UUID.test(id)) throw definitionError(`submit: id must be a UUID, got ${JSON.stringify(id)}`)
       await start()
       // A null id means a job with this id exists already: the same submission, queued once.
-      await boss.send(name, data, { id })
+      await boss.send(name, data, {
+        id,
+        ...(data.expiry === undefined ? {} : { startAfter: new Date(data.expiry.expiresAt) }),
+      })
       return id
     },
     async consume(handler, { concurrency }) {
@@ -223,15 +243,15 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
         let failure: unknown
         let wait: SubmissionWait | undefined
         try {
-          const { session, message, continues } = job.data
-          const submission = { id: continues ?? job.id, session, message }
+          const { session, message, continues, expiry } = job.data
+          const submission = { id: continues ?? job.id, session, message, ...(expiry ? { expiry } : {}) }
           wait = await run(submission, { final: job.retryCount >= job.retryLimit })
         } catch (error) {
           failure = error
         }
         try {
           if (failure !== undefined) await boss.fail(name, job.id, { message: errorMessage(failure) })
-          else if (wait !== undefined) await putBack(job.id)
+          else if (wait !== undefined) await putBack(job.id, wait.afterMs)
           else await boss.complete(name, job.id)
         } catch (error) {
           // The job is left active: the visibility timeout hands it out again.
@@ -241,8 +261,9 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
       // pg-boss counts a retry when it hands out a job that was started before, so a wait
       // clears the start: the job is offered again after its sleep as if new, its retries
       // untouched (N2.10), and kept past pg-boss's removal of jobs never fetched (keep_until).
-      const putBack = async (id: string): Promise<void> => {
-        await boss.getDb().executeSql(waitSql(schema), [name, id, retryDelay, maxWaitSeconds])
+      const putBack = async (id: string, afterMs: number | undefined): Promise<void> => {
+        const after = afterMs === undefined ? null : Math.max(0, afterMs) / 1000
+        await boss.getDb().executeSql(waitSql(schema), [name, id, retryDelay, maxWaitSeconds, after])
       }
       const loops = Array.from({ length: concurrency }, slot)
       return {
@@ -254,7 +275,10 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
     },
     async pending() {
       await start()
-      return (await boss.getQueueSize(name, { before: 'completed' })) ?? 0
+      // An expiry job (N2.20) is no submission: it continues one that was already handled.
+      const sql = `SELECT count(*) AS count FROM ${schema}.job WHERE name = $1 AND state < 'completed' AND NOT data ? 'expiry'`
+      const result = await boss.getDb().executeSql(sql, [name])
+      return Number(result.rows[0]?.count ?? 0)
     },
     async close() {
       if (started === undefined) return
@@ -265,15 +289,46 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
 }
 
 /**
- * Puts active job $2 of queue $1 back to `created`, not started, offered again after a tenth of
- * its age clamped to [$3, $4] seconds. Written against pg-boss 10's job table (the version
- * `@tooltx/worker` pins); the wait test in packages/worker/test guards it.
+ * Puts active job $2 of queue $1 back to `created`, not started, offered again after $5 seconds
+ * when given, else after a tenth of its age clamped to [$3, $4] seconds; the age of a job that
+ * waits for an ask's expiry counts from that expiry, when it became due (N2.20). Written against
+ * pg-boss 10's job table (the version `@tooltx/worker` pins); the wait tests in
+ * packages/worker/test guard it.
  */
 function waitSql(schema: string): string {
+  const due = `GREATEST(created_on, COALESCE((data->'expiry'->>'expiresAt')::timestamptz, created_on))`
   return `UPDATE ${schema}.job SET state = 'created', started_on = NULL,
-  start_after = now() + LEAST($4::float8, GREATEST($3::float8, extract(epoch FROM now() - created_on) / 10)) * interval '1 second',
+  start_after = now() + COALESCE($5::float8, LEAST($4::float8, GREATEST($3::float8, extract(epoch FROM now() - ${due}) / 10))) * interval '1 second',
   keep_until = GREATEST(keep_until, now() + interval '1 day' + $4::float8 * interval '1 second')
 WHERE name = $1 AND id = $2 AND state = 'active'`
+}
+
+/** Checks `submit`'s `expiry` (N2.20); throws `INVALID_DEFINITION` saying what was wrong. */
+function checkedExpiry(expiry: AskExpiry, continues: string | undefined): AskExpiry {
+  const { callId, expiresAt } = (expiry ?? {}) as Partial<AskExpiry>
+  if (
+    typeof callId !== 'string' ||
+    callId === '' ||
+    typeof expiresAt !== 'string' ||
+    Number.isNaN(Date.parse(expiresAt))
+  ) {
+    throw definitionError(
+      `submit: expiry must be { callId: "<call id>", expiresAt: "<ISO time>" }, got ${JSON.stringify(expiry)}`,
+    )
+  }
+  if (continues === undefined)
+    throw definitionError('submit: expiry needs continues, the submission whose turn the ask waits in')
+  return { callId, expiresAt }
+}
+
+/** The id of the job that waits for one ask's expiry: the same for the same session, submission and ask. */
+function expiryJobId(session: string, expiry: AskExpiry, continues: string): string {
+  const hex = createHash('sha256')
+    .update(['expiry', session, continues, expiry.callId, expiry.expiresAt].join('\0'))
+    .digest('hex')
+  // A version-8 (custom) UUID, RFC 9562: the version nibble 8, the variant bits 10.
+  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16)
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`
 }
 
 /** Resolves after `ms`, or at once when `signal` aborts. */

@@ -8,6 +8,7 @@ import {
   type SessionStore,
   suspendedTurn,
 } from '@tooltx/session'
+import { expiredNote, expiryJob, untilExpiry } from './ask-expiry.js'
 import { markedMessage, planSubmission, type Submission, type SubmissionPlan } from './submission.js'
 import type { Consumer, SubmissionAttempt, SubmissionWait, TurnQueue } from './turn-queue.js'
 import { WriteGuard } from './write-guard.js'
@@ -145,6 +146,14 @@ class TurnWorker implements Worker {
       let plan = planSubmission(session.events(), submission.id)
       if (plan === 'answered') return this.#report(submission, plan, 'done')
       if (this.#stopping !== undefined) return this.#wait(submission, plan, 'the worker is stopping')
+      const { expiry } = submission
+      const early = expiry === undefined ? undefined : untilExpiry(session.events(), expiry, Date.now())
+      if (expiry !== undefined && early !== undefined) {
+        // The database's clock runs ahead of this one: the job waits until the ask expires here.
+        const why = `the approval of "${expiry.callId}" expires at ${expiry.expiresAt}; the job continues the turn then`
+        return this.#wait(submission, plan, why, early)
+      }
+      const job = { session, guard, attempt }
       let agent: Agent
       try {
         agent = await this.#options.agent(session)
@@ -165,12 +174,13 @@ class TurnWorker implements Worker {
         // waits otherwise (N2.10).
         if (suspendedTurn(session.events()) !== undefined) {
           const resumed = await agent.resume()
-          if (resumed?.reason === 'suspended') return this.#suspended(submission, plan, session, resumed)
+          if (resumed?.reason === 'suspended') return await this.#suspended(submission, plan, job, resumed)
           plan = planSubmission(session.events(), submission.id)
-          if (plan === 'answered') return this.#report(submission, plan, 'done')
+          const note = expiry === undefined ? undefined : expiredNote(session.events(), expiry)
+          if (plan === 'answered') return this.#report(submission, plan, 'done', note)
         }
         outcome = await agent.inject(markedMessage(submission, plan))
-        if (outcome.reason === 'suspended') return this.#suspended(submission, plan, session, outcome)
+        if (outcome.reason === 'suspended') return await this.#suspended(submission, plan, job, outcome)
       } finally {
         off()
         this.#agents.delete(agent)
@@ -193,24 +203,42 @@ class TurnWorker implements Worker {
 
   /**
    * A job whose session's turn waits on a durable approval (F2.12): done when the log holds the
-   * job's message (the resumed turn answers it), else it waits for the decision (N2.10).
+   * job's message (the resumed turn answers it), else it waits for the decision (N2.10). Either
+   * way the job that continues the turn when the ask expires is queued first (N2.20: once per
+   * ask, so every job that finds the turn waiting may queue it); when that fails, so does this job.
    */
-  #suspended(
+  async #suspended(
     submission: Submission,
     plan: SubmissionPlan,
-    session: Session,
+    job: { readonly session: Session; readonly guard: WriteGuard; readonly attempt: SubmissionAttempt },
     outcome: TurnOutcome,
-  ): SubmissionWait | undefined {
+  ): Promise<SubmissionWait | undefined> {
+    const { session } = job
+    const expiring = expiryJob(session.events())
+    if (expiring !== undefined) {
+      const { continues, message, expiry } = expiring
+      try {
+        await this.#options.queue.submit(session.id, message, { continues, expiry })
+      } catch (error) {
+        const reason = `the job that continues the turn when its approval expires could not be queued: ${errorMessage(error)}`
+        throw await this.#fail(submission, plan, job.attempt, reason, error, job)
+      }
+    }
     const calls = (outcome.pending ?? []).map((p) => `"${p.callId}" (${p.name})`).join(', ')
     const why = `the turn waits for a decision on ${calls}; a job for the session after the decision resumes it`
     if (planSubmission(session.events(), submission.id) === 'fresh') return this.#wait(submission, plan, why)
     return this.#report(submission, plan, 'done', why)
   }
 
-  /** The job goes back to the queue without using a retry (N2.10). */
-  #wait(submission: Submission, plan: SubmissionPlan | undefined, reason: string): SubmissionWait {
+  /** The job goes back to the queue without using a retry (N2.10), for `afterMs` when given. */
+  #wait(
+    submission: Submission,
+    plan: SubmissionPlan | undefined,
+    reason: string,
+    afterMs?: number,
+  ): SubmissionWait {
     this.#report(submission, plan, 'waiting', reason)
-    return { wait: reason }
+    return afterMs === undefined ? { wait: reason } : { wait: reason, afterMs }
   }
 
   /**

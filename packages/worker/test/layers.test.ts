@@ -11,7 +11,7 @@ const graph = importGraph(fileURLToPath(new URL('../src/', import.meta.url)))
 
 /** Bottom to top. */
 const LAYERS: readonly (readonly string[])[] = [
-  ['submission.ts', 'transient-retry.ts', 'write-guard.ts'],
+  ['submission.ts', 'ask-expiry.ts', 'transient-retry.ts', 'write-guard.ts'],
   ['turn-queue.ts'],
   ['worker.ts'],
   ['index.ts'],

@@ -3,7 +3,7 @@ import { decideApproval, pendingApprovals } from '@tooltx/agent'
 import { openSession, type Session, type SessionEvent } from '@tooltx/session'
 import { argumentLines, reasonLines } from '../display/approval-arguments.js'
 import { type Output, UsageError } from '../display/output.js'
-import { demoResumeHint, runResumeHint } from '../display/replay-hint.js'
+import { suspendedResumeHint } from '../display/replay-hint.js'
 import { terminalSafe } from '../display/terminal-text.js'
 import { queueResumeJob } from '../resume-job.js'
 import { isPostgres, openStore, storedSessionId } from '../session-store.js'
@@ -80,7 +80,7 @@ function whoami(): string {
 export async function approveCommand(options: ApproveOptions, out: Output): Promise<number> {
   const id = await storedSessionId(options.db, options.session, 'approve')
   const store = openStore(options.db, out)
-  let decided: { events: readonly SessionEvent[]; turn: number | undefined }
+  let decided: Decided
   try {
     const session = await openSession(store, { id })
     try {
@@ -96,24 +96,36 @@ export async function approveCommand(options: ApproveOptions, out: Output): Prom
     isPostgres(options.db) && decided.turn !== undefined
       ? await queueResumeJob(options.db, options.queue, id, decided.events, decided.turn)
       : undefined
+  // An expired ask is refused, but its expiry is recorded (F2.6): the turn can go on now.
+  if (decided.expired !== undefined) out.error(`tooltx: ${decided.expired}`)
   out.line(
     job === undefined
-      ? `The turn continues when the session is resumed: ${resumeHint(id, options.db)}`
+      ? `The turn continues when the session is resumed: ${suspendedResumeHint(id, options.db)}`
       : `Queued a job on ${options.queue ?? 'tooltx-turns'} that continues submission ${job}: a worker (tooltx worker --db …) resumes the turn.`,
   )
-  return 0
+  return decided.expired === undefined ? 0 : 1
+}
+
+/**
+ * What `decideOne` did: the log it read, the turn of the decided ask, and the refusal message
+ * when the ask had expired and this command recorded the expiry instead of the decision.
+ */
+interface Decided {
+  readonly events: readonly SessionEvent[]
+  readonly turn: number | undefined
+  readonly expired?: string
 }
 
 /**
  * Shows the call waiting in `session` (id `id`), gets the confirmation K5.7 asks for, and
- * records the decision; resolves with the log it read and the turn of the decided ask.
+ * records the decision, or the expiry of an ask that expired meanwhile (K5.16).
  */
 async function decideOne(
   session: Session,
   id: string,
   options: ApproveOptions,
   out: Output,
-): Promise<{ events: readonly SessionEvent[]; turn: number | undefined }> {
+): Promise<Decided> {
   const events = session.events()
   const wait = pendingApprovals(events).find((pending) => pending.callId === options.callId)
   let digest = options.digest
@@ -124,7 +136,8 @@ async function decideOne(
     const shown = argumentLines(raw, { digest: wait.argumentsDigest })
     for (const line of shown) out.line(terminalSafe(`    ${line}`))
     out.line(`    digest: ${wait.argumentsDigest}`)
-    if (digest === undefined && !options.deny) {
+    // An expired ask is not put to the person: it can only be recorded expired (F2.6).
+    if (digest === undefined && !options.deny && !wait.expired) {
       if (!(await confirmed(out, wait.name))) {
         throw new UsageError(
           `you did not confirm, so nothing was recorded; to refuse the call, run the command again with --deny`,
@@ -134,27 +147,27 @@ async function decideOne(
     }
   }
   const by = options.by ?? whoami()
-  const decided = await decideApproval(session, options.callId, {
-    decision: options.deny ? 'denied' : 'allowed-once',
-    by,
-    ...(options.reason === undefined ? {} : { reason: options.reason }),
-    // A denial needs no confirmation: refusing what one did not check harms no one.
-    digest: digest ?? wait?.argumentsDigest ?? '-',
-  })
+  let decided: Awaited<ReturnType<typeof decideApproval>>
+  const seen = session.events().length
+  try {
+    decided = await decideApproval(session, options.callId, {
+      decision: options.deny ? 'denied' : 'allowed-once',
+      by,
+      ...(options.reason === undefined ? {} : { reason: options.reason }),
+      // A denial needs no confirmation: refusing what one did not check harms no one.
+      digest: digest ?? wait?.argumentsDigest ?? '-',
+    })
+  } catch (error) {
+    // Only a refusal that recorded the expiry lets the turn go on; any other records nothing.
+    const last = session.events().at(-1)
+    const expired =
+      session.events().length > seen && last?.type === 'approval/decided' && last.data.outcome === 'expired'
+    if (!expired) throw error
+    return { events, turn: wait?.turn, expired: (error as Error).message }
+  }
   const verb = decided.outcome === 'allowed-once' ? 'approved' : 'denied'
   out.line(terminalSafe(`${verb} ${decided.name} (call ${decided.callId}) in ${id}, by ${by}`))
   return { events, turn: wait?.turn }
-}
-
-/**
- * The command that finishes the suspended turn of session `id` (K5.3, K5.12): `demo --resume`
- * for a demo session, `run --session … --approvals durable` for a `run` session, else the next
- * job a worker takes for the session (F2.12).
- */
-function resumeHint(id: string, db: string): string {
-  if (id.startsWith('demo-')) return demoResumeHint(id, db)
-  if (id.startsWith('run-')) return runResumeHint(id, db)
-  return `the next job a worker takes for it (npx tooltx submit ${id} "<message>" --db …)`
 }
 
 /**

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs'
 import path from 'node:path'
 import { parseArgs } from 'node:util'
+import type { ApprovalsOption } from '@tooltx/agent'
 import type { ToolMode } from '@tooltx/core'
 import { DEFAULT_DB } from '../display/default-db.js'
 import { seeHelp, UsageError } from '../display/output.js'
@@ -206,12 +207,29 @@ export function agentFlags(
 }
 
 /**
- * `--approvals`: `durable` lets an ask wait in the session for `tooltx approve` (K5.10, N2.16);
- * `undefined` when not given; anything else is a usage error; `durable` with `--yes` too.
+ * `--approvals` and `--approval-expiry` (K5.10, K5.14, N2.16): `--approvals durable` lets an ask
+ * wait in the session for `tooltx approve`, for `--approval-expiry` seconds (a whole number >= 1;
+ * default 24 h) before it expires and its call is denied. `undefined` without `--approvals`;
+ * another `--approvals`, `durable` with `--yes`, a bad expiry or an expiry without `durable`
+ * is a usage error.
  */
-export function durableFlag(usage: CommandUsage, value: string | undefined, yes: boolean): boolean {
-  if (value === undefined) return false
+export function durableFlag(
+  usage: CommandUsage,
+  values: {
+    approvals?: string | undefined
+    yes?: boolean | undefined
+    'approval-expiry'?: string | undefined
+  },
+): ApprovalsOption | undefined {
+  const expiry = values['approval-expiry']
+  const value = values.approvals
+  if (value === undefined) {
+    if (expiry !== undefined) throw usageError(usage, '--approval-expiry goes with --approvals durable')
+    return undefined
+  }
   if (value !== 'durable') throw usageError(usage, `--approvals takes only "durable", got "${value}"`)
-  if (yes) throw usageError(usage, '--approvals durable and --yes contradict each other: pick one')
-  return true
+  if (values.yes === true)
+    throw usageError(usage, '--approvals durable and --yes contradict each other: pick one')
+  if (expiry === undefined) return 'durable'
+  return { mode: 'durable', expiresAfterMs: count(usage, '--approval-expiry', expiry, 1) * 1000 }
 }

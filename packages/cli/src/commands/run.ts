@@ -1,6 +1,7 @@
 import path from 'node:path'
 import {
   type Agent,
+  type ApprovalsOption,
   anthropic,
   createAgent,
   DEFAULT_MODELS,
@@ -67,7 +68,10 @@ ${TOOLS_HELP}
   --approvals durable
                    let each ask wait in the session instead: the turn suspends, this
                    process exits 0 and prints the \`tooltx approve\` command; once decided,
-                   \`tooltx run --session <id> --approvals durable\` (no task) finishes it
+                   \`tooltx run --session <id> --approvals durable\` (no task) finishes it;
+                   nobody deciding, the ask expires and that command goes on without the call
+  --approval-expiry S
+                   with --approvals durable: seconds an ask waits before it expires (default 86400)
   --allow-shell C  run shell commands that are C or start with "C " without asking, when
                    they hold no shell syntax (; | & $ \` > quotes globs); repeatable
   --mcp S          add an MCP server's tools, as mcp__<name>__<tool>: S is a command
@@ -106,8 +110,8 @@ export interface RunOptions {
   mcp?: readonly McpServerSpec[]
   /** `--timeout`: seconds a model request may go without an answer; default 120 (K2.11). */
   timeoutSeconds?: number
-  /** `--approvals durable`: asks wait in the session for `tooltx approve` (K5.10). */
-  durable?: boolean
+  /** `--approvals durable [--approval-expiry S]`: asks wait in the session for `tooltx approve` (K5.10, K5.14). */
+  approvals?: ApprovalsOption
   /** `--session`: continue this stored session (a fork, say) instead of starting a new one (A2.2). */
   session?: string
   env: NodeJS.ProcessEnv
@@ -309,8 +313,8 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     session,
     model,
     ...(sandbox ? { codeRuntime: sandbox } : {}),
-    ...(options.durable
-      ? { approvals: 'durable' as const }
+    ...(options.approvals
+      ? { approvals: options.approvals }
       : {
           approver: cliApprover({
             out,
@@ -382,16 +386,16 @@ function suspendedRun(
 export const command: Command = defineCommand(
   USAGE,
   {
-    strings: ['db', ...AGENT_STRING_FLAGS, 'session', 'timeout', 'approvals'],
+    strings: ['db', ...AGENT_STRING_FLAGS, 'session', 'timeout', 'approvals', 'approval-expiry'],
     repeatable: ['mcp', 'allow-shell'],
     booleans: ['yes'],
   },
   async ({ values, positionals }, out, env) => {
     const mcp = values.mcp === undefined ? [] : mcpServerSpecs(values.mcp)
     const task = positionals.join(' ').trim()
-    const durable = durableFlag(USAGE, values.approvals, values.yes === true)
+    const approvals = durableFlag(USAGE, values)
     // A suspended turn is finished by a run on its session without a task (K5.11).
-    if (task === '' && !(durable && values.session !== undefined))
+    if (task === '' && !(approvals !== undefined && values.session !== undefined))
       throw usageError(USAGE, 'run needs a task, e.g. tooltx run "summarise the TODOs"')
     const outcome = await runCommand(
       {
@@ -399,7 +403,7 @@ export const command: Command = defineCommand(
         db: dbPath(values.db),
         ...agentFlags(USAGE, values),
         yes: values.yes === true,
-        durable,
+        ...defined({ approvals }),
         mcp,
         allowShell: values['allow-shell'] ?? [],
         ...(values.timeout === undefined

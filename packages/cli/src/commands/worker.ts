@@ -1,4 +1,4 @@
-import { createAgent, DEFAULT_MODELS } from '@tooltx/agent'
+import { type ApprovalsOption, createAgent, DEFAULT_MODELS } from '@tooltx/agent'
 import type { ToolMode } from '@tooltx/core'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { postgresStore } from '@tooltx/session'
@@ -49,7 +49,10 @@ ${TOOLS_HELP}
                    refused: nobody is asked)
   --approvals durable
                    let each ask wait in the session: the job is done, \`tooltx approvals\`
-                   lists it, \`tooltx approve\` decides it and queues the job that resumes it
+                   lists it, \`tooltx approve\` decides it and queues the job that resumes it;
+                   nobody deciding, it expires and a worker continues the turn without the call
+  --approval-expiry S
+                   with --approvals durable: seconds an ask waits before it expires (default 86400)
   -h, --help       show this help
 
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL.`,
@@ -72,8 +75,8 @@ export interface WorkerCommandOptions extends ModelChoice {
   tools?: string
   /** Approve every write; without it writes are refused (a worker has no one to ask). */
   yes: boolean
-  /** `--approvals durable`: asks wait in the session for `tooltx approve` (N2.16). */
-  durable?: boolean
+  /** `--approvals durable [--approval-expiry S]`: asks wait in the session for `tooltx approve` (N2.16, K5.14). */
+  approvals?: ApprovalsOption
 }
 
 /**
@@ -119,7 +122,7 @@ export async function workerCommand(options: WorkerCommandOptions, out: Output):
           scope,
           session,
           model,
-          ...(options.durable ? { approvals: 'durable' as const } : { approver }),
+          ...(options.approvals ? { approvals: options.approvals } : { approver }),
           system: AGENT_SYSTEM_PROMPT,
           ...(sandbox ? { codeRuntime: sandbox } : {}),
         })
@@ -174,6 +177,7 @@ export const command: Command = defineCommand(
       'visibility-timeout',
       'grace',
       'approvals',
+      'approval-expiry',
       ...AGENT_STRING_FLAGS,
     ],
     booleans: ['yes'],
@@ -189,7 +193,7 @@ export const command: Command = defineCommand(
         grace: count(USAGE, '--grace', values.grace, 10, 0),
         ...agentFlags(USAGE, values),
         yes: values.yes === true,
-        durable: durableFlag(USAGE, values.approvals, values.yes === true),
+        ...defined({ approvals: durableFlag(USAGE, values) }),
         env,
       },
       out,

@@ -49,3 +49,14 @@ export function runResumeHint(id: string, db: string): string {
 export function approvalsHint(db: string): string {
   return `npx tooltx approvals${dbFlag(db)}`
 }
+
+/**
+ * How the suspended turn of session `id` of database `db` is finished once decided (K5.3,
+ * K5.12): `demo --resume` for a demo session, `run --session … --approvals durable` for a `run`
+ * session, else the next job a worker takes for it (F2.12).
+ */
+export function suspendedResumeHint(id: string, db: string): string {
+  if (id.startsWith('demo-')) return demoResumeHint(id, db)
+  if (id.startsWith('run-')) return runResumeHint(id, db)
+  return `the next job a worker takes for it (npx tooltx submit ${shellWord(id)} "<message>" --db …)`
+}

@@ -6,8 +6,8 @@ import { terminalSafe } from './terminal-text.js'
 /**
  * Says what a suspended turn waits for and the commands that go on with it (K5.1, K5.10): each
  * waiting call and its expiry, where the session was saved, `tooltx approvals` to see the change,
- * the `tooltx approve` command of the first waiting call, and `resume`, the command (or the words)
- * that continue the turn once decided.
+ * the `tooltx approve` command of the first waiting call, `resume`, the command (or the words)
+ * that continue the turn once decided, and what finishing it does once the ask expired (K5.15).
  */
 export function suspendedNote(
   out: Output,
@@ -29,4 +29,5 @@ export function suspendedNote(
   if (first !== undefined)
     out.line(`Decide it from another command: ${approveHint(id, first.callId, db)}   (or add --deny)`)
   out.line(`Then finish the turn with: ${resume}`)
+  out.line('If nobody decides before it expires, finishing the turn denies the call and goes on without it.')
 }
