@@ -222,7 +222,7 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
 function messagesRequest(request: ModelRequest, options: AnthropicOptions): MessageCreateParamsStreaming {
   const body: MessageCreateParamsStreaming = {
     model: options.model,
-    max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    max_tokens: request.maxTokens ?? options.maxTokens ?? DEFAULT_MAX_TOKENS,
     messages: anthropicMessages(request.messages),
     stream: true,
   }
