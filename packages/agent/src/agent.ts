@@ -8,7 +8,12 @@ import { type LoopContext, loopContext } from './loop/loop-context.js'
 import { recoverInterrupted } from './loop/recover-interrupted.js'
 import { runTurn, type TurnRun } from './loop/run-turn.js'
 import { snapshotUserMessage, textMessage } from './loop/user-input.js'
-import { agentElicitor, type ElicitationOptions, type Elicitor } from './server-elicitation.js'
+import {
+  agentElicitor,
+  type ElicitationOptions,
+  type ElicitationRequest,
+  type Elicitor,
+} from './server-elicitation.js'
 import { agentSampler, type Sampler, type SamplingOptions } from './server-sampling.js'
 
 export type { AgentOptions } from './loop/agent-options.js'
@@ -65,7 +70,7 @@ export interface Agent {
    * Answers the questions of MCP servers (`mcpTools`' `onElicit`, Y2.35): by `answer`, or by the
    * agent's approver when a question has a yes/no shape; each recorded as `server/request`.
    */
-  elicitor(options?: ElicitationOptions): Elicitor
+  elicitor<R extends ElicitationRequest = ElicitationRequest>(options?: ElicitationOptions<R>): Elicitor<R>
 }
 
 /**
@@ -165,7 +170,7 @@ class AgentLoop implements Agent {
     return agentSampler(this.#ctx, options)
   }
 
-  elicitor(options?: ElicitationOptions): Elicitor {
+  elicitor<R extends ElicitationRequest = ElicitationRequest>(options?: ElicitationOptions<R>): Elicitor<R> {
     return agentElicitor(this.#ctx, options)
   }
 

@@ -28,22 +28,27 @@ export type ElicitationAnswer =
   | { action: 'accept'; content?: Record<string, string | number | boolean | string[]> }
   | { action: 'decline' | 'cancel' }
 
-/** Options of `agent.elicitor` (Y2.35). */
-export interface ElicitationOptions {
+/** Options of `agent.elicitor` (Y2.35); `R` is the request type of the client that hands questions over. */
+export interface ElicitationOptions<R extends ElicitationRequest = ElicitationRequest> {
   /**
    * Answers the questions itself (a person at a terminal, a form in a UI); without it the
    * agent's approver answers the questions it can (Y2.36).
    */
-  answer?: (request: ElicitationRequest) => ElicitationAnswer | Promise<ElicitationAnswer>
+  answer?: (request: R) => ElicitationAnswer | Promise<ElicitationAnswer>
 }
 
 /** Answers a server's question. */
-export type Elicitor = (request: ElicitationRequest) => Promise<ElicitationAnswer>
+export type Elicitor<R extends ElicitationRequest = ElicitationRequest> = (
+  request: R,
+) => Promise<ElicitationAnswer>
 
 type Answered = { answer: ElicitationAnswer; by: ElicitationRequestData['by']; reason?: string }
 
 /** Checks `options` (throwing `INVALID_DEFINITION`) and builds the elicitor of Y2.35. */
-export function agentElicitor(ctx: LoopContext, options: ElicitationOptions = {}): Elicitor {
+export function agentElicitor<R extends ElicitationRequest>(
+  ctx: LoopContext,
+  options: ElicitationOptions<R> = {},
+): Elicitor<R> {
   const { answer } = options
   return async (request) => {
     const site = requestSite(ctx, request.signal)
