@@ -102,7 +102,7 @@ describe('Y4 tooltx run --mcp: the person at the other end', () => {
 })
 
 describe.skipIf(!hasTmux())('Y4 tooltx run --mcp at a terminal (tmux)', () => {
-  it('Y4.7: a server question is asked field by field; Enter keeps a default, an answer that does not fit asks again', async () => {
+  it('Y4.7 Y4.12: a server question is asked field by field; Enter keeps a default, an answer that does not fit asks again; replay shows it, without the values', async () => {
     const cwd = sampleWorkspace()
     const model = await fakeModel([{ toolCalls: [ASK_CALL] }, { text: 'Red it is.' }])
     const term = await Terminal.start(
@@ -127,6 +127,12 @@ describe.skipIf(!hasTmux())('Y4 tooltx run --mcp at a terminal (tmux)', () => {
       action: 'accept',
       content: { colour: 'red', count: 2 },
     })
+    const replay = await tooltxWith({ cwd, env: env() }, 'replay', 'latest')
+    expect(replay.stdout).toContain(
+      '    ⇄ MCP server "forms" asked "Which colour?" (fields colour, count) during call call_ask: accept by the person (answered colour)',
+    )
+    // The record names the fields answered, never their values (the tool's own result shows those).
+    expect(replay.stdout.split('\n').filter((line) => line.includes('⇄'))).toHaveLength(1)
   })
 
   it('Y4.10 Y4.11 Y4.12: a completion is allowed at the terminal after it shows what is sent and to which model (--yes does not allow it), answered by the run model, and recorded for replay', async () => {
