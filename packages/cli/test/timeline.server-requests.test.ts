@@ -1,0 +1,84 @@
+/**
+ * A server's request of the host on the timeline and in the viewer (Y4.12): one display entry
+ * (G1.1) for `server/request`, whatever its kind and outcome, printed terminal-safe.
+ */
+import type { ServerRequestData, SessionEvent } from '@tooltx/session'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { displaySession } from '../src/display/session-display.js'
+import { renderSession } from '../src/session-timeline.js'
+
+const T = { turn: 1, step: 1 }
+const event = (data: ServerRequestData, seq = 3) => ({ seq, type: 'server/request', data }) as SessionEvent
+const OPEN = [
+  { seq: 1, type: 'turn/start', data: { turn: 1 } },
+  { seq: 2, type: 'step/start', data: T },
+] as SessionEvent[]
+const noLookup = () => undefined
+
+describe('Y4.12 server/request on the timeline', () => {
+  it('Y4.12 a refused completion and a cancelled question each print one line saying who decided and why', () => {
+    const lines = renderSession(
+      [
+        ...OPEN,
+        event({
+          ...T,
+          kind: 'sampling',
+          server: 'docs',
+          calls: [],
+          messages: 2,
+          characters: 1,
+          model: 'm',
+          maxTokens: 9,
+          outcome: 'refused',
+          by: 'policy',
+          reason: "the host's policy refuses sampling",
+        }),
+        event(
+          {
+            ...T,
+            kind: 'elicitation',
+            server: 'docs',
+            calls: ['a', 'b'],
+            message: 'Pick',
+            fields: [],
+            outcome: 'cancel',
+            by: 'approver',
+            reason: 'the approver answered cancelled',
+          },
+          4,
+        ),
+      ],
+      noLookup,
+    )
+    expect(lines.slice(2)).toEqual([
+      `    ⇄ MCP server "docs" asked m for a completion (2 messages, 1 character, at most 9 tokens): refused by the host's policy: the host's policy refuses sampling`,
+      '    ⇄ MCP server "docs" asked "Pick" (no fields) during call a, b: cancel by the approver: the approver answered cancelled',
+    ])
+  })
+
+  it('Y4.12 the viewer gets the same entry, and a server text never carries a control character to the terminal', () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), (message, reply) => {
+        const data: ServerRequestData = {
+          ...T,
+          kind: 'sampling',
+          server: 's',
+          calls: ['c'],
+          messages: 1,
+          characters: message.length,
+          last: message,
+          model: 'm',
+          maxTokens: 5,
+          outcome: 'answered',
+          by: 'approver',
+          reply,
+        }
+        const [entry] = displaySession([event(data)], noLookup)
+        expect(entry).toMatchObject({ kind: 'note', what: 'server-request', turn: 1, step: 1 })
+        for (const line of renderSession([event(data)], noLookup))
+          expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/)
+      }),
+    )
+  })
+})
