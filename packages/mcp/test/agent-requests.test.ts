@@ -10,13 +10,14 @@ import path from 'node:path'
 import {
   type AgentOptions,
   createAgent,
+  type ElicitationOptions,
   type SamplingOptions,
   type ScriptedStep,
   SERVER_REQUEST_NAMES,
   scripted,
 } from '@tooltx/agent'
 import { type ApprovalRequest, createToolRuntime } from '@tooltx/core'
-import { mcpTools } from '@tooltx/mcp'
+import { type ElicitQuestion, mcpTools } from '@tooltx/mcp'
 import { fileStore, openSession, type SessionEvent } from '@tooltx/session'
 import { afterEach, describe, expect, it } from 'vitest'
 import { cleanupAll, cleanups, fixture } from './mcp.fixtures.js'
@@ -44,6 +45,7 @@ interface Setup {
   steps: readonly ScriptedStep[]
   agent?: Partial<AgentOptions>
   sampling?: SamplingOptions
+  elicitation?: ElicitationOptions<ElicitQuestion>
 }
 
 /**
@@ -51,7 +53,7 @@ interface Setup {
  * the agent's sampler and elicitor as the client's handlers; resolves with what the approver
  * was asked, the model, the turn's tool result text and the session's events after reopening.
  */
-async function runTurn({ steps, agent: extra = {}, sampling }: Setup) {
+async function runTurn({ steps, agent: extra = {}, sampling, elicitation }: Setup) {
   const dir = mkdtempSync(path.join(tmpdir(), 'tooltx-requests-'))
   cleanups.push(() => rmSync(dir, { recursive: true, force: true }))
   const runtime = createToolRuntime()
@@ -74,7 +76,7 @@ async function runTurn({ steps, agent: extra = {}, sampling }: Setup) {
   const tools = await mcpTools(FORMS, {
     name: 'forms',
     onSample: agent.sampler(sampling),
-    onElicit: agent.elicitor(),
+    onElicit: agent.elicitor(elicitation),
   })
   cleanups.push(() => tools.close())
   tools.register(scope)
@@ -272,6 +274,37 @@ describe('Y2.35 Y2.36 agent.elicitor answers a server question through the appro
         fields: ['colour', 'sure'],
         reason: 'the approver answers only yes or no, and this form asks for colour, sure',
       },
+    ])
+  })
+
+  it('Y2.35 L1.10 a host handler answers instead of the approver; one that throws cancels, and the record says so', async () => {
+    const seen: string[] = []
+    const answered = await runTurn({
+      steps: [ask(YES_NO), { text: 'done' }],
+      elicitation: {
+        answer: (question) => {
+          seen.push(`${question.server}: ${question.message} during ${question.calls.join()}`)
+          return { action: 'accept', content: { confirm: false } }
+        },
+      },
+    })
+    expect(seen).toEqual(['forms: Deploy now? during c1'])
+    expect(answered.asked).toEqual([])
+    expect(JSON.parse(answered.text!)).toEqual({ action: 'accept', content: { confirm: false } })
+    expect(requests(answered.events)).toMatchObject([
+      { outcome: 'accept', by: 'handler', answered: ['confirm'] },
+    ])
+    const failing = await runTurn({
+      steps: [ask(YES_NO), { text: 'done' }],
+      elicitation: {
+        answer: () => {
+          throw new Error('the form closed')
+        },
+      },
+    })
+    expect(JSON.parse(failing.text!)).toEqual({ action: 'cancel' })
+    expect(requests(failing.events)).toMatchObject([
+      { outcome: 'cancel', by: 'handler', reason: 'the handler failed: the form closed' },
     ])
   })
 })
