@@ -72,10 +72,7 @@ describe('L1.10 server/request', () => {
       'server/request needs { server, calls: [<call ids>], by: "policy" | "approver" | "handler" }',
     )
     const { reply: _, ...unanswered } = SAMPLING
-    await refused(
-      unanswered,
-      'server/request sampling carries a "reply" iff it was answered',
-    )
+    await refused(unanswered, 'server/request sampling carries a "reply" iff it was answered')
     await refused(
       { ...SAMPLING, maxTokens: -1 },
       'server/request sampling needs { messages, characters, last?, model, maxTokens }',
