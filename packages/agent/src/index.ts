@@ -35,6 +35,7 @@ export { SERVER_REQUEST_NAMES } from './server-request.js'
 export {
   DEFAULT_SAMPLING_MAX_TOKENS,
   type Sampler,
+  type SamplingAsk,
   type SamplingDecision,
   type SamplingOptions,
   type SamplingReply,

@@ -53,6 +53,18 @@ export interface SamplingOptions {
   model?: ModelAdapter
 }
 
+/**
+ * What an ask about a sampling request puts to the approver as its arguments (Y2.32): exactly
+ * what would be sent, and to which model. A type, not an interface, so it is a `JsonValue`.
+ */
+export type SamplingAsk = {
+  server: string
+  model: string
+  maxTokens: number
+  systemPrompt?: string
+  messages: { role: string; text: string }[]
+}
+
 /** Answers a server's sampling request; a rejection refuses it with its message. */
 export type Sampler = (request: SamplingRequest) => Promise<SamplingReply>
 
@@ -107,17 +119,18 @@ export function agentSampler(ctx: LoopContext, options: SamplingOptions = {}): S
       model: model.name,
       maxTokens: bound,
     }
-    const decided = await decide(ctx, policy, request, site, {
+    const shown: SamplingAsk = {
       server: request.server,
       model: model.name,
       maxTokens: bound,
       ...(request.systemPrompt === undefined ? {} : { systemPrompt: request.systemPrompt }),
       messages: texts,
-    })
+    }
+    const decided = await decide(ctx, policy, request, site, shown)
     let data: SamplingRequestData
     if (decided.allowed) {
       try {
-        const text = await complete(model, texts, request.systemPrompt, bound, site.signal)
+        const text = await complete(model, shown, site.signal)
         data = { ...record, outcome: 'answered', by: decided.by, reply: text }
       } catch (error) {
         data = {
@@ -148,13 +161,7 @@ async function decide(
   policy: NonNullable<SamplingOptions['policy']>,
   request: SamplingRequest,
   site: RequestSite,
-  shown: {
-    server: string
-    model: string
-    maxTokens: number
-    systemPrompt?: string
-    messages: { role: string; text: string }[]
-  },
+  shown: SamplingAsk,
 ): Promise<Decided> {
   let said: unknown = policy
   if (typeof policy === 'function') {
@@ -185,19 +192,20 @@ async function decide(
     : { allowed: false, by: 'approver', reason: verdict.reason }
 }
 
-/** `model`'s reply to the messages: text only, with the server's system prompt, no tools, at most `maxTokens`. */
-async function complete(
-  model: ModelAdapter,
-  texts: readonly { role: string; text: string }[],
-  system: string | undefined,
-  maxTokens: number,
-  signal: AbortSignal,
-): Promise<string> {
-  const messages: ModelMessage[] = texts.map(({ role, text }) => ({
+/** `model`'s reply to what `shown` holds: text only, with the server's system prompt, no tools, at most `maxTokens`. */
+async function complete(model: ModelAdapter, shown: SamplingAsk, signal: AbortSignal): Promise<string> {
+  const messages: ModelMessage[] = shown.messages.map(({ role, text }) => ({
     role: role === 'assistant' ? 'assistant' : 'user',
     content: [{ type: 'text', text }],
   }))
-  const request = { instructions: '', tools: [], messages, maxTokens, ...(system ? { system } : {}) }
+  const { systemPrompt, maxTokens } = shown
+  const request = {
+    instructions: '',
+    tools: [],
+    messages,
+    maxTokens,
+    ...(systemPrompt ? { system: systemPrompt } : {}),
+  }
   for await (const event of model.stream(request, signal))
     if (event.type === 'message')
       return event.content.map((block) => (block.type === 'text' ? block.text : '')).join('')

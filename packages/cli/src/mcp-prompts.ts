@@ -3,6 +3,7 @@
  * questions (elicitation) asked at the terminal field by field, their requests for a completion
  * of the run's model put to the person at the terminal, and their log messages on the timeline.
  */
+import type { SamplingAsk } from '@tooltx/agent'
 import type { ApprovalOutcome, ApprovalRequest } from '@tooltx/core'
 import type { ElicitAnswer, ElicitHandler, ElicitQuestion, ServerLogEntry } from '@tooltx/mcp'
 import type { Output } from './display/output.js'
@@ -118,15 +119,6 @@ export function timelineLog(out: Output): (entry: ServerLogEntry) => void {
     const from = logger === undefined ? '' : ` (${logger})`
     out.line(terminalSafe(`    · MCP server "${server}"${from} ${level}: ${text}`))
   }
-}
-
-/** What the agent puts to the approver about a server's sampling request (Y2.32). */
-interface SamplingAsk {
-  server: string
-  model: string
-  maxTokens: number
-  systemPrompt?: string
-  messages: { role: string; text: string }[]
 }
 
 /**
