@@ -2,11 +2,21 @@
  * A server's request of the host on the timeline and in the viewer (Y4.12): one display entry
  * (G1.1) for `server/request`, whatever its kind and outcome, printed terminal-safe.
  */
-import type { ServerRequestData, SessionEvent } from '@tooltx/session'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import {
+  fileReader,
+  fileStore,
+  openSession,
+  type ServerRequestData,
+  type SessionEvent,
+} from '@tooltx/session'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { describe, expect, it, onTestFinished } from 'vitest'
 import { displaySession } from '../src/display/session-display.js'
 import { renderSession } from '../src/session-timeline.js'
+import { SessionFeed } from '../src/viewer/session-feed.js'
 
 const T = { turn: 1, step: 1 }
 const event = (data: ServerRequestData, seq = 3) => ({ seq, type: 'server/request', data }) as SessionEvent
@@ -95,5 +105,40 @@ describe('Y4.12 server/request on the timeline', () => {
         for (const line of renderSession(events, noLookup)) expect(line).not.toMatch(CONTROL)
       }),
     )
+  })
+
+  it("Y4.12 the viewer's feed of a stored session carries the same note", async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'tooltx-requests-feed-'))
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }))
+    const store = fileStore(dir)
+    const session = await openSession(store, { id: 'feed' })
+    const data: ServerRequestData = {
+      ...T,
+      kind: 'elicitation',
+      server: 'docs',
+      calls: ['c1'],
+      message: 'Deploy?',
+      fields: ['confirm'],
+      outcome: 'accept',
+      by: 'approver',
+      answered: ['confirm'],
+    }
+    await session.appendBatch([
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'step/start', data: T },
+      { type: 'server/request', data },
+    ])
+    await session.close()
+    await store.close()
+    const reader = fileReader(dir)!
+    onTestFinished(() => reader.close())
+    const refreshed = await new SessionFeed(reader, 'feed', []).refresh()
+    expect(refreshed?.entries.at(-1)).toEqual({
+      kind: 'note',
+      seq: 3,
+      ...T,
+      what: 'server-request',
+      text: '⇄ MCP server "docs" asked "Deploy?" (fields confirm) during call c1: accept by the approver (answered confirm)',
+    })
   })
 })
