@@ -71,8 +71,13 @@ export type Sampler = (request: SamplingRequest) => Promise<SamplingReply>
 /** The token cap of a completion when `maxTokens` is not given. */
 export const DEFAULT_SAMPLING_MAX_TOKENS = 1024
 
-/** How many characters of the last message a record keeps (L1.10). */
+/** How many characters (code points) of the last message a record keeps (L1.10). */
 const LAST_KEPT = 200
+
+/** The first `n` characters (code points) of `text`: never half a character. */
+function firstChars(text: string, n: number): string {
+  return Array.from(text).slice(0, n).join('')
+}
 
 /** The text of one MCP sampling message's content: its text blocks, a note for any other block. */
 export function samplingText(content: unknown): string {
@@ -114,8 +119,8 @@ export function agentSampler(ctx: LoopContext, options: SamplingOptions = {}): S
       server: request.server,
       calls: [...request.calls],
       messages: texts.length,
-      characters: texts.reduce((sum, message) => sum + message.text.length, 0),
-      ...(last === undefined ? {} : { last: `${last.role}: ${last.text}`.slice(0, LAST_KEPT) }),
+      characters: texts.reduce((sum, message) => sum + Array.from(message.text).length, 0),
+      ...(last === undefined ? {} : { last: firstChars(`${last.role}: ${last.text}`, LAST_KEPT) }),
       model: model.name,
       maxTokens: bound,
     }

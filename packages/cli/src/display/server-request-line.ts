@@ -2,7 +2,7 @@
 import type { ServerRequestData } from '@tooltx/session'
 import { counted } from './counted.js'
 
-/** How many characters of a reply the line shows. */
+/** How many characters (code points) of a reply the line shows. */
 const REPLY_SHOWN = 200
 
 const DECIDER = { policy: "the host's policy", approver: 'the approver', handler: 'the person' } as const
@@ -25,6 +25,7 @@ export function serverRequestLine(data: ServerRequestData): string {
   const size = `${counted(data.messages, 'message')}, ${counted(data.characters, 'character')}, at most ${data.maxTokens} tokens`
   const head = `⇄ MCP server "${data.server}" asked ${data.model} for a completion (${size})${during}`
   if (data.reply === undefined) return `${head}: refused${by}${why}`
-  const reply = data.reply.length > REPLY_SHOWN ? `${data.reply.slice(0, REPLY_SHOWN)}…` : data.reply
+  const chars = Array.from(data.reply)
+  const reply = chars.length > REPLY_SHOWN ? `${chars.slice(0, REPLY_SHOWN).join('')}…` : data.reply
   return `${head}: answered, allowed${by}: ${JSON.stringify(reply)}`
 }
