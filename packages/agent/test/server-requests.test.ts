@@ -84,3 +84,57 @@ describe('Y2.30 L1.10 the record of any sampling request', () => {
     )
   })
 })
+
+describe('Y2.35 Y2.36 the elicitor without a way to answer', () => {
+  const question = (signal: AbortSignal, calls: string[] = []) => ({
+    server: 'srv',
+    message: 'Go on?',
+    requestedSchema: { properties: {} },
+    calls,
+    signal,
+  })
+
+  it('Y2.35 outside a turn a question is cancelled and nothing is appended', async () => {
+    const runtime = createToolRuntime()
+    const session = await openSession(memoryStore(), { id: 'idle' })
+    const agent = createAgent({ runtime, scope: runtime.scope(), session, model: scripted([]) })
+    expect(await agent.elicitor()(question(new AbortController().signal))).toEqual({ action: 'cancel' })
+    expect(session.events()).toEqual([])
+  })
+
+  it('Y2.36 an agent without an approver cancels a yes/no question, and the record says why', async () => {
+    const runtime = createToolRuntime()
+    const scope = runtime.scope()
+    const session = await openSession(memoryStore(), { id: 'q' })
+    const model = scripted([{ toolCalls: [{ id: 'c1', name: 'ask', arguments: '{}' }] }, { text: 'done' }])
+    const agent = createAgent({ runtime, scope, session, model })
+    const elicitor = agent.elicitor()
+    scope.register(
+      defineTool({
+        name: 'ask',
+        description: 'Hands a question to the agent.',
+        parameters: {},
+        execute: async (_args, run) => (await elicitor(question(run.signal, [run.callId]))).action,
+      }),
+    )
+    await agent.send('go')
+    const result = session.events().find((e) => e.type === 'tool/result')
+    expect(result?.type === 'tool/result' && result.data.content).toEqual([
+      { type: 'text', text: '"cancel"' },
+    ])
+    expect(session.events().flatMap((e) => (e.type === 'server/request' ? [e.data] : []))).toEqual([
+      {
+        turn: 1,
+        step: 1,
+        kind: 'elicitation',
+        server: 'srv',
+        calls: ['c1'],
+        message: 'Go on?',
+        fields: [],
+        outcome: 'cancel',
+        by: 'approver',
+        reason: 'the agent has no approver to ask',
+      },
+    ])
+  })
+})
