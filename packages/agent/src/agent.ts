@@ -8,6 +8,13 @@ import { type LoopContext, loopContext } from './loop/loop-context.js'
 import { recoverInterrupted } from './loop/recover-interrupted.js'
 import { runTurn, type TurnRun } from './loop/run-turn.js'
 import { snapshotUserMessage, textMessage } from './loop/user-input.js'
+import {
+  agentElicitor,
+  type ElicitationOptions,
+  type ElicitationRequest,
+  type Elicitor,
+} from './server-elicitation.js'
+import { agentSampler, type Sampler, type SamplingOptions } from './server-sampling.js'
 
 export type { AgentOptions } from './loop/agent-options.js'
 
@@ -52,6 +59,18 @@ export interface Agent {
    * otherwise it resolves with `undefined`.
    */
   resume(): Promise<TurnOutcome | undefined>
+  /**
+   * Answers the sampling requests of MCP servers with the agent's model (`mcpTools`' `onSample`,
+   * Y2.30): the policy decides (default `'ask'`: the agent's approver), the host bounds the
+   * request, and each is recorded in the turn in progress as `server/request`. Throws
+   * `INVALID_DEFINITION` for malformed options.
+   */
+  sampler(options?: SamplingOptions): Sampler
+  /**
+   * Answers the questions of MCP servers (`mcpTools`' `onElicit`, Y2.35): by `answer`, or by the
+   * agent's approver when a question has a yes/no shape; each recorded as `server/request`.
+   */
+  elicitor<R extends ElicitationRequest = ElicitationRequest>(options?: ElicitationOptions<R>): Elicitor<R>
 }
 
 /**
@@ -145,6 +164,14 @@ class AgentLoop implements Agent {
       // Input sent while it ran and not drained into the resumed turn starts the next one.
       this.#kickQueued()
     }
+  }
+
+  sampler(options?: SamplingOptions): Sampler {
+    return agentSampler(this.#ctx, options)
+  }
+
+  elicitor<R extends ElicitationRequest = ElicitationRequest>(options?: ElicitationOptions<R>): Elicitor<R> {
+    return agentElicitor(this.#ctx, options)
   }
 
   /** Continues the suspended turn (F2.7); `undefined` when the session holds none. */

@@ -25,4 +25,20 @@ export * from './model/scripted.js'
 export * from './model/stop-reason.js'
 export type { ModelRetry } from './model/wire-retry.js'
 export * from './served-calls.js'
+export type {
+  ElicitationAnswer,
+  ElicitationOptions,
+  ElicitationRequest,
+  Elicitor,
+} from './server-elicitation.js'
+export { SERVER_REQUEST_NAMES } from './server-request.js'
+export {
+  DEFAULT_SAMPLING_MAX_TOKENS,
+  type Sampler,
+  type SamplingAsk,
+  type SamplingDecision,
+  type SamplingOptions,
+  type SamplingReply,
+  type SamplingRequest,
+} from './server-sampling.js'
 export * from './session-audit.js'

@@ -80,6 +80,13 @@ describe('anthropic against a loopback Messages API server', () => {
     })
   })
 
+  it("Y2.33: a request's maxTokens is sent as max_tokens in place of the adapter's own", async () => {
+    const server = await wireServer(() => ({ sse: EVENTS }))
+    const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxTokens: 100 })
+    await collect(model.stream({ ...request(), maxTokens: 20 }, new AbortController().signal))
+    expect(server.received[0]?.body).toMatchObject({ max_tokens: 20 })
+  })
+
   it('O2.4: maps tool messages to tool_result blocks with is_error, merged into one user message, images kept', async () => {
     const server = await wireServer(() => ({ sse: EVENTS }))
     const model = anthropic({ baseURL: server.baseURL, apiKey: 'k', model: 'c', maxTokens: 100 })

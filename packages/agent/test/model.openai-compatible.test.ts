@@ -58,6 +58,13 @@ describe('openaiCompatible against a loopback Chat Completions server', () => {
     })
   })
 
+  it("Y2.33: a request's maxTokens is sent as max_tokens in place of the adapter's own", async () => {
+    const server = await wireServer(() => ({ sse: EVENTS }), '/v1')
+    const model = openaiCompatible({ baseURL: server.baseURL, apiKey: 'k', model: 'm', maxTokens: 321 })
+    await collect(model.stream({ ...request(), maxTokens: 20 }, new AbortController().signal))
+    expect(server.received[0]?.body).toMatchObject({ max_tokens: 20 })
+  })
+
   it('sends system + instructions as one system message, the tools, stream options and the bearer key', async () => {
     const server = await wireServer(() => ({ sse: EVENTS }), '/v1')
     const model = openaiCompatible({

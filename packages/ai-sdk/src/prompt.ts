@@ -24,6 +24,8 @@ import {
 export function callOptions(request: ModelRequest, signal: AbortSignal): LanguageModelV4CallOptions {
   const options: LanguageModelV4CallOptions = { prompt: prompt(request), abortSignal: signal }
   if (request.tools.length > 0) options.tools = request.tools.map(functionTool)
+  // A request's own bound (a server's sampling, Y2.33) wins over the adapter's settings.
+  if (request.maxTokens !== undefined) options.maxOutputTokens = request.maxTokens
   const choice = request.toolChoice
   if (choice !== undefined)
     options.toolChoice =

@@ -167,6 +167,13 @@ describe('Z2: aiSdkModel', () => {
     ])
   })
 
+  it("Y2.33: a request's maxTokens is sent as maxOutputTokens, in place of the settings' own", async () => {
+    const inner = mockModel([TEXT_ONLY])
+    const model = lib.aiSdkModel(inner, { settings: { maxOutputTokens: 99 } })
+    await collect(model.stream({ ...request(), maxTokens: 20 }, new AbortController().signal))
+    expect(inner.doStreamCalls[0]?.maxOutputTokens).toBe(20)
+  })
+
   it('Z2.1: an AI SDK model drives the tooltx loop: the log keeps the raw input, the next request carries the result', async () => {
     const inner = mockModel([
       TEXT_AND_CALL.filter((p) => p.type !== 'tool-call' || p.toolCallId === 'call_1'),

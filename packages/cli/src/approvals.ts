@@ -1,9 +1,11 @@
+import { SERVER_REQUEST_NAMES } from '@tooltx/agent'
 import { type Approver, callCard } from '@tooltx/core'
 import { argumentLines } from './display/approval-arguments.js'
 import { callTitle } from './display/card-text.js'
 import type { Output } from './display/output.js'
 import type { DefinitionLookup } from './display/session-display.js'
 import { wrapLine } from './display/wrap.js'
+import { askSampling } from './mcp-prompts.js'
 
 /** How the CLI answers approval requests. */
 export interface ApprovalOptions {
@@ -26,7 +28,8 @@ export interface ApprovalOptions {
 const SHOW_ALL = /^\s*a(ll)?\s*$/i
 
 /**
- * The CLI's approver. With `yes` it allows at once. At a terminal it shows the call's card and
+ * The CLI's approver. A server's request for a completion goes to `askSampling` (Y4.10, Y4.11),
+ * whatever `yes` says. With `yes` it allows every other request at once. At a terminal it shows the call's card and
  * its arguments (`argumentLines`: whole, or the start and the end with the digest when they are
  * long) and asks `Allow <tool>? [y/N]`: `y` or `yes` allows once, `a` or `all` prints the
  * arguments whole and asks again, any other answer rejects, and Ctrl-C calls `onInterrupt`
@@ -36,6 +39,8 @@ const SHOW_ALL = /^\s*a(ll)?\s*$/i
 export function cliApprover(options: ApprovalOptions): Approver {
   const { out } = options
   return async (request) => {
+    // A server's request for a completion is put to the person: --yes approves tool calls only (Y4.11).
+    if (request.name === SERVER_REQUEST_NAMES.sampling) return askSampling(out, request, options.onInterrupt)
     if (options.yes) return 'allowed-once'
     const prompt = out.prompt
     if (prompt === undefined) {

@@ -1,20 +1,14 @@
 /**
  * What the MCP servers of `tooltx run --mcp` send the person (Y4.7, Y4.8, Y4.10): their
  * questions (elicitation) asked at the terminal field by field, their requests for a completion
- * of the run's model allowed at the terminal, and their log messages on the timeline.
+ * of the run's model put to the person at the terminal, and their log messages on the timeline.
  */
-import type { ModelAdapter } from '@tooltx/agent'
-import type { ModelMessage } from '@tooltx/core'
-import type {
-  ElicitAnswer,
-  ElicitHandler,
-  ElicitQuestion,
-  SampleHandler,
-  SampleQuestion,
-  ServerLogEntry,
-} from '@tooltx/mcp'
+import type { SamplingAsk } from '@tooltx/agent'
+import type { ApprovalOutcome, ApprovalRequest } from '@tooltx/core'
+import type { ElicitAnswer, ElicitHandler, ElicitQuestion, ServerLogEntry } from '@tooltx/mcp'
 import type { Output } from './display/output.js'
 import { terminalSafe } from './display/terminal-text.js'
+import { wrapLine } from './display/wrap.js'
 
 /** One field of an MCP form schema, as far as the prompt reads it. */
 interface Field {
@@ -127,65 +121,39 @@ export function timelineLog(out: Output): (entry: ServerLogEntry) => void {
   }
 }
 
-/** The text of one MCP sampling message's content: its text, a note for any other block. */
-function samplingText(content: unknown): string {
-  const blocks = Array.isArray(content) ? content : [content]
-  return blocks
-    .map((block: { type?: string; text?: string }) =>
-      block.type === 'text' ? (block.text ?? '') : `[${block.type} block omitted]`,
-    )
-    .join('\n')
-}
-
-/** The run's model, asked once for `question`'s completion: its reply text. */
-async function complete(model: ModelAdapter, question: SampleQuestion): Promise<string> {
-  const messages: ModelMessage[] = question.messages.map((message) => {
-    const text = { type: 'text' as const, text: samplingText(message.content) }
-    return message.role === 'assistant'
-      ? { role: 'assistant', content: [text] }
-      : { role: 'user', content: [text] }
-  })
-  const request = {
-    instructions: '',
-    tools: [],
-    messages,
-    ...(question.systemPrompt ? { system: question.systemPrompt } : {}),
-  }
-  for await (const event of model.stream(request, question.signal))
-    if (event.type === 'message')
-      return event.content.map((block) => (block.type === 'text' ? block.text : '')).join('')
-  throw new Error(`${model.name} gave no reply`)
-}
-
 /**
- * The CLI's policy for a server's request for a completion (Y4.10): ask. At a terminal it shows
- * the server, the model, the token bound and the last message, asks `Allow? [y/N]`, and only on
- * yes asks the run's model, then notes on the timeline that it did. Anything else refuses
- * (the server gets an error answer); without a terminal it refuses and says so on stderr.
+ * The CLI's answer to the approver's question about a server's request for a completion
+ * (Y4.10): at a terminal it shows the server, the model and the token bound, then everything
+ * that would be sent — the server's system prompt and each message — and asks `Allow? [y/N]`;
+ * only `y`/`yes` allows. `--yes` never reaches it. Without a terminal it refuses and says so on
+ * stderr; Ctrl-C cancels and calls `onInterrupt`.
  */
-export function terminalSampler(out: Output, model: ModelAdapter, onInterrupt: () => void): SampleHandler {
-  return async (question) => {
-    const about = `the MCP server "${question.server}" asks ${model.name} for a completion (at most ${question.maxTokens} tokens)`
-    const prompt = out.prompt
-    if (prompt === undefined) {
-      out.error(
-        `tooltx: ${terminalSafe(about)} — but no one could allow it (stdin or stdout is not a terminal), so it was refused`,
-      )
-      throw new Error('the person at the client could not be asked, so the completion was refused')
-    }
-    const last = question.messages.at(-1)
-    out.line(terminalSafe(`    ┌ ${about}`))
-    if (last !== undefined) out.line(terminalSafe(`    │ ${last.role}: ${samplingText(last.content)}`))
-    const answer = await prompt.ask('    └ Allow? [y/N] ', question.signal)
-    if (answer === undefined) onInterrupt()
-    if (answer === undefined || !/^\s*y(es)?\s*$/i.test(answer))
-      throw new Error('the person at the client refused the completion')
-    const text = await complete(model, question)
-    out.line(
-      terminalSafe(
-        `    · MCP server "${question.server}" got a completion of ${model.name} (${text.length} characters)`,
-      ),
+export async function askSampling(
+  out: Output,
+  request: ApprovalRequest,
+  onInterrupt: () => void,
+): Promise<ApprovalOutcome> {
+  const ask = request.arguments as unknown as SamplingAsk
+  const about = `the MCP server "${ask.server}" asks ${ask.model} for a completion (at most ${ask.maxTokens} tokens)`
+  const prompt = out.prompt
+  if (prompt === undefined) {
+    out.error(
+      `tooltx: ${terminalSafe(about)} — but no one could allow it (stdin or stdout is not a terminal), so it was refused`,
     )
-    return { model: model.name, text, stopReason: 'endTurn' }
+    return 'unavailable'
   }
+  out.line(terminalSafe(`    ┌ ${about}, sending:`))
+  const sent = [
+    ...(ask.systemPrompt === undefined ? [] : [{ role: 'system', text: ask.systemPrompt }]),
+    ...ask.messages,
+  ]
+  for (const { role, text } of sent)
+    for (const part of wrapLine(terminalSafe(`    │ ${role}: ${text}`), out.columns, '    │   '))
+      out.line(part)
+  const answer = await prompt.ask('    └ Allow? [y/N] ', request.signal)
+  if (answer === undefined) {
+    onInterrupt()
+    return 'cancelled'
+  }
+  return /^\s*y(es)?\s*$/i.test(answer) ? 'allowed-once' : 'rejected'
 }

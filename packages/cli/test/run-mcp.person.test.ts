@@ -59,12 +59,14 @@ describe('Y4 tooltx run --mcp: the person at the other end', () => {
     )
   })
 
-  it('Y4.10: without a terminal a server request for a completion is refused, saying so, and the model is not asked', async () => {
+  it('Y4.10 Y4.11: without a terminal a server request for a completion is refused even with --yes, saying so, and the model is not asked', async () => {
     const cwd = sampleWorkspace()
     const model = await fakeModel([{ toolCalls: [COMPLETE_CALL] }, { text: 'Refused.' }])
     const done = await tooltxWith({ cwd, env: env() }, ...runArgv(cwd, model.baseURL, '--mcp', FORMS))
     expect(done.code).toBe(0)
-    expect(toolMessage(model, 'call_complete')).toContain('the person at the client could not be asked')
+    expect(toolMessage(model, 'call_complete')).toContain(
+      'the sampling request of the MCP server "forms" was refused: the approver answered unavailable',
+    )
     expect(done.stderr).toContain(
       'asks openai-compatible:gpt-5.4-mini for a completion (at most 50 tokens) — but no one could allow it (stdin or stdout is not a terminal), so it was refused',
     )
@@ -100,7 +102,7 @@ describe('Y4 tooltx run --mcp: the person at the other end', () => {
 })
 
 describe.skipIf(!hasTmux())('Y4 tooltx run --mcp at a terminal (tmux)', () => {
-  it('Y4.7: a server question is asked field by field; Enter keeps a default, an answer that does not fit asks again', async () => {
+  it('Y4.7 Y4.12: a server question is asked field by field; Enter keeps a default, an answer that does not fit asks again; replay shows it, without the values', async () => {
     const cwd = sampleWorkspace()
     const model = await fakeModel([{ toolCalls: [ASK_CALL] }, { text: 'Red it is.' }])
     const term = await Terminal.start(
@@ -125,9 +127,15 @@ describe.skipIf(!hasTmux())('Y4 tooltx run --mcp at a terminal (tmux)', () => {
       action: 'accept',
       content: { colour: 'red', count: 2 },
     })
+    const replay = await tooltxWith({ cwd, env: env() }, 'replay', 'latest')
+    expect(replay.stdout).toContain(
+      '    ⇄ MCP server "forms" asked "Which colour?" (fields colour, count) during call call_ask: accept by the person (answered colour)',
+    )
+    // The record names the fields answered, never their values (the tool's own result shows those).
+    expect(replay.stdout.split('\n').filter((line) => line.includes('⇄'))).toHaveLength(1)
   })
 
-  it('Y4.10: a server request for a completion is allowed at the terminal and answered by the run model', async () => {
+  it('Y4.10 Y4.11 Y4.12: a completion is allowed at the terminal after it shows what is sent and to which model (--yes does not allow it), answered by the run model, and recorded for replay', async () => {
     const cwd = sampleWorkspace()
     const model = await fakeModel([
       { toolCalls: [COMPLETE_CALL] },
@@ -142,19 +150,44 @@ describe.skipIf(!hasTmux())('Y4 tooltx run --mcp at a terminal (tmux)', () => {
       },
     )
     await term.waitFor(
-      /for a completion \(at most 50 tokens\)\n.*│ user: Name a colour\.\n.*└ Allow\? \[y\/N\] $/m,
+      /asks openai-compatible:gpt-5\.4-mini for a completion \(at most 50 tokens\), sending:\n.*│ system: Be brief\.\n.*│ user: Name a colour\.\n.*└ Allow\? \[y\/N\] $/m,
     )
     await term.keys('y', 'Enter')
     const { code, screen } = await term.exit()
     expect(code).toBe(0)
-    expect(screen).toContain(
-      '· MCP server "forms" got a completion of openai-compatible:gpt-5.4-mini (5 characters)',
-    )
+    const line =
+      '⇄ MCP server "forms" asked openai-compatible:gpt-5.4-mini for a completion (1 message, 14 characters, at most 50 tokens) during call call_complete: answered, allowed by the approver: "Teal."'
+    expect(screen.replace(/\n\s*/g, ' ')).toContain(line)
     expect(JSON.parse(toolMessage(model, 'call_complete') as string)).toEqual({
       model: 'openai-compatible:gpt-5.4-mini',
       text: 'Teal.',
     })
+    // The server's request went out bounded and without tools.
+    expect(model.requests[1]).toMatchObject({ max_tokens: 50 })
+    expect(model.requests[1]).not.toHaveProperty('tools')
     const sampling = model.requests[1]!.messages
     expect(sampling.at(-1)).toMatchObject({ role: 'user', content: 'Name a colour.' })
+    const replay = await tooltxWith({ cwd, env: env() }, 'replay', 'latest')
+    expect(replay.stdout).toContain(`    ${line}`)
+  })
+
+  it('Y4.10 Y4.12: a completion refused at the terminal never reaches the model, and replay shows the refusal', async () => {
+    const cwd = sampleWorkspace()
+    const model = await fakeModel([{ toolCalls: [COMPLETE_CALL] }, { text: 'Refused.' }])
+    const term = await Terminal.start(
+      [process.execPath, BIN, ...runArgv(cwd, model.baseURL, '--mcp', FORMS)],
+      {
+        cwd,
+        env: env(),
+      },
+    )
+    await term.waitFor(/└ Allow\? \[y\/N\] $/m)
+    await term.keys('n', 'Enter')
+    expect((await term.exit()).code).toBe(0)
+    expect(model.requests).toHaveLength(2)
+    const replay = await tooltxWith({ cwd, env: env() }, 'replay', 'latest')
+    expect(replay.stdout).toContain(
+      '⇄ MCP server "forms" asked openai-compatible:gpt-5.4-mini for a completion (1 message, 14 characters, at most 50 tokens) during call call_complete: refused by the approver: the approver answered rejected',
+    )
   })
 })

@@ -104,7 +104,7 @@ describe('Y1.31 a tool body asks its own form with elicit(run, form)', () => {
 })
 
 describe('Y2.24 mcpTools({ onElicit }) answers the server', () => {
-  it('Y2.24 the question reaches the handler with the server name, and omitted fields take their defaults', async () => {
+  it('Y2.24 Y2.29 the question reaches the handler with the server name and the call it arrived during, and omitted fields take their defaults', async () => {
     const questions: ElicitQuestion[] = []
     const call = await imported({
       name: 'forms',
@@ -118,6 +118,7 @@ describe('Y2.24 mcpTools({ onElicit }) answers the server', () => {
       questions.map(({ server, message, requestedSchema }) => ({ server, message, requestedSchema })),
     ).toEqual([{ server: 'forms', ...FORM }])
     expect(questions[0]!.signal).toBeInstanceOf(AbortSignal)
+    expect(questions[0]!.calls, 'Y2.29 the call it arrived during').toEqual(['forms_ask'])
     expect(JSON.parse(textOf(result) as string)).toEqual({
       action: 'accept',
       content: { colour: 'red', count: 2 },
@@ -150,7 +151,7 @@ describe('Y2.25 mcpTools({ onLog }) takes the server log', () => {
 })
 
 describe('Y1.33 and Y2.28 a tool body asks the client model with sample(run, request)', () => {
-  it('Y2.28 onSample gets the server name, messages, system prompt and token bound; its answer reaches the body', async () => {
+  it('Y2.28 Y2.29 onSample gets the server name, messages, system prompt, token bound and the calls it arrived during; its answer reaches the body', async () => {
     const questions: SampleQuestion[] = []
     const call = await imported({
       name: 'model',
@@ -166,6 +167,7 @@ describe('Y1.33 and Y2.28 a tool body asks the client model with sample(run, req
         messages: [{ role: 'user', content: { type: 'text', text: 'Say something.' } }],
         systemPrompt: 'Be brief.',
         maxTokens: 50,
+        calls: ['model_complete'],
       },
     ])
     expect(JSON.parse(textOf(result) as string)).toEqual({ model: 'local-7b', text: 'Short answer.' })

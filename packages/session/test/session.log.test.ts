@@ -152,9 +152,9 @@ describe('L1 the session log', () => {
     expect(seen).toEqual([3, 3, 1])
   })
 
-  it('L1.7: the event map has exactly the eighteen event types and typed data', () => {
+  it('L1.7: the event map has exactly the nineteen event types and typed data', () => {
     const specTypes = specEventTypes()
-    expect(specTypes).toHaveLength(18)
+    expect(specTypes).toHaveLength(19)
     expect([...SESSION_EVENT_TYPES].sort()).toEqual([...specTypes].sort())
     expectTypeOf<keyof SessionEventMap>().toEqualTypeOf<(typeof SESSION_EVENT_TYPES)[number]>()
     expectTypeOf<SessionEventMap['tool/call']['arguments']>().toEqualTypeOf<string>()

@@ -1,11 +1,21 @@
 import { definitionError } from '@tooltx/core/internal'
 import { type DurableApprovals, resolveApprovals } from '../approvals/durable-approvals.js'
+import type { Journal } from '../base/journal.js'
 import { ContextBudget } from '../context/context-budget.js'
 import { resolveContext } from '../context/context-options.js'
 import { ContextProvenanceTracker } from '../context/context-provenance.js'
 import type { AgentOptions } from './agent-options.js'
 import { InputQueue } from './input-queue.js'
 import { resolveBounds, type TurnBounds } from './turn-bounds.js'
+
+/** The turn that runs, as a server's request made during it sees it (Y2.30). */
+export interface TurnInProgress {
+  readonly turn: number
+  /** The step whose `step/start` is durable and whose `step/end` is not. */
+  readonly openStep: number | undefined
+  readonly signal: AbortSignal
+  readonly journal: Journal
+}
 
 /** What every turn of one agent reads: its checked options and its input queue. */
 export interface LoopContext {
@@ -19,6 +29,8 @@ export interface LoopContext {
   readonly queue: InputQueue
   /** The labelled results in the model's context, following the session, for `exec.provenance` (H2). */
   readonly provenance: ContextProvenanceTracker
+  /** Set by `runTurn` while a turn runs, for the requests of MCP servers (Y2.30). */
+  turnInProgress: TurnInProgress | undefined
 }
 
 /**
@@ -52,5 +64,14 @@ export function loopContext(options: AgentOptions): LoopContext {
       : new ContextBudget(context, session, (name) => runtime.view(scope).get(name))
   // Rebuilt from the log, then kept current by a listener: it reads the session, never appends (H2.4).
   const provenance = ContextProvenanceTracker.following(session, session.events())
-  return { options, maxParallel, bounds, budget, durable, queue: new InputQueue(), provenance }
+  return {
+    options,
+    maxParallel,
+    bounds,
+    budget,
+    durable,
+    queue: new InputQueue(),
+    provenance,
+    turnInProgress: undefined,
+  }
 }

@@ -119,9 +119,11 @@ export async function runTurn(
           controller.abort(new Error(`the turn reached maxTurnMs (${maxTurnMs} ms)`))
         }, maxTurnMs)
   let result: Exclude<StepResult, { kind: 'next' }>
+  ctx.turnInProgress = state
   try {
     result = await runSteps(ctx, state, resumed)
   } finally {
+    ctx.turnInProgress = undefined
     clearTimeout(timer)
   }
   const outcome =

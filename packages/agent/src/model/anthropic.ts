@@ -219,7 +219,7 @@ export function anthropic(options: AnthropicOptions): ModelAdapter {
 function messagesRequest(request: ModelRequest, options: AnthropicOptions): MessagesRequest {
   const body: MessagesRequest = {
     model: options.model,
-    max_tokens: options.maxTokens ?? DEFAULT_MAX_TOKENS,
+    max_tokens: request.maxTokens ?? options.maxTokens ?? DEFAULT_MAX_TOKENS,
     messages: anthropicMessages(request.messages),
     stream: true,
   }

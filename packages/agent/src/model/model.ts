@@ -18,6 +18,11 @@ export interface ModelRequest {
   messages: History<ModelMessage>
   /** Which tool the model may or must call (T4.1); absent: the provider's default (`auto`). */
   toolChoice?: ToolChoice
+  /**
+   * The most tokens the reply may take, overriding the adapter's own `maxTokens` (a server's
+   * sampling request, Y2.33); absent: the adapter's.
+   */
+  maxTokens?: number
 }
 
 /** Token counts of one reply as the provider reported them (0 when it reported none). */

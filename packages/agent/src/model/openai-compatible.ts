@@ -298,7 +298,8 @@ function chatRequest(request: ModelRequest, options: OpenAICompatibleOptions): C
   // Some compatible servers reject an empty `tools` array, so it is left out.
   const strict = options.strictTools === true
   if (request.tools.length > 0) body.tools = request.tools.map((tool) => chatTool(tool, { strict }))
-  if (options.maxTokens !== undefined) body.max_tokens = options.maxTokens
+  const maxTokens = request.maxTokens ?? options.maxTokens
+  if (maxTokens !== undefined) body.max_tokens = maxTokens
   if (options.temperature !== undefined) body.temperature = options.temperature
   if (request.toolChoice !== undefined) body.tool_choice = chatToolChoice(request.toolChoice)
   return body

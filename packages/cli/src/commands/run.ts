@@ -1,6 +1,5 @@
 import path from 'node:path'
 import {
-  type Agent,
   type ApprovalsOption,
   anthropic,
   createAgent,
@@ -22,7 +21,7 @@ import { type Output, UsageError } from '../display/output.js'
 import { liveLookup } from '../display/presenters.js'
 import { approvalsHint, approveHint, replayHint, runResumeHint } from '../display/replay-hint.js'
 import { suspendedNote } from '../display/suspended-note.js'
-import { terminalElicitor, terminalSampler, timelineLog } from '../mcp-prompts.js'
+import { terminalElicitor, timelineLog } from '../mcp-prompts.js'
 import { WatchedModel } from '../model-watch.js'
 import type { ProviderVars } from '../provider-errors.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
@@ -270,9 +269,33 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
   const session = await openSession(store, { id })
   // Ctrl-C at a server's question stops the run as at an approval prompt.
   const interrupt = () => control.interrupt()
+  // Code Mode programs run in the QuickJS sandbox; native mode never starts it.
+  const sandbox = options.mode === 'native' ? undefined : quickjsRuntime()
+  const control = new RunControl(out, () => agent.abort())
+  const agent = createAgent({
+    runtime,
+    scope,
+    session,
+    model,
+    ...(sandbox ? { codeRuntime: sandbox } : {}),
+    ...(options.approvals
+      ? { approvals: options.approvals }
+      : {
+          approver: cliApprover({
+            out,
+            lookup: liveLookup(runtime.view(scope)),
+            yes: options.yes,
+            unattended: 'refuse',
+            onInterrupt: interrupt,
+          }),
+        }),
+    system: AGENT_SYSTEM_PROMPT,
+  })
+  // The servers' questions and requests for a completion are answered through the agent, which
+  // records each in the session (Y4.12).
   const person = {
-    onElicit: terminalElicitor(out, interrupt),
-    onSample: terminalSampler(out, model, interrupt),
+    onElicit: agent.elicitor({ answer: terminalElicitor(out, interrupt) }),
+    onSample: agent.sampler(),
     onLog: timelineLog(out),
   }
   const servers = await connectRunServers(
@@ -284,6 +307,8 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     person,
     (spec) => runAuthorization(spec.name, out, options.env),
   ).catch(async (error) => {
+    control.dispose()
+    await sandbox?.close()
     await session.close()
     await store.close()
     throw error
@@ -303,29 +328,6 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
     out.line(`MCP server "${name}": ${counted(tools, 'tool')} as mcp__${name}__<tool>${left}${said}`)
   }
   const stop = watchSession(session, runtime, scope, out, [], progress)
-  // Code Mode programs run in the QuickJS sandbox; native mode never starts it.
-  const sandbox = options.mode === 'native' ? undefined : quickjsRuntime()
-  let agent: Agent | undefined
-  const control = new RunControl(out, () => agent?.abort())
-  agent = createAgent({
-    runtime,
-    scope,
-    session,
-    model,
-    ...(sandbox ? { codeRuntime: sandbox } : {}),
-    ...(options.approvals
-      ? { approvals: options.approvals }
-      : {
-          approver: cliApprover({
-            out,
-            lookup: liveLookup(runtime.view(scope)),
-            yes: options.yes,
-            unattended: 'refuse',
-            onInterrupt: interrupt,
-          }),
-        }),
-    system: AGENT_SYSTEM_PROMPT,
-  })
   let outcome: TurnOutcome | undefined
   bindResumedAsk(session.events())
   try {

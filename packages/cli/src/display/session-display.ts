@@ -14,6 +14,7 @@ import { RUN_CODE } from '@tooltx/core/internal'
 import type { ContextCompactedData, SessionEvent, TurnEndReason } from '@tooltx/session'
 import { callTitle } from './card-text.js'
 import { counted } from './counted.js'
+import { serverRequestLine } from './server-request-line.js'
 import { fromUser } from './session-summary.js'
 
 /** Looks up the definition a card is built from (U1.9: through the scope's view). */
@@ -53,7 +54,8 @@ export type DisplayEntry =
       /**
        * What the note is about: a fork's origin (A2.3), a tool's recorded effect (F1.3), a
        * context compaction (T3.7), a reply that stopped for a reason other than its end (T2.2),
-       * or a suspended turn that resumed after its approval was decided (F2.7).
+       * a suspended turn that resumed after its approval was decided (F2.7), or an MCP server's
+       * request of the host (Y4.12).
        */
       readonly what:
         | 'fork'
@@ -63,6 +65,7 @@ export type DisplayEntry =
         | 'resumed'
         | 'submission-failed'
         | 'submission-queued'
+        | 'server-request'
       readonly text: string
     })
   | (At & { readonly kind: 'turn-start' })
@@ -333,6 +336,10 @@ export class SessionDisplay {
           what: 'stop',
           text: `■ the reply stopped: ${stop.reason}${raw}`,
         }
+      }
+      case 'server/request': {
+        const { turn, step } = event.data
+        return { kind: 'note', seq, turn, step, what: 'server-request', text: serverRequestLine(event.data) }
       }
       case 'turn/resumed': {
         const { turn, step } = event.data

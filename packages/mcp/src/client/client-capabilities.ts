@@ -22,6 +22,8 @@ export interface ElicitQuestion {
   readonly message: string
   /** The flat object schema of the form (primitive properties only, as MCP restricts it). */
   readonly requestedSchema: ElicitRequestFormParams['requestedSchema']
+  /** The ids of the server's imported calls running when it asked, oldest first (Y2.29). */
+  readonly calls: readonly string[]
   /** Aborted when the server cancels the request or the connection closes. */
   readonly signal: AbortSignal
 }
@@ -44,6 +46,8 @@ export interface SampleQuestion {
   readonly messages: CreateMessageRequestParams['messages']
   readonly systemPrompt?: string
   readonly maxTokens: number
+  /** The ids of the server's imported calls running when it asked, oldest first (Y2.29). */
+  readonly calls: readonly string[]
   /** Aborted when the server cancels the request or the connection closes. */
   readonly signal: AbortSignal
 }
@@ -111,15 +115,23 @@ export function clientCapabilities(options: ClientCapabilityOptions): ClientCapa
   }
 }
 
+/** The server a client talks to: the name it was imported under and its imported calls in flight. */
+export interface ServerSide {
+  readonly server: string
+  /** Shared with the server's imported tools, which list each call while it runs (Y2.29). */
+  readonly running: readonly string[]
+}
+
 /**
- * Installs on `client` the handlers of the capabilities of `options`, for the server imported
- * as `server`. A throwing `onElicit` answers `cancel`; a throwing handler is a process warning.
+ * Installs on `client` the handlers of the capabilities of `options`, for the server `side`
+ * names. A throwing `onElicit` answers `cancel`; a throwing handler is a process warning.
  */
 export function installCapabilityHandlers(
   client: Client,
-  server: string,
+  side: ServerSide,
   options: ClientCapabilityOptions,
 ): void {
+  const { server } = side
   const { onElicit, onSample, onLog, roots } = options
   if (onElicit !== undefined)
     client.setRequestHandler('elicitation/create', async (request, ctx) => {
@@ -130,6 +142,7 @@ export function installCapabilityHandlers(
           server,
           message: params.message,
           requestedSchema: params.requestedSchema,
+          calls: [...side.running],
           signal: ctx.mcpReq.signal,
         }
         const answer = await onElicit(question)
@@ -147,6 +160,7 @@ export function installCapabilityHandlers(
         messages,
         ...(systemPrompt === undefined ? {} : { systemPrompt }),
         maxTokens,
+        calls: [...side.running],
         signal: ctx.mcpReq.signal,
       })
       return {

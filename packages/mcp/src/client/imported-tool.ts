@@ -31,6 +31,16 @@ const IMPORTED_OUTPUT = compileValueSchema({
 /** The label of every result of an untrusted server's tools (H1.5). */
 const UNTRUSTED = Object.freeze({ integrity: 'untrusted' as const })
 
+/** Runs `call` with `callId` listed in `running` until it settles (Y2.29). */
+async function inFlight<T>(running: string[], callId: string, call: () => Promise<T>): Promise<T> {
+  running.push(callId)
+  try {
+    return await call()
+  } finally {
+    running.splice(running.indexOf(callId), 1)
+  }
+}
+
 /**
  * The raw definition for `plan` (Y2.3). Throws when the tool's input or output schema cannot
  * be compiled; the importer reports that tool instead.
@@ -55,10 +65,11 @@ export function importedTool(plan: ImportPlan): AnyToolDefinition {
       const violations = checkInput(args, 'arguments')
       if (violations.length > 0)
         throw codedError('INVALID_ARGS', `invalid arguments: ${violations.join('; ')}`)
-      const result =
+      const result = await inFlight(plan.running, run.callId, () =>
         plan.asTask === true
-          ? await callAsTask(plan, args, run)
-          : await send(plan, { method: 'tools/call', params: { name: plan.tool.name, arguments: args } }, run)
+          ? callAsTask(plan, args, run)
+          : send(plan, { method: 'tools/call', params: { name: plan.tool.name, arguments: args } }, run),
+      )
       if (result.isError === true) throw remoteFailure(result, plan.trusted)
       const content = result.content.map(fromMcpContent)
       if (checkOutput === undefined) return { content }

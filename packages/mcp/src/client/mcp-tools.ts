@@ -193,6 +193,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     throw optionError('maxMessageBytes must be a positive integer number of bytes')
   let listing: Listing = { tools: Object.freeze([]), skipped: Object.freeze([]) }
   const targets = new Set<Registration>()
+  const running: string[] = []
   const plan = (link: ClientLink, tool: Tool, name: string): ImportPlan => ({
     link,
     server: options.name,
@@ -203,6 +204,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     concurrencySafe: options.trusted === true && tool.annotations?.readOnlyHint === true,
     ...(options.trusted === true ? { effect: annotatedEffect(tool) } : {}),
     asTask: callsAsTask(client, tool, tasks),
+    running,
   })
   const reimport = (remote: readonly Tool[]) => {
     // Every target trades the old definitions for the new listing (Y2.12).
@@ -217,7 +219,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     tasks !== false,
     clientCapabilities(options),
   )
-  installCapabilityHandlers(client, options.name, options)
+  installCapabilityHandlers(client, { server: options.name, running }, options)
   // After a reconnection the server may list other tools: it is asked again (Y2.14).
   const link = new ClientLink(client, connect, backoff, async () =>
     reimport((await client.listTools()).tools),

@@ -31,6 +31,11 @@ export interface ImportPlan {
   effect?: ToolEffect
   /** Call it as an MCP task (Y6.13): the tool supports tasks and `mcpTools` opted in. */
   asTask?: boolean
+  /**
+   * The ids of the server's imported calls in flight, oldest first, shared by every tool of the
+   * server: what its requests to the host arrived during (Y2.29).
+   */
+  running: string[]
 }
 
 export const toolWhere = (plan: ImportPlan) => `MCP server "${plan.server}" tool "${plan.tool.name}"`

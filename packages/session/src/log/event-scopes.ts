@@ -22,4 +22,5 @@ export const EVENT_SCOPES = Object.freeze({
   'turn/end': 'turn',
   'submission/failed': 'session',
   'submission/queued': 'session',
+  'server/request': 'step',
 } as const)

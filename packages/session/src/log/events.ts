@@ -228,6 +228,55 @@ export interface SubmissionQueuedData {
   readonly message: UserMessage
 }
 
+/** Who decided a server's request (L1.10): the host's policy, the agent's approver, or the host's own handler. */
+export type ServerRequestDecider = 'policy' | 'approver' | 'handler'
+
+/** What every `server/request` records: the turn and step in progress, the server and the calls it arrived during. */
+interface ServerRequestBase extends StepRef {
+  /** The name the server was imported under. */
+  readonly server: string
+  /** The ids of the server's imported calls that were running when the request arrived (oldest first). */
+  readonly calls: readonly string[]
+  readonly by: ServerRequestDecider
+  /** Why it was refused, declined or cancelled, when the host said. */
+  readonly reason?: string
+}
+
+/**
+ * A server's sampling request (L1.10): how much it sent (`messages`, `characters` of their text),
+ * the start of its last message (`last`, at most 200 characters), the model named by the host and
+ * the `maxTokens` it granted, the outcome, and the reply text when it was answered.
+ */
+export interface SamplingRequestData extends ServerRequestBase {
+  readonly kind: 'sampling'
+  readonly messages: number
+  readonly characters: number
+  readonly last?: string
+  readonly model: string
+  readonly maxTokens: number
+  readonly outcome: 'answered' | 'refused'
+  readonly reply?: string
+}
+
+/**
+ * A server's question (elicitation, L1.10): its message, the names of its form's fields, the
+ * answer's action and the names of the fields answered — never their values.
+ */
+export interface ElicitationRequestData extends ServerRequestBase {
+  readonly kind: 'elicitation'
+  readonly message: string
+  readonly fields: readonly string[]
+  readonly outcome: 'accept' | 'decline' | 'cancel'
+  readonly answered?: readonly string[]
+}
+
+/**
+ * `server/request` (L1.10): a request an MCP server made of the host while a turn ran, as the
+ * host decided and answered it; recorded in the open step before the answer goes back, and
+ * derives nothing.
+ */
+export type ServerRequestData = SamplingRequestData | ElicitationRequestData
+
 /** Every event type and its data (L1.7). A new event type is one entry here. */
 export interface SessionEventMap {
   'session/fork': SessionForkData
@@ -248,6 +297,7 @@ export interface SessionEventMap {
   'turn/end': TurnEndData
   'submission/failed': SubmissionFailedData
   'submission/queued': SubmissionQueuedData
+  'server/request': ServerRequestData
 }
 
 /** The name of an event type. */

@@ -4,6 +4,7 @@ import { EVENT_SCOPES } from './event-scopes.js'
 import { type ApprovalDecidedData, SESSION_EVENT_TYPES, type SessionEventType } from './events.js'
 import { type Data, isCount, isId, isObject } from './guards.js'
 import type { LogFacts } from './log-facts.js'
+import { checkServerRequest } from './server-request-check.js'
 
 const EVENT_TYPES = new Set<string>(SESSION_EVENT_TYPES)
 const TURN_END_REASONS = new Set(['completed', 'aborted', 'error', 'interrupted', 'limit'])
@@ -103,6 +104,7 @@ const CHECKS: {
   'turn/resumed': checkResumed,
   'tool/code-dispatch-start': (state, data) => checkDispatch(state, 'tool/code-dispatch-start', data),
   'tool/code-dispatch': (state, data) => checkDispatch(state, 'tool/code-dispatch', data),
+  'server/request': checkServerRequest,
 }
 
 /** L8.1, F2.2: one undecided ask per call; a durable ask names a running call of the turn and its expiry. */
