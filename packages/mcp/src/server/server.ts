@@ -257,9 +257,13 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
           return { content: [], task }
         }
         // A task of the 2026-07-28 Tasks extension (Y6.22), when the request declares it: its
-        // asks are input requests of the task itself (Y6.23).
-        if (envelope !== undefined && tasks?.tools.has(name) === true && declaresTasks(ctx))
-          return createTaskResult(await tasks.start({ tool: name, arguments: args, callId })) as never
+        // asks are input requests of the task itself, or fail closed when the request does not
+        // declare elicitation (Y6.23).
+        if (envelope !== undefined && tasks?.tools.has(name) === true && declaresTasks(ctx)) {
+          const asks =
+            envelope[CLIENT_CAPABILITIES_META_KEY]?.elicitation === undefined ? failClosed : undefined
+          return createTaskResult(await tasks.start({ tool: name, arguments: args, callId }, asks)) as never
+        }
         let asked: ApprovalRequest | undefined
         const approver =
           envelope !== undefined
