@@ -1,5 +1,6 @@
 /**
- * Y6.20: a long-running tool served as a task over PostgreSQL survives its server's SIGKILL and
+ * Y6.20: a long-running tool served as a task over PostgreSQL (the 2026-07-28 Tasks extension,
+ * which agent and server negotiate) survives its server's SIGKILL and
  * its agent's SIGKILL: a restarted server adopts the task and runs it again under the same
  * idempotency key, the resumed agent re-attaches to the task from its receipt instead of calling
  * the tool again, and the call completes once. Real processes, real PostgreSQL, real HTTP.
@@ -118,9 +119,12 @@ describe.runIf(POSTGRES_URL !== undefined)('Y6.20 durable tasks across SIGKILLs'
       const client = new pg.Client({ connectionString: url })
       await client.connect()
       try {
-        const { rows } = await client.query(`SELECT task_id, status, runs FROM ${table}`)
-        // One task, created once, run twice (the first run killed), completed.
-        expect(rows).toEqual([{ task_id: receipt.mcpTask.taskId, status: 'completed', runs: 2 }])
+        const { rows } = await client.query(`SELECT task_id, status, runs, mcp_session FROM ${table}`)
+        // One task, created once, run twice (the first run killed), completed; created over the
+        // 2026-07-28 Tasks extension, whose stateless requests have no MCP session (Y6.22).
+        expect(rows).toEqual([
+          { task_id: receipt.mcpTask.taskId, status: 'completed', runs: 2, mcp_session: null },
+        ])
         await client.query(`DROP TABLE ${table}`)
       } finally {
         await client.end()
