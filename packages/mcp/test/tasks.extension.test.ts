@@ -39,6 +39,10 @@ const ANY: StandardSchemaV1<unknown, Record<string, unknown>> = {
 /** An answer without the `_meta` a 2026 server stamps on every result (its `serverInfo`). */
 const bare = ({ _meta, ...rest }: Record<string, unknown>) => rest
 
+/** The arguments digest an approval form asks about. */
+const digestOf = (schema: unknown) =>
+  (schema as { properties: { argumentsDigest: { default: string } } }).properties.argumentsDigest.default
+
 const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 /** A served runtime: `sum` waits `ms` then adds; `deploy` asks first; `greet` asks its own form. */
@@ -232,12 +236,14 @@ describe('Y6.22–Y6.25 the Tasks extension, served', () => {
     const taskId = (created.task as { taskId: string }).taskId
     const asking = await until(request, taskId, (t) => t.status === 'input_required')
     expect(asking.statusMessage).toBe('waiting for approval')
-    const requests = asking.inputRequests as Record<string, { method: string; params: Record<string, never> }>
+    const requests = asking.inputRequests as Record<
+      string,
+      { method: string; params: { requestedSchema: unknown } }
+    >
     const [key, ask] = Object.entries(requests)[0]!
     expect(key).toMatch(/^tooltx\/approval-[0-9a-f-]{36}$/)
     expect(ask.method).toBe('elicitation/create')
-    const digest = (ask.params.requestedSchema as { properties: { argumentsDigest: { default: string } } })
-      .properties.argumentsDigest.default
+    const digest = digestOf(ask.params.requestedSchema)
     // A key that is not outstanding is ignored; the task still waits.
     expect(
       bare(
@@ -306,9 +312,6 @@ async function importer(
   return { call, progress, client: set.client }
 }
 
-const digestOf = (schema: unknown) =>
-  (schema as { properties: { argumentsDigest: { default: string } } }).properties.argumentsDigest.default
-
 describe('Y6.27 mcpTools over the Tasks extension', () => {
   it('Y6.27: an opted-in call speaks the extension: a receipt before it waits, polls as progress, the result from tasks/get', async () => {
     const store = memoryTaskStore()
@@ -339,7 +342,7 @@ describe('Y6.27 mcpTools over the Tasks extension', () => {
     const { url, ran } = await serve(memoryTaskStore())
     let mode: 'approve' | 'decline' | 'forge' = 'approve'
     const asked: string[] = []
-    const { call, progress } = await importer(url, (question) => {
+    const { call, progress } = await importer(url, (question): ElicitAnswer => {
       asked.push(question.message)
       if (mode === 'decline') return { action: 'decline' }
       // Leaving the digest out takes the form's default: the digest asked about.
