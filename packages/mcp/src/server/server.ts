@@ -246,13 +246,18 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
         // A task of a 2025 session (Y6.2): created durably and answered at once, run in the
         // background; its approvals are put to this session's client while it is connected.
         if (request.params.task !== undefined && envelope === undefined && tasks?.tools.has(name) === true) {
-          const approver =
+          const asker =
             server.getClientCapabilities()?.elicitation === undefined
-              ? failClosed
-              : elicitApprover((params, o) => server.elicitInput(params, o), opts.approvalTimeoutMs)
+              ? 'nobody'
+              : {
+                  client: elicitApprover(
+                    (params, o) => server.elicitInput(params, o),
+                    opts.approvalTimeoutMs,
+                  ),
+                }
           const task = await tasks.start(
             { tool: name, arguments: args, callId, ttl: request.params.task.ttl, session: ctx.sessionId },
-            approver,
+            asker,
           )
           return { content: [], task }
         }
@@ -260,9 +265,8 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
         // asks are input requests of the task itself, or fail closed when the request does not
         // declare elicitation (Y6.23).
         if (envelope !== undefined && tasks?.tools.has(name) === true && declaresTasks(ctx)) {
-          const asks =
-            envelope[CLIENT_CAPABILITIES_META_KEY]?.elicitation === undefined ? failClosed : undefined
-          return createTaskResult(await tasks.start({ tool: name, arguments: args, callId }, asks)) as never
+          const asker = envelope[CLIENT_CAPABILITIES_META_KEY]?.elicitation === undefined ? 'nobody' : 'task'
+          return createTaskResult(await tasks.start({ tool: name, arguments: args, callId }, asker)) as never
         }
         let asked: ApprovalRequest | undefined
         const approver =

@@ -14,8 +14,7 @@ import {
   type TaskRecord,
   type TaskStore,
 } from '../../task-store.js'
-import { formAskers } from '../body-elicit.js'
-import { TaskInputs } from './task-inputs.js'
+import { type TaskAsker, taskAsking } from './task-inputs.js'
 
 /** The `_meta` key that ties a message to its task (the Tasks utility's). */
 export const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task'
@@ -113,8 +112,7 @@ export class ServedTasks {
 
   /**
    * Creates the task of one call and starts its first run (Y6.2, Y6.22); resolves once it is
-   * durable. The run's asks go to `approver` (a 2025 session's client, Y6.9); without one they
-   * are input requests of the task itself (Y6.23), as are its body's forms.
+   * durable. The run asks as `asker` says (Y6.9, Y6.23).
    */
   async start(
     call: {
@@ -124,7 +122,7 @@ export class ServedTasks {
       session?: string | undefined
       ttl?: number | undefined
     },
-    approver?: Approver,
+    asker: TaskAsker,
   ): Promise<McpTask> {
     const now = new Date()
     const requested = call.ttl
@@ -144,12 +142,12 @@ export class ServedTasks {
       runs: 1,
     }
     await this.store.create(record)
-    this.#launch(record, approver)
+    this.#launch(record, asker)
     return toMcpTask(record)
   }
 
   /** Runs `record` here, renewing the claim while it runs, and records how it ended (Y6.4). */
-  #launch(record: TaskRecord, approver?: Approver): void {
+  #launch(record: TaskRecord, asker: TaskAsker): void {
     const controller = new AbortController()
     this.#running.set(record.taskId, controller)
     const renew = setInterval(
@@ -163,28 +161,15 @@ export class ServedTasks {
       },
       Math.max(1, Math.floor(this.#leaseMs / 3)),
     )
-    let asking: Approver
-    let closeForms: (() => void) | undefined
-    if (approver === undefined) {
-      const inputs = new TaskInputs({
-        store: this.store,
-        owner: this.#me,
-        taskId: record.taskId,
-        pollMs: Math.min(this.pollInterval, 250),
-        timeoutMs: this.inputTimeoutMs,
-      })
-      asking = inputs.approver
-      closeForms = formAskers.open(record.callId, inputs.forms)
-    } else
-      asking = async (request) => {
-        await this.#move(record.taskId, { status: 'input_required', statusMessage: 'waiting for approval' })
-        try {
-          return await approver(request)
-        } finally {
-          await this.#move(record.taskId, { status: 'working' })
-        }
-      }
-    this.execute(record, controller.signal, asking)
+    const asking = taskAsking(asker, {
+      store: this.store,
+      owner: this.#me,
+      taskId: record.taskId,
+      callId: record.callId,
+      pollMs: Math.min(this.pollInterval, 250),
+      timeoutMs: this.inputTimeoutMs,
+    })
+    this.execute(record, controller.signal, asking.approver)
       .catch((error: unknown) => failure(`the task failed: ${String(error)}`))
       .then(async (result) => {
         clearInterval(renew)
@@ -195,7 +180,7 @@ export class ServedTasks {
       .catch(() => undefined)
       .finally(() => {
         clearInterval(renew)
-        closeForms?.()
+        asking.close()
         this.#running.delete(record.taskId)
       })
   }
@@ -226,7 +211,7 @@ export class ServedTasks {
       const message = `resumed after the server running it stopped (run ${claimed.runs})`
       const resumed = await this.#move(taskId, { status: 'working', statusMessage: message })
       // A resumed run has no client to ask: its approvals fail closed (Y6.9).
-      this.#launch(resumed ?? claimed, () => 'unavailable')
+      this.#launch(resumed ?? claimed, 'nobody')
       return resumed ?? claimed
     }
     const text =

@@ -9,8 +9,15 @@ import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotoco
 import type { Approver } from '@tooltx/core'
 import { errorMessage, sleep } from '@tooltx/core/internal'
 import { isTerminal, type TaskChange, type TaskStore } from '../../task-store.js'
-import type { ElicitReply, FormAsker } from '../body-elicit.js'
-import { approvalForm, approvalOutcome } from '../elicit-approver.js'
+import { type ElicitReply, type FormAsker, formAskers } from '../body-elicit.js'
+import { approvalForm, approvalOutcome, failClosed } from '../elicit-approver.js'
+
+/**
+ * Whom a task's run asks: the client of the 2025 session that created it (`client`, Y6.9), the
+ * task's own input requests (`'task'`, the 2026-07-28 extension, Y6.23), or `'nobody'` (a
+ * resumed run, or a request without elicitation): every ask is then `DENIED`.
+ */
+export type TaskAsker = { readonly client: Approver } | 'task' | 'nobody'
 
 /** The task whose run asks, and how it waits. */
 export interface TaskInputHost {
@@ -18,6 +25,8 @@ export interface TaskInputHost {
   /** The instance running the task (only it moves the task). */
   readonly owner: string
   readonly taskId: string
+  /** The served call id the run has (its body's forms are routed by it). */
+  readonly callId: string
   /** How often the store is read for the answer, in ms. */
   readonly pollMs: number
   /** How long an answer is waited for (the server's `approvalTimeoutMs`). */
@@ -113,4 +122,28 @@ export class TaskInputs {
           }
     return store.move(taskId, change, new Date().toISOString(), owner)
   }
+}
+
+/**
+ * The approver of one run as `asker` says, and what closes its routes when the run ends: a
+ * 2025 client's answer is awaited with the task `input_required` ('waiting for approval');
+ * the task's own asking also takes the body's forms (Y1.31).
+ */
+export function taskAsking(asker: TaskAsker, host: TaskInputHost): { approver: Approver; close(): void } {
+  if (asker === 'nobody') return { approver: failClosed, close: () => undefined }
+  if (asker === 'task') {
+    const inputs = new TaskInputs(host)
+    return { approver: inputs.approver, close: formAskers.open(host.callId, inputs.forms) }
+  }
+  const move = (change: TaskChange) =>
+    host.store.move(host.taskId, change, new Date().toISOString(), host.owner)
+  const approver: Approver = async (request) => {
+    await move({ status: 'input_required', statusMessage: 'waiting for approval' })
+    try {
+      return await asker.client(request)
+    } finally {
+      await move({ status: 'working' })
+    }
+  }
+  return { approver, close: () => undefined }
 }
