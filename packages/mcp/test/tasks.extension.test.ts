@@ -265,6 +265,22 @@ describe('Y6.22–Y6.25 the Tasks extension, served', () => {
     )
   })
 
+  it('Y6.23, Y6.24: an answer that is not an object answers nothing: the task still waits, then ends DENIED', async () => {
+    const { url, ran } = await serve(memoryTaskStore(), {}, 500)
+    const { request } = await sdkClient(url, true, true)
+    const created = await request('tools/call', { name: 'deploy', arguments: { service: 'api' } })
+    const taskId = (created.task as { taskId: string }).taskId
+    const asking = await until(request, taskId, (t) => t.status === 'input_required')
+    const [key] = Object.keys(asking.inputRequests as object)
+    await request('tasks/update', { taskId, inputResponses: { [key!]: 'yes' } })
+    expect((await request('tasks/get', { taskId })).status).toBe('input_required')
+    const done = await until(request, taskId, (t) => t.status === 'completed')
+    expect(
+      (done.result as { _meta?: Record<string, { code?: string }> })._meta?.['tooltx/result']?.code,
+    ).toBe('DENIED')
+    expect(ran).toEqual([])
+  })
+
   it('Y6.23: a request without elicitation fails its asks closed; an input never given ends the ask after approvalTimeoutMs', async () => {
     const { url, ran } = await serve(memoryTaskStore(), {}, 300)
     const codeOf = (task: Record<string, unknown>) =>

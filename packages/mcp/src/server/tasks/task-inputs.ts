@@ -95,8 +95,10 @@ export class TaskInputs {
       for (;;) {
         const record = await store.get(taskId)
         if (record === undefined || isTerminal(record.status)) return undefined
-        const given = (JSON.parse(record.inputResponses ?? '{}') as Record<string, ElicitResult>)[key]
-        if (given !== undefined) return given
+        const given: unknown = (JSON.parse(record.inputResponses ?? '{}') as Record<string, unknown>)[key]
+        // An answer that is not an object answers nothing: the ask is cancelled.
+        if (given !== undefined)
+          return given !== null && typeof given === 'object' ? (given as ElicitResult) : undefined
         if (signal.aborted || Date.now() >= deadline) return undefined
         await sleep(Math.min(pollMs, deadline - Date.now()), signal)
       }
