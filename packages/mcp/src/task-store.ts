@@ -82,8 +82,9 @@ export interface TaskStore {
    */
   claim(taskId: string, owner: string, now: number, leaseUntil: number): Promise<TaskRecord | undefined>
   /**
-   * Adds `responses` (a JSON object) to the answers of a task that is `input_required`, keeping
-   * the answers it has (Y6.24). Resolves false when the task is not `input_required`.
+   * Adds `responses` (a JSON object) to the answers of a task that is `input_required`; an answer
+   * it has for a key is kept, never replaced (Y6.24). Resolves false when the task is not
+   * `input_required`.
    */
   answer(taskId: string, responses: string): Promise<boolean>
   /** Forgets a task. */
@@ -134,7 +135,7 @@ export function memoryTaskStore(): TaskStore {
       const record = records.get(taskId)
       if (record?.status !== 'input_required') return false
       const given = JSON.parse(record.inputResponses ?? '{}') as Record<string, unknown>
-      put({ ...record, inputResponses: JSON.stringify({ ...given, ...JSON.parse(responses) }) })
+      put({ ...record, inputResponses: JSON.stringify({ ...JSON.parse(responses), ...given }) })
       return true
     },
     async remove(taskId) {

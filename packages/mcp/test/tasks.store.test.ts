@@ -93,7 +93,7 @@ describe.each(stores)('Y6.3 task store (%s)', (_kind, make) => {
     expect(await store.get(r.taskId)).toBeUndefined()
   })
 
-  it('Y6.24: answers land only while a task is input_required and add to the earlier ones; a move clears the requests, not the answers', async () => {
+  it('Y6.24: answers land only while a task is input_required and add to the earlier ones, never replacing one; a move clears the requests, not the answers', async () => {
     const store = make()
     const r = record()
     await store.create(r)
@@ -107,6 +107,8 @@ describe.each(stores)('Y6.3 task store (%s)', (_kind, make) => {
     })
     expect(await store.answer(r.taskId, '{"k1":{"action":"decline"}}')).toBe(true)
     expect(await store.answer(r.taskId, '{"k2":{"action":"accept","content":{"n":1}}}')).toBe(true)
+    // A key answered before keeps its first answer.
+    expect(await store.answer(r.taskId, '{"k1":{"action":"cancel"}}')).toBe(true)
     const answered = await store.get(r.taskId)
     expect(JSON.parse(answered!.inputResponses!)).toEqual({
       k1: { action: 'decline' },

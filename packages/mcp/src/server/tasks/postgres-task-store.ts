@@ -186,10 +186,11 @@ export function postgresTaskStore(
       return one(rows)
     },
     async answer(taskId, responses) {
-      // One statement: answers given at once through two instances both land.
+      // One statement: answers given at once through two instances both land, and an answer
+      // stored first is kept (the right side of || wins).
       const rows = await query(
         `UPDATE ${table}
-         SET input_responses = (COALESCE(input_responses, '{}')::jsonb || $2::jsonb)::text
+         SET input_responses = ($2::jsonb || COALESCE(input_responses, '{}')::jsonb)::text
          WHERE task_id = $1 AND status = 'input_required' RETURNING task_id`,
         [taskId, responses],
       )
