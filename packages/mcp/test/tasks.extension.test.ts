@@ -6,9 +6,10 @@
 import { randomUUID } from 'node:crypto'
 import { Client, type StandardSchemaV1, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { createToolRuntime, defineTool, type JsonValue, type ToolRuntime } from '@tooltx/core'
+import fc from 'fast-check'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
 import { POSTGRES_URL, requirePostgresInCi } from '../../worker/test/postgres.js'
-import { liftTaskResults } from '../src/client/task-result-lift.js'
+import { liftTaskCreation, liftTaskResults } from '../src/client/task-result-lift.js'
 import {
   type ElicitAnswer,
   elicit,
@@ -388,6 +389,32 @@ describe('Y6.27 mcpTools over the Tasks extension', () => {
     expect((await call('greet', {})).content).toEqual([{ type: 'text', text: 'hello Ada' }])
     const { call: unasked } = await importer(url)
     expect((await unasked('greet', {})).content).toEqual([{ type: 'text', text: 'no name (cancel)' }])
+  })
+})
+
+describe('Y6.27 the lift of task creations', () => {
+  it('Y6.27: a task creation is lifted with every field kept under task; any other message is left as it is', () => {
+    const json = fc.jsonValue() as fc.Arbitrary<unknown>
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string(), json),
+        fc.oneof(fc.constant('task'), fc.string(), json),
+        (fields, type) => {
+          const { resultType: _ignored, _meta, ...rest } = fields
+          const message = { jsonrpc: '2.0' as const, id: 7, result: { ...rest, resultType: type } }
+          const lifted = liftTaskCreation(message as never)
+          if (type !== 'task') expect(lifted).toBe(message)
+          else
+            expect(lifted).toEqual({
+              jsonrpc: '2.0',
+              id: 7,
+              result: { resultType: 'complete', content: [], task: rest },
+            })
+        },
+      ),
+    )
+    const request = { jsonrpc: '2.0' as const, id: 1, method: 'tools/call', params: { resultType: 'task' } }
+    expect(liftTaskCreation(request as never)).toBe(request)
   })
 })
 
