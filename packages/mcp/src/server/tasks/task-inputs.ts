@@ -1,5 +1,5 @@
 /**
- * What a task's run asks of its client on the 2026-07-28 revision (Y6.23, Y6.24): an approval
+ * Whom a task's run asks, and how (Y6.9, Y6.23, Y6.24). On the 2026-07-28 revision an approval
  * (Y1.7) or a body's own form (Y1.31) becomes an input request of the task, kept in the store,
  * so the client sees it in `tasks/get` whichever instance it asks, and answers it with
  * `tasks/update` through any instance; the run waits for the answer in the store.
