@@ -28,6 +28,13 @@ export interface TaskRecord {
   readonly session?: string
   /** The `CallToolResult` as JSON text, once the task is completed or failed. */
   readonly result?: string
+  /**
+   * While `input_required` on the 2026-07-28 revision (Y6.23): the outstanding input requests,
+   * a JSON object of key → `{ method, params }`.
+   */
+  readonly inputRequests?: string
+  /** The answers `tasks/update` delivered (Y6.24), a JSON object of key → answer; keys never repeat. */
+  readonly inputResponses?: string
   /** ISO times. */
   readonly createdAt: string
   readonly lastUpdatedAt: string
@@ -48,6 +55,7 @@ export interface TaskChange {
   readonly status: TaskStatus
   readonly statusMessage?: string
   readonly result?: string
+  readonly inputRequests?: string
 }
 
 /**
@@ -73,6 +81,12 @@ export interface TaskStore {
    * `owner`'s until `leaseUntil` and counts one more run. Resolves the record, or `undefined`.
    */
   claim(taskId: string, owner: string, now: number, leaseUntil: number): Promise<TaskRecord | undefined>
+  /**
+   * Adds `responses` (a JSON object) to the answers of a task that is `input_required`; an answer
+   * it has for a key is kept, never replaced (Y6.24). Resolves false when the task is not
+   * `input_required`.
+   */
+  answer(taskId: string, responses: string): Promise<boolean>
   /** Forgets a task. */
   remove(taskId: string): Promise<void>
   /** Releases what the store holds (a pool it opened). */
@@ -103,7 +117,7 @@ export function memoryTaskStore(): TaskStore {
     async move(taskId, change, at, owner) {
       const record = live(taskId)
       if (record === undefined || (owner !== undefined && record.owner !== owner)) return undefined
-      const { statusMessage: _message, result: _result, ...rest } = record
+      const { statusMessage: _message, result: _result, inputRequests: _requests, ...rest } = record
       return put({ ...rest, ...change, lastUpdatedAt: at })
     },
     async renew(taskId, owner, leaseUntil) {
@@ -116,6 +130,13 @@ export function memoryTaskStore(): TaskStore {
       const record = live(taskId)
       if (record === undefined || record.leaseUntil >= now) return undefined
       return put({ ...record, owner, leaseUntil, runs: record.runs + 1 })
+    },
+    async answer(taskId, responses) {
+      const record = records.get(taskId)
+      if (record?.status !== 'input_required') return false
+      const given = JSON.parse(record.inputResponses ?? '{}') as Record<string, unknown>
+      put({ ...record, inputResponses: JSON.stringify({ ...JSON.parse(responses), ...given }) })
+      return true
     },
     async remove(taskId) {
       records.delete(taskId)

@@ -11,7 +11,7 @@ import {
 } from '@tooltx/core'
 import { afterEach, describe, expect, it } from 'vitest'
 import { mcpServer, mcpTools, memoryTaskStore, serveHttp, type TaskStore } from '../src/index.js'
-import { cleanupAll, cleanups } from './mcp.fixtures.js'
+import { cleanupAll, cleanups, fixture } from './mcp.fixtures.js'
 
 afterEach(cleanupAll)
 
@@ -104,6 +104,26 @@ describe('Y6 task calls', () => {
     expect(progress.at(-1)).toMatchObject({ message: `task ${task!.taskId} completed` })
     expect(progress[0]).toMatchObject({ progress: 1 })
     expect(progress.map((p) => (p as { progress: number }).progress)).toEqual(progress.map((_p, i) => i + 1))
+  })
+
+  it('Y6.13, Y6.15: over a 2025 session (stdio) a task call is the 2025-11-25 utility: task {}, polls, tasks/result', async () => {
+    const set = await mcpTools(
+      { command: process.execPath, args: [fixture('task-stdio-server.mjs')], stderr: 'ignore' },
+      { name: 'remote', tasks: true },
+    )
+    cleanups.push(() => set.close())
+    expect(set.client.getNegotiatedProtocolVersion()).toBe('2025-11-25')
+    const runtime = createToolRuntime()
+    set.register(runtime)
+    const progress: JsonValue[] = []
+    runtime.onProgress((_exec, update) => progress.push(update))
+    const receipts: JsonValue[] = []
+    const result = await call(runtime, {
+      onEffect: async (effect: { receipt: JsonValue }) => receipts.push(effect.receipt),
+    })
+    expect(result.content).toEqual([{ type: 'text', text: 'sum 5' }])
+    const taskId = (receipts[0] as { mcpTask: { taskId: string } }).mcpTask.taskId
+    expect(progress.at(-1)).toMatchObject({ message: `task ${taskId} completed` })
   })
 
   it('Y6.13: without opting in (or for a tool not named) the call is an ordinary tools/call', async () => {

@@ -1,5 +1,6 @@
 /**
- * Y6.20: a long-running tool served as a task over PostgreSQL survives its server's SIGKILL and
+ * Y6.20: a long-running tool served as a task over PostgreSQL (the 2026-07-28 Tasks extension,
+ * which agent and server negotiate) survives its server's SIGKILL and
  * its agent's SIGKILL: a restarted server adopts the task and runs it again under the same
  * idempotency key, the resumed agent re-attaches to the task from its receipt instead of calling
  * the tool again, and the call completes once. Real processes, real PostgreSQL, real HTTP.
@@ -15,7 +16,7 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { POSTGRES_URL, requirePostgresInCi } from '../../worker/test/postgres.js'
 import { fixture } from './mcp.fixtures.js'
 
-requirePostgresInCi('Y6.20')
+requirePostgresInCi('Y6.20, Y6.28')
 
 interface Proc {
   readonly child: ChildProcess
@@ -74,6 +75,32 @@ afterEach(() => {
   for (const child of running.splice(0)) child.kill('SIGKILL')
 })
 
+/** The session's events of the one call: its `tool/call`, `tool/effect` and `tool/result` events. */
+async function callEvents(url: string, session: string) {
+  const store = postgresStore(url)
+  const opened = await openSession(store, { id: session })
+  const events = opened.events()
+  await opened.close()
+  await store.close()
+  return {
+    calls: events.filter((e) => e.type === 'tool/call'),
+    effects: events.filter((e) => e.type === 'tool/effect'),
+    results: events.filter((e) => e.type === 'tool/result'),
+  }
+}
+
+/** The rows of `table` (then dropped), by `columns`. */
+async function taskRows(url: string, table: string, columns: string): Promise<Record<string, unknown>[]> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(`SELECT ${columns} FROM ${table}`)).rows
+  } finally {
+    await client.query(`DROP TABLE IF EXISTS ${table}`)
+    await client.end()
+  }
+}
+
 describe.runIf(POSTGRES_URL !== undefined)('Y6.20 durable tasks across SIGKILLs', () => {
   it('Y6.20: server and agent killed mid-task, both restarted: the task completes once and the agent gets its result', async () => {
     const url = POSTGRES_URL!
@@ -100,36 +127,65 @@ describe.runIf(POSTGRES_URL !== undefined)('Y6.20 durable tasks across SIGKILLs'
       second.child.kill('SIGTERM')
       await second.exited
 
-      const store = postgresStore(url)
-      const opened = await openSession(store, { id: session })
-      const events = opened.events()
-      await opened.close()
-      await store.close()
-      const calls = events.filter((e) => e.type === 'tool/call')
-      const effects = events.filter((e) => e.type === 'tool/effect')
-      const results = events.filter((e) => e.type === 'tool/result')
+      const { calls, effects, results } = await callEvents(url, session)
       expect(calls).toHaveLength(1)
       expect(effects).toHaveLength(1)
       const receipt = effects[0]!.data.receipt as { mcpTask: { taskId: string } }
       expect(results).toHaveLength(1)
       expect(results[0]!.data.isError).toBe(false)
       expect(JSON.stringify(results[0]!.data.content)).toContain('2 + 3 = 5')
-
-      const client = new pg.Client({ connectionString: url })
-      await client.connect()
-      try {
-        const { rows } = await client.query(`SELECT task_id, status, runs FROM ${table}`)
-        // One task, created once, run twice (the first run killed), completed.
-        expect(rows).toEqual([{ task_id: receipt.mcpTask.taskId, status: 'completed', runs: 2 }])
-        await client.query(`DROP TABLE ${table}`)
-      } finally {
-        await client.end()
-      }
+      // One task, created once, run twice (the first run killed), completed; created over the
+      // 2026-07-28 Tasks extension, whose stateless requests have no MCP session (Y6.22).
+      expect(await taskRows(url, table, 'task_id, status, runs, mcp_session')).toEqual([
+        { task_id: receipt.mcpTask.taskId, status: 'completed', runs: 2, mcp_session: null },
+      ])
       const lines = readFileSync(ledger, 'utf8').split('\n').filter(Boolean)
       const starts = lines.filter((l) => l.startsWith('start '))
       expect(starts).toHaveLength(2)
       expect(new Set(starts).size).toBe(1) // the same idempotency key in both runs
       expect(lines.filter((l) => l.startsWith('effect '))).toEqual([starts[0]!.replace('start', 'effect')])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }, 60_000)
+})
+
+describe.runIf(POSTGRES_URL !== undefined)('Y6.28 an input request outlives the agent', () => {
+  it('Y6.28: the agent killed while its task waits for approval; the resumed agent answers it and the tool runs once', async () => {
+    const url = POSTGRES_URL!
+    const dir = mkdtempSync(join(tmpdir(), 'tooltx-tasks-'))
+    const ledger = join(dir, 'ledger')
+    const table = `tasks_${randomUUID().replaceAll('-', '').slice(0, 12)}`
+    const session = `tasks-${randomUUID().slice(0, 8)}`
+    try {
+      const server = start('task-server.mjs', [url, table, ledger, '200', 'ask'])
+      const serverUrl = JSON.parse(await server.line(/^\{/)).url as string
+      const agent = start('task-agent.mjs', [url, session, serverUrl, 'run', 'hang'])
+      expect(await agent.line(/^asked /)).toMatch(
+        /^asked Allow the tool call slow_sum \{"a":2,"b":3\} \(it is slow\)\?/,
+      )
+      await kill(agent)
+
+      const resumed = start('task-agent.mjs', [url, session, serverUrl, 'resume', 'approve'])
+      await resumed.line(/^asked /)
+      const { code, stderr } = await resumed.exited
+      expect(stderr).toBe('')
+      expect(code).toBe(0)
+      server.child.kill('SIGTERM')
+      await server.exited
+
+      const { calls, effects, results } = await callEvents(url, session)
+      expect([calls.length, effects.length, results.length]).toEqual([1, 1, 1])
+      expect(results[0]!.data.isError).toBe(false)
+      expect(JSON.stringify(results[0]!.data.content)).toContain('2 + 3 = 5')
+      const [row] = await taskRows(url, table, 'status, runs, input_responses')
+      expect(row).toMatchObject({ status: 'completed', runs: 1 })
+      // One approval key, answered once (the killed agent never answered it).
+      const answers = JSON.parse(row!.input_responses as string) as Record<string, { action: string }>
+      expect(Object.keys(answers)).toHaveLength(1)
+      expect(Object.values(answers)[0]!.action).toBe('accept')
+      const lines = readFileSync(ledger, 'utf8').split('\n').filter(Boolean)
+      expect(lines.map((l) => l.split(' ')[0])).toEqual(['start', 'effect'])
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

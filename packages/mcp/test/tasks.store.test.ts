@@ -93,6 +93,33 @@ describe.each(stores)('Y6.3 task store (%s)', (_kind, make) => {
     expect(await store.get(r.taskId)).toBeUndefined()
   })
 
+  it('Y6.24: answers land only while a task is input_required and add to the earlier ones, never replacing one; a move clears the requests, not the answers', async () => {
+    const store = make()
+    const r = record()
+    await store.create(r)
+    expect(await store.answer(r.taskId, '{"k1":{"action":"decline"}}')).toBe(false)
+    const at = new Date().toISOString()
+    const requests = '{"k1":{"method":"elicitation/create","params":{}}}'
+    expect(
+      await store.move(r.taskId, { status: 'input_required', inputRequests: requests }, at, 'a'),
+    ).toMatchObject({
+      inputRequests: requests,
+    })
+    expect(await store.answer(r.taskId, '{"k1":{"action":"decline"}}')).toBe(true)
+    expect(await store.answer(r.taskId, '{"k2":{"action":"accept","content":{"n":1}}}')).toBe(true)
+    // A key answered before keeps its first answer.
+    expect(await store.answer(r.taskId, '{"k1":{"action":"cancel"}}')).toBe(true)
+    const answered = await store.get(r.taskId)
+    expect(JSON.parse(answered!.inputResponses!)).toEqual({
+      k1: { action: 'decline' },
+      k2: { action: 'accept', content: { n: 1 } },
+    })
+    const working = await store.move(r.taskId, { status: 'working' }, at, 'a')
+    expect(working?.inputRequests).toBeUndefined()
+    expect(JSON.parse(working!.inputResponses!)).toHaveProperty('k2')
+    expect(await store.answer('missing', '{}')).toBe(false)
+  })
+
   it('Y6.3: of any sequence of moves, each lands up to the first terminal one, and that one is final', async () => {
     const store = make()
     await fc.assert(
@@ -121,6 +148,38 @@ describe.each(stores)('Y6.3 task store (%s)', (_kind, make) => {
       ),
       { numRuns: 20 },
     )
+  })
+})
+
+describe.runIf(POSTGRES_URL !== undefined)('Y6.3 postgresTaskStore on a table of an earlier version', () => {
+  it('Y6.3: a table without the input columns gains them on first use and keeps its tasks', async () => {
+    const pg = await import('pg')
+    const client = new pg.default.Client({ connectionString: POSTGRES_URL })
+    await client.connect()
+    const old = `tasks_old_${randomUUID().replaceAll('-', '').slice(0, 12)}`
+    try {
+      await client.query(`CREATE TABLE ${old} (
+        task_id text PRIMARY KEY, status text NOT NULL, status_message text, tool text NOT NULL,
+        arguments text NOT NULL, call_id text NOT NULL, mcp_session text, result text,
+        created_at text NOT NULL, last_updated_at text NOT NULL, ttl bigint,
+        poll_interval integer NOT NULL, owner text NOT NULL, lease_until bigint NOT NULL,
+        runs integer NOT NULL)`)
+      await client.query(
+        `INSERT INTO ${old} VALUES ('t1', 'working', NULL, 'sum', '{}', 'mcp_1', NULL, NULL, 'x', 'x', NULL, 100, 'a', 0, 1)`,
+      )
+      const store = postgresTaskStore(POSTGRES_URL!, { table: old })
+      try {
+        expect(await store.get('t1')).toMatchObject({ taskId: 't1', status: 'working' })
+        await store.move('t1', { status: 'input_required', inputRequests: '{}' }, 'y', 'a')
+        expect(await store.answer('t1', '{"k":{"action":"cancel"}}')).toBe(true)
+        expect((await store.get('t1'))?.inputResponses).toBe('{"k": {"action": "cancel"}}')
+      } finally {
+        await store.close()
+      }
+    } finally {
+      await client.query(`DROP TABLE IF EXISTS ${old}`)
+      await client.end()
+    }
   })
 })
 

@@ -10,6 +10,8 @@ import type {
   ClientCapabilities,
   CreateMessageRequestParams,
   ElicitRequestFormParams,
+  ElicitRequestParams,
+  ElicitResult,
   LoggingLevel,
 } from '@modelcontextprotocol/client'
 import type { JsonValue } from '@tooltx/core'
@@ -122,6 +124,45 @@ export interface ServerSide {
   readonly running: readonly string[]
 }
 
+/** The answer a form takes when the person left fields out: each such field's schema default. */
+function withDefaults(
+  schema: ElicitRequestFormParams['requestedSchema'],
+  content: Record<string, string | number | boolean | string[]>,
+): Record<string, string | number | boolean | string[]> {
+  const filled = { ...content }
+  for (const [field, property] of Object.entries(schema.properties ?? {})) {
+    const fallback = (property as { default?: unknown }).default
+    if (!Object.hasOwn(filled, field) && fallback !== undefined)
+      filled[field] = fallback as string | number | boolean | string[]
+  }
+  return filled
+}
+
+/**
+ * Answers one elicitation of the server `side` names through `onElicit` (Y2.24): a
+ * URL-mode one is declined; an `accept` takes the schema's defaults for the fields it leaves
+ * out; a throwing handler answers `cancel` (a process warning).
+ */
+export async function answerElicitation(
+  side: ServerSide,
+  onElicit: ElicitHandler,
+  params: ElicitRequestParams,
+  signal: AbortSignal,
+): Promise<ElicitResult> {
+  const { server } = side
+  if (params.mode === 'url') return { action: 'decline' }
+  try {
+    const { message, requestedSchema } = params
+    const answer = await onElicit({ server, message, requestedSchema, calls: [...side.running], signal })
+    return answer.action === 'accept'
+      ? { action: 'accept', content: withDefaults(requestedSchema, answer.content ?? {}) }
+      : answer
+  } catch (error) {
+    warn(server, 'onElicit', error)
+    return { action: 'cancel' }
+  }
+}
+
 /**
  * Installs on `client` the handlers of the capabilities of `options`, for the server `side`
  * names. A throwing `onElicit` answers `cancel`; a throwing handler is a process warning.
@@ -134,24 +175,9 @@ export function installCapabilityHandlers(
   const { server } = side
   const { onElicit, onSample, onLog, roots } = options
   if (onElicit !== undefined)
-    client.setRequestHandler('elicitation/create', async (request, ctx) => {
-      const params = request.params
-      if (params.mode === 'url') return { action: 'decline' }
-      try {
-        const question = {
-          server,
-          message: params.message,
-          requestedSchema: params.requestedSchema,
-          calls: [...side.running],
-          signal: ctx.mcpReq.signal,
-        }
-        const answer = await onElicit(question)
-        return answer.action === 'accept' ? { action: 'accept', content: answer.content ?? {} } : answer
-      } catch (error) {
-        warn(server, 'onElicit', error)
-        return { action: 'cancel' }
-      }
-    })
+    client.setRequestHandler('elicitation/create', (request, ctx) =>
+      answerElicitation(side, onElicit, request.params, ctx.mcpReq.signal),
+    )
   if (onSample !== undefined)
     client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
       const { messages, systemPrompt, maxTokens } = request.params

@@ -12,6 +12,7 @@ import type { Backoff } from './backoff.js'
 import { boundedFetch } from './bounded-fetch.js'
 import { listenScheduler } from './listen-stream.js'
 import { DEFAULT_MAX_MESSAGE_BYTES } from './message-bound.js'
+import { liftTaskResults } from './task-result-lift.js'
 
 /** A server to spawn and talk to over its stdin/stdout. */
 export interface StdioConnection {
@@ -55,7 +56,8 @@ export type McpConnection = StdioConnection | HttpConnection
  * `maxMessageBytes` (Y2.13, Y2.18): the SDK's read buffer over stdio; over HTTP a counted body
  * that, past the bound, reports the error and closes the transport, as the stdio one does.
  * Over HTTP the reopenings of the GET stream are bounded by `backoff` (Y2.22), and `authorize`
- * (the set's OAuth, Y5) wraps the fetch.
+ * (the set's OAuth, Y5) wraps the fetch; task creations of the Tasks extension are lifted into
+ * a shape the SDK client hands on (Y6.27).
  */
 export function transportFor(
   connection: McpConnection,
@@ -68,11 +70,13 @@ export function transportFor(
       transport.onerror?.(error)
       void transport.close()
     })
-    const transport: Transport = new StreamableHTTPClientTransport(new URL(connection.url), {
-      ...(connection.headers === undefined ? {} : { requestInit: { headers: connection.headers } }),
-      reconnectionScheduler: listenScheduler(backoff),
-      fetch: authorize(bounded),
-    })
+    const transport: Transport = liftTaskResults(
+      new StreamableHTTPClientTransport(new URL(connection.url), {
+        ...(connection.headers === undefined ? {} : { requestInit: { headers: connection.headers } }),
+        reconnectionScheduler: listenScheduler(backoff),
+        fetch: authorize(bounded),
+      }),
+    )
     return transport
   }
   return new StdioClientTransport({
@@ -92,15 +96,12 @@ export function transportFor(
  * stdio it speaks the 2025 handshake, which every stdio server answers. `onToolsChanged`
  * receives the server's new listing after each change it announces (Y2.12); `backoff` bounds
  * the reopenings of an HTTP server's GET stream (Y2.22); `capabilities` are announced (Y2.24).
- * With `legacy`, HTTP speaks the 2025 handshake too: the Tasks utility tooltx calls tasks with
- * is a 2025-11-25 one (Y6.13).
  */
 export function createClient(
   connection: McpConnection,
   clientName: string,
   onToolsChanged: (tools: Tool[]) => void,
   backoff: Backoff,
-  legacy = false,
   capabilities: ClientCapabilities = {},
 ): { client: Client; connect: () => Promise<void> } {
   // The SDK re-lists the tools on `list_changed` (2025) or its listen stream (2026); a failed
@@ -113,7 +114,7 @@ export function createClient(
   }
   const client = new Client(
     { name: clientName, version: '0.1.0' },
-    'url' in connection && !legacy
+    'url' in connection
       ? { capabilities, versionNegotiation: { mode: 'auto' }, listChanged }
       : { capabilities, listChanged },
   )

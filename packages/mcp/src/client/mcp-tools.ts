@@ -2,11 +2,13 @@
  * `mcpTools`: an MCP server's tools imported as tooltx raw definitions (Y2). Register them in a
  * runtime or scope like any tool; every call then goes through the tooltx pipeline first.
  */
-import type { Client, Tool } from '@modelcontextprotocol/client'
+import { CLIENT_CAPABILITIES_META_KEY, type Client, type Tool } from '@modelcontextprotocol/client'
 import { type AnyToolDefinition, type ToolEffect, ToolError } from '@tooltx/core'
 import { errorMessage } from '@tooltx/core/internal'
+import { TASKS_EXTENSION } from '../tasks-extension.js'
 import { type Backoff, DEFAULT_BACKOFF, type ReconnectOptions } from './backoff.js'
 import {
+  answerElicitation,
   type ClientCapabilityOptions,
   capabilityOptionProblem,
   clientCapabilities,
@@ -44,12 +46,13 @@ export interface McpToolsOptions extends ClientCapabilityOptions {
    */
   reconnect?: ReconnectOptions | false
   /**
-   * Which calls are made as MCP tasks (Y6.13): `true` every tool whose server announces tasks
-   * for `tools/call` and whose listing says `execution.taskSupport: 'optional'`, a list of remote
-   * tool names only those; a tool that says `'required'` always is. Default: only `'required'`
-   * ones. A task call records the task id as a resumable receipt before it waits, so an agent
-   * resumed after a crash polls the same task instead of calling again (Y6.14–Y6.16). Tasks are
-   * the 2025-11-25 utility: with `tasks` set, an HTTP server is spoken to in a 2025 session.
+   * Which calls are made as MCP tasks (Y6.13, Y6.27): `true` every tool of a server that offers
+   * the 2026-07-28 Tasks extension, or that announces tasks for `tools/call` (2025-11-25) with
+   * a listing that says `execution.taskSupport: 'optional'`; a list of remote tool names only
+   * those; a 2025 tool that says `'required'` always is. Default: only `'required'` ones. A task
+   * call records the task id as a resumable receipt before it waits, so an agent resumed after
+   * a crash polls the same task instead of calling again (Y6.14–Y6.16); on the extension it
+   * answers the task's input requests through `onElicit`.
    */
   tasks?: boolean | readonly string[]
 }
@@ -192,8 +195,15 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   if (maxBytes !== undefined && (!Number.isSafeInteger(maxBytes) || (maxBytes as number) <= 0))
     throw optionError('maxMessageBytes must be a positive integer number of bytes')
   let listing: Listing = { tools: Object.freeze([]), skipped: Object.freeze([]) }
-  const targets = new Set<Registration>()
+  // What a task call of the extension declares on each request, and how it answers (Y6.27).
+  const extensionCapabilities = { ...clientCapabilities(options), extensions: { [TASKS_EXTENSION]: {} } }
+  const { onElicit } = options
+  const taskMeta = { [CLIENT_CAPABILITIES_META_KEY]: extensionCapabilities }
   const running: string[] = []
+  const side = { server: options.name, running }
+  const answerInput: ImportPlan['answerInput'] = async (params, signal) =>
+    onElicit === undefined ? { action: 'cancel' } : answerElicitation(side, onElicit, params, signal)
+  const targets = new Set<Registration>()
   const plan = (link: ClientLink, tool: Tool, name: string): ImportPlan => ({
     link,
     server: options.name,
@@ -205,6 +215,8 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     ...(options.trusted === true ? { effect: annotatedEffect(tool) } : {}),
     asTask: callsAsTask(client, tool, tasks),
     running,
+    taskMeta,
+    answerInput,
   })
   const reimport = (remote: readonly Tool[]) => {
     // Every target trades the old definitions for the new listing (Y2.12).
@@ -216,10 +228,9 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     `tooltx-${sanitize(options.name)}`,
     reimport,
     backoff ?? DEFAULT_BACKOFF,
-    tasks !== false,
     clientCapabilities(options),
   )
-  installCapabilityHandlers(client, { server: options.name, running }, options)
+  installCapabilityHandlers(client, side, options)
   // After a reconnection the server may list other tools: it is asked again (Y2.14).
   const link = new ClientLink(client, connect, backoff, async () =>
     reimport((await client.listTools()).tools),
@@ -253,12 +264,14 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   }
 }
 
-/** True iff calls of `tool` are made as tasks (Y6.13): see `McpToolsOptions.tasks`. */
+/** True iff calls of `tool` are made as tasks (Y6.13, Y6.27): see `McpToolsOptions.tasks`. */
 function callsAsTask(client: Client, tool: Tool, tasks: boolean | readonly string[]): boolean {
+  const chosen = tasks === true || (Array.isArray(tasks) && tasks.includes(tool.name))
+  if (client.getServerCapabilities()?.extensions?.[TASKS_EXTENSION] !== undefined) return chosen
   const capability = client.getServerCapabilities()?.tasks?.requests?.tools?.call
   const support = tool.execution?.taskSupport
   if (capability === undefined || support === undefined || support === 'forbidden') return false
-  return support === 'required' || tasks === true || (Array.isArray(tasks) && tasks.includes(tool.name))
+  return support === 'required' || chosen
 }
 
 /** The effect class a trusted server's annotations give a tool (F1.7). */

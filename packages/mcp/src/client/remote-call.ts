@@ -5,6 +5,8 @@
  */
 import {
   type CallToolResult,
+  type ElicitRequestParams,
+  type ElicitResult,
   ProtocolError,
   SdkError,
   SdkErrorCode,
@@ -36,6 +38,12 @@ export interface ImportPlan {
    * server: what its requests to the host arrived during (Y2.29).
    */
   running: string[]
+  /**
+   * For the Tasks extension (Y6.27): the `_meta` each of a task call's requests carries (the
+   * client's capabilities with the extension declared), and how an input request is answered.
+   */
+  taskMeta?: Record<string, unknown>
+  answerInput?: (params: ElicitRequestParams, signal: AbortSignal) => Promise<ElicitResult>
 }
 
 export const toolWhere = (plan: ImportPlan) => `MCP server "${plan.server}" tool "${plan.tool.name}"`
@@ -76,10 +84,21 @@ function progressUpdate(p: { progress: number; total?: number; message?: string 
   return update
 }
 
-/** A request of a call: `tools/call`, or one of the `tasks/*` a task call makes (Y6.13). */
+/** A request of a call: `tools/call`, or one of the `tasks/*` a task call makes (Y6.13, Y6.27). */
 export type CallRequest =
-  | { method: 'tools/call'; params: { name: string; arguments: JsonObject; task?: { ttl?: number } } }
-  | { method: 'tasks/get' | 'tasks/result' | 'tasks/cancel'; params: { taskId: string } }
+  | {
+      method: 'tools/call'
+      params: {
+        name: string
+        arguments: JsonObject
+        task?: { ttl?: number }
+        _meta?: Record<string, unknown>
+      }
+    }
+  | {
+      method: 'tasks/get' | 'tasks/result' | 'tasks/cancel' | 'tasks/update'
+      params: { taskId: string; inputResponses?: JsonObject; _meta?: Record<string, unknown> }
+    }
 
 /** Accepts any object: the `tasks/*` answers are checked by the task call itself (Y6.13). */
 const ANY_RESULT: StandardSchemaV1<unknown, Record<string, unknown>> = {

@@ -1,10 +1,12 @@
 /**
- * An imported tool's call made as an MCP task (Y6.13–Y6.17): create the task, record its id as
- * a resumable receipt before waiting, poll `tasks/get` at the server's interval (each status a
- * progress update), then fetch `tasks/result`. A call resumed after a crash finds the task id in
- * its receipts and polls that task instead of calling the tool again.
+ * An imported tool's call made as an MCP task (Y6.13–Y6.17, Y6.27): create the task, record its
+ * id as a resumable receipt before waiting, poll `tasks/get` at the server's interval (each
+ * status a progress update), answering the task's input requests on the 2026-07-28 Tasks
+ * extension, then take the result (`tasks/result` of the 2025 utility, the last poll's `result`
+ * of the extension). A call resumed after a crash finds the task id in its receipts and polls
+ * that task instead of calling the tool again.
  */
-import type { CallToolResult } from '@modelcontextprotocol/client'
+import type { CallToolResult, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client'
 import {
   isResumableReceipt,
   type JsonObject,
@@ -14,6 +16,7 @@ import {
 } from '@tooltx/core'
 import { codedError, sleep } from '@tooltx/core/internal'
 import { isTerminal, type TaskStatus } from '../task-store.js'
+import { TASKS_EXTENSION } from '../tasks-extension.js'
 import { CONNECTION_CLOSED } from './client-link.js'
 import { type ImportPlan, send, toolWhere } from './remote-call.js'
 import { remoteError } from './remote-failure.js'
@@ -66,6 +69,7 @@ function taskOf(
     status?: unknown
     statusMessage?: unknown
     pollInterval?: unknown
+    pollIntervalMs?: unknown
   } | null
   if (
     task === null ||
@@ -80,8 +84,61 @@ function taskOf(
     taskId: task.taskId,
     status: task.status as TaskStatus,
     ...(typeof task.statusMessage === 'string' ? { statusMessage: task.statusMessage } : {}),
-    pollInterval: pollOf(task.pollInterval),
+    pollInterval: pollOf(task.pollIntervalMs ?? task.pollInterval),
   }
+}
+
+/** True iff `params` is an elicitation this client can put to `onElicit`. */
+const isElicitation = (params: unknown): params is ElicitRequestParams => {
+  const p = params as { mode?: unknown; message?: unknown; requestedSchema?: unknown } | null
+  if (p === null || typeof p !== 'object' || typeof p.message !== 'string') return false
+  return p.mode === 'url' || (p.requestedSchema !== null && typeof p.requestedSchema === 'object')
+}
+
+/**
+ * The extension's input requests of one task (Y6.27): each key's request is put to the person
+ * once (an elicitation through `onElicit`; anything else is left unanswered), and its answer is
+ * sent with `tasks/update` until the server took it, across polls.
+ */
+class TaskInputAnswers {
+  readonly #answers = new Map<string, ElicitResult>()
+  readonly #delivered = new Set<string>()
+
+  constructor(
+    private readonly plan: ImportPlan,
+    private readonly taskId: string,
+    private readonly meta: Record<string, unknown>,
+  ) {}
+
+  async answer(requests: unknown, run: TaskRun): Promise<void> {
+    if (requests === null || typeof requests !== 'object') return
+    const fresh: JsonObject = {}
+    for (const [key, request] of Object.entries(requests)) {
+      const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown }
+      if (!this.#answers.has(key) && method === 'elicitation/create' && isElicitation(params))
+        this.#answers.set(key, (await this.plan.answerInput?.(params, run.signal)) ?? { action: 'cancel' })
+      const answer = this.#answers.get(key)
+      if (answer !== undefined && !this.#delivered.has(key)) fresh[key] = answer as JsonValue
+    }
+    if (Object.keys(fresh).length === 0) return
+    const params = { taskId: this.taskId, inputResponses: fresh, ...this.meta }
+    await send(this.plan, { method: 'tasks/update', params }, run)
+    for (const key of Object.keys(fresh)) this.#delivered.add(key)
+  }
+}
+
+/** The tool result of a terminal task of the extension (Y6.27): its `result`, or its `error` as a failure. */
+function extensionResult(answer: Record<string, unknown>, plan: ImportPlan, taskId: string): CallToolResult {
+  if (answer.status === 'failed') {
+    const error = answer.error as { code?: unknown; message?: unknown } | undefined
+    throw remoteError(
+      `${toolWhere(plan)}: its task ${taskId} failed with error ${String(error?.code)}: ${String(error?.message)}`,
+    )
+  }
+  const result = answer.result as CallToolResult | undefined
+  if (!Array.isArray(result?.content))
+    throw remoteError(`${toolWhere(plan)}: the result of task ${taskId} is not a tool result`)
+  return result
 }
 
 /**
@@ -92,10 +149,14 @@ function taskOf(
  * waits and polls again, within the call's timeout (Y6.17).
  */
 export async function callAsTask(plan: ImportPlan, args: JsonObject, run: TaskRun): Promise<CallToolResult> {
+  // The 2026-07-28 extension when the server offers it (every request declares it), else the
+  // 2025-11-25 utility.
+  const extension = plan.link.client.getServerCapabilities()?.extensions?.[TASKS_EXTENSION] !== undefined
+  const meta = extension ? { _meta: plan.taskMeta ?? {} } : {}
   let taskId = receiptTask(run.receipts, plan)
   let poll = DEFAULT_POLL_MS
   if (taskId === undefined) {
-    const params = { name: plan.tool.name, arguments: args, task: {} }
+    const params = { name: plan.tool.name, arguments: args, ...(extension ? meta : { task: {} }) }
     const created = await send(plan, { method: 'tools/call', params }, run)
     const raw = (created as { task?: unknown }).task
     if (raw === undefined) return created
@@ -109,32 +170,40 @@ export async function callAsTask(plan: ImportPlan, args: JsonObject, run: TaskRu
     await run.recordEffect(receipt as unknown as JsonValue)
   }
   const id = taskId
+  const inputs = new TaskInputAnswers(plan, id, meta)
+  let last: Record<string, unknown> = {}
   for (let polls = 1; ; polls++) {
     if (run.signal.aborted) {
       send(
         plan,
-        { method: 'tasks/cancel', params: { taskId: id } },
+        { method: 'tasks/cancel', params: { taskId: id, ...meta } },
         { ...run, signal: new AbortController().signal },
       ).catch(() => undefined)
       throw codedError('ABORTED', 'tool call aborted')
     }
-    let task: ReturnType<typeof taskOf> | undefined
-    try {
-      task = taskOf(await send(plan, { method: 'tasks/get', params: { taskId: id } }, run), plan)
-    } catch (error) {
-      // The server may be restarting: its task lives on in its store, so poll again (Y6.17).
+    // The server may be restarting: its task lives on in its store, so poll again (Y6.17).
+    const closed = (error: unknown) => {
       if (!(error instanceof ToolError && error.code === CONNECTION_CLOSED) || run.signal.aborted) throw error
+      return undefined
     }
-    if (task !== undefined) {
+    const answer = await send(plan, { method: 'tasks/get', params: { taskId: id, ...meta } }, run).catch(
+      closed,
+    )
+    if (answer !== undefined) {
+      last = answer
+      const task = taskOf(answer, plan)
       poll = task.pollInterval
       const why = task.statusMessage === undefined ? '' : `: ${task.statusMessage}`
       run.progress({ progress: polls, message: `task ${id} ${task.status}${why}` })
       if (task.status === 'cancelled')
         throw remoteError(`${toolWhere(plan)}: its task ${id} was cancelled before it ended${why}`)
       if (isTerminal(task.status)) break
+      if (extension && task.status === 'input_required')
+        await inputs.answer(answer.inputRequests, run).catch(closed)
     }
     await sleep(poll, run.signal)
   }
+  if (extension) return extensionResult(last, plan, id)
   const result = await send(plan, { method: 'tasks/result', params: { taskId: id } }, run)
   if (!Array.isArray((result as { content?: unknown }).content))
     throw remoteError(`${toolWhere(plan)}: tasks/result for task ${id} is not a tool result`)

@@ -29,9 +29,10 @@ export const formAskers = new CallRoutes<FormAsker>()
 /**
  * Asks the person at the MCP client of the call `run` (a tool body's run context, or a Code Mode
  * sub-call's) to fill `form`, and resolves with the answer (Y1.31). It resolves
- * `{ action: 'cancel' }` without asking anyone when the call is not served by `mcpServer` to a
- * 2025 session whose client announced elicitation, and when the request fails or times out
- * (`approvalTimeoutMs`); it never rejects.
+ * `{ action: 'cancel' }` without asking anyone when the call is neither served by `mcpServer` to
+ * a 2025 session whose client announced elicitation nor the run of a 2026-07-28 task whose
+ * request declared elicitation (there the form is an input request of the task, Y6.23), and when
+ * the request fails or times out (`approvalTimeoutMs`); it never rejects.
  */
 export async function elicit(
   run: Pick<Execution, 'rootCallId' | 'signal'>,

@@ -23,11 +23,13 @@ import type {
 import { effectOf, ToolError } from '@tooltx/core'
 import { errorMessage, isRepeatable } from '@tooltx/core/internal'
 import { toCallToolResult } from '../call-result.js'
+import { TASKS_EXTENSION } from '../tasks-extension.js'
 import { APPROVAL_INPUT, ApprovalRounds } from './approval-rounds.js'
 import { openBodyRoutes } from './body-routes.js'
 import { CallRoutes } from './call-routes.js'
 import { approvalForm, elicitApprover, failClosed } from './elicit-approver.js'
 import { ProgressRoutes } from './progress-route.js'
+import { createTaskResult, declaresTasks, serveExtensionRequests } from './tasks/extension-handlers.js'
 import { ServedTasks, type ServeTasksOptions } from './tasks/served-tasks.js'
 import { serveTaskRequests, TASKS_CAPABILITY, withTaskSupport } from './tasks/task-handlers.js'
 import {
@@ -181,12 +183,17 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
               )
             },
             (tool) => isRepeatable(effectOf(view.get(tool))),
+            opts.approvalTimeoutMs,
           )
   } catch (error) {
     throw optionError(errorMessage(error))
   }
 
-  function session(): Server {
+  /**
+   * One SDK server over the view: a 2025 session's, or (`modern`) a per-request one of the
+   * 2026-07-28 revision, whose tasks are the Tasks extension's (Y6.22).
+   */
+  function session(modern = false): Server {
     const instructions = options.instructions ?? view.surface().instructions
     const server = new Server(
       { name: opts.name, version: opts.version },
@@ -194,7 +201,11 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
         capabilities: {
           tools: { listChanged: true },
           logging: {},
-          ...(tasks === undefined ? {} : { tasks: TASKS_CAPABILITY }),
+          ...(tasks === undefined
+            ? {}
+            : modern
+              ? { extensions: { [TASKS_EXTENSION]: {} } }
+              : { tasks: TASKS_CAPABILITY }),
         },
         ...(instructions === '' ? {} : { instructions }),
       },
@@ -202,7 +213,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
     server.setRequestHandler('tools/list', (request) => {
       try {
         const page = listPage(view, request.params?.cursor, opts.pageSize, opts.annotations)
-        return tasks === undefined ? page : withTaskSupport(page, tasks)
+        return tasks === undefined || modern ? page : withTaskSupport(page, tasks)
       } catch (error) {
         if (error instanceof InvalidCursorError)
           throw new ProtocolError(ProtocolErrorCode.InvalidParams, error.message)
@@ -235,15 +246,27 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
         // A task of a 2025 session (Y6.2): created durably and answered at once, run in the
         // background; its approvals are put to this session's client while it is connected.
         if (request.params.task !== undefined && envelope === undefined && tasks?.tools.has(name) === true) {
-          const approver =
+          const asker =
             server.getClientCapabilities()?.elicitation === undefined
-              ? failClosed
-              : elicitApprover((params, o) => server.elicitInput(params, o), opts.approvalTimeoutMs)
+              ? 'nobody'
+              : {
+                  client: elicitApprover(
+                    (params, o) => server.elicitInput(params, o),
+                    opts.approvalTimeoutMs,
+                  ),
+                }
           const task = await tasks.start(
             { tool: name, arguments: args, callId, ttl: request.params.task.ttl, session: ctx.sessionId },
-            approver,
+            asker,
           )
           return { content: [], task }
+        }
+        // A task of the 2026-07-28 Tasks extension (Y6.22), when the request declares it: its
+        // asks are input requests of the task itself, or fail closed when the request does not
+        // declare elicitation (Y6.23).
+        if (envelope !== undefined && tasks?.tools.has(name) === true && declaresTasks(ctx)) {
+          const asker = envelope[CLIENT_CAPABILITIES_META_KEY]?.elicitation === undefined ? 'nobody' : 'task'
+          return createTaskResult(await tasks.start({ tool: name, arguments: args, callId }, asker)) as never
         }
         let asked: ApprovalRequest | undefined
         const approver =
@@ -284,12 +307,14 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
         closeBodyRoutes?.()
       }
     })
-    if (tasks !== undefined) serveTaskRequests(server, tasks)
+    if (tasks !== undefined)
+      if (modern) serveExtensionRequests(server, tasks)
+      else serveTaskRequests(server, tasks)
     return server
   }
 
   return {
-    instance: () => session(),
+    instance: () => session(true),
     onListChanged(listener) {
       listeners.add(listener)
       return () => {

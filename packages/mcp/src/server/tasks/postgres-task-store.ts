@@ -43,6 +43,8 @@ function recordOf(row: Record<string, unknown>): TaskRecord {
   const message = optional('status_message')
   const session = optional('mcp_session')
   const result = optional('result')
+  const requests = optional('input_requests')
+  const responses = optional('input_responses')
   return Object.freeze({
     taskId: row.task_id as string,
     status: row.status as TaskStatus,
@@ -52,6 +54,8 @@ function recordOf(row: Record<string, unknown>): TaskRecord {
     callId: row.call_id as string,
     ...(session === undefined ? {} : { session }),
     ...(result === undefined ? {} : { result }),
+    ...(requests === undefined ? {} : { inputRequests: requests }),
+    ...(responses === undefined ? {} : { inputResponses: responses }),
     createdAt: row.created_at as string,
     lastUpdatedAt: row.last_updated_at as string,
     ttl: row.ttl === null ? null : Number(row.ttl),
@@ -77,26 +81,34 @@ export function postgresTaskStore(
   const owned = typeof connection === 'string'
   const pool = owned ? openPool(connection) : connection
   let ready: Promise<void> | undefined
+  // Two instances changing the schema at once: one wins, the other finds the change made.
+  const raced = (statement: string) =>
+    pool.query(statement).then(
+      () => undefined,
+      (error: { code?: string }) => {
+        if (error.code !== '23505' && error.code !== '42P07' && error.code !== '42701') throw error
+      },
+    )
   const schema = () =>
-    (ready ??= pool
-      .query(
-        `CREATE TABLE IF NOT EXISTS ${table} (
-          task_id text PRIMARY KEY, status text NOT NULL, status_message text, tool text NOT NULL,
-          arguments text NOT NULL, call_id text NOT NULL, mcp_session text, result text,
-          created_at text NOT NULL, last_updated_at text NOT NULL, ttl bigint,
-          poll_interval integer NOT NULL, owner text NOT NULL, lease_until bigint NOT NULL,
-          runs integer NOT NULL)`,
+    (ready ??= raced(
+      `CREATE TABLE IF NOT EXISTS ${table} (
+        task_id text PRIMARY KEY, status text NOT NULL, status_message text, tool text NOT NULL,
+        arguments text NOT NULL, call_id text NOT NULL, mcp_session text, result text,
+        created_at text NOT NULL, last_updated_at text NOT NULL, ttl bigint,
+        poll_interval integer NOT NULL, owner text NOT NULL, lease_until bigint NOT NULL,
+        runs integer NOT NULL, input_requests text, input_responses text)`,
+    )
+      // A table of an earlier version gains the columns of input requests (Y6.23).
+      .then(() =>
+        raced(
+          `ALTER TABLE ${table} ADD COLUMN IF NOT EXISTS input_requests text,
+           ADD COLUMN IF NOT EXISTS input_responses text`,
+        ),
       )
-      .then(
-        () => undefined,
-        // Two instances creating the table at once: one wins, the other finds it there.
-        (error: { code?: string }) => {
-          if (error.code !== '23505' && error.code !== '42P07') {
-            ready = undefined
-            throw error
-          }
-        },
-      ))
+      .catch((error: unknown) => {
+        ready = undefined
+        throw error
+      }))
   const query = async (text: string, values: readonly unknown[]) => {
     await schema()
     return (await pool.query(text, values)).rows
@@ -107,8 +119,9 @@ export function postgresTaskStore(
     async create(r) {
       await query(
         `INSERT INTO ${table} (task_id, status, status_message, tool, arguments, call_id, mcp_session,
-          result, created_at, last_updated_at, ttl, poll_interval, owner, lease_until, runs)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+          result, created_at, last_updated_at, ttl, poll_interval, owner, lease_until, runs,
+          input_requests, input_responses)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)`,
         [
           r.taskId,
           r.status,
@@ -125,6 +138,8 @@ export function postgresTaskStore(
           r.owner,
           r.leaseUntil,
           r.runs,
+          r.inputRequests ?? null,
+          r.inputResponses ?? null,
         ],
       )
     },
@@ -138,10 +153,19 @@ export function postgresTaskStore(
     },
     async move(taskId, change, at, owner) {
       const rows = await query(
-        `UPDATE ${table} SET status = $2, status_message = $3, result = $4, last_updated_at = $5
+        `UPDATE ${table} SET status = $2, status_message = $3, result = $4, last_updated_at = $5,
+           input_requests = $7
          WHERE task_id = $1 AND status NOT IN ${TERMINAL_SQL} AND ($6::text IS NULL OR owner = $6)
          RETURNING *`,
-        [taskId, change.status, change.statusMessage ?? null, change.result ?? null, at, owner ?? null],
+        [
+          taskId,
+          change.status,
+          change.statusMessage ?? null,
+          change.result ?? null,
+          at,
+          owner ?? null,
+          change.inputRequests ?? null,
+        ],
       )
       return one(rows)
     },
@@ -160,6 +184,17 @@ export function postgresTaskStore(
         [taskId, owner, now, leaseUntil],
       )
       return one(rows)
+    },
+    async answer(taskId, responses) {
+      // One statement: answers given at once through two instances both land, and an answer
+      // stored first is kept (the right side of || wins).
+      const rows = await query(
+        `UPDATE ${table}
+         SET input_responses = ($2::jsonb || COALESCE(input_responses, '{}')::jsonb)::text
+         WHERE task_id = $1 AND status = 'input_required' RETURNING task_id`,
+        [taskId, responses],
+      )
+      return rows.length === 1
     },
     async remove(taskId) {
       await query(`DELETE FROM ${table} WHERE task_id = $1`, [taskId])

@@ -1,7 +1,7 @@
 /**
- * The tasks of one served view (Y6.1–Y6.12): a long-running tool called with `task` runs in the
- * background as a task whose state lives in a {@link TaskStore}, so `tasks/get`, `tasks/result`,
- * `tasks/cancel` and `tasks/list` are answered by any instance on the store, across restarts.
+ * The tasks of one served view (Y6.1–Y6.12, Y6.22–Y6.27): a long-running tool called as a task
+ * runs in the background, its state in a {@link TaskStore}, so the `tasks/*` requests of either
+ * revision are answered by any instance on the store, across restarts.
  */
 import { randomUUID } from 'node:crypto'
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
@@ -14,6 +14,7 @@ import {
   type TaskRecord,
   type TaskStore,
 } from '../../task-store.js'
+import { type TaskAsker, taskAsking } from './task-inputs.js'
 
 /** The `_meta` key that ties a message to its task (the Tasks utility's). */
 export const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task'
@@ -90,10 +91,15 @@ export class ServedTasks {
   readonly #running = new Map<string, AbortController>()
   #closed = false
 
+  /**
+   * `execute` runs a task's call; `repeatable` says whether a tool may run again (Y6.8);
+   * `inputTimeoutMs` bounds the wait for an answer to a task's input request (Y6.23).
+   */
   constructor(
     options: ServeTasksOptions,
     private readonly execute: TaskExecutor,
     private readonly repeatable: (tool: string) => boolean,
+    private readonly inputTimeoutMs: number,
   ) {
     if (!Array.isArray(options.tools) || options.tools.some((t) => typeof t !== 'string' || t === ''))
       throw new TypeError('tasks.tools must be an array of tool names')
@@ -104,7 +110,10 @@ export class ServedTasks {
     this.#leaseMs = positive(options.leaseMs ?? 15_000, 'leaseMs')
   }
 
-  /** Creates the task of one call and starts its first run (Y6.2); resolves once it is durable. */
+  /**
+   * Creates the task of one call and starts its first run (Y6.2, Y6.22); resolves once it is
+   * durable. The run asks as `asker` says (Y6.9, Y6.23).
+   */
   async start(
     call: {
       tool: string
@@ -113,7 +122,7 @@ export class ServedTasks {
       session?: string | undefined
       ttl?: number | undefined
     },
-    approver: Approver,
+    asker: TaskAsker,
   ): Promise<McpTask> {
     const now = new Date()
     const requested = call.ttl
@@ -133,12 +142,12 @@ export class ServedTasks {
       runs: 1,
     }
     await this.store.create(record)
-    this.#launch(record, approver)
+    this.#launch(record, asker)
     return toMcpTask(record)
   }
 
   /** Runs `record` here, renewing the claim while it runs, and records how it ended (Y6.4). */
-  #launch(record: TaskRecord, approver: Approver): void {
+  #launch(record: TaskRecord, asker: TaskAsker): void {
     const controller = new AbortController()
     this.#running.set(record.taskId, controller)
     const renew = setInterval(
@@ -152,15 +161,15 @@ export class ServedTasks {
       },
       Math.max(1, Math.floor(this.#leaseMs / 3)),
     )
-    const asking: Approver = async (request) => {
-      await this.#move(record.taskId, { status: 'input_required', statusMessage: 'waiting for approval' })
-      try {
-        return await approver(request)
-      } finally {
-        await this.#move(record.taskId, { status: 'working' })
-      }
-    }
-    this.execute(record, controller.signal, asking)
+    const asking = taskAsking(asker, {
+      store: this.store,
+      owner: this.#me,
+      taskId: record.taskId,
+      callId: record.callId,
+      pollMs: Math.min(this.pollInterval, 250),
+      timeoutMs: this.inputTimeoutMs,
+    })
+    this.execute(record, controller.signal, asking.approver)
       .catch((error: unknown) => failure(`the task failed: ${String(error)}`))
       .then(async (result) => {
         clearInterval(renew)
@@ -171,6 +180,7 @@ export class ServedTasks {
       .catch(() => undefined)
       .finally(() => {
         clearInterval(renew)
+        asking.close()
         this.#running.delete(record.taskId)
       })
   }
@@ -201,7 +211,7 @@ export class ServedTasks {
       const message = `resumed after the server running it stopped (run ${claimed.runs})`
       const resumed = await this.#move(taskId, { status: 'working', statusMessage: message })
       // A resumed run has no client to ask: its approvals fail closed (Y6.9).
-      this.#launch(resumed ?? claimed, () => 'unavailable')
+      this.#launch(resumed ?? claimed, 'nobody')
       return resumed ?? claimed
     }
     const text =
@@ -217,11 +227,30 @@ export class ServedTasks {
     )
   }
 
-  /** `tasks/get` (Y6.5). */
-  async get(taskId: string): Promise<McpTask> {
+  /** The task's record as `#find` gives it; an unknown task is error -32602 (Y6.5). */
+  async record(taskId: string): Promise<TaskRecord> {
     const record = await this.#find(taskId)
     if (record === undefined) throw unknownTask(taskId)
-    return toMcpTask(record)
+    return record
+  }
+
+  /** `tasks/get` (Y6.5). */
+  async get(taskId: string): Promise<McpTask> {
+    return toMcpTask(await this.record(taskId))
+  }
+
+  /**
+   * `tasks/update` (Y6.24): adds the answers to the task's outstanding input requests; answers
+   * to keys not outstanding, or already answered, are ignored.
+   */
+  async update(taskId: string, responses: Record<string, unknown> | undefined): Promise<void> {
+    const record = await this.record(taskId)
+    const outstanding = JSON.parse(record.inputRequests ?? '{}') as Record<string, unknown>
+    const given = JSON.parse(record.inputResponses ?? '{}') as Record<string, unknown>
+    const fresh = Object.entries(responses ?? {}).filter(
+      ([key]) => Object.hasOwn(outstanding, key) && !Object.hasOwn(given, key),
+    )
+    if (fresh.length > 0) await this.store.answer(taskId, JSON.stringify(Object.fromEntries(fresh)))
   }
 
   /** `tasks/result` (Y6.6): waits for a terminal status, then the call's result. */

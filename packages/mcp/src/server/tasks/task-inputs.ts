@@ -1,0 +1,151 @@
+/**
+ * Whom a task's run asks, and how (Y6.9, Y6.23, Y6.24). On the 2026-07-28 revision an approval
+ * (Y1.7) or a body's own form (Y1.31) becomes an input request of the task, kept in the store,
+ * so the client sees it in `tasks/get` whichever instance it asks, and answers it with
+ * `tasks/update` through any instance; the run waits for the answer in the store.
+ */
+import { randomUUID } from 'node:crypto'
+import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server'
+import type { Approver } from '@tooltx/core'
+import { errorMessage, sleep } from '@tooltx/core/internal'
+import { isTerminal, type TaskChange, type TaskStore } from '../../task-store.js'
+import { type ElicitReply, type FormAsker, formAskers } from '../body-elicit.js'
+import { approvalForm, approvalOutcome, failClosed } from '../elicit-approver.js'
+
+/**
+ * Whom a task's run asks: the client of the 2025 session that created it (`client`, Y6.9), the
+ * task's own input requests (`'task'`, the 2026-07-28 extension, Y6.23), or `'nobody'` (a
+ * resumed run, or a request without elicitation): every ask is then `DENIED`.
+ */
+export type TaskAsker = { readonly client: Approver } | 'task' | 'nobody'
+
+/** The task whose run asks, and how it waits. */
+export interface TaskInputHost {
+  readonly store: TaskStore
+  /** The instance running the task (only it moves the task). */
+  readonly owner: string
+  readonly taskId: string
+  /** The served call id the run has (its body's forms are routed by it). */
+  readonly callId: string
+  /** How often the store is read for the answer, in ms. */
+  readonly pollMs: number
+  /** How long an answer is waited for (the server's `approvalTimeoutMs`). */
+  readonly timeoutMs: number
+}
+
+interface InputRequest {
+  readonly method: 'elicitation/create'
+  readonly params: ElicitRequestFormParams
+}
+
+/** A flat form value as MCP form-mode elicitation allows one. */
+const isFormValue = (value: unknown): boolean =>
+  ['string', 'number', 'boolean'].includes(typeof value) ||
+  (Array.isArray(value) && value.every((item) => typeof item === 'string'))
+
+/** The body's reply an answer means: `accept` with flat values, else `decline` or `cancel`. */
+function replyOf(answer: ElicitResult | undefined): ElicitReply {
+  if (answer?.action === 'decline') return { action: 'decline' }
+  const content = answer?.content
+  if (
+    answer?.action !== 'accept' ||
+    content === null ||
+    typeof content !== 'object' ||
+    Array.isArray(content) ||
+    !Object.values(content).every(isFormValue)
+  )
+    return { action: 'cancel' }
+  return { action: 'accept', content: content as Extract<ElicitReply, { action: 'accept' }>['content'] }
+}
+
+/** The input requests of one run of one task. */
+export class TaskInputs {
+  /** The requests of this run not yet answered, by key. */
+  readonly #outstanding = new Map<string, InputRequest>()
+
+  constructor(private readonly host: TaskInputHost) {}
+
+  /** The run's approver: each ask is an approval form, its answer bound to the arguments digest. */
+  readonly approver: Approver = async (request) => {
+    const answer = await this.#ask('approval', approvalForm(request), 'waiting for approval', request.signal)
+    return answer === undefined ? 'cancelled' : approvalOutcome(request, answer)
+  }
+
+  /** The run's form asker (`elicit(run, form)`, Y1.31). */
+  readonly forms: FormAsker = async (form, signal) =>
+    replyOf(await this.#ask('form', { mode: 'form', ...form }, 'waiting for input', signal))
+
+  /**
+   * Publishes one request under a fresh key (unique for the task's life) and waits for its
+   * answer; `undefined` when the task ended, the run was aborted, the store failed, or nobody
+   * answered within `timeoutMs`.
+   */
+  async #ask(
+    kind: string,
+    params: ElicitRequestFormParams,
+    message: string,
+    signal: AbortSignal,
+  ): Promise<ElicitResult | undefined> {
+    const { store, taskId, pollMs, timeoutMs } = this.host
+    const key = `tooltx/${kind}-${randomUUID()}`
+    this.#outstanding.set(key, { method: 'elicitation/create', params })
+    const deadline = Date.now() + timeoutMs
+    try {
+      if ((await this.#publish(message)) === undefined) return undefined
+      for (;;) {
+        const record = await store.get(taskId)
+        if (record === undefined || isTerminal(record.status)) return undefined
+        const given: unknown = (JSON.parse(record.inputResponses ?? '{}') as Record<string, unknown>)[key]
+        // An answer that is not an object answers nothing: the ask is cancelled.
+        if (given !== undefined)
+          return given !== null && typeof given === 'object' ? (given as ElicitResult) : undefined
+        if (signal.aborted || Date.now() >= deadline) return undefined
+        await sleep(Math.min(pollMs, deadline - Date.now()), signal)
+      }
+    } catch (error) {
+      process.emitWarning(`task ${taskId}: its input request failed: ${errorMessage(error)}`)
+      return undefined
+    } finally {
+      this.#outstanding.delete(key)
+      await this.#publish(message).catch(() => undefined)
+    }
+  }
+
+  /** Moves the task to `input_required` with what is outstanding, or back to `working`. */
+  #publish(message: string) {
+    const { store, taskId, owner } = this.host
+    const change: TaskChange =
+      this.#outstanding.size === 0
+        ? { status: 'working' }
+        : {
+            status: 'input_required',
+            statusMessage: message,
+            inputRequests: JSON.stringify(Object.fromEntries(this.#outstanding)),
+          }
+    return store.move(taskId, change, new Date().toISOString(), owner)
+  }
+}
+
+/**
+ * The approver of one run as `asker` says, and what closes its routes when the run ends: a
+ * 2025 client's answer is awaited with the task `input_required` ('waiting for approval');
+ * the task's own asking also takes the body's forms (Y1.31).
+ */
+export function taskAsking(asker: TaskAsker, host: TaskInputHost): { approver: Approver; close(): void } {
+  if (asker === 'nobody') return { approver: failClosed, close: () => undefined }
+  if (asker === 'task') {
+    const inputs = new TaskInputs(host)
+    return { approver: inputs.approver, close: formAskers.open(host.callId, inputs.forms) }
+  }
+  const move = (change: TaskChange) =>
+    host.store.move(host.taskId, change, new Date().toISOString(), host.owner)
+  const approver: Approver = async (request) => {
+    await move({ status: 'input_required', statusMessage: 'waiting for approval' })
+    try {
+      return await asker.client(request)
+    } finally {
+      await move({ status: 'working' })
+    }
+  }
+  return { approver, close: () => undefined }
+}
