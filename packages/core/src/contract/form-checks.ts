@@ -7,7 +7,7 @@
 import { errorMessage } from '../foundation/errors.js'
 import type { JsonObject, JsonValue } from '../foundation/lossless-json.js'
 import { snapshotJson } from '../foundation/lossless-json.js'
-import type { ElicitForm, ElicitReply, FormContent, FormField, FormSchema } from './elicitation.js'
+import type { ElicitForm, ElicitReply, FormContent } from './elicitation.js'
 
 const isObject = (v: unknown): v is JsonObject => v !== null && typeof v === 'object' && !Array.isArray(v)
 const isStrings = (v: unknown): v is string[] => Array.isArray(v) && v.every((s) => typeof s === 'string')
@@ -57,8 +57,15 @@ function fieldProblem(field: JsonValue): string | undefined {
       return `has a "format" other than ${FORMATS.join(', ')}`
     if (field.enum !== undefined && !(isStrings(field.enum) && field.enum.length > 0))
       return 'has an "enum" that is not a non-empty array of strings'
-    if (field.enumNames !== undefined && !(isStrings(field.enumNames) && field.enum !== undefined))
-      return 'has "enumNames" without an "enum", or that are not strings'
+    if (
+      field.enumNames !== undefined &&
+      !(
+        isStrings(field.enumNames) &&
+        Array.isArray(field.enum) &&
+        field.enumNames.length === field.enum.length
+      )
+    )
+      return 'has "enumNames" that are not one string for each "enum" value'
     if (field.oneOf !== undefined && !isTitled(field.oneOf))
       return 'has a "oneOf" that is not a non-empty array of { const, title } strings'
   }
@@ -87,9 +94,9 @@ function fieldProblem(field: JsonValue): string | undefined {
 }
 
 /**
- * Checks a form a body passes to `run.elicit` (P8.20), already a frozen lossless snapshot: returns
- * it typed, or the reason it is not a form MCP allows (`requestedSchema` a flat object schema whose
- * fields are strings, numbers, booleans or multi-choice string arrays, `required` naming fields).
+ * Why a form a body passes to `run.elicit` (P8.20), already a frozen lossless snapshot, is not a
+ * form MCP allows (`requestedSchema` a flat object schema whose fields are strings, numbers,
+ * booleans or multi-choice string arrays, `required` naming fields), by path; `undefined` when it is.
  */
 export function formProblem(form: JsonValue): string | undefined {
   if (!isObject(form)) return 'the form must be an object { message, requestedSchema }'
@@ -201,12 +208,14 @@ export function checkedReply(form: ElicitForm, raw: unknown): ElicitReply {
   if (reply.action !== 'accept') return cancelled('the answer had no action accept, decline or cancel')
   const content = reply.content ?? Object.freeze({})
   if (!isObject(content)) return cancelled('the accepted answer had content that is not an object')
-  const schema: FormSchema = form.requestedSchema
+  const schema = form.requestedSchema
+  // The form passed `formProblem`: its fields are the JSON objects that check read.
+  const fields = schema.properties as unknown as Record<string, JsonObject>
   for (const [name, value] of Object.entries(content)) {
-    const field = Object.hasOwn(schema.properties, name) ? schema.properties[name] : undefined
+    const field = Object.hasOwn(fields, name) ? fields[name] : undefined
     if (field === undefined)
       return cancelled(`the answer did not fit the form: ${name} is not a field of the form`)
-    const problem = valueProblem(field as FormField as unknown as JsonObject, value)
+    const problem = valueProblem(field, value)
     if (problem !== undefined) return cancelled(`the answer did not fit the form: ${name} ${problem}`)
   }
   const missing = (schema.required ?? []).find((name) => !Object.hasOwn(content, name))
