@@ -5,7 +5,8 @@
  * tool bodies ask with `run.elicit` (K2.32) are asked the same way.
  */
 import type { ModelAdapter } from '@tooltx/agent'
-import type { Elicitor, ElicitReply, ModelMessage } from '@tooltx/core'
+import type { Elicitor, ElicitReply, JsonObject, ModelMessage } from '@tooltx/core'
+import { formValueProblem } from '@tooltx/core/internal'
 import type {
   ElicitAnswer,
   ElicitHandler,
@@ -80,7 +81,8 @@ const NO_TERMINAL = 'no one could be asked (stdin or stdout is not a terminal)'
 /**
  * Asks the person at the terminal to fill a form (Y4.7, K2.32): shows `about`, asks
  * `Answer? [y/N]` (anything but yes declines), then each field with its choices and default:
- * Enter keeps the default (or skips an optional field), an answer that does not fit asks again.
+ * Enter keeps the default (or skips an optional field), an answer that does not fit asks again,
+ * after a line saying which rule it broke when it was of the right type.
  * Ctrl-C cancels and calls `onInterrupt`. Without a terminal it says so on stderr and resolves
  * `undefined`, asking nothing.
  */
@@ -114,7 +116,11 @@ async function askAtTerminal(
       if (typed === undefined) return { action: 'cancel' }
       if (typed === '' && (field.default !== undefined || !required.has(name))) break
       const value = parseAnswer(field, typed)
-      if (value !== undefined) {
+      // A value of the right type may still break a rule of its field (a bound, a length, a
+      // format): say which, and ask again.
+      const problem = value === undefined ? undefined : formValueProblem(field as JsonObject, value)
+      if (problem !== undefined) out.line(terminalSafe(`    │ ${field.title ?? name} ${problem}`))
+      else if (value !== undefined) {
         content[name] = value
         break
       }

@@ -41,7 +41,7 @@ describe('K2.33 tooltx run without a terminal', () => {
 })
 
 describe.skipIf(!hasTmux())('K2.32 tooltx run at a terminal (tmux)', () => {
-  it('K2.32 a body form is asked field by field at the terminal and the body reads the answer', async () => {
+  it('K2.32 a body form is asked field by field at the terminal; an answer breaking a rule of its field asks again', async () => {
     const cwd = sampleWorkspace()
     const model = await fakeModel([{ toolCalls: [DEPLOY] }, { text: 'Deployed.' }])
     const term = await Terminal.start([process.execPath, BIN, ...runArgv(cwd, model.baseURL)], {
@@ -54,13 +54,15 @@ describe.skipIf(!hasTmux())('K2.32 tooltx run at a terminal (tmux)', () => {
     await term.keys('2', 'Enter')
     await term.waitFor(/│ replicas \(integer; Enter for 2\): $/m)
     await term.keys('12', 'Enter')
-    // 12 is an integer, but above the form's maximum: the body reads why instead of a bad value.
+    // 12 is an integer, but above the field's maximum: the terminal says so and asks again.
+    await term.waitFor(/│ replicas must be at most 9\n.*│ replicas \(integer; Enter for 2\): $/m)
+    await term.keys('3', 'Enter')
     const { code, screen } = await term.exit()
     expect(code).toBe(0)
     expect(screen).toContain('└ answered')
     expect(JSON.parse(toolMessage(model, 'call_deploy') as string)).toEqual({
-      action: 'cancel',
-      reason: 'the answer did not fit the form: replicas must be at most 9',
+      action: 'accept',
+      content: { region: 'us', replicas: 3 },
     })
   })
 

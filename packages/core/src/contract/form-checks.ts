@@ -88,7 +88,7 @@ function fieldProblem(field: JsonValue): string | undefined {
     if (!ok)
       return 'has "items" other than { type: "string", enum: [...] } or { anyOf: [{ const, title }, ...] }'
   }
-  if (field.default !== undefined && valueProblem(field, field.default) !== undefined)
+  if (field.default !== undefined && formValueProblem(field, field.default) !== undefined)
     return 'has a "default" that does not fit the field'
   return undefined
 }
@@ -144,8 +144,12 @@ function formatProblem(format: unknown, text: string): string | undefined {
   return undefined
 }
 
-/** Why `value` does not fit the (checked) field, or `undefined`. Never names the value. */
-function valueProblem(field: JsonObject, value: JsonValue): string | undefined {
+/**
+ * Why `value` does not fit the form field `field`, or `undefined` (P8.23): its type, whole number,
+ * bounds, length in code points, format, choices, repeated choices, item counts. Never names the
+ * value. Total for any field, checked or not, so a terminal can re-ask a server's question too.
+ */
+export function formValueProblem(field: JsonObject, value: JsonValue): string | undefined {
   const choices = choicesOf(field)
   switch (field.type) {
     case 'boolean':
@@ -162,7 +166,8 @@ function valueProblem(field: JsonObject, value: JsonValue): string | undefined {
     }
     case 'array': {
       if (!isStrings(value)) return 'must be an array of strings'
-      if (!value.every((v) => choices!.includes(v))) return "must hold only the form's choices"
+      if (choices !== undefined && !value.every((v) => choices.includes(v)))
+        return "must hold only the form's choices"
       if (new Set(value).size !== value.length) return 'must not repeat a choice'
       if (typeof field.minItems === 'number' && value.length < field.minItems)
         return `must hold at least ${field.minItems} choices`
@@ -215,7 +220,7 @@ export function checkedReply(form: ElicitForm, raw: unknown): ElicitReply {
     const field = Object.hasOwn(fields, name) ? fields[name] : undefined
     if (field === undefined)
       return cancelled(`the answer did not fit the form: ${name} is not a field of the form`)
-    const problem = valueProblem(field, value)
+    const problem = formValueProblem(field, value)
     if (problem !== undefined) return cancelled(`the answer did not fit the form: ${name} ${problem}`)
   }
   const missing = (schema.required ?? []).find((name) => !Object.hasOwn(content, name))
