@@ -2,9 +2,11 @@
  * What the MCP servers of `tooltx run --mcp` send the person (Y4.7, Y4.8, Y4.10): their
  * questions (elicitation) asked at the terminal field by field, their requests for a completion
  * of the run's model put to the person at the terminal, and their log messages on the timeline.
+ * The forms tool bodies ask with `run.elicit` (K2.32) are asked the same way.
  */
 import type { SamplingAsk } from '@tooltx/agent'
-import type { ApprovalOutcome, ApprovalRequest } from '@tooltx/core'
+import type { ApprovalOutcome, ApprovalRequest, Elicitor, ElicitReply, JsonObject } from '@tooltx/core'
+import { formValueProblem } from '@tooltx/core/internal'
 import type { ElicitAnswer, ElicitHandler, ElicitQuestion, ServerLogEntry } from '@tooltx/mcp'
 import type { Output } from './display/output.js'
 import { terminalSafe } from './display/terminal-text.js'
@@ -67,48 +69,83 @@ function hintOf(field: Field): string {
   return parts.join('; ')
 }
 
+/** Why a form was cancelled when no one was at a terminal to answer it (K2.32). */
+const NO_TERMINAL = 'no one could be asked (stdin or stdout is not a terminal)'
+
 /**
- * The CLI's answer to a server's question (Y4.7). At a terminal it shows the server and its
- * message, asks `Answer? [y/N]` (anything but yes declines), then each field with its choices and
- * default: Enter keeps the default (or skips an optional field), an answer that does not fit asks
- * again. Ctrl-C cancels and calls `onInterrupt`. Without a terminal it cancels and says so on stderr.
+ * Asks the person at the terminal to fill a form (Y4.7, K2.32): shows `about`, asks
+ * `Answer? [y/N]` (anything but yes declines), then each field with its choices and default:
+ * Enter keeps the default (or skips an optional field), an answer that does not fit asks again,
+ * after a line saying which rule it broke when it was of the right type.
+ * Ctrl-C cancels and calls `onInterrupt`. Without a terminal it says so on stderr and resolves
+ * `undefined`, asking nothing.
+ */
+async function askAtTerminal(
+  out: Output,
+  onInterrupt: () => void,
+  about: string,
+  schema: { readonly required?: readonly string[]; readonly properties: object },
+  signal: AbortSignal,
+): Promise<ElicitReply | undefined> {
+  const prompt = out.prompt
+  if (prompt === undefined) {
+    out.error(`tooltx: ${terminalSafe(about)} — but ${NO_TERMINAL}, so the question was cancelled`)
+    return undefined
+  }
+  const ask = async (text: string) => {
+    const answer = await prompt.ask(text, signal)
+    if (answer === undefined) onInterrupt()
+    return answer === undefined || signal.aborted ? undefined : answer.trim()
+  }
+  out.line(terminalSafe(`    ┌ ${about}`))
+  const go = await ask('    │ Answer? [y/N] ')
+  if (go === undefined) return { action: 'cancel' }
+  if (!/^y(es)?$/i.test(go)) return { action: 'decline' }
+  const content: Record<string, Value> = {}
+  const required = new Set(schema.required ?? [])
+  for (const [name, field] of Object.entries(schema.properties) as [string, Field][]) {
+    const label = `${field.title ?? name}${field.description === undefined ? '' : ` — ${field.description}`}`
+    for (;;) {
+      const typed = await ask(`    │ ${label} (${hintOf(field)}): `)
+      if (typed === undefined) return { action: 'cancel' }
+      if (typed === '' && (field.default !== undefined || !required.has(name))) break
+      const value = parseAnswer(field, typed)
+      // A value of the right type may still break a rule of its field (a bound, a length, a
+      // format): say which, and ask again.
+      const problem = value === undefined ? undefined : formValueProblem(field as JsonObject, value)
+      if (problem !== undefined) out.line(terminalSafe(`    │ ${field.title ?? name} ${problem}`))
+      else if (value !== undefined) {
+        content[name] = value
+        break
+      }
+    }
+  }
+  out.line('    └ answered')
+  return { action: 'accept', content }
+}
+
+/**
+ * The CLI's answer to a server's question (Y4.7), asked at the terminal as `askAtTerminal` says;
+ * without a terminal the question is cancelled.
  */
 export function terminalElicitor(out: Output, onInterrupt: () => void): ElicitHandler {
   return async (question: ElicitQuestion): Promise<ElicitAnswer> => {
-    const prompt = out.prompt
     const about = `the MCP server "${question.server}" asks: ${question.message}`
-    if (prompt === undefined) {
-      out.error(
-        `tooltx: ${terminalSafe(about)} — but no one could be asked (stdin or stdout is not a terminal), so the question was cancelled`,
-      )
-      return { action: 'cancel' }
-    }
-    const ask = async (text: string) => {
-      const answer = await prompt.ask(text, question.signal)
-      if (answer === undefined) onInterrupt()
-      return answer === undefined || question.signal.aborted ? undefined : answer.trim()
-    }
-    out.line(terminalSafe(`    ┌ ${about}`))
-    const go = await ask('    │ Answer? [y/N] ')
-    if (go === undefined) return { action: 'cancel' }
-    if (!/^y(es)?$/i.test(go)) return { action: 'decline' }
-    const content: Record<string, Value> = {}
-    const required = new Set(question.requestedSchema.required ?? [])
-    for (const [name, field] of Object.entries(question.requestedSchema.properties) as [string, Field][]) {
-      const label = `${field.title ?? name}${field.description === undefined ? '' : ` — ${field.description}`}`
-      for (;;) {
-        const typed = await ask(`    │ ${label} (${hintOf(field)}): `)
-        if (typed === undefined) return { action: 'cancel' }
-        if (typed === '' && (field.default !== undefined || !required.has(name))) break
-        const value = parseAnswer(field, typed)
-        if (value !== undefined) {
-          content[name] = value
-          break
-        }
-      }
-    }
-    out.line('    └ answered')
-    return { action: 'accept', content }
+    const answer = await askAtTerminal(out, onInterrupt, about, question.requestedSchema, question.signal)
+    return answer ?? { action: 'cancel' }
+  }
+}
+
+/**
+ * The CLI's answer to a form a tool body asks with `run.elicit` (K2.32), asked at the terminal as
+ * `askAtTerminal` says, under `the tool <name> asks: <message>`; without a terminal the body reads a
+ * `cancel` whose reason says no one could be asked.
+ */
+export function terminalForms(out: Output, onInterrupt: () => void): Elicitor {
+  return async (request) => {
+    const about = `the tool ${request.name} asks: ${request.message}`
+    const answer = await askAtTerminal(out, onInterrupt, about, request.requestedSchema, request.signal)
+    return answer ?? { action: 'cancel', reason: NO_TERMINAL }
   }
 }
 

@@ -196,6 +196,7 @@ export function createToolRuntime(options?: ToolRuntimeOptions): ToolRuntime {
             codeRuntime: call.codeRuntime,
             onCodeDispatch: call.onCodeDispatch,
             approver: call.approver,
+            elicitor: call.elicitor,
             scope: call.exec.scope,
           }
     },

@@ -34,6 +34,20 @@ export type {
 export { allow, ask, deny } from './contract/decisions.js'
 export type { AnyToolDefinition, JsonSchema, ToolDefinition, ToolOutput } from './contract/definition.js'
 export { effectOf, isResumableReceipt, RESUMABLE_RECEIPT_KEY, type ToolEffect } from './contract/effect.js'
+export type {
+  ElicitForm,
+  Elicitor,
+  ElicitReply,
+  ElicitRequest,
+  FormBooleanField,
+  FormChoiceField,
+  FormContent,
+  FormField,
+  FormMultiChoiceField,
+  FormNumberField,
+  FormSchema,
+  FormTextField,
+} from './contract/elicitation.js'
 export {
   type ApprovalRequest,
   type Approver,

@@ -7,6 +7,7 @@
 export { askApprover, isApprovalOutcome } from './contract/approval-outcome.js'
 export { RUN_CODE } from './contract/definition.js'
 export { isRepeatable } from './contract/effect.js'
+export { formValueProblem } from './contract/form-checks.js'
 export { sleep } from './foundation/abortable-sleep.js'
 export {
   codedError,

@@ -1,5 +1,5 @@
 /**
- * Client capabilities of `mcpTools` (Y2.24–Y2.27) and tool bodies' own forms (Y1.31): a tooltx
+ * Client capabilities of `mcpTools` (Y2.24–Y2.27) and tool bodies' own forms (Y1.35): a tooltx
  * server in its own process over stdio, asked by the official client or by `mcpTools`; for roots,
  * an official-SDK server in its own process.
  */
@@ -67,8 +67,14 @@ const textOf = (result: { content: readonly { type: string; text?: unknown }[] }
 /** The text of an MCP result's first block. */
 const mcpText = (result: { content: unknown }) => (result.content as { text: string }[])[0]!.text
 
-describe('Y1.31 a tool body asks its own form with elicit(run, form)', () => {
-  it('Y1.31 reaches the official client of the served call and resolves with its answer', async () => {
+/** The reply a body reads when its client did not announce elicitation (Y1.35). */
+const NO_FORMS = {
+  action: 'cancel',
+  reason: 'the MCP client of this call did not announce elicitation, so it cannot be asked a form',
+}
+
+describe('Y1.35 a served body asks its own form with run.elicit(form)', () => {
+  it('Y1.35 reaches the official client of the served call and resolves with its answer', async () => {
     const seen: unknown[] = []
     const client = await officialClient({ elicitation: { form: {} } }, (c) =>
       c.setRequestHandler('elicitation/create', (request) => {
@@ -81,9 +87,53 @@ describe('Y1.31 a tool body asks its own form with elicit(run, form)', () => {
     expect(JSON.parse(mcpText(result))).toEqual({ action: 'accept', content: { colour: 'red', count: 3 } })
   })
 
-  it('Y1.31 resolves cancel without asking anyone when the client cannot be asked or the call is not served', async () => {
+  it('Y1.35 a client without elicitation is not asked: the body reads a cancel saying why', async () => {
     const client = await officialClient({})
-    expect(mcpText(await client.callTool({ name: 'ask', arguments: ASK }))).toBe('{"action":"cancel"}')
+    expect(JSON.parse(mcpText(await client.callTool({ name: 'ask', arguments: ASK })))).toEqual(NO_FORMS)
+  })
+
+  it('Y1.35 cancelling the call cancels the question at the client', async () => {
+    let questionSignal: AbortSignal | undefined
+    let onAsked = () => {}
+    const asked = new Promise<void>((resolve) => {
+      onAsked = resolve
+    })
+    const client = await officialClient({ elicitation: { form: {} } }, (c) =>
+      c.setRequestHandler('elicitation/create', (_request, ctx) => {
+        questionSignal = ctx.mcpReq.signal
+        onAsked()
+        return new Promise(() => {})
+      }),
+    )
+    const call = new AbortController()
+    const pending = client.callTool({ name: 'ask', arguments: ASK }, { signal: call.signal })
+    await asked
+    call.abort()
+    await expect(pending).rejects.toThrow()
+    await expect.poll(() => questionSignal?.aborted).toBe(true)
+  })
+
+  it('Y1.35 a form MCP does not allow fails the call and the client is never asked', async () => {
+    const seen: unknown[] = []
+    const client = await officialClient({ elicitation: { form: {} } }, (c) =>
+      c.setRequestHandler('elicitation/create', (request) => {
+        seen.push(request.params)
+        return { action: 'decline' }
+      }),
+    )
+    const nested = {
+      message: 'Where?',
+      requestedSchema: { type: 'object', properties: { at: { type: 'object' } } },
+    }
+    const result = await client.callTool({ name: 'ask', arguments: { form: JSON.stringify(nested) } })
+    expect(result.isError).toBe(true)
+    expect(mcpText(result)).toContain(
+      'elicit: requestedSchema.properties.at has no "type" a form field may have',
+    )
+    expect(seen).toEqual([])
+  })
+
+  it('Y1.31 the deprecated elicit(run, form) is run.elicit: a call no host answers reads a cancel saying why', async () => {
     const runtime = createToolRuntime()
     runtime.register(
       defineTool({
@@ -99,7 +149,11 @@ describe('Y1.31 a tool body asks its own form with elicit(run, form)', () => {
       arguments: {},
       signal: AbortSignal.timeout(5000),
     })
-    expect(JSON.parse(textOf(local) as string)).toBe('{"action":"cancel"}')
+    expect(JSON.parse(JSON.parse(textOf(local) as string))).toEqual({
+      action: 'cancel',
+      reason:
+        'no one can answer a form for this call: its host gave no elicitation handler (execute input "elicit")',
+    })
   })
 })
 
@@ -133,7 +187,7 @@ describe('Y2.24 mcpTools({ onElicit }) answers the server', () => {
         throw new Error('no terminal')
       },
     })
-    expect(textOf(await plain('ask', ASK))).toBe('{"action":"cancel"}')
+    expect(JSON.parse(textOf(await plain('ask', ASK)) as string)).toEqual(NO_FORMS)
     expect(textOf(await failing('ask', ASK))).toBe('{"action":"cancel"}')
   })
 })

@@ -3,7 +3,6 @@
  * that drops a call's SSE stream and resumes it with `Last-Event-ID`, the official client doing
  * the same on its own, and the bounds of the default in-memory event store.
  */
-import { type IncomingMessage, request } from 'node:http'
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { createToolRuntime, defineTool } from '@tooltx/core'
 import {
@@ -17,14 +16,18 @@ import {
 } from '@tooltx/mcp'
 import { afterEach, describe, expect, it } from 'vitest'
 import { cleanupAll, cleanups, progressSteps } from './mcp.fixtures.js'
+import { messageOf, rawSession, readAll, type SseEvent, send, sseEvents } from './sse-client.js'
 
 afterEach(cleanupAll)
 
 const STEPS = 6
 const STEP_MS = 120
 
-/** A served view with `count`, which reports `to` progress steps, `STEP_MS` apart. */
-async function endpoint(options: ServeHttpOptions = {}): Promise<URL> {
+/**
+ * A served view with `count`, which reports `to` progress steps, `STEP_MS` apart; `close` stops
+ * it as a process exit would (also done after the test).
+ */
+async function served(options: ServeHttpOptions = {}): Promise<{ url: URL; close: () => Promise<void> }> {
   const runtime = createToolRuntime()
   runtime.register(
     defineTool({
@@ -42,97 +45,17 @@ async function endpoint(options: ServeHttpOptions = {}): Promise<URL> {
   )
   const server = mcpServer(runtime, { name: 'resumable', version: '1.0.0' })
   const http = await serveHttp(server, options)
-  cleanups.push(async () => {
-    await http.close()
-    await server.close()
-  })
-  return http.url
-}
-
-interface SseEvent {
-  id?: string
-  retry?: number
-  data: string
-}
-
-/** The SSE events of `res` as they arrive; keep-alive comments are skipped. */
-async function* sseEvents(res: IncomingMessage): AsyncGenerator<SseEvent> {
-  let buffer = ''
-  for await (const chunk of res) {
-    buffer += (chunk as Buffer).toString('utf8')
-    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end)
-      buffer = buffer.slice(end + 2)
-      const event: SseEvent = { data: '' }
-      let seen = false
-      for (const line of block.split('\n')) {
-        const colon = line.indexOf(':')
-        if (colon <= 0) continue
-        const field = line.slice(0, colon)
-        const value = line.slice(colon + 1).replace(/^ /, '')
-        if (field === 'id') event.id = value
-        else if (field === 'retry') event.retry = Number(value)
-        else if (field === 'data') event.data += value
-        else continue
-        seen = true
-      }
-      if (seen) yield event
-    }
+  let closed: Promise<void> | undefined
+  const close = () => {
+    closed ??= http.close().then(() => server.close())
+    return closed
   }
+  cleanups.push(close)
+  return { url: http.url, close }
 }
 
-const messageOf = (event: SseEvent) => (event.data === '' ? undefined : JSON.parse(event.data))
-
-/** One raw HTTP request to `url`; resolves with the response (its body unread). */
-function send(
-  url: URL,
-  method: 'GET' | 'POST',
-  headers: Record<string, string>,
-  body?: unknown,
-): Promise<{ res: IncomingMessage; drop: () => void }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, {
-      method,
-      headers: {
-        accept: 'application/json, text/event-stream',
-        'content-type': 'application/json',
-        ...headers,
-      },
-    })
-    req.on('error', reject)
-    req.on('response', (res) => resolve({ res, drop: () => req.destroy() }))
-    req.end(body === undefined ? undefined : JSON.stringify(body))
-  })
-}
-
-/** A raw 2025-11-25 session: initialize and initialized; resolves with its headers. */
-async function rawSession(url: URL): Promise<Record<string, string>> {
-  const { res } = await send(
-    url,
-    'POST',
-    {},
-    {
-      jsonrpc: '2.0',
-      id: 0,
-      method: 'initialize',
-      params: {
-        protocolVersion: '2025-11-25',
-        capabilities: {},
-        clientInfo: { name: 'raw', version: '1.0.0' },
-      },
-    },
-  )
-  const sessionId = res.headers['mcp-session-id'] as string
-  for await (const event of sseEvents(res)) if (messageOf(event)?.id === 0) break
-  const headers = { 'mcp-session-id': sessionId, 'mcp-protocol-version': '2025-11-25' }
-  const initialized = await send(url, 'POST', headers, {
-    jsonrpc: '2.0',
-    method: 'notifications/initialized',
-  })
-  initialized.res.resume()
-  expect(initialized.res.statusCode).toBe(202)
-  return headers
-}
+/** The URL of a fresh `served` view. */
+const endpoint = async (options: ServeHttpOptions = {}): Promise<URL> => (await served(options)).url
 
 const countCall = (id: number, token: string) => ({
   jsonrpc: '2.0',
@@ -140,12 +63,6 @@ const countCall = (id: number, token: string) => ({
   method: 'tools/call',
   params: { name: 'count', arguments: { to: STEPS }, _meta: { progressToken: token } },
 })
-
-async function readAll(res: IncomingMessage): Promise<SseEvent[]> {
-  const events: SseEvent[] = []
-  for await (const event of sseEvents(res)) events.push(event)
-  return events
-}
 
 describe('Y1.25 a dropped SSE stream resumes with Last-Event-ID', () => {
   it('Y1.25, Y1.26: a raw client drops a call mid-stream and gets the rest exactly once, and nothing of another stream', async () => {
@@ -213,6 +130,53 @@ describe('Y1.25 a dropped SSE stream resumes with Last-Event-ID', () => {
     const events = await readAll(call.res)
     expect(events.map((e) => e.id)).toEqual(Array(STEPS + 1).fill(undefined))
     expect(events.every((e) => e.data !== '')).toBe(true)
+  })
+})
+
+describe('Y1.36 an endpoint that does not hold a session still replays its stored events', () => {
+  it('Y1.36 after a restart on the same store, a GET with the old session and Last-Event-ID gets what it missed, then the stream ends', async () => {
+    const store = memoryEventStore()
+    const first = await served({ eventStore: store, retryInterval: 50 })
+    const headers = await rawSession(first.url)
+    const call = await send(first.url, 'POST', headers, countCall(1, 'gone'))
+    const before: SseEvent[] = []
+    for await (const event of sseEvents(call.res)) {
+      before.push(event)
+      if (before.length === 2) break
+    }
+    call.drop()
+    // The call goes on while its stream is dropped; its result is stored before the "restart".
+    const resultStored = async () => {
+      const stored: object[] = []
+      await store.replayEventsAfter(before[1]!.id!, {
+        send: async (_id, message) => {
+          stored.push(message)
+        },
+      })
+      return stored.some((message) => 'result' in message)
+    }
+    while (!(await resultStored())) await new Promise((resolve) => setTimeout(resolve, STEP_MS))
+    await first.close()
+    const second = await served({ eventStore: store, retryInterval: 50 })
+    const resumed = await send(second.url, 'GET', { ...headers, 'last-event-id': before[1]!.id! })
+    expect(resumed.res.statusCode).toBe(200)
+    const after = await readAll(resumed.res)
+    expect(after.map(messageOf).map((m) => m.params?.progress ?? `result ${m.id}`)).toEqual([
+      2,
+      3,
+      4,
+      5,
+      6,
+      'result 1',
+    ])
+    expect(after.every((e) => e.id?.startsWith(`${headers['mcp-session-id']}/`))).toBe(true)
+    // Nothing else of the ended session is served: it starts a new one.
+    const post = await send(second.url, 'POST', headers, countCall(2, 'again'))
+    post.res.resume()
+    expect(post.res.statusCode).toBe(404)
+    const unknown = await send(second.url, 'GET', { ...headers, 'last-event-id': 'other/0#1' })
+    unknown.res.resume()
+    expect(unknown.res.statusCode).toBe(404)
   })
 })
 

@@ -153,3 +153,34 @@ describe('Y1.14 the 2026-07-28 revision over HTTP', () => {
     })
   })
 })
+
+describe('Y1.35 a body form on a 2026-07-28 request', () => {
+  it('Y1.35 run.elicit reads a cancel saying the request cannot be asked, even from a client with elicitation', async () => {
+    const runtime = createToolRuntime()
+    runtime.register(
+      defineTool({
+        name: 'ask',
+        description: 'Ask for a name.',
+        parameters: {},
+        execute: (_args, run) =>
+          run.elicit({
+            message: 'Your name?',
+            requestedSchema: { type: 'object', properties: { name: { type: 'string' } } },
+          }),
+      }),
+    )
+    const url = await endpoint(runtime)
+    const modern = new Client(
+      { name: 'modern-client', version: '1.0.0' },
+      { capabilities: { elicitation: { form: {} } }, versionNegotiation: { mode: { pin: '2026-07-28' } } },
+    )
+    await modern.connect(new StreamableHTTPClientTransport(url))
+    cleanups.push(() => modern.close())
+    const result = await modern.callTool({ name: 'ask', arguments: {} })
+    expect(JSON.parse(textOf(result))).toEqual({
+      action: 'cancel',
+      reason:
+        'the MCP client of this call cannot be asked a form: a 2026-07-28 request has no server-to-client requests',
+    })
+  })
+})

@@ -27,6 +27,7 @@ export {
   leaseHeldError,
   leaseLostError,
 } from './stores/lease.js'
+export * from './stores/mcp-events.js'
 export * from './stores/memory-store.js'
 export { describeConnection, type PgPool } from './stores/postgres/postgres-driver.js'
 export * from './stores/postgres/postgres-event-store.js'
@@ -37,8 +38,10 @@ export type { SessionReader } from './stores/session-reader.js'
 export {
   defaultSqliteDriver,
   loadSqliteDriver,
+  type SqliteConnection,
   type SqliteDriverName,
 } from './stores/sqlite/sqlite-driver.js'
+export * from './stores/sqlite/sqlite-event-store.js'
 export * from './stores/sqlite/sqlite-reader.js'
 export * from './stores/sqlite/sqlite-store.js'
 export * from './stores/store.js'

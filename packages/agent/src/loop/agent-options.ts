@@ -1,4 +1,4 @@
-import type { Approver, CodeRuntime, RuntimeScope } from '@tooltx/core'
+import type { Approver, CodeRuntime, Elicitor, RuntimeScope } from '@tooltx/core'
 import type { Session } from '@tooltx/session'
 import type { ApprovalsOption } from '../approvals/durable-approvals.js'
 import type { AgentRuntime } from '../base/agent-runtime.js'
@@ -24,6 +24,12 @@ export interface AgentOptions {
    * calls `decideApproval` and an agent resumes it, in any process (F2.1); not with `approver`.
    */
   approvals?: ApprovalsOption
+  /**
+   * Answers the forms tool bodies ask with `run.elicit` (P8.22, P8.27), e.g. by asking the person;
+   * passed in every call's input. None: a body's form is cancelled, saying no one can answer.
+   * Nothing of a form or its answer is recorded in the session.
+   */
+  onElicit?: Elicitor
   /** The agent's own system prompt, sent before the surface instructions. */
   system?: string
   /** Sees every model stream event as it arrives (for live display); must not throw. */

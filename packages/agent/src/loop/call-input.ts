@@ -30,7 +30,7 @@ export interface CallPlace {
 /**
  * The input builder of one batch's calls (L4.3), made once the batch hands over its hooks:
  * the approver (recording L8, durable F2.2, or answered from a recorded decision F2.7), the
- * effect sink (F1.3) and the Code Mode dispatch sink (X5.3) are built once per batch and
+ * agent's `onElicit` (P8.27), the effect sink (F1.3) and the Code Mode dispatch sink (X5.3) are built once per batch and
  * record into the place's journal; a failed write on a call's behalf goes to the batch's
  * `fail` (L5.5). Each input carries `provenance`, what the call's context holds (H2.2).
  */
@@ -38,7 +38,7 @@ export function callInputs(
   ctx: LoopContext,
   place: CallPlace,
 ): (hooks: BatchHooks) => (block: ToolCallBlock, args: unknown) => ToolCallInput {
-  const { session, approver, codeRuntime } = ctx.options
+  const { session, approver, codeRuntime, onElicit } = ctx.options
   const { journal, where, signal, scope, decisions } = place
   return (hooks) => {
     const { fail } = hooks
@@ -68,6 +68,7 @@ export function callInputs(
       input.fencingToken = session.epoch
       if (batchApprover !== undefined) input.approver = batchApprover
       if (codeRuntime !== undefined) input.codeRuntime = codeRuntime
+      if (onElicit !== undefined) input.elicit = onElicit
       input.onCodeDispatch = onCodeDispatch
       // What the call's context holds and where its arguments came from (H2.2, H3.1).
       const provenance = ctx.provenance.of(args)

@@ -37,7 +37,7 @@ export interface LoopContext {
  * Checks `createAgent`'s options and builds what its turns share. Throws `INVALID_DEFINITION`
  * for a `maxParallelToolCalls` that is not a positive integer (L5.4), for bounds that are
  * neither positive integers nor `Infinity` (L13.2), for a malformed `context` (T3.1), a
- * `prepareStep` that is not a function (T4.1), an unknown `onCutToolCalls` (T2.3), and
+ * `prepareStep` or `onElicit` that is not a function (T4.1, P8.27), an unknown `onCutToolCalls` (T2.3), and
  * malformed `approvals` or `approvals` with an `approver` (F2.1).
  */
 export function loopContext(options: AgentOptions): LoopContext {
@@ -47,6 +47,9 @@ export function loopContext(options: AgentOptions): LoopContext {
   }
   if (options.prepareStep !== undefined && typeof options.prepareStep !== 'function') {
     throw definitionError('prepareStep must be a function (state) => { system?, tools?, toolChoice? }')
+  }
+  if (options.onElicit !== undefined && typeof options.onElicit !== 'function') {
+    throw definitionError('onElicit must be a function (request) => { action, content? }')
   }
   const cut = options.onCutToolCalls
   if (cut !== undefined && cut !== 'end-turn' && cut !== 'tell-model') {

@@ -15,12 +15,18 @@ import {
   serveHttp,
   serveStdio,
 } from '@tooltx/mcp'
-import { assertSessionId, openSession, postgresEventStore } from '@tooltx/session'
+import {
+  assertSessionId,
+  type DatabaseEventStore,
+  openSession,
+  postgresEventStore,
+  sqliteEventStore,
+} from '@tooltx/session'
 import { counted } from '../display/counted.js'
 import { DEFAULT_DB } from '../display/default-db.js'
 import { type Output, UsageError } from '../display/output.js'
 import { replayHint } from '../display/replay-hint.js'
-import { dbLabel, isPostgres, openStore } from '../session-store.js'
+import { dbLabel, isFolderStore, isPostgres, openStore } from '../session-store.js'
 import { registerToolsModule } from '../tools-module.js'
 import { createToolset } from '../toolset.js'
 import { type Command, defineCommand } from './command.js'
@@ -28,7 +34,8 @@ import { type CommandUsage, noPositionals, usageError, workspaceFolder } from '.
 
 const DB_HELP = `  --db PATH|URL    with --session, the session database: a SQLite file, a folder
                    of .jsonl logs (default ${DEFAULT_DB}) or a postgres:// connection string; a PostgreSQL
-                   database also keeps the events of resumable HTTP streams`
+                   database or SQLite file also keeps the events of resumable HTTP streams,
+                   so a client resumes a dropped stream after the server restarted`
 
 /** `tooltx mcp serve`: its help, printed by `--help`; a usage error points to it. */
 const USAGE: CommandUsage = {
@@ -189,6 +196,16 @@ function servedTasks(
   return { tools, store: db !== undefined && isPostgres(db) ? postgresTaskStore(db) : memoryTaskStore() }
 }
 
+/**
+ * Where the resumable streams' events are kept with the session database `db` (Y3.8, Y3.9): in it
+ * when it is a PostgreSQL database or a SQLite file, so they outlive the process; `undefined`
+ * (in memory) for a folder of `.jsonl` logs.
+ */
+function streamEvents(db: string): DatabaseEventStore | undefined {
+  if (isPostgres(db)) return postgresEventStore(db)
+  return isFolderStore(db) ? undefined : sqliteEventStore(db)
+}
+
 /** Resolves on the first Ctrl-C or SIGTERM, or, when `stdin` is given, when it ends. */
 function stopped(stdin?: NodeJS.ReadableStream): Promise<void> {
   return new Promise((resolve) => {
@@ -238,16 +255,14 @@ async function serve(values: ServeFlags, out: Output, env: NodeJS.ProcessEnv): P
   })
   const recorded = recording && `Recording every call in session ${recording.id} of ${recording.db}`
   let endpoint: HttpEndpoint | undefined
-  let events: ReturnType<typeof postgresEventStore> | undefined
+  let events: DatabaseEventStore | undefined
   try {
     if (address === undefined) {
       await serveStdio(server)
       out.error(`tooltx: serving ${what} over MCP stdio`)
       if (recorded !== undefined) out.error(`tooltx: ${recorded}`)
     } else {
-      // A PostgreSQL session database keeps the resumable streams' events too (Y3.8).
-      events =
-        recording !== undefined && isPostgres(recording.db) ? postgresEventStore(recording.db) : undefined
+      events = recording === undefined ? undefined : streamEvents(recording.db)
       endpoint = await serveHttp(server, {
         ...address,
         ...(token === undefined ? {} : { bearerToken: token }),

@@ -21,7 +21,7 @@ import { type Output, UsageError } from '../display/output.js'
 import { liveLookup } from '../display/presenters.js'
 import { approvalsHint, approveHint, replayHint, runResumeHint } from '../display/replay-hint.js'
 import { suspendedNote } from '../display/suspended-note.js'
-import { terminalElicitor, timelineLog } from '../mcp-prompts.js'
+import { terminalElicitor, terminalForms, timelineLog } from '../mcp-prompts.js'
 import { WatchedModel } from '../model-watch.js'
 import type { ProviderVars } from '../provider-errors.js'
 import { RunControl, STOP_NOTES, STOPPED_EXIT_STATUS } from '../run-control.js'
@@ -289,6 +289,8 @@ export async function runCommand(options: RunOptions, out: Output): Promise<RunO
             onInterrupt: interrupt,
           }),
         }),
+    // A tool body's own form is asked at the terminal like a server's question (K2.32).
+    onElicit: terminalForms(out, interrupt),
     system: AGENT_SYSTEM_PROMPT,
   })
   // The servers' questions and requests for a completion are answered through the agent, which

@@ -120,7 +120,7 @@ export class CodeRun {
 
   /** Starts one nested call (X4.1, X5.1, X5.2). */
   private async dispatch(call: SubCall): Promise<ToolResult> {
-    const { run, approver, host } = this.request
+    const { run, approver, elicitor, host } = this.request
     const ids = { rootCallId: run.rootCallId, parentCallId: run.callId, subCallId: call.id, name: call.name }
     this.sink.emit({ type: 'start', ...ids, arguments: call.args })
     const input: ExecuteInput = {
@@ -135,6 +135,7 @@ export class CodeRun {
     }
     if (run.scope !== undefined) input.scope = run.scope
     if (approver !== undefined) input.approver = approver
+    if (elicitor !== undefined) input.elicit = elicitor
     const provenance = this.provenance.of(call.args)
     if (provenance !== undefined) input.provenance = provenance
     const result = await host.execute(input)

@@ -4,6 +4,7 @@
  * Code Mode is written against this and imports nothing from the pipeline.
  */
 import type { CodeDispatchSink, CodeRuntime } from '../contract/code-runtime.js'
+import type { Elicitor } from '../contract/elicitation.js'
 import type { Approver, ExecuteInput, RunContext, ToolScope } from '../contract/execution.js'
 import type { ToolResult } from '../contract/result.js'
 import type { ToolView } from '../contract/tool-view.js'
@@ -35,6 +36,7 @@ export interface RunCodeCallInputs {
   readonly codeRuntime: CodeRuntime | undefined
   readonly onCodeDispatch: CodeDispatchSink | undefined
   readonly approver: Approver | undefined
+  readonly elicitor: Elicitor | undefined
   readonly scope: ToolScope | undefined
 }
 
@@ -52,6 +54,8 @@ export interface RunCodeRequest {
   readonly onCodeDispatch: CodeDispatchSink | undefined
   /** The approver the call brought, forwarded to nested calls (X4.1). */
   readonly approver: Approver | undefined
+  /** The elicitation handler the call brought, forwarded to nested calls (P8.25). */
+  readonly elicitor: Elicitor | undefined
   /** The runtime that owns the call. */
   readonly host: RunCodeHost
 }

@@ -164,6 +164,7 @@ export function runCodeDefinition(host: RunCodeHost): AnyToolDefinition {
       codeRuntime,
       onCodeDispatch: inputs?.onCodeDispatch,
       approver: inputs?.approver,
+      elicitor: inputs?.elicitor,
       host,
     })
   }

@@ -3,6 +3,7 @@ import type { ApprovalOutcome } from './approval-outcome.js'
 import type { CallSequence } from './call-sequence.js'
 import type { CodeDispatchSink, CodeRuntime } from './code-runtime.js'
 import type { UserMessage } from './content.js'
+import type { ElicitForm, Elicitor, ElicitReply } from './elicitation.js'
 import type { ContextProvenance } from './provenance.js'
 
 /**
@@ -73,6 +74,14 @@ export interface RunContext extends Execution {
    * on the context (`run.log(…)`), not detached.
    */
   log(level: LogLevel, data: JsonValue): void
+  /**
+   * Asks the person to fill `form` (P8.20–P8.26) through the host's elicitation handler (the
+   * input's `elicit`) and resolves with the checked answer: `accept` with the form's values,
+   * `decline`, or `cancel` (with a `reason` when nobody could be asked, the handler failed, the
+   * answer did not fit, or the call was aborted). Rejects only for a malformed form. A method:
+   * call it on the context.
+   */
+  elicit(form: ElicitForm): Promise<ElicitReply>
   /**
    * The call's idempotency key (F1.2): 64 hex digits, the same for every attempt of the call and,
    * under an agent, for every resume of it, derived from the input's `idempotencyScope` (the
@@ -150,6 +159,8 @@ export interface ExecuteInput {
   parent?: symbol
   /** Overrides the runtime's approver for this call (P4.1). */
   approver?: Approver
+  /** Answers the body's `run.elicit` forms (P8.22), and those of its Code Mode sub-calls. */
+  elicit?: Elicitor
   /** Overrides the runtime's code runtime for a `run_code` call (X1.6). */
   codeRuntime?: CodeRuntime
   /** Receives Code Mode dispatch events of a `run_code` call (X5). */

@@ -4,6 +4,7 @@ import type { Place } from '../contract/call-sequence.js'
 import type { CodeDispatchSink, CodeRuntime } from '../contract/code-runtime.js'
 import type { ContextSource } from '../contract/content.js'
 import type { AnyToolDefinition } from '../contract/definition.js'
+import type { Elicitor } from '../contract/elicitation.js'
 import type { Approver, EffectSink, Execution } from '../contract/execution.js'
 import type { ProvenanceSpec } from '../contract/provenance.js'
 import type { ToolResult } from '../contract/result.js'
@@ -59,6 +60,8 @@ export class Call extends StageLog {
     readonly exec: Execution,
     readonly record: ScopeRecord | undefined,
     readonly approver: Approver | undefined,
+    /** The input's `elicit` (P8.22). */
+    readonly elicitor: Elicitor | undefined,
     readonly codeRuntime: CodeRuntime | undefined,
     readonly onCodeDispatch: CodeDispatchSink | undefined,
     /** Whether a definition was visible at entry, and its finalizer (P11.3, P11.7). */

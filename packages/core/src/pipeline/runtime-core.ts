@@ -3,6 +3,7 @@
  * and the pipeline stages. Not exported from the package.
  */
 import type { CodeDispatchSink, CodeRuntime } from '../contract/code-runtime.js'
+import type { Elicitor } from '../contract/elicitation.js'
 import type { Approver, Execution } from '../contract/execution.js'
 import type * as Hooks from '../contract/hooks.js'
 import { definitionError } from '../foundation/errors.js'
@@ -15,6 +16,7 @@ export interface LiveCall {
   readonly exec: Execution
   readonly record: ScopeRecord | undefined
   readonly approver: Approver | undefined
+  readonly elicitor: Elicitor | undefined
   readonly codeRuntime: CodeRuntime | undefined
   readonly onCodeDispatch: CodeDispatchSink | undefined
 }

@@ -1,48 +1,47 @@
 /**
- * Forms of a tool body's own (Y1.31): `elicit(run, form)` asks the person at the MCP client of
- * the served call `run` belongs to, beside the approvals the pipeline asks (Y1.7).
+ * Forms of a tool body's own (Y1.31, Y1.35): the elicitation handler a served call is given, so
+ * its `run.elicit(form)` (P8.20) asks the person at the MCP client of that call, beside the
+ * approvals the pipeline asks (Y1.7).
  */
-import type { ElicitRequestFormParams } from '@modelcontextprotocol/server'
-import type { Execution } from '@tooltx/core'
-import { CallRoutes } from './call-routes.js'
+import type { ClientCapabilities, ElicitRequestFormParams, ServerContext } from '@modelcontextprotocol/server'
+import type { ElicitForm, Elicitor, ElicitReply, RunContext } from '@tooltx/core'
 
-/** A form to fill: a message and the flat object schema of its fields (MCP form-mode elicitation). */
-export interface ElicitForm {
-  message: string
-  requestedSchema: ElicitRequestFormParams['requestedSchema']
+export type { ElicitForm, ElicitReply } from '@tooltx/core'
+
+/** Why a 2026-07-28 request's body cannot ask (Y1.35): the revision has no server-to-client requests. */
+export const MODERN_NO_FORMS =
+  'the MCP client of this call cannot be asked a form: a 2026-07-28 request has no server-to-client requests'
+
+/** Why the body of a 2025 session whose client lacks elicitation cannot ask (Y1.35). */
+export const CLIENT_NO_FORMS =
+  'the MCP client of this call did not announce elicitation, so it cannot be asked a form'
+
+/**
+ * The elicitation handler of one served call (Y1.35): for a 2025 session whose client announced
+ * elicitation (`client`, its capabilities), `elicitation/create` in form mode on the call's request,
+ * waiting at most `timeoutMs`, aborted with the call; otherwise a `cancel` saying why.
+ */
+export function clientElicitor(
+  ctx: ServerContext,
+  client: ClientCapabilities | undefined,
+  timeoutMs: number,
+): Elicitor {
+  if (client === undefined) return () => ({ action: 'cancel', reason: MODERN_NO_FORMS })
+  if (client.elicitation === undefined) return () => ({ action: 'cancel', reason: CLIENT_NO_FORMS })
+  return async ({ message, requestedSchema, signal }) => {
+    // Core checked the form against MCP's field kinds (P8.20); its types only group them differently.
+    const schema = requestedSchema as ElicitRequestFormParams['requestedSchema']
+    const params: ElicitRequestFormParams = { mode: 'form', message, requestedSchema: schema }
+    return (await ctx.mcpReq.elicitInput(params, { signal, timeout: timeoutMs })) as ElicitReply
+  }
 }
 
 /**
- * The person's answer: `accept` with the values of the form, `decline`, or `cancel`, which is
- * also the answer when nobody could be asked or nobody answered in time.
+ * Asks the person to fill `form`: `run.elicit(form)` (P8.20), which a served call's client answers
+ * (Y1.35). Kept for bodies written against the first release (Y1.31).
+ *
+ * @deprecated Call `run.elicit(form)` on the run context instead.
  */
-export type ElicitReply =
-  | { action: 'accept'; content: Record<string, string | number | boolean | string[]> }
-  | { action: 'decline' | 'cancel' }
-
-/** Asks one form of a served call's client. */
-export type FormAsker = (form: ElicitForm, signal: AbortSignal) => Promise<ElicitReply>
-
-/** The askers of the calls every `mcpServer` of this process serves (call ids are unique). */
-export const formAskers = new CallRoutes<FormAsker>()
-
-/**
- * Asks the person at the MCP client of the call `run` (a tool body's run context, or a Code Mode
- * sub-call's) to fill `form`, and resolves with the answer (Y1.31). It resolves
- * `{ action: 'cancel' }` without asking anyone when the call is neither served by `mcpServer` to
- * a 2025 session whose client announced elicitation nor the run of a 2026-07-28 task whose
- * request declared elicitation (there the form is an input request of the task, Y6.23), and when
- * the request fails or times out (`approvalTimeoutMs`); it never rejects.
- */
-export async function elicit(
-  run: Pick<Execution, 'rootCallId' | 'signal'>,
-  form: ElicitForm,
-): Promise<ElicitReply> {
-  const ask = formAskers.find(run.rootCallId)
-  if (ask === undefined) return { action: 'cancel' }
-  try {
-    return await ask(form, run.signal)
-  } catch {
-    return { action: 'cancel' }
-  }
+export function elicit(run: Pick<RunContext, 'elicit'>, form: ElicitForm): Promise<ElicitReply> {
+  return run.elicit(form)
 }

@@ -1,17 +1,16 @@
 /**
- * What a served call's body may ask of its client besides logging and progress (Y1.31–Y1.33):
- * its own forms, completions, and releasing its SSE stream. Opened per call, closed when it ends.
+ * What a served call's body may ask of its client besides logging, progress and forms (Y1.32,
+ * Y1.33): completions, and releasing its SSE stream. Opened per call, closed when it ends.
  */
 import type { ClientCapabilities, ServerContext } from '@modelcontextprotocol/server'
-import { type ElicitReply, formAskers } from './body-elicit.js'
 import { samplers } from './body-sample.js'
 import { streamClosers } from './call-stream.js'
 
 /**
- * Opens the routes of the call `callId` served through `ctx`: forms and completions when the
- * client of a 2025 session (`client`: its capabilities; `undefined` for a 2026-07-28 request,
- * which has no server-to-client requests) announced elicitation or sampling, each waiting at most
- * `timeoutMs`; the stream closer when the transport offers one. Returns the function closing them.
+ * Opens the routes of the call `callId` served through `ctx`: completions when the client of a
+ * 2025 session (`client`: its capabilities; `undefined` for a 2026-07-28 request, which has no
+ * server-to-client requests) announced sampling, waiting at most `timeoutMs`; the stream closer
+ * when the transport offers one. Returns the function closing them.
  */
 export function openBodyRoutes(
   callId: string,
@@ -20,17 +19,6 @@ export function openBodyRoutes(
   timeoutMs: number,
 ): () => void {
   const closers: (() => void)[] = []
-  if (client?.elicitation !== undefined)
-    closers.push(
-      formAskers.open(
-        callId,
-        (form, signal) =>
-          ctx.mcpReq.elicitInput(
-            { mode: 'form', ...form },
-            { signal, timeout: timeoutMs },
-          ) as Promise<ElicitReply>,
-      ),
-    )
   if (client?.sampling !== undefined)
     closers.push(
       samplers.open(callId, (request, signal) =>

@@ -1,6 +1,6 @@
 /**
- * Per served call, where what its body sends goes (Y1.21, Y1.31): its `run.log` entries, its
- * `elicit` forms. Keyed by the call id the server gave the call, which a Code Mode sub-call
+ * Per served call, where what its body sends goes (Y1.21, Y1.32, Y1.33): its `run.log` entries,
+ * its completions, its stream release. Keyed by the call id the server gave the call, which a Code Mode sub-call
  * finds as its root call id.
  */
 export class CallRoutes<T> {

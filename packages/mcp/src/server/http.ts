@@ -22,6 +22,7 @@ import {
 } from '@modelcontextprotocol/server'
 import { ToolError } from '@tooltx/core'
 import { boundHostNames, hostName, urlHost } from './bound-host.js'
+import { endedSessionReplay } from './ended-session-replay.js'
 import { memoryEventStore } from './event-store.js'
 import type { TooltxMcpServer } from './server.js'
 import { sessionEventStore } from './session-events.js'
@@ -178,9 +179,11 @@ export async function serveHttp(
     const sessionId = request.headers.get('mcp-session-id')
     if (sessionId !== null) {
       const transport = transports.get(sessionId)
-      return transport === undefined
-        ? textResponse(404, 'unknown MCP session: initialize a new one')
-        : transport.handleRequest(request)
+      if (transport !== undefined) return transport.handleRequest(request)
+      // A session this process does not hold may still have its events in a durable store (Y1.36).
+      const replay =
+        eventStore === false ? undefined : await endedSessionReplay(request, eventStore, sessionId)
+      return replay ?? textResponse(404, 'unknown MCP session: initialize a new one')
     }
     // No session yet: a fresh transport, which accepts only an initialize request. Its id is
     // drawn first so that its view of the event store can name it.

@@ -25,6 +25,7 @@ import { errorMessage, isRepeatable } from '@tooltx/core/internal'
 import { toCallToolResult } from '../call-result.js'
 import { TASKS_EXTENSION } from '../tasks-extension.js'
 import { APPROVAL_INPUT, ApprovalRounds } from './approval-rounds.js'
+import { clientElicitor } from './body-elicit.js'
 import { openBodyRoutes } from './body-routes.js'
 import { CallRoutes } from './call-routes.js'
 import { approvalForm, elicitApprover, failClosed } from './elicit-approver.js'
@@ -166,7 +167,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
         ? undefined
         : new ServedTasks(
             options.tasks,
-            async (record, signal, approver) => {
+            async (record, signal, { approver, elicit }) => {
               const input: ExecuteInput = {
                 callId: record.callId,
                 name: record.tool,
@@ -174,6 +175,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
                 signal,
                 ...scoped,
                 approver,
+                ...(elicit === undefined ? {} : { elicit }),
                 idempotencyScope: record.taskId,
               }
               return resultOf(
@@ -279,13 +281,9 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
             : server.getClientCapabilities()?.elicitation === undefined
               ? failClosed
               : elicitApprover((params, o) => ctx.mcpReq.elicitInput(params, o), opts.approvalTimeoutMs)
-        // A 2025 session's body may ask its client too (Y1.31–Y1.33).
-        closeBodyRoutes = openBodyRoutes(
-          callId,
-          ctx,
-          envelope === undefined ? server.getClientCapabilities() : undefined,
-          opts.approvalTimeoutMs,
-        )
+        // A 2025 session's body may ask its client too (Y1.32, Y1.33, Y1.35).
+        const client = envelope === undefined ? (server.getClientCapabilities() ?? {}) : undefined
+        closeBodyRoutes = openBodyRoutes(callId, ctx, client, opts.approvalTimeoutMs)
         const input: ExecuteInput = {
           callId,
           name,
@@ -293,6 +291,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
           signal: ctx.mcpReq.signal,
           ...(opts.scope === undefined ? {} : { scope: opts.scope }),
           approver,
+          elicit: clientElicitor(ctx, client, opts.approvalTimeoutMs),
         }
         const result = await opts.wrapCall(input, (i) => runtime.execute(i))
         if (asked !== undefined)

@@ -6,6 +6,7 @@
 
 import type { AdditionalContext } from '../../contract/content.js'
 import { checkDeferred } from '../../contract/content-checks.js'
+import type { ElicitForm, ElicitReply } from '../../contract/elicitation.js'
 import { LOG_LEVELS, type LogEntry, type LogLevel, type RunContext } from '../../contract/execution.js'
 import type { ToolResult } from '../../contract/result.js'
 import { idempotencyKey } from '../../foundation/arguments-digest.js'
@@ -15,6 +16,7 @@ import type { JsonValue } from '../../foundation/lossless-json.js'
 import { withLabel } from '../../provenance/result-label.js'
 import { nextCovering } from '../../registry/hook-list.js'
 import type { Call } from '../call.js'
+import { elicitForm } from '../elicitation.js'
 import { aborted, abortedBeforeDispatch, thrown, unknownTool } from '../failures.js'
 import { breach, isBreach } from '../invariants.js'
 import { fuseSignals } from '../signals.js'
@@ -23,7 +25,7 @@ import { successFromValue } from './output.js'
 /**
  * The object every run context is (P8.2): the attempt's fields are added to it as own data
  * properties; the `idempotencyKey` getter (F1.2) and the `log` method (P8.12) are on this
- * class's prototype, so they cost an attempt nothing until used. A lazy
+ * class's prototype, as is `elicit` (P8.20), so they cost an attempt nothing until used. A lazy
  * key needs a getter; defined as an own accessor on each run context (one `Object.defineProperty`
  * per attempt) it cost about a tenth of a whole call (bench/pipeline.bench.ts, run context).
  */
@@ -76,6 +78,14 @@ class RunContextBase {
       }
     }
     core.report(Object.freeze({ callId: exec.callId, name: exec.name, level, data: snap }))
+  }
+
+  /**
+   * Asks the person a form through the call's elicitation handler (P8.20–P8.26). A prototype
+   * method like `log`; the question lives as long as this attempt's signal.
+   */
+  elicit(form: ElicitForm): Promise<ElicitReply> {
+    return elicitForm(this.#call, (this as unknown as RunContext).signal, form)
   }
 }
 

@@ -7,6 +7,7 @@
 import { enterSequence } from '../../contract/call-sequence.js'
 import type { CodeDispatchSink, CodeRuntime } from '../../contract/code-runtime.js'
 import { RUN_CODE } from '../../contract/definition.js'
+import type { Elicitor } from '../../contract/elicitation.js'
 import type { Approver, EffectSink, ExecuteInput, Execution, ToolScope } from '../../contract/execution.js'
 import type { ContextProvenance } from '../../contract/provenance.js'
 import type { ToolResult } from '../../contract/result.js'
@@ -49,7 +50,7 @@ function snapshotArguments(raw: unknown): { value: JsonValue } | { failure: Tool
 
 /** The input fields other than `arguments`, in reading order (I1.1). */
 const CHECKED_FIELDS =
-  'callId rootCallId name signal scope parent approver codeRuntime onCodeDispatch idempotencyScope onEffect fencingToken sequence receipts provenance'.split(
+  'callId rootCallId name signal scope parent approver elicit codeRuntime onCodeDispatch idempotencyScope onEffect fencingToken sequence receipts provenance'.split(
     ' ',
   )
 
@@ -65,6 +66,7 @@ interface InputFields {
   readonly scope: unknown
   readonly parent: unknown
   readonly approver: unknown
+  readonly elicit: unknown
   readonly codeRuntime: unknown
   readonly onCodeDispatch: unknown
   readonly idempotencyScope: unknown
@@ -102,6 +104,7 @@ function readInput(input: object): InputFields {
       scope: fields.scope,
       parent: fields.parent,
       approver: fields.approver,
+      elicit: fields.elicit,
       codeRuntime: fields.codeRuntime,
       onCodeDispatch: fields.onCodeDispatch,
       idempotencyScope: fields.idempotencyScope,
@@ -142,7 +145,16 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   if (input === null || typeof input !== 'object') breach('execute input must be an object')
   const fields = readInput(input)
   const { callId, rootCallId, name, rawArguments, argumentsError, signal, scope, parent } = fields
-  const { approver, codeRuntime, onCodeDispatch, idempotencyScope, onEffect, fencingToken, sequence } = fields
+  const {
+    approver,
+    elicit,
+    codeRuntime,
+    onCodeDispatch,
+    idempotencyScope,
+    onEffect,
+    fencingToken,
+    sequence,
+  } = fields
   if (typeof callId !== 'string' || callId === '') breach('execute input.callId must be a non-empty string')
   if (typeof name !== 'string') breach('execute input.name must be a string')
   if (!(signal instanceof AbortSignal)) breach('execute input.signal must be an AbortSignal')
@@ -160,6 +172,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
   }
   if (approver !== undefined && typeof approver !== 'function')
     breach('execute input.approver must be a function')
+  if (elicit !== undefined && typeof elicit !== 'function') breach('execute input.elicit must be a function')
   if (codeRuntime !== undefined && (codeRuntime === null || typeof codeRuntime !== 'object')) {
     breach('execute input.codeRuntime must be a code runtime')
   }
@@ -211,6 +224,7 @@ export function enter(core: RuntimeCore, input: unknown): Entered {
     exec,
     record,
     approver as Approver | undefined,
+    elicit as Elicitor | undefined,
     codeRuntime as CodeRuntime | undefined,
     onCodeDispatch as CodeDispatchSink | undefined,
     finalizer,

@@ -5,7 +5,6 @@
  */
 import { randomUUID } from 'node:crypto'
 import { type CallToolResult, ProtocolError, ProtocolErrorCode } from '@modelcontextprotocol/server'
-import type { Approver } from '@tooltx/core'
 import { sleep } from '@tooltx/core/internal'
 import {
   isTerminal,
@@ -14,7 +13,7 @@ import {
   type TaskRecord,
   type TaskStore,
 } from '../../task-store.js'
-import { type TaskAsker, taskAsking } from './task-inputs.js'
+import { type TaskAsker, type TaskAsking, taskAsking } from './task-inputs.js'
 
 /** The `_meta` key that ties a message to its task (the Tasks utility's). */
 export const RELATED_TASK_KEY = 'io.modelcontextprotocol/related-task'
@@ -48,7 +47,7 @@ export interface McpTask {
 export type TaskExecutor = (
   record: TaskRecord,
   signal: AbortSignal,
-  approver: Approver,
+  asking: TaskAsking,
 ) => Promise<CallToolResult>
 
 const positive = (value: unknown, what: string): number => {
@@ -165,11 +164,10 @@ export class ServedTasks {
       store: this.store,
       owner: this.#me,
       taskId: record.taskId,
-      callId: record.callId,
       pollMs: Math.min(this.pollInterval, 250),
       timeoutMs: this.inputTimeoutMs,
     })
-    this.execute(record, controller.signal, asking.approver)
+    this.execute(record, controller.signal, asking)
       .catch((error: unknown) => failure(`the task failed: ${String(error)}`))
       .then(async (result) => {
         clearInterval(renew)
@@ -180,7 +178,6 @@ export class ServedTasks {
       .catch(() => undefined)
       .finally(() => {
         clearInterval(renew)
-        asking.close()
         this.#running.delete(record.taskId)
       })
   }

@@ -6,10 +6,9 @@
  */
 import { randomUUID } from 'node:crypto'
 import type { ElicitRequestFormParams, ElicitResult } from '@modelcontextprotocol/server'
-import type { Approver } from '@tooltx/core'
+import type { Approver, Elicitor, ElicitReply } from '@tooltx/core'
 import { errorMessage, sleep } from '@tooltx/core/internal'
 import { isTerminal, type TaskChange, type TaskStore } from '../../task-store.js'
-import { type ElicitReply, type FormAsker, formAskers } from '../body-elicit.js'
 import { approvalForm, approvalOutcome, failClosed } from '../elicit-approver.js'
 
 /**
@@ -25,8 +24,6 @@ export interface TaskInputHost {
   /** The instance running the task (only it moves the task). */
   readonly owner: string
   readonly taskId: string
-  /** The served call id the run has (its body's forms are routed by it). */
-  readonly callId: string
   /** How often the store is read for the answer, in ms. */
   readonly pollMs: number
   /** How long an answer is waited for (the server's `approvalTimeoutMs`). */
@@ -71,9 +68,19 @@ export class TaskInputs {
     return answer === undefined ? 'cancelled' : approvalOutcome(request, answer)
   }
 
-  /** The run's form asker (`elicit(run, form)`, Y1.31). */
-  readonly forms: FormAsker = async (form, signal) =>
-    replyOf(await this.#ask('form', { mode: 'form', ...form }, 'waiting for input', signal))
+  /** The run's elicitation handler: a body's `run.elicit(form)` (P8.20, Y1.31). */
+  readonly forms: Elicitor = async ({ message, requestedSchema, signal }) => {
+    // Core checked the form against MCP's field kinds (P8.20); its types only group them differently.
+    const schema = requestedSchema as ElicitRequestFormParams['requestedSchema']
+    return replyOf(
+      await this.#ask(
+        'form',
+        { mode: 'form', message, requestedSchema: schema },
+        'waiting for input',
+        signal,
+      ),
+    )
+  }
 
   /**
    * Publishes one request under a fresh key (unique for the task's life) and waits for its
@@ -126,16 +133,22 @@ export class TaskInputs {
   }
 }
 
+/** Whom one run of a task asks: its approver, and the handler of its body's forms if any. */
+export interface TaskAsking {
+  readonly approver: Approver
+  readonly elicit?: Elicitor
+}
+
 /**
- * The approver of one run as `asker` says, and what closes its routes when the run ends: a
- * 2025 client's answer is awaited with the task `input_required` ('waiting for approval');
- * the task's own asking also takes the body's forms (Y1.31).
+ * The approver of one run as `asker` says: a 2025 client's answer is awaited with the task
+ * `input_required` ('waiting for approval'); the task's own asking also takes the body's forms
+ * (Y1.31, Y6.23).
  */
-export function taskAsking(asker: TaskAsker, host: TaskInputHost): { approver: Approver; close(): void } {
-  if (asker === 'nobody') return { approver: failClosed, close: () => undefined }
+export function taskAsking(asker: TaskAsker, host: TaskInputHost): TaskAsking {
+  if (asker === 'nobody') return { approver: failClosed }
   if (asker === 'task') {
     const inputs = new TaskInputs(host)
-    return { approver: inputs.approver, close: formAskers.open(host.callId, inputs.forms) }
+    return { approver: inputs.approver, elicit: inputs.forms }
   }
   const move = (change: TaskChange) =>
     host.store.move(host.taskId, change, new Date().toISOString(), host.owner)
@@ -147,5 +160,5 @@ export function taskAsking(asker: TaskAsker, host: TaskInputHost): { approver: A
       await move({ status: 'working' })
     }
   }
-  return { approver, close: () => undefined }
+  return { approver }
 }

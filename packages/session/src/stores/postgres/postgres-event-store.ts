@@ -4,30 +4,19 @@
  * database, and a restarted one, replays what another stored.
  */
 import { definitionError } from '@tooltx/core/internal'
+import {
+  type DatabaseEventStore,
+  eventsPerStream,
+  MCP_EVENTS_TABLE,
+  parseEventId as parseId,
+  unknownEventId,
+} from '../mcp-events.js'
 import { describeConnection, loadPg, type PgPool } from './postgres-driver.js'
-
-/** The table the events live in. */
-export const MCP_EVENTS_TABLE = 'tooltx_mcp_events'
-
-/** Events one stream keeps by default before its oldest are deleted. */
-export const DEFAULT_DB_EVENTS_PER_STREAM = 1_000
 
 /** Options of {@link postgresEventStore}. */
 export interface PostgresEventStoreOptions {
-  /** Events kept per stream; default {@link DEFAULT_DB_EVENTS_PER_STREAM}. */
+  /** Events kept per stream; default `DEFAULT_DB_EVENTS_PER_STREAM`. */
   maxEventsPerStream?: number
-}
-
-/** The SDK's `EventStore` shape (`@modelcontextprotocol/server`), and `close`. */
-export interface DatabaseEventStore {
-  storeEvent(streamId: string, message: unknown): Promise<string>
-  getStreamIdForEventId(eventId: string): Promise<string | undefined>
-  replayEventsAfter(
-    lastEventId: string,
-    handlers: { send: (eventId: string, message: never) => Promise<void> },
-  ): Promise<string>
-  /** Ends the pool the store opened (not one it was given). */
-  close(): Promise<void>
 }
 
 const SCHEMA = `CREATE TABLE IF NOT EXISTS ${MCP_EVENTS_TABLE} (
@@ -36,13 +25,6 @@ const SCHEMA = `CREATE TABLE IF NOT EXISTS ${MCP_EVENTS_TABLE} (
   message TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS ${MCP_EVENTS_TABLE}_stream ON ${MCP_EVENTS_TABLE} (stream, id)`
-
-/** `<stream>#<id>` read back; `undefined` for an id the store did not make. */
-function parseId(eventId: string): { stream: string; id: string } | undefined {
-  const at = eventId.lastIndexOf('#')
-  const id = eventId.slice(at + 1)
-  return at > 0 && /^[1-9]\d{0,18}$/.test(id) ? { stream: eventId.slice(0, at), id } : undefined
-}
 
 /**
  * An event store in the PostgreSQL database `connection` (a connection string or a `pg.Pool`),
@@ -54,9 +36,7 @@ export function postgresEventStore(
   connection: string | PgPool,
   options: PostgresEventStoreOptions = {},
 ): DatabaseEventStore {
-  const keep = options.maxEventsPerStream ?? DEFAULT_DB_EVENTS_PER_STREAM
-  if (!Number.isInteger(keep) || keep < 1)
-    throw definitionError('postgresEventStore: maxEventsPerStream must be a positive integer')
+  const keep = eventsPerStream('postgresEventStore', options)
   const owned = typeof connection === 'string'
   if (!owned && typeof (connection as PgPool | null)?.query !== 'function')
     throw definitionError('postgresEventStore needs a connection string (postgres://…) or a pg.Pool')
@@ -101,7 +81,7 @@ export function postgresEventStore(
     getStreamIdForEventId: streamOf,
     async replayEventsAfter(lastEventId, { send }) {
       const stream = await streamOf(lastEventId)
-      if (stream === undefined) throw new Error(`event id ${lastEventId} is not in the event store`)
+      if (stream === undefined) throw unknownEventId(lastEventId)
       const after = parseId(lastEventId)!.id
       const rows = await pool.query(
         `SELECT id, message FROM ${MCP_EVENTS_TABLE} WHERE stream = $1 AND id > $2 ORDER BY id`,
