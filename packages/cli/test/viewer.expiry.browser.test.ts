@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest'
 import { cliDefinitions } from '../src/session-timeline.js'
 import { startViewerServer, type ViewerServer } from '../src/viewer/viewer-server.js'
 import { openViewerSource } from '../src/viewer/viewer-source.js'
-import { describeBrowser, launchBrowser, screenshot } from './browser.js'
+import { describeBrowser, launchBrowser, screenshot, seriousViolations } from './browser.js'
 import { expiringEdit } from './viewer-fixtures.js'
 
 const HOUR = 60 * 60 * 1000
@@ -49,7 +49,7 @@ describeBrowser('G3.11, G3.12 an expired durable ask in the viewer', () => {
     if (dir !== undefined) rmSync(dir, { recursive: true, force: true })
   })
 
-  it('G3.11: an open card turns from waiting for approval to expired when its time comes, with no reload and no new event', async () => {
+  it('G3.11, G3.5: an open card turns from waiting for approval to expired when its time comes, with no reload and no new event', async () => {
     const db = path.join(dir, 'waiting.db')
     const expiresAt = await expiringEdit(db, 'edits', { task: 'shout the second line', expiresAfterMs: HOUR })
     const server = await serve(db)
@@ -84,6 +84,8 @@ describeBrowser('G3.11, G3.12 an expired durable ask in the viewer', () => {
     expect(await card.locator('.running').count()).toBe(0)
     expect(await page.evaluate(() => (globalThis as { loadedOnce?: boolean }).loadedOnce)).toBe(true)
     await screenshot(page, 'expired-ask')
+    // G3.5 holds for the expired card too (its marks are readable).
+    expect(await seriousViolations(page)).toEqual([])
   }, 60_000)
 
   it('G3.11, G3.12: a session whose ask already expired lists as approval expired, and its card opens expired', async () => {
