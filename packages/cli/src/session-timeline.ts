@@ -21,12 +21,15 @@ export function cliDefinitions(): AnyToolDefinition[] {
  * from `lookup`; by default from the CLI's presenters, for exactly the tools whose results
  * in `events` record them (a tool of another program gets generic cards, whatever its name).
  * Pass `(name) => runtime.view(scope).get(name)` to print a session of your own tools with
- * their cards. Never throws for any event list the session log holds.
+ * their cards. A durable ask nobody decided that expired by `now` (epoch ms, default the
+ * current time) gets its expiry line after the events (K5.18). Never throws for any event list
+ * the session log holds.
  */
 export function renderSession(
   events: readonly SessionEvent[],
   lookup: DefinitionLookup = recordedLookup(events, cliDefinitions()),
+  now: number = Date.now(),
 ): string[] {
   const timeline = new TimelineRenderer(lookup)
-  return events.flatMap((event) => timeline.render(event))
+  return [...events.flatMap((event) => timeline.render(event)), ...timeline.expired(now)]
 }

@@ -9,6 +9,7 @@ import { openSession, postgresStore, sqliteStore } from '@tooltx/session'
 import { expect, it } from 'vitest'
 import { describePostgres, freshPostgres } from '../../session/test/postgres.js'
 import { BIN, cleanEnv, scratch, tooltx } from './cli-harness.js'
+import { expiringEdit } from './viewer-fixtures.js'
 
 describePostgres('N1.5 tooltx on a PostgreSQL session database', () => {
   it('N1.5: replay --follow prints the stored timeline, then each event as another writer appends it; sessions lists it; Ctrl-C exits 130', async () => {
@@ -58,6 +59,32 @@ describePostgres('N1.5 tooltx on a PostgreSQL session database', () => {
     }
     expect(await exit).toBe(130)
     await store.close()
+  }, 60_000)
+
+  it("K5.18: replay --follow prints a durable ask's expiry when it comes, with no new event, once", async () => {
+    const db = await freshPostgres()
+    const expiresAt = await expiringEdit(db, 'asks', { task: 'shout', expiresAfterMs: 5000 })
+    const proc = spawn(process.execPath, [BIN, 'replay', 'asks', '--follow', '--db', db], { env: cleanEnv() })
+    const expired = `    ? approval for edit_file expired ${expiresAt}: nobody decided in time, so the call is denied`
+    let stdout = ''
+    let askedSeenAt: number | undefined
+    proc.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+      stdout += chunk
+      if (stdout.includes('+TWO')) askedSeenAt ??= Date.now()
+    })
+    const exit = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)))
+    try {
+      for (let i = 0; i < 400 && !stdout.includes(expired); i++) await new Promise((r) => setTimeout(r, 25))
+      await new Promise((r) => setTimeout(r, 300))
+      // The ask was printed waiting before it expired; nothing was appended since.
+      expect(stdout).toContain(`(durable: waiting for approval until ${expiresAt})`)
+      expect(askedSeenAt).toBeLessThan(Date.parse(expiresAt))
+      expect(stdout.split('\n').filter((line) => line.includes('nobody decided in time'))).toEqual([expired])
+      expect(stdout.endsWith(`${expired}\n`)).toBe(true)
+    } finally {
+      proc.kill('SIGINT')
+    }
+    expect(await exit).toBe(130)
   }, 60_000)
 })
 

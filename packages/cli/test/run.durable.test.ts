@@ -113,7 +113,7 @@ describe('tooltx run --approvals durable', () => {
     expect(bare.stderr).toContain('run needs a task')
   })
 
-  it('K5.14, K5.15, K5.16: an ask of --approval-expiry 1 that nobody decides: approvals lists it as expired, approve records the expiry (exit 1), and run --session goes on with the call denied', async () => {
+  it('K5.14, K5.15, K5.16, K5.18: an ask of --approval-expiry 1 that nobody decides: approvals lists it as expired and replay ends with its expiry in the same words, approve records the expiry (exit 1), and run --session goes on with the call denied', async () => {
     const model = await editingModel()
     const { file, db, cli, run } = setup(model.baseURL)
     const first = await run('tidy up', '--approvals', 'durable', '--approval-expiry', '1')
@@ -134,6 +134,10 @@ describe('tooltx run --approvals durable', () => {
     expect(listed.stdout).not.toContain(`approve: npx tooltx approve ${id}`)
     expect(listed.stdout).toContain('1 approval expired with nobody deciding: denied when the turn continues')
     expect(listed.stdout).toContain(`no approvals are waiting in ${db}`)
+    const replayed = await cli('replay', id)
+    expect(replayed.stdout.trimEnd().split('\n').at(-1)).toBe(
+      `    ? approval for edit_file expired ${until}: nobody decided in time, so the call is denied`,
+    )
     // Without a terminal and without --digest: the expiry is recorded, not a request to confirm.
     const late = await cli('approve', id, 'call_edit')
     expect(late.code).toBe(1)
@@ -144,6 +148,9 @@ describe('tooltx run --approvals durable', () => {
       `The turn continues when the session is resumed: npx tooltx run --session ${id} --approvals durable --db ${db}`,
     )
     expect((await cli('approvals')).stdout).toContain(`no approvals are waiting in ${db}`)
+    const recorded = (await cli('replay', id)).stdout
+    expect(recorded).not.toContain('nobody decided in time')
+    expect(recorded).toContain('    ? approval for edit_file: expired\n')
     const resumed = await run('--session', id, '--approvals', 'durable')
     expect(resumed.code).toBe(0)
     expect(resumed.stdout).toContain('▶ the turn resumes after the decision')

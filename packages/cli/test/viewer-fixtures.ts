@@ -1,8 +1,12 @@
+import { writeFileSync } from 'node:fs'
 import path from 'node:path'
+import { createAgent, scripted } from '@tooltx/agent'
 import type { NewSessionEvent, SessionEvent } from '@tooltx/session'
-import { sqliteStore } from '@tooltx/session'
+import { openSession, postgresStore, sqliteStore } from '@tooltx/session'
 import { demoCommand } from '../src/commands/demo.js'
 import type { Output } from '../src/display/output.js'
+import { createWorkspaceToolset } from '../src/toolset.js'
+import { scratch } from './cli-harness.js'
 
 /** An output that keeps every line, for commands run in the test process. */
 export function keptOutput(lines: string[] = []): Output & { lines: string[] } {
@@ -35,6 +39,39 @@ export async function demoSession(dir: string): Promise<{ db: string; id: string
   const db = path.join(dir, 'sessions.db')
   const { id } = await demoCommand({ db, fast: true, yes: true }, keptOutput())
   return { db, id }
+}
+
+/**
+ * Session `id` of the database `db` (a SQLite file, or `postgres://…`), made by a real agent: the
+ * task `<task>`, then an `edit_file` call (id `call_edit`) of a scratch workspace whose durable
+ * ask expires `expiresAfterMs` after it was asked; its turn is suspended and nobody decides.
+ * Resolves with the ask's `expiresAt`.
+ */
+export async function expiringEdit(
+  db: string,
+  id: string,
+  options: { task: string; expiresAfterMs: number },
+): Promise<string> {
+  const ws = scratch()
+  writeFileSync(path.join(ws, 'hello.txt'), 'one\ntwo\n')
+  const { runtime, scope } = createWorkspaceToolset({ root: ws })
+  const store = db.startsWith('postgres') ? postgresStore(db) : sqliteStore(db)
+  const session = await openSession(store, { id })
+  const edit = { path: 'hello.txt', old_text: 'two', new_text: 'TWO' }
+  const agent = createAgent({
+    runtime,
+    scope,
+    session,
+    model: scripted([
+      { toolCalls: [{ id: 'call_edit', name: 'edit_file', arguments: JSON.stringify(edit) }] },
+    ]),
+    approvals: { mode: 'durable', expiresAfterMs: options.expiresAfterMs },
+  })
+  await agent.send(options.task)
+  const asked = session.events().findLast((event) => event.type === 'approval/asked')
+  await session.close()
+  await store.close()
+  return asked?.type === 'approval/asked' ? (asked.data.expiresAt ?? '') : ''
 }
 
 /** Gives `events` their seqs, from 1. */

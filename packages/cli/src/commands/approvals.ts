@@ -2,6 +2,7 @@ import { type PendingApproval, pendingApprovals } from '@tooltx/agent'
 import type { SessionEvent } from '@tooltx/session'
 import { turnSubmission } from '@tooltx/worker'
 import { argumentLines, reasonLines } from '../display/approval-arguments.js'
+import { expiredWords } from '../display/ask-standing.js'
 import { counted } from '../display/counted.js'
 import type { Output } from '../display/output.js'
 import { approveHint, suspendedResumeHint } from '../display/replay-hint.js'
@@ -106,7 +107,7 @@ function expiredEntry(
   events: readonly SessionEvent[],
   db: string,
 ): void {
-  const head = `${id}  call ${wait.callId}  ${wait.name}  expired ${wait.expiresAt}: nobody decided in time, so the call is denied`
+  const head = `${id}  call ${wait.callId}  ${wait.name}  ${expiredWords(wait.expiresAt)}`
   out.line(terminalSafe(head))
   for (const line of reasonLines(wait.reason)) out.line(terminalSafe(`    ${line}`))
   const byWorker = isPostgres(db) && turnSubmission(events, wait.turn) !== undefined

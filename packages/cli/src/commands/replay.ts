@@ -15,22 +15,26 @@ const USAGE: CommandUsage = {
   help: `Usage: tooltx replay <id | latest | id-prefix> [options]
 
 Prints a saved session's timeline from the log alone: turns, steps, each call with its card,
-results and contexts. No tool runs, and the database is never created or changed. <id> may
-be \`latest\` (the session created last) or the start of exactly one session id.
+results and contexts, and at the end each durable approval that expired with nobody deciding.
+No tool runs, and the database is never created or changed. <id> may be \`latest\` (the
+session created last) or the start of exactly one session id.
 
 Options:
 ${DB_HELP}
-  --follow         keep printing the session's events as they are written, until
-                   Ctrl-C (a PostgreSQL database only: its appends notify readers)
+  --follow         keep printing the session's events as they are written, and an
+                   approval's expiry when it comes, until Ctrl-C (a PostgreSQL
+                   database only: its appends notify readers)
   -h, --help       show this help`,
 }
 
 /**
  * Prints the timeline of a stored session from the log alone: turns, steps, every call with
  * its card, results and contexts (`renderSession`). `id` may be `latest` or the start of one
- * id. The database is read-only here and the tools are never run. With `follow` (a Postgres
- * database only) it then keeps printing the session's events as they are appended, until
- * Ctrl-C or SIGTERM (exit status 130) or until stdout closes (141). Resolves with the exit status.
+ * id. The database is read-only here and the tools are never run. A durable ask nobody decided
+ * gets its expiry line once it expired (K5.18). With `follow` (a Postgres database only) it
+ * then keeps printing the session's events as they are appended, and each expiry when it
+ * comes, until Ctrl-C or SIGTERM (exit status 130) or until stdout closes (141). Resolves with
+ * the exit status.
  */
 export async function replayCommand(
   options: { db: string; id: string; follow?: boolean },
@@ -58,15 +62,26 @@ export async function replayCommand(
     const known = cliDefinitions()
     let lookup = recordedLookup(seen, known)
     const timeline = new TimelineRenderer((name) => lookup(name))
+    // An ask's expiry is no event: a timer prints it when it comes, if nobody decided (K5.18).
+    let expiry: NodeJS.Timeout | undefined
+    const expire = (): void => {
+      for (const line of timeline.expired(Date.now())) out.line(line)
+      clearTimeout(expiry)
+      const wait = timeline.nextExpiry(Date.now())
+      // Unref'd: a timer never keeps the process up once following stopped.
+      if (wait !== undefined) expiry = setTimeout(expire, wait).unref()
+    }
     const print = (batch: readonly SessionEvent[]): void => {
       seen.push(...batch)
       lookup = recordedLookup(seen, known)
       for (const event of batch) for (const line of timeline.render(event)) out.line(line)
+      expire()
     }
     print(events)
     return await new Promise<number>((resolve, reject) => {
       let stop: (() => Promise<void>) | undefined
       const finish = (settle: () => void): void => {
+        clearTimeout(expiry)
         process.off('SIGINT', onSignal)
         process.off('SIGTERM', onSignal)
         offClosed()

@@ -1,5 +1,6 @@
 import type { ProvenanceLabel } from '@tooltx/core'
 import type { SessionEvent } from '@tooltx/session'
+import { askStanding, expiredWords, judgeAgainIn, waitingWords } from './ask-standing.js'
 import { callBody, resultBody } from './card-text.js'
 import { type DefinitionLookup, type DisplayEntry, SessionDisplay } from './session-display.js'
 import { terminalSafe } from './terminal-text.js'
@@ -59,8 +60,7 @@ function entryLines(entry: DisplayEntry): string[] {
     }
     case 'approval':
       if (entry.phase === 'asked') {
-        const waits =
-          entry.expiresAt === undefined ? '' : ` (durable: waiting for approval until ${entry.expiresAt})`
+        const waits = entry.expiresAt === undefined ? '' : ` (${waitingWords(entry.expiresAt)})`
         // A reason on more lines (a write's diff, K2.15) keeps its lines under the first, indented.
         const [said, ...more] = (entry.reason ?? '').split('\n')
         return [
@@ -83,10 +83,13 @@ function entryLines(entry: DisplayEntry): string[] {
 /**
  * Turns session events into timeline lines, one event at a time. Live display and replay
  * use the same renderer, so a replayed timeline shows exactly the cards shown live (U1.8);
- * both print the entries of the display model `tooltx view` renders (G1.1).
+ * both print the entries of the display model `tooltx view` renders (G1.1). It also keeps the
+ * durable asks nobody decided yet, whose expiry is no event: `expired` prints it (K5.18).
  */
 export class TimelineRenderer {
   readonly #display: SessionDisplay
+  /** The durable asks without a decision (or an expiry line) yet, by call id. */
+  readonly #open = new Map<string, { readonly name: string; readonly expiresAt: string }>()
 
   constructor(lookup: DefinitionLookup) {
     this.#display = new SessionDisplay(lookup)
@@ -98,6 +101,35 @@ export class TimelineRenderer {
    */
   render(event: SessionEvent): string[] {
     const entry = this.#display.add(event)
+    if (entry?.kind === 'approval') {
+      if (entry.phase === 'decided') this.#open.delete(entry.callId)
+      else if (entry.expiresAt !== undefined)
+        this.#open.set(entry.callId, { name: entry.name, expiresAt: entry.expiresAt })
+    }
     return entry === undefined ? [] : entryLines(entry).map(terminalSafe)
+  }
+
+  /**
+   * One line for each durable ask rendered so far that nobody decided and that expired at `now`
+   * (`askStanding`), each ask once: `? approval for <tool> expired <ISO>: nobody decided in time,
+   * so the call is denied` (K5.15's words). A decision rendered later prints as usual.
+   */
+  expired(now: number): string[] {
+    const lines: string[] = []
+    for (const [callId, ask] of this.#open) {
+      if (askStanding(ask.expiresAt, false, now) !== 'expired') continue
+      this.#open.delete(callId)
+      lines.push(terminalSafe(`    ? approval for ${ask.name} ${expiredWords(ask.expiresAt)}`))
+    }
+    return lines
+  }
+
+  /**
+   * Milliseconds from `now` until `expired` should be asked again (`judgeAgainIn` of the open
+   * durable ask that expires first), or `undefined` when none will expire.
+   */
+  nextExpiry(now: number): number | undefined {
+    const waits = [...this.#open.values()].flatMap((ask) => judgeAgainIn(ask.expiresAt, now) ?? [])
+    return waits.length === 0 ? undefined : Math.min(...waits)
   }
 }

@@ -1,9 +1,10 @@
 import type { SessionEvent, SessionInfo } from '@tooltx/session'
+import { askStanding } from '../display/ask-standing.js'
 import { type SessionStatus, summarizeSession } from '../display/session-summary.js'
 import { plainTitle } from '../display/terminal-text.js'
 
 /** How the sessions page shows a session's state (G3.1). */
-export type OverviewStatus = SessionStatus | 'live' | 'waiting for approval' | 'damaged'
+export type OverviewStatus = SessionStatus | 'live' | 'waiting for approval' | 'approval expired' | 'damaged'
 
 /** One row of the sessions page (G3.1). */
 export interface SessionOverview extends SessionInfo {
@@ -18,9 +19,10 @@ export interface SessionOverview extends SessionInfo {
 
 /**
  * The sessions-page row of a stored session (G3.1). An unfinished or suspended last turn shows
- * as `waiting for approval` while an approval asked has no decision; else an unfinished one as
- * `live` when the store changed within `idleMs` of `now`, and a suspended one (decided, not yet
- * resumed) as `suspended`. Total for any event list a log holds.
+ * as `waiting for approval` while an approval asked has no decision and has not expired at `now`,
+ * as `approval expired` when every such approval expired at `now` (`askStanding`, G3.12); else an
+ * unfinished one as `live` when the store changed within `idleMs` of `now`, and a suspended one
+ * (decided, not yet resumed) as `suspended`. Total for any event list a log holds.
  */
 export function overviewOf(
   info: SessionInfo,
@@ -31,25 +33,31 @@ export function overviewOf(
   let turns = 0
   let calls = 0
   let failures = 0
-  const asked = new Set<string>()
+  // The asks without a decision, by call id, with their expiry when durable.
+  const asked = new Map<string, string | undefined>()
   for (const event of events) {
     if (event.type === 'turn/start') turns++
     else if (event.type === 'tool/call') calls++
     else if (event.type === 'tool/result' && event.data.isError) failures++
     else if (event.type === 'tool/code-dispatch' && event.data.isError) failures++
     else if (event.type === 'submission/failed') failures++
-    else if (event.type === 'approval/asked') asked.add(event.data.callId)
+    else if (event.type === 'approval/asked') asked.set(event.data.callId, event.data.expiresAt)
     else if (event.type === 'approval/decided') asked.delete(event.data.callId)
   }
   const recent = options.now - Date.parse(info.updated) < options.idleMs
   const open = status === 'unfinished' || status === 'suspended'
+  const standings = new Set(
+    [...asked.values()].map((expiresAt) => askStanding(expiresAt, false, options.now)),
+  )
   const shown: OverviewStatus = !open
     ? status
-    : asked.size > 0
+    : standings.has('waiting')
       ? 'waiting for approval'
-      : status === 'unfinished' && recent
-        ? 'live'
-        : status
+      : standings.has('expired')
+        ? 'approval expired'
+        : status === 'unfinished' && recent
+          ? 'live'
+          : status
   return {
     ...info,
     title: task === undefined ? info.id : plainTitle(task),

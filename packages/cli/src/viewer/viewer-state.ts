@@ -124,7 +124,9 @@ export class ViewerState {
 
   async #overviewOf(info: SessionInfo, now: number): Promise<SessionOverview> {
     const cached = this.#overviews.get(info.id)
-    if (cached !== undefined && cached.events === info.events && cached.overview.status !== 'live') {
+    // `live` and `waiting for approval` change with time alone (the idle time, an ask's expiry).
+    const timed = cached?.overview.status === 'live' || cached?.overview.status === 'waiting for approval'
+    if (cached !== undefined && cached.events === info.events && !timed) {
       return { ...cached.overview, updated: info.updated }
     }
     try {

@@ -1,6 +1,13 @@
 import type { CallView, ContentBlock, ResultView } from '@tooltx/core'
 import { useEffect, useState } from 'preact/hooks'
-import { fetchEvent } from './api.js'
+import {
+  type AskStanding,
+  askStanding,
+  expiredWords,
+  judgeAgainIn,
+  waitingWords,
+} from '../../src/display/ask-standing.js'
+import { type DisplayEntry, fetchEvent } from './api.js'
 import { highlight } from './highlight.js'
 import { lineDiff } from './line-diff.js'
 import { type CardRow, nestedCalls, type SubCallNode } from './rows.js'
@@ -35,6 +42,26 @@ function Running({ since }: { since: number | undefined }) {
   }, [since])
   const seconds = since === undefined ? undefined : Math.max(0, Math.floor((now - since) / 1000))
   return <span class="muted running">{seconds === undefined ? 'running…' : `running… ${seconds} s`}</span>
+}
+
+/**
+ * How a card's ask stands now (`askStanding`, K5.17), or `undefined` without one. A durable ask's
+ * expiry is no event, so a timer renders the card again when it comes (G3.11): the page then
+ * shows it expired without a reload or a new event.
+ */
+function useStanding(
+  asked: Extract<DisplayEntry, { kind: 'approval' }> | undefined,
+  decided: boolean,
+): AskStanding | undefined {
+  const [now, setNow] = useState(() => Date.now())
+  const standing = asked === undefined ? undefined : askStanding(asked.expiresAt, decided, now)
+  useEffect(() => {
+    const wait = standing === 'waiting' ? judgeAgainIn(asked?.expiresAt, Date.now()) : undefined
+    if (wait === undefined) return undefined
+    const timer = setTimeout(() => setNow(Date.now()), wait)
+    return () => clearTimeout(timer)
+  }, [standing, asked?.expiresAt, now])
+  return standing
 }
 
 /** The body of a call card: the diff, the command, or the arguments as JSON (G3.2). */
@@ -246,8 +273,10 @@ export function Card(props: {
   const body = `body-${call.seq}`
   const asked = approvals.find((a) => a.phase === 'asked')
   const decided = approvals.find((a) => a.phase === 'decided')
-  // A durable ask no one has decided yet: the call waits for a person, it is not running.
-  const waiting = asked !== undefined && decided === undefined
+  const standing = useStanding(asked, decided !== undefined)
+  // A durable ask no one has decided: the call waits for a person, or was denied by its expiry;
+  // either way it is not running.
+  const undecided = standing === 'waiting' || standing === 'expired'
   const nested = nestedCalls(card)
   const failedInside = nested.filter((node) => node.result?.isError).length
   return (
@@ -264,7 +293,7 @@ export function Card(props: {
           <span class="tool">{call.name}</span>
           <span class="title">{call.title}</span>
         </button>
-        {result === undefined && waiting ? null : result === undefined ? (
+        {result === undefined && undecided ? null : result === undefined ? (
           <Running since={call.startedAt} />
         ) : null}
         {result?.isError ? <span class="badge failure">{result.code}</span> : null}
@@ -278,6 +307,10 @@ export function Card(props: {
         ) : null}
         {decided !== undefined ? (
           <span class="badge approval">approval: {decided.outcome}</span>
+        ) : standing === 'expired' ? (
+          <span class="badge approval expired" title={expiredWords(asked?.expiresAt ?? '')}>
+            approval: expired
+          </span>
         ) : asked !== undefined ? (
           <span class="badge approval">waiting for approval</span>
         ) : null}
@@ -301,7 +334,7 @@ export function Card(props: {
               <div key={approval.seq}>
                 <p class="approval" id={`e${approval.seq}`}>
                   {approval.phase === 'asked'
-                    ? `Approval asked${said ? `: ${said}` : ''}${approval.expiresAt ? (waiting ? ` (durable: waiting for approval until ${approval.expiresAt})` : ` (durable, until ${approval.expiresAt})`) : ''}`
+                    ? `Approval asked${said ? `: ${said}` : ''}${approval.expiresAt ? (standing === 'waiting' ? ` (${waitingWords(approval.expiresAt)})` : ` (durable, until ${approval.expiresAt})`) : ''}`
                     : `Approval decided: ${approval.outcome}${approval.by ? ` by ${approval.by}` : ''}${approval.by && said ? ` (${said})` : ''}`}
                   {approval.digest !== undefined ? (
                     <span class="muted">
@@ -325,6 +358,9 @@ export function Card(props: {
               </div>
             )
           })}
+          {standing === 'expired' && asked?.expiresAt !== undefined ? (
+            <p class="approval expired">Approval {expiredWords(asked.expiresAt)}</p>
+          ) : null}
           {card.subCalls.length > 0 ? <SubCalls nodes={card.subCalls} /> : null}
           {result !== undefined ? <ResultBody view={result.view} /> : null}
           <RawEvents session={session} seqs={card.seqs} />
