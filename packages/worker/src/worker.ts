@@ -8,10 +8,19 @@ import {
   type SessionStore,
   suspendedTurn,
 } from '@tooltx/session'
-import { expiredNote, expiryJob, untilExpiry } from './ask-expiry.js'
+import {
+  expiredNote,
+  expiryJob,
+  expiryJobOfAppend,
+  queueExpiryJob,
+  sweepExpiryJobs,
+  untilExpiry,
+} from './ask-expiry.js'
 import { markedMessage, planSubmission, type Submission, type SubmissionPlan } from './submission.js'
 import type { Consumer, SubmissionAttempt, SubmissionWait, TurnQueue } from './turn-queue.js'
 import { WriteGuard } from './write-guard.js'
+
+const EXPIRY_UNQUEUED = 'the job that continues the turn when its approval expires could not be queued'
 
 /** Builds the agent that runs one turn over `session`; called once per job. */
 export type AgentFactory = (session: Session) => Agent | Promise<Agent>
@@ -52,6 +61,11 @@ export interface Worker {
   /** The number of jobs it is working on now. */
   readonly active: number
   /**
+   * The start-up sweep (N2.27): resolves, never rejecting, with the number of sessions waiting
+   * on an undecided expiring ask whose expiry job it made sure of.
+   */
+  readonly swept: Promise<number>
+  /**
    * Graceful shutdown (N2.6): takes no new job, lets running turns finish for `graceMs`, then
    * aborts the rest, whose jobs go back to the queue (waiting, N2.10) and are resumed by another worker.
    * Resolves when every job it had is completed or put back. The queue stays open.
@@ -71,7 +85,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   }
   if (typeof options.agent !== 'function')
     throw definitionError('createWorker needs agent: (session) => Agent')
-  const worker = new TurnWorker(options, graceMs)
+  const worker = new TurnWorker(options, graceMs, sweepExpiryJobs(options.store, options.queue))
   worker.consumer = await options.queue.consume((submission, attempt) => worker.run(submission, attempt), {
     concurrency,
   })
@@ -88,7 +102,11 @@ class TurnWorker implements Worker {
   /** `graceMs` has passed since `stop()`: every running turn is aborted. */
   #graceOver = false
 
-  constructor(options: WorkerOptions, graceMs: number) {
+  constructor(
+    options: WorkerOptions,
+    graceMs: number,
+    readonly swept: Promise<number>,
+  ) {
     this.#options = options
     this.#graceMs = graceMs
   }
@@ -116,6 +134,7 @@ class TurnWorker implements Worker {
       // The consumer fetches nothing more and resolves once the jobs it took are settled.
       await this.consumer?.stop()
       clearTimeout(timer)
+      await this.swept
     })()
     return this.#stopping
   }
@@ -126,9 +145,17 @@ class TurnWorker implements Worker {
     // holder it takes over (N2.4). The log is opened as stored: the agent recovers a crashed
     // turn by effect class, exactly as agent.resume() does (F1.4, N2.11). The job writes through
     // a guard that stops at its first failed write, so a turn whose write failed stays open
-    // instead of ending `error` once the database is back (N2.13).
-    const guard = new WriteGuard(this.#options.store)
-    let session: Session
+    // instead of ending `error` once the database is back (N2.13). An append that records an
+    // expiring ask queues the ask's expiry job before it is durable (N2.26): a worker that
+    // dies right after leaves no suspended turn without one.
+    let session: Session | undefined
+    const guard = new WriteGuard(this.#options.store, async (batch) => {
+      const expiring = session === undefined ? undefined : expiryJobOfAppend(session.events(), batch)
+      if (expiring === undefined) return
+      await queueExpiryJob(this.#options.queue, submission.session, expiring).catch((error: unknown) => {
+        throw new Error(`${EXPIRY_UNQUEUED}: ${errorMessage(error)}`, { cause: error })
+      })
+    })
     try {
       session = await openSession(guard.store, { id: submission.session, repair: false })
     } catch (error) {
@@ -220,7 +247,7 @@ class TurnWorker implements Worker {
       try {
         await this.#options.queue.submit(session.id, message, { continues, expiry })
       } catch (error) {
-        const reason = `the job that continues the turn when its approval expires could not be queued: ${errorMessage(error)}`
+        const reason = `${EXPIRY_UNQUEUED}: ${errorMessage(error)}`
         throw await this.#fail(submission, plan, job.attempt, reason, error, job)
       }
     }
