@@ -8,7 +8,6 @@ import { errorMessage } from '@tooltx/core/internal'
 import { TASKS_EXTENSION } from '../tasks-extension.js'
 import { type Backoff, DEFAULT_BACKOFF, type ReconnectOptions } from './backoff.js'
 import {
-  answerElicitation,
   type ClientCapabilityOptions,
   capabilityOptionProblem,
   clientCapabilities,
@@ -17,6 +16,7 @@ import {
 import { createClient, type McpConnection } from './client-connection.js'
 import { ClientLink } from './client-link.js'
 import { importedTool } from './imported-tool.js'
+import { inputAnswerer } from './input-answers.js'
 import { UnsafePatternError } from './linear-pattern.js'
 import type { ImportPlan } from './remote-call.js'
 import { importedName, sanitize } from './tool-names.js'
@@ -52,7 +52,8 @@ export interface McpToolsOptions extends ClientCapabilityOptions {
    * those; a 2025 tool that says `'required'` always is. Default: only `'required'` ones. A task
    * call records the task id as a resumable receipt before it waits, so an agent resumed after
    * a crash polls the same task instead of calling again (Y6.14–Y6.16); on the extension it
-   * answers the task's input requests through `onElicit`.
+   * answers the task's input requests as it answers the same requests sent alone: `onElicit`,
+   * `onSample`, `roots`; one it cannot answer is refused with a JSON-RPC error (Y6.29, Y6.30).
    */
   tasks?: boolean | readonly string[]
 }
@@ -197,12 +198,10 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   let listing: Listing = { tools: Object.freeze([]), skipped: Object.freeze([]) }
   // What a task call of the extension declares on each request, and how it answers (Y6.27).
   const extensionCapabilities = { ...clientCapabilities(options), extensions: { [TASKS_EXTENSION]: {} } }
-  const { onElicit } = options
   const taskMeta = { [CLIENT_CAPABILITIES_META_KEY]: extensionCapabilities }
   const running: string[] = []
   const side = { server: options.name, running }
-  const answerInput: ImportPlan['answerInput'] = async (params, signal) =>
-    onElicit === undefined ? { action: 'cancel' } : answerElicitation(side, onElicit, params, signal)
+  const answerInput = inputAnswerer(side, options)
   const targets = new Set<Registration>()
   const plan = (link: ClientLink, tool: Tool, name: string): ImportPlan => ({
     link,

@@ -6,7 +6,7 @@
  * of the extension). A call resumed after a crash finds the task id in its receipts and polls
  * that task instead of calling the tool again.
  */
-import type { CallToolResult, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client'
+import type { CallToolResult } from '@modelcontextprotocol/client'
 import {
   isResumableReceipt,
   type JsonObject,
@@ -88,20 +88,13 @@ function taskOf(
   }
 }
 
-/** True iff `params` is an elicitation this client can put to `onElicit`. */
-const isElicitation = (params: unknown): params is ElicitRequestParams => {
-  const p = params as { mode?: unknown; message?: unknown; requestedSchema?: unknown } | null
-  if (p === null || typeof p !== 'object' || typeof p.message !== 'string') return false
-  return p.mode === 'url' || (p.requestedSchema !== null && typeof p.requestedSchema === 'object')
-}
-
 /**
- * The extension's input requests of one task (Y6.27): each key's request is put to the person
- * once (an elicitation through `onElicit`; anything else is left unanswered), and its answer is
- * sent with `tasks/update` until the server took it, across polls.
+ * The extension's input requests of one task (Y6.27, Y6.29): each key's request is answered
+ * once (or refused, Y6.30) by the plan's answerer, and its answer sent with `tasks/update`
+ * until the server took it, across polls.
  */
 class TaskInputAnswers {
-  readonly #answers = new Map<string, ElicitResult>()
+  readonly #answers = new Map<string, JsonObject>()
   readonly #delivered = new Set<string>()
 
   constructor(
@@ -114,11 +107,10 @@ class TaskInputAnswers {
     if (requests === null || typeof requests !== 'object') return
     const fresh: JsonObject = {}
     for (const [key, request] of Object.entries(requests)) {
-      const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown }
-      if (!this.#answers.has(key) && method === 'elicitation/create' && isElicitation(params))
-        this.#answers.set(key, (await this.plan.answerInput?.(params, run.signal)) ?? { action: 'cancel' })
+      if (!this.#answers.has(key) && this.plan.answerInput !== undefined)
+        this.#answers.set(key, await this.plan.answerInput(request, run.signal))
       const answer = this.#answers.get(key)
-      if (answer !== undefined && !this.#delivered.has(key)) fresh[key] = answer as JsonValue
+      if (answer !== undefined && !this.#delivered.has(key)) fresh[key] = answer
     }
     if (Object.keys(fresh).length === 0) return
     const params = { taskId: this.taskId, inputResponses: fresh, ...this.meta }
