@@ -5,7 +5,7 @@
 import { CLIENT_CAPABILITIES_META_KEY, type Client, type Tool } from '@modelcontextprotocol/client'
 import { type AnyToolDefinition, type ToolEffect, ToolError } from '@tooltx/core'
 import { errorMessage } from '@tooltx/core/internal'
-import { TASKS_EXTENSION } from '../tasks-extension.js'
+import { offersTaskExtension, TASKS_EXTENSION } from '../tasks-extension.js'
 import { type Backoff, DEFAULT_BACKOFF, type ReconnectOptions } from './backoff.js'
 import {
   type ClientCapabilityOptions,
@@ -13,7 +13,7 @@ import {
   clientCapabilities,
   installCapabilityHandlers,
 } from './client-capabilities.js'
-import { createClient, type McpConnection } from './client-connection.js'
+import { createClient, type McpConnection, openClient } from './client-connection.js'
 import { ClientLink } from './client-link.js'
 import { importedTool } from './imported-tool.js'
 import { inputAnswerer } from './input-answers.js'
@@ -217,24 +217,33 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     taskMeta,
     answerInput,
   })
+  let link: ClientLink | undefined
   const reimport = (remote: readonly Tool[]) => {
     // Every target trades the old definitions for the new listing (Y2.12).
-    listing = importListing(remote, options.name, (tool, name) => importedTool(plan(link, tool, name)))
+    // A listing announced before the connection is settled is read again once it is.
+    if (link === undefined) return
+    const through = link
+    listing = importListing(remote, options.name, (tool, name) => importedTool(plan(through, tool, name)))
     for (const registration of targets) registration.replace(listing.tools)
   }
-  const { client, connect } = createClient(
-    connection,
-    `tooltx-${sanitize(options.name)}`,
-    reimport,
-    backoff ?? DEFAULT_BACKOFF,
-    clientCapabilities(options),
-  )
-  installCapabilityHandlers(client, side, options)
+  // A server whose tasks are the 2025 utility only is spoken to in a 2025 session (Y6.31).
+  const { client, connect } = await openClient((legacy) => {
+    const made = createClient(
+      connection,
+      `tooltx-${sanitize(options.name)}`,
+      reimport,
+      backoff ?? DEFAULT_BACKOFF,
+      clientCapabilities(options),
+      legacy,
+    )
+    installCapabilityHandlers(made.client, side, options)
+    return made
+  }, tasks !== false)
   // After a reconnection the server may list other tools: it is asked again (Y2.14).
-  const link = new ClientLink(client, connect, backoff, async () =>
+  const opened = new ClientLink(client, connect, backoff, async () =>
     reimport((await client.listTools()).tools),
   )
-  await connect()
+  link = opened
   try {
     reimport((await client.listTools()).tools)
     const set: McpToolSet = {
@@ -254,11 +263,11 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
           registration.replace([])
         }
       },
-      close: () => link.close(),
+      close: () => opened.close(),
     }
     return Object.freeze(set)
   } catch (error) {
-    await link.close()
+    await opened.close()
     throw error
   }
 }
@@ -266,7 +275,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
 /** True iff calls of `tool` are made as tasks (Y6.13, Y6.27): see `McpToolsOptions.tasks`. */
 function callsAsTask(client: Client, tool: Tool, tasks: boolean | readonly string[]): boolean {
   const chosen = tasks === true || (Array.isArray(tasks) && tasks.includes(tool.name))
-  if (client.getServerCapabilities()?.extensions?.[TASKS_EXTENSION] !== undefined) return chosen
+  if (offersTaskExtension(client)) return chosen
   const capability = client.getServerCapabilities()?.tasks?.requests?.tools?.call
   const support = tool.execution?.taskSupport
   if (capability === undefined || support === undefined || support === 'forbidden') return false

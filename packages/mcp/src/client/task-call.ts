@@ -16,7 +16,7 @@ import {
 } from '@tooltx/core'
 import { codedError, sleep } from '@tooltx/core/internal'
 import { isTerminal, type TaskStatus } from '../task-store.js'
-import { TASKS_EXTENSION } from '../tasks-extension.js'
+import { offersTaskExtension } from '../tasks-extension.js'
 import { CONNECTION_CLOSED } from './client-link.js'
 import { type ImportPlan, send, toolWhere } from './remote-call.js'
 import { remoteError } from './remote-failure.js'
@@ -143,7 +143,7 @@ function extensionResult(answer: Record<string, unknown>, plan: ImportPlan, task
 export async function callAsTask(plan: ImportPlan, args: JsonObject, run: TaskRun): Promise<CallToolResult> {
   // The 2026-07-28 extension when the server offers it (every request declares it), else the
   // 2025-11-25 utility.
-  const extension = plan.link.client.getServerCapabilities()?.extensions?.[TASKS_EXTENSION] !== undefined
+  const extension = offersTaskExtension(plan.link.client)
   const meta = extension ? { _meta: plan.taskMeta ?? {} } : {}
   let taskId = receiptTask(run.receipts, plan)
   let poll = DEFAULT_POLL_MS
