@@ -20,8 +20,6 @@ import { markedMessage, planSubmission, type Submission, type SubmissionPlan } f
 import type { Consumer, SubmissionAttempt, SubmissionWait, TurnQueue } from './turn-queue.js'
 import { WriteGuard } from './write-guard.js'
 
-const EXPIRY_UNQUEUED = 'the job that continues the turn when its approval expires could not be queued'
-
 /** Builds the agent that runs one turn over `session`; called once per job. */
 export type AgentFactory = (session: Session) => Agent | Promise<Agent>
 
@@ -146,15 +144,14 @@ class TurnWorker implements Worker {
     // turn by effect class, exactly as agent.resume() does (F1.4, N2.11). The job writes through
     // a guard that stops at its first failed write, so a turn whose write failed stays open
     // instead of ending `error` once the database is back (N2.13). An append that records an
-    // expiring ask queues the ask's expiry job before it is durable (N2.26): a worker that
-    // dies right after leaves no suspended turn without one.
+    // expiring ask queues the ask's expiry job first (N2.26), so a worker that dies right after
+    // leaves no suspended turn without one; when that fails, the job queues it again once the
+    // turn has suspended, and fails when it still cannot (N2.20).
     let session: Session | undefined
     const guard = new WriteGuard(this.#options.store, async (batch) => {
       const expiring = session === undefined ? undefined : expiryJobOfAppend(session.events(), batch)
-      if (expiring === undefined) return
-      await queueExpiryJob(this.#options.queue, submission.session, expiring).catch((error: unknown) => {
-        throw new Error(`${EXPIRY_UNQUEUED}: ${errorMessage(error)}`, { cause: error })
-      })
+      if (expiring !== undefined)
+        await queueExpiryJob(this.#options.queue, submission.session, expiring).catch(() => undefined)
     })
     try {
       session = await openSession(guard.store, { id: submission.session, repair: false })
@@ -247,7 +244,7 @@ class TurnWorker implements Worker {
       try {
         await this.#options.queue.submit(session.id, message, { continues, expiry })
       } catch (error) {
-        const reason = `${EXPIRY_UNQUEUED}: ${errorMessage(error)}`
+        const reason = `the job that continues the turn when its approval expires could not be queued: ${errorMessage(error)}`
         throw await this.#fail(submission, plan, job.attempt, reason, error, job)
       }
     }

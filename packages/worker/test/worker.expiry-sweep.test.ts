@@ -30,6 +30,23 @@ describe.runIf(POSTGRES_URL !== undefined)('N2.26, N2.27: every expiring ask has
     expect(brief(await t.load(id))).toEqual(EXPIRED_TURN)
   }, 30_000)
 
+  it('N2.26: when queueing before the ask fails, the ask is still recorded and the job queues it once the turn has suspended, with no retry', async () => {
+    const t = setup(1500)
+    let refusals = 1
+    await t.worker({
+      ...t.queue,
+      submit: (...args) =>
+        args[2]?.expiry !== undefined && refusals-- > 0
+          ? Promise.reject(new Error('connection refused'))
+          : t.queue.submit(...args),
+    })
+    const id = `${freshPrefix()}-late`
+    const submission = await t.queue.submit(id, 'pay x')
+    await until(() => answered(t.reports, submission))
+    expect(t.reports.map((r) => `${r.result} ${r.plan}`)).toEqual(['done fresh', 'done answered'])
+    expect(brief(await t.load(id))).toEqual(EXPIRED_TURN)
+  }, 30_000)
+
   it('N2.27: a worker that starts finds a turn suspended with no expiry job and queues it, once however often it starts; the turn continues at the expiry', async () => {
     const t = setup(2500)
     const first = await t.worker()
