@@ -11,6 +11,7 @@ import { createAgent, scripted } from '@tooltx/agent'
 import { createToolRuntime, defineTool, type JsonValue } from '@tooltx/core'
 import { errorMessage } from '@tooltx/core/internal'
 import { memoryStore, openSession } from '@tooltx/session'
+import fc from 'fast-check'
 import { afterEach, describe, expect, it } from 'vitest'
 import { inputAnswerer } from '../src/client/input-answers.js'
 import { liftTaskResults } from '../src/client/task-result-lift.js'
@@ -198,6 +199,31 @@ describe('Y6.30 an input request the client cannot answer is refused, not left u
     expect(await call('x')).toBe('no completion: sample: the client refused: the person said no')
     // Refused, not timed out (approvalTimeoutMs is a minute by default).
     expect(Date.now() - started).toBeLessThan(10_000)
+  })
+
+  it('Y6.30: whatever a server puts in an input request, the answerer resolves with an answer or a refusal and never throws (property)', async () => {
+    const answer = inputAnswerer({ server: 'remote', running: [] }, {})
+    const signal = new AbortController().signal
+    const method = fc.oneof(
+      fc.constantFrom('elicitation/create', 'sampling/createMessage', 'roots/list'),
+      fc.string(),
+      fc.jsonValue(),
+    )
+    const request = fc.oneof(
+      fc.jsonValue(),
+      fc.record({ method, params: fc.jsonValue() }, { requiredKeys: [] }),
+    )
+    await fc.assert(
+      fc.asyncProperty(request, async (value) => {
+        const given = await answer(value, signal)
+        const error = (given as { error?: { code?: unknown; message?: unknown } }).error
+        if (error === undefined) expect(given).toEqual({ action: 'cancel' })
+        else {
+          expect([-32601, -32602]).toContain(error.code)
+          expect(typeof error.message).toBe('string')
+        }
+      }),
+    )
   })
 
   it('Y6.30: each kind without its handler, and an unknown method, is refused with the JSON-RPC error it would get alone', async () => {
