@@ -1,6 +1,7 @@
 import type { UserMessage } from '@tooltx/core'
 import { definitionError, errorMessage } from '@tooltx/core/internal'
 import { planRepair, suspendedTurn } from '@tooltx/session'
+import { ExpiryWatch } from './approvals/expiry-watch.js'
 import type { TurnOutcome } from './base/turn-outcome.js'
 import type { AgentOptions } from './loop/agent-options.js'
 import { continueTurn } from './loop/continue-turn.js'
@@ -101,6 +102,8 @@ class AgentLoop implements Agent {
   #lastOutcome: TurnOutcome | undefined
   /** The latest turn is suspended on a durable approval (F2.3): it continues, no new turn starts. */
   #suspended: boolean
+  /** Continues the suspended turn when its ask expires with nobody deciding (F2.25). */
+  readonly #expiry: ExpiryWatch
 
   constructor(ctx: LoopContext) {
     this.#ctx = ctx
@@ -115,6 +118,9 @@ class AgentLoop implements Agent {
     this.#suspended = suspendedTurn(events) !== undefined
     const start = events.findLast((event) => event.type === 'turn/start')
     if (start?.type === 'turn/start') this.#lastTurn = start.data.turn
+    // A failure of the continuation (the session was closed) is the turn's to report, not the timer's.
+    this.#expiry = new ExpiryWatch(session, () => void this.resume().catch(() => undefined))
+    if (this.#suspended) this.#expiry.watch()
   }
 
   send(text: string): Promise<TurnOutcome> {
@@ -180,9 +186,11 @@ class AgentLoop implements Agent {
     switch (continuation.kind) {
       case 'none':
         this.#suspended = false
+        this.#expiry.stop()
         return undefined
       case 'waiting':
         this.#lastOutcome = continuation.outcome
+        this.#expiry.watch()
         return continuation.outcome
       case 'ran':
         return this.#ended(continuation.run)
@@ -198,6 +206,8 @@ class AgentLoop implements Agent {
   /** Takes in how a turn run ended. */
   #ended(run: TurnRun): TurnOutcome {
     this.#suspended = run.suspended
+    if (run.suspended) this.#expiry.watch()
+    else this.#expiry.stop()
     if (run.failed) this.#needsRepair = true
     this.#lastOutcome = run.outcome
     return run.outcome

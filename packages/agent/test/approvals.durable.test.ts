@@ -335,23 +335,25 @@ describe('F2 durable approvals', () => {
     ])
   })
 
-  it('F2.6, P4.10: an expired approval is recorded expired by decide and by resume, and fails closed', async ({
+  it('F2.6, P4.10, F2.25: an expired approval is recorded expired by decide, and by the live agent itself, and fails closed', async ({
     r,
   }) => {
+    // A minute to expire, so the live agent's own continuation (F2.25) waits: decide is told the time.
     const agent = r.agent([{ toolCalls: [call('c1', 'pay', 1)] }, { text: 'late' }], {
-      approvals: { mode: 'durable', expiresAfterMs: 1 },
+      approvals: { mode: 'durable', expiresAfterMs: 60_000 },
     })
     await agent.send('go')
-    await new Promise((resolve) => setTimeout(resolve, 5))
     const [pending] = pendingApprovals(r.session)
-    expect(pending?.expired).toBe(true)
-    expect(pendingApprovals(r.session, { now: Date.parse(pending!.expiresAt) - 1 })[0]?.expired).toBe(false)
+    const expiry = Date.parse(pending!.expiresAt)
+    expect(pendingApprovals(r.session, { now: expiry })[0]?.expired).toBe(true)
+    expect(pendingApprovals(r.session, { now: expiry - 1 })[0]?.expired).toBe(false)
     await expect(
-      decideApproval(r.session, 'c1', {
-        decision: 'allowed-once',
-        by: 'alice',
-        digest: pending!.argumentsDigest,
-      }),
+      decideApproval(
+        r.session,
+        'c1',
+        { decision: 'allowed-once', by: 'alice', digest: pending!.argumentsDigest },
+        { now: expiry },
+      ),
     ).rejects.toMatchObject({
       code: 'APPROVAL_REFUSED',
       message: `the approval of call "c1" expired at ${pending!.expiresAt}; it is recorded as expired, so the call is denied`,
@@ -367,15 +369,17 @@ describe('F2 durable approvals', () => {
     expect(results(r.session.events())).toEqual([
       'c1 DENIED [{"type":"text","text":"Error: approval for tool \\"pay\\" expired before anyone decided it"}]',
     ])
-    // Nobody decides at all: resume records the expiry itself and goes on.
+    // Nobody decides and nobody resumes: the live agent records the expiry itself and goes on.
     const r2 = await rig()
     const agent2 = r2.agent([{ toolCalls: [call('c1', 'pay', 1)] }, { text: 'late' }], {
       approvals: { mode: 'durable', expiresAfterMs: 1 },
     })
-    await agent2.send('go')
-    await new Promise((resolve) => setTimeout(resolve, 5))
-    expect((await agent2.resume())?.reason).toBe('completed')
+    expect((await agent2.send('go')).reason).toBe('suspended')
+    for (let i = 0; i < 200 && r2.session.events().at(-1)?.type !== 'turn/end'; i++)
+      await new Promise((resolve) => setTimeout(resolve, 5))
+    expect((await agent2.whenIdle())?.reason).toBe('completed')
     expect(lines(r2.session.events()).slice(5, 9)).toEqual(decidedAndRun('c1'))
+    expect(r2.runs).toEqual([])
   })
 
   it('F2.7: resume on an undecided approval stays suspended and appends nothing', async ({ r }) => {

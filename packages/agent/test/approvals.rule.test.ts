@@ -51,7 +51,8 @@ async function suspended(expiresAfterMs = 60_000) {
     runtime,
     scope,
     session,
-    model: scripted([{ toolCalls: [{ id: 'c1', name: 'pay', arguments: '{"n":1}' }] }]),
+    // Its last step answers when it continues the turn itself at the expiry (F2.25).
+    model: scripted([{ toolCalls: [{ id: 'c1', name: 'pay', arguments: '{"n":1}' }] }, { text: 'done' }]),
     approvals: { mode: 'durable', expiresAfterMs, deciders: ['alice'] },
   })
   expect(await first.send('pay')).toMatchObject({ reason: 'suspended' })
@@ -66,7 +67,7 @@ async function suspended(expiresAfterMs = 60_000) {
     by: 'alice',
     decidedAt: new Date().toISOString(),
   }
-  return { store, session, agent, runs, pending, decision }
+  return { store, session, agent, first, runs, pending, decision }
 }
 
 /** Writes `data` as the next `approval/decided` straight into the store, around any session. */
@@ -141,16 +142,19 @@ describe('F2.13 one decision rule', () => {
     expect(clean.runs).toEqual([1])
   })
 
-  it('F2.14: a decision made after expiry is refused; resume records the expiry and the call fails closed', async () => {
-    const { session, agent, runs, decision } = await suspended(1)
-    await new Promise((resolve) => setTimeout(resolve, 5))
-    await expect(
-      session.append('approval/decided', { ...decision, decidedAt: new Date().toISOString() }),
-    ).rejects.toMatchObject({
-      code: 'INVARIANT',
-      message: expect.stringContaining('but its approval expired'),
-    })
-    expect(await agent(session).resume()).toMatchObject({ reason: 'completed' })
+  it('F2.14, F2.25: a decision made after expiry is refused; the live agent records the expiry and the call fails closed', async () => {
+    const { session, first, runs, pending, decision } = await suspended(300)
+    const after = new Date(Date.parse(pending.expiresAt) + 1).toISOString()
+    await expect(session.append('approval/decided', { ...decision, decidedAt: after })).rejects.toMatchObject(
+      {
+        code: 'INVARIANT',
+        message: expect.stringContaining('but its approval expired'),
+      },
+    )
+    // Nobody decided in time: the agent that asked continues the turn itself at the expiry.
+    for (let i = 0; i < 200 && session.events().at(-1)?.type !== 'turn/end'; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(await first.whenIdle()).toMatchObject({ reason: 'completed' })
     expect(runs).toEqual([])
     const decided = session.events().filter((e) => e.type === 'approval/decided')
     expect(decided.map((e) => e.data.outcome)).toEqual(['expired'])

@@ -1,6 +1,8 @@
 import type { UserMessage } from '@tooltx/core'
-import { isExpired, type SessionEvent, suspendedTurn } from '@tooltx/session'
+import { errorMessage } from '@tooltx/core/internal'
+import { isExpired, type SessionEvent, type SessionStore, suspendedTurn } from '@tooltx/session'
 import { type AskExpiry, turnSubmission } from './submission.js'
+import type { TurnQueue } from './turn-queue.js'
 
 /** What `queue.submit` needs to queue the job that continues a turn when its ask expires (N2.20). */
 export interface ExpiryJob {
@@ -23,6 +25,58 @@ export function expiryJob(events: readonly SessionEvent[]): ExpiryJob | undefine
   const { callId, expiresAt } = suspended.asked
   if (started === undefined || expiresAt === undefined) return undefined
   return { continues: started.id, message: started.message, expiry: { callId, expiresAt } }
+}
+
+/** Queues `job`, the expiry job of session `session` (N2.20); queueing it again changes nothing. */
+export function queueExpiryJob(queue: Pick<TurnQueue, 'submit'>, session: string, job: ExpiryJob) {
+  return queue.submit(session, job.message, { continues: job.continues, expiry: job.expiry })
+}
+
+/**
+ * The expiry job a job's append brings about (N2.26): when `batch`, appended after `logged`,
+ * records a durable ask with an expiry that suspends a turn a submission started, that ask's
+ * job; else `undefined`.
+ */
+export function expiryJobOfAppend(
+  logged: readonly SessionEvent[],
+  batch: readonly SessionEvent[],
+): ExpiryJob | undefined {
+  const asks = batch.some((event) => event.type === 'approval/asked' && event.data.expiresAt !== undefined)
+  return asks ? expiryJob([...logged, ...batch]) : undefined
+}
+
+/**
+ * A worker's start-up sweep (N2.27): every session the queue has a job of whose latest turn
+ * waits on an undecided durable ask with an expiry, in a turn a submission started, gets its
+ * expiry job (queued once per ask, so a job already there is left as it is). Resolves with the
+ * number of such sessions; a session that cannot be read or whose job cannot be queued is a
+ * process warning, and the sweep goes on.
+ */
+export async function sweepExpiryJobs(
+  store: SessionStore,
+  queue: Pick<TurnQueue, 'submit' | 'sessions'>,
+): Promise<number> {
+  let ensured = 0
+  const warn = (what: string, error: unknown) =>
+    process.emitWarning(`tooltx worker: the start-up sweep of expiring asks ${what}: ${errorMessage(error)}`)
+  let sessions: readonly string[]
+  try {
+    sessions = await queue.sessions()
+  } catch (error) {
+    warn('could not list the sessions', error)
+    return 0
+  }
+  for (const id of sessions) {
+    try {
+      const job = expiryJob(await store.load(id))
+      if (job === undefined) continue
+      await queueExpiryJob(queue, id, job)
+      ensured++
+    } catch (error) {
+      warn(`skipped session "${id}"`, error)
+    }
+  }
+  return ensured
 }
 
 /**

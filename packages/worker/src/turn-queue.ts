@@ -116,6 +116,11 @@ export interface TurnQueue {
    * worked on. The jobs that wait for an ask's expiry (N2.20) are not counted.
    */
   pending(): Promise<number>
+  /**
+   * The sessions this queue has a job of, in any state, as long as pg-boss keeps the job (a
+   * finished one until its retention deletes it): the sessions its workers serve (N2.27).
+   */
+  sessions(): Promise<readonly string[]>
   /** Closes the connection pool; stop consumers first. */
   close(): Promise<void>
 }
@@ -279,6 +284,12 @@ export function turnQueue(options: TurnQueueOptions): TurnQueue {
       const sql = `SELECT count(*) AS count FROM ${schema}.job WHERE name = $1 AND state < 'completed' AND NOT data ? 'expiry'`
       const result = await boss.getDb().executeSql(sql, [name])
       return Number(result.rows[0]?.count ?? 0)
+    },
+    async sessions() {
+      await start()
+      const sql = `SELECT DISTINCT data->>'session' AS session FROM ${schema}.job WHERE name = $1`
+      const result = await boss.getDb().executeSql(sql, [name])
+      return result.rows.map((row: { session: string }) => row.session)
     },
     async close() {
       if (started === undefined) return

@@ -8,7 +8,14 @@ import {
   type SessionStore,
   suspendedTurn,
 } from '@tooltx/session'
-import { expiredNote, expiryJob, untilExpiry } from './ask-expiry.js'
+import {
+  expiredNote,
+  expiryJob,
+  expiryJobOfAppend,
+  queueExpiryJob,
+  sweepExpiryJobs,
+  untilExpiry,
+} from './ask-expiry.js'
 import { markedMessage, planSubmission, type Submission, type SubmissionPlan } from './submission.js'
 import type { Consumer, SubmissionAttempt, SubmissionWait, TurnQueue } from './turn-queue.js'
 import { WriteGuard } from './write-guard.js'
@@ -52,6 +59,11 @@ export interface Worker {
   /** The number of jobs it is working on now. */
   readonly active: number
   /**
+   * The start-up sweep (N2.27): resolves, never rejecting, with the number of sessions waiting
+   * on an undecided expiring ask whose expiry job it made sure of.
+   */
+  readonly swept: Promise<number>
+  /**
    * Graceful shutdown (N2.6): takes no new job, lets running turns finish for `graceMs`, then
    * aborts the rest, whose jobs go back to the queue (waiting, N2.10) and are resumed by another worker.
    * Resolves when every job it had is completed or put back. The queue stays open.
@@ -71,7 +83,7 @@ export async function createWorker(options: WorkerOptions): Promise<Worker> {
   }
   if (typeof options.agent !== 'function')
     throw definitionError('createWorker needs agent: (session) => Agent')
-  const worker = new TurnWorker(options, graceMs)
+  const worker = new TurnWorker(options, graceMs, sweepExpiryJobs(options.store, options.queue))
   worker.consumer = await options.queue.consume((submission, attempt) => worker.run(submission, attempt), {
     concurrency,
   })
@@ -88,7 +100,11 @@ class TurnWorker implements Worker {
   /** `graceMs` has passed since `stop()`: every running turn is aborted. */
   #graceOver = false
 
-  constructor(options: WorkerOptions, graceMs: number) {
+  constructor(
+    options: WorkerOptions,
+    graceMs: number,
+    readonly swept: Promise<number>,
+  ) {
     this.#options = options
     this.#graceMs = graceMs
   }
@@ -116,6 +132,7 @@ class TurnWorker implements Worker {
       // The consumer fetches nothing more and resolves once the jobs it took are settled.
       await this.consumer?.stop()
       clearTimeout(timer)
+      await this.swept
     })()
     return this.#stopping
   }
@@ -126,9 +143,16 @@ class TurnWorker implements Worker {
     // holder it takes over (N2.4). The log is opened as stored: the agent recovers a crashed
     // turn by effect class, exactly as agent.resume() does (F1.4, N2.11). The job writes through
     // a guard that stops at its first failed write, so a turn whose write failed stays open
-    // instead of ending `error` once the database is back (N2.13).
-    const guard = new WriteGuard(this.#options.store)
-    let session: Session
+    // instead of ending `error` once the database is back (N2.13). An append that records an
+    // expiring ask queues the ask's expiry job first (N2.26), so a worker that dies right after
+    // leaves no suspended turn without one; when that fails, the job queues it again once the
+    // turn has suspended, and fails when it still cannot (N2.20).
+    let session: Session | undefined
+    const guard = new WriteGuard(this.#options.store, async (batch) => {
+      const expiring = session === undefined ? undefined : expiryJobOfAppend(session.events(), batch)
+      if (expiring !== undefined)
+        await queueExpiryJob(this.#options.queue, submission.session, expiring).catch(() => undefined)
+    })
     try {
       session = await openSession(guard.store, { id: submission.session, repair: false })
     } catch (error) {

@@ -1,5 +1,5 @@
 import { errorMessage } from '@tooltx/core/internal'
-import type { SessionStore } from '@tooltx/session'
+import type { SessionEvent, SessionStore } from '@tooltx/session'
 
 /**
  * One job's view of the worker's store, which stops writing at the first failed write (N2.13).
@@ -9,7 +9,8 @@ import type { SessionStore } from '@tooltx/session'
  * too: the turn stays open, the job fails and is retried, and the next worker recovers the
  * turn and resumes it (N2.3, N2.11). Reads, the lease and checkpoints pass through unchanged
  * (`release` once per `acquire`); so does a session's refusal of an event before it reaches the
- * store, which is no store failure.
+ * store, which is no store failure. `beforeAppend` runs before each append reaches the store; when
+ * it rejects, the append fails as a failed write does and nothing reaches the store.
  */
 export class WriteGuard {
   /** The view to open the job's session on. */
@@ -17,7 +18,10 @@ export class WriteGuard {
   #failure: unknown
   #failed = false
 
-  constructor(store: SessionStore) {
+  constructor(
+    store: SessionStore,
+    beforeAppend: (events: readonly SessionEvent[]) => Promise<void> = async () => undefined,
+  ) {
     const refuse = (id: string): Error =>
       new Error(
         `session "${id}": an earlier write of this job failed (${errorMessage(this.#failure)}), so it writes nothing more; the next attempt reopens the session`,
@@ -44,7 +48,11 @@ export class WriteGuard {
         return store.acquire(id)
       },
       load: (id) => store.load(id),
-      append: (id, events) => write(id, () => store.append(id, events)),
+      append: (id, events) =>
+        write(id, async () => {
+          await beforeAppend(events)
+          await store.append(id, events)
+        }),
       listSessions: () => store.listSessions(),
       close: () => store.close(),
       ...(loadCheckpoint === undefined ? {} : { loadCheckpoint: (id) => loadCheckpoint.call(store, id) }),

@@ -4,15 +4,15 @@ import { findCycle, importGraph, unresolvedImports, upwardImports } from '../../
 
 /**
  * The layer rule of packages/worker/README.md, checked on the source: the job format and the
- * guards at the bottom, the queue above them, the worker above the queue, index.ts on top;
+ * guards at the bottom, the queue and the expiry jobs above them, the worker above, index.ts on top;
  * every relative import goes to its own layer or one below, and there is no cycle.
  */
 const graph = importGraph(fileURLToPath(new URL('../src/', import.meta.url)))
 
 /** Bottom to top. */
 const LAYERS: readonly (readonly string[])[] = [
-  ['submission.ts', 'ask-expiry.ts', 'transient-retry.ts', 'write-guard.ts'],
-  ['turn-queue.ts'],
+  ['submission.ts', 'transient-retry.ts', 'write-guard.ts'],
+  ['turn-queue.ts', 'ask-expiry.ts'],
   ['worker.ts'],
   ['index.ts'],
 ]

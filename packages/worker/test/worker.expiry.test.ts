@@ -1,145 +1,18 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createAgent, decideApproval, pendingApprovals, scripted } from '@tooltx/agent'
-import { defineTool } from '@tooltx/core'
-import {
-  forkSession,
-  memoryStore,
-  openSession,
-  postgresStore,
-  type SessionEvent,
-  type SessionStore,
-  suspendedTurn,
-} from '@tooltx/session'
-import { createWorker, type TurnQueue, turnQueue, type Worker, type WorkerJobReport } from '@tooltx/worker'
+import { forkSession, memoryStore, openSession } from '@tooltx/session'
+import { type TurnQueue, turnQueue } from '@tooltx/worker'
 import fc from 'fast-check'
-import pg from 'pg'
 import { describe, expect, it, onTestFinished } from 'vitest'
-import { scopeWith, textOutput } from '../../agent/test/loop-harness.js'
 import { expiryJob, untilExpiry } from '../src/ask-expiry.js'
 import { markedMessage, userMessageOf } from '../src/submission.js'
-import { freshPrefix, freshSchema, POSTGRES_URL, requirePostgresInCi } from './postgres.js'
+import { answered, brief, EXPIRED_TURN, lateness, payTool, setup, until } from './expiry-harness.js'
+import { freshPrefix, POSTGRES_URL, requirePostgresInCi } from './postgres.js'
 
 requirePostgresInCi('N2.20')
 
 const REPO = fileURLToPath(new URL('../../..', import.meta.url))
-
-/** A `'write'` tool, `pay`, whose every ask is durable (the runtime asks for each call), and its runs. */
-function payTool() {
-  const runs: string[] = []
-  const { runtime, scope } = scopeWith(
-    defineTool({
-      name: 'pay',
-      description: 'Pays an id.',
-      parameters: { id: { type: 'string', required: true } },
-      output: textOutput,
-      execute: (args) => {
-        runs.push(args.id)
-        return `paid ${args.id}`
-      },
-    }),
-  )
-  runtime.onPreExecute(async () => ({ kind: 'ask', reason: 'a payment' }))
-  return { runtime, scope, runs }
-}
-
-/**
- * Everything an expiry test works with: PostgreSQL sessions, a queue on a fresh schema, the
- * `pay` tool, and `worker()`, which starts a worker (its own store object, as on another
- * machine) whose agents ask durably with `expiresAfterMs`: a fresh turn pays once, a resumed one
- * answers `went on`.
- */
-function setup(expiresAfterMs: number) {
-  const schema = freshSchema()
-  const queue = turnQueue({
-    connectionString: POSTGRES_URL!,
-    schema,
-    retryDelaySeconds: 0,
-    maxWaitSeconds: 1,
-  })
-  const { runtime, scope, runs } = payTool()
-  const reports: WorkerJobReport[] = []
-  const stores: SessionStore[] = []
-  const workers: Worker[] = []
-  onTestFinished(async () => {
-    for (const w of workers) await w.stop()
-    await queue.close()
-    for (const s of stores) await s.close()
-  })
-  const store = () => {
-    const made = postgresStore(POSTGRES_URL!)
-    stores.push(made)
-    return made
-  }
-  const worker = async (on: TurnQueue = queue): Promise<Worker> => {
-    const started = await createWorker({
-      store: store(),
-      queue: on,
-      agent: (session) => {
-        const resumed = suspendedTurn(session.events()) !== undefined
-        const model = scripted(
-          resumed
-            ? [{ text: 'went on' }]
-            : [{ toolCalls: [{ id: 'w1', name: 'pay', arguments: '{"id":"x"}' }] }, { text: 'paid' }],
-        )
-        return createAgent({ runtime, scope, session, model, approvals: { mode: 'durable', expiresAfterMs } })
-      },
-      onJob: (report) => reports.push(report),
-    })
-    workers.push(started)
-    return started
-  }
-  const reader = store()
-  /** The expiry jobs in the queue's table, in any state. */
-  const expiryJobs = async (): Promise<{ state: string; start_after: Date }[]> => {
-    const client = new pg.Client({ connectionString: POSTGRES_URL! })
-    await client.connect()
-    try {
-      const sql = `SELECT state, start_after FROM ${schema}.job WHERE data ? 'expiry'`
-      return (await client.query(sql)).rows
-    } finally {
-      await client.end()
-    }
-  }
-  return { queue, runs, reports, worker, store, expiryJobs, load: (id: string) => reader.load(id) }
-}
-
-const until = async (check: () => boolean | Promise<boolean>, ms = 20_000) => {
-  const deadline = Date.now() + ms
-  while (!(await check()) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25))
-}
-
-const brief = (events: readonly SessionEvent[]) =>
-  events
-    .filter((e) => !['step/start', 'step/end', 'assistant/message', 'user/message'].includes(e.type))
-    .map((e) => {
-      if (e.type === 'tool/result') return `tool/result ${e.data.callId} ${e.data.error?.code ?? 'ok'}`
-      if (e.type === 'approval/decided') return `approval/decided ${e.data.outcome}`
-      if (e.type === 'turn/end') return `turn/end ${e.data.reason}`
-      return e.type
-    })
-
-/** The log of a turn whose ask expired and went on: the call denied, the turn completed. */
-const EXPIRED_TURN = [
-  'turn/start',
-  'tool/call',
-  'approval/asked',
-  'approval/decided expired',
-  'turn/resumed',
-  'tool/result w1 DENIED',
-  'turn/end completed',
-]
-
-/** How long after its `expiresAt` the ask of `events` was recorded expired, in ms. */
-function lateness(events: readonly SessionEvent[]): number {
-  const asked = events.find((e) => e.type === 'approval/asked')
-  const decided = events.find((e) => e.type === 'approval/decided')
-  if (asked?.type !== 'approval/asked' || decided?.type !== 'approval/decided') return Number.NaN
-  return Date.parse(decided.data.decidedAt ?? '') - Date.parse(asked.data.expiresAt ?? '')
-}
-
-const answered = (reports: readonly WorkerJobReport[], submission: string) =>
-  reports.some((r) => r.submission === submission && r.plan === 'answered' && r.result === 'done')
 
 describe('N2.20: the expiry job of a log', () => {
   it('N2.20: a turn a submission started that waits on an undecided ask has an expiry job; a decided ask, or a turn no submission started, has none', async () => {
@@ -252,10 +125,10 @@ describe.skipIf(POSTGRES_URL === undefined)('N2.20–N2.25: durable asks that ex
     expect(t.reports).toHaveLength(1)
   }, 30_000)
 
-  it('N2.20: a job that cannot queue the expiry job fails and is retried, so the ask is never left without one', async () => {
+  it('N2.20, N2.26: a job that cannot queue the expiry job, before the ask nor after, fails and is retried, so the ask is never left without one', async () => {
     const t = setup(2500)
-    let refusals = 1
-    // The worker's queue refuses its first submit, as a database gone for a moment would.
+    let refusals = 2
+    // The worker's queue refuses its first two submits (before the ask and after it), as a database gone for a moment would.
     const flaky: TurnQueue = {
       ...t.queue,
       submit: (...args) =>

@@ -9,9 +9,11 @@ import type {
   Client,
   ClientCapabilities,
   CreateMessageRequestParams,
+  CreateMessageResult,
   ElicitRequestFormParams,
   ElicitRequestParams,
   ElicitResult,
+  ListRootsResult,
   LoggingLevel,
 } from '@modelcontextprotocol/client'
 import type { JsonValue } from '@tooltx/core'
@@ -164,6 +166,43 @@ export async function answerElicitation(
 }
 
 /**
+ * Answers one `sampling/createMessage` of the server `side` names through `onSample` (Y2.28):
+ * the completion as MCP's `CreateMessageResult`; a throwing handler's error is the refusal.
+ */
+export async function answerSampling(
+  side: ServerSide,
+  onSample: SampleHandler,
+  params: CreateMessageRequestParams,
+  signal: AbortSignal,
+): Promise<CreateMessageResult> {
+  const { messages, systemPrompt, maxTokens } = params
+  const answer = await onSample({
+    server: side.server,
+    messages,
+    ...(systemPrompt === undefined ? {} : { systemPrompt }),
+    maxTokens,
+    calls: [...side.running],
+    signal,
+  })
+  return {
+    model: answer.model,
+    role: 'assistant' as const,
+    content: { type: 'text' as const, text: answer.text },
+    ...(answer.stopReason === undefined ? {} : { stopReason: answer.stopReason }),
+  }
+}
+
+/** The `roots/list` answer for the host's directories (Y2.26). */
+export function rootList(roots: readonly string[]): ListRootsResult {
+  return {
+    roots: roots.map((dir) => ({
+      uri: pathToFileURL(dir).href,
+      name: dir.split(/[\\/]/).filter(Boolean).at(-1) ?? dir,
+    })),
+  }
+}
+
+/**
  * Installs on `client` the handlers of the capabilities of `options`, for the server `side`
  * names. A throwing `onElicit` answers `cancel`; a throwing handler is a process warning.
  */
@@ -179,23 +218,9 @@ export function installCapabilityHandlers(
       answerElicitation(side, onElicit, request.params, ctx.mcpReq.signal),
     )
   if (onSample !== undefined)
-    client.setRequestHandler('sampling/createMessage', async (request, ctx) => {
-      const { messages, systemPrompt, maxTokens } = request.params
-      const answer = await onSample({
-        server,
-        messages,
-        ...(systemPrompt === undefined ? {} : { systemPrompt }),
-        maxTokens,
-        calls: [...side.running],
-        signal: ctx.mcpReq.signal,
-      })
-      return {
-        model: answer.model,
-        role: 'assistant' as const,
-        content: { type: 'text' as const, text: answer.text },
-        ...(answer.stopReason === undefined ? {} : { stopReason: answer.stopReason }),
-      }
-    })
+    client.setRequestHandler('sampling/createMessage', (request, ctx) =>
+      answerSampling(side, onSample, request.params, ctx.mcpReq.signal),
+    )
   if (onLog !== undefined)
     client.setNotificationHandler('notifications/message', (notification) => {
       const { level, logger, data } = notification.params
@@ -205,11 +230,5 @@ export function installCapabilityHandlers(
         warn(server, 'onLog', error)
       }
     })
-  if (roots !== undefined && roots.length > 0)
-    client.setRequestHandler('roots/list', () => ({
-      roots: roots.map((dir) => ({
-        uri: pathToFileURL(dir).href,
-        name: dir.split(/[\\/]/).filter(Boolean).at(-1) ?? dir,
-      })),
-    }))
+  if (roots !== undefined && roots.length > 0) client.setRequestHandler('roots/list', () => rootList(roots))
 }

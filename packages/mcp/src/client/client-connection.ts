@@ -7,6 +7,7 @@ import {
   type Transport,
 } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import { offersTaskExtension } from '../tasks-extension.js'
 import { type AuthorizingWrapper, authorizingWrapper, type McpAuth } from './auth/mcp-auth.js'
 import type { Backoff } from './backoff.js'
 import { boundedFetch } from './bounded-fetch.js'
@@ -92,10 +93,11 @@ export function transportFor(
 /**
  * A client for `connection` (Y2.1), announcing `clientName` and the package version, and the
  * function that connects it over a fresh transport, again after each drop (Y2.14). Over HTTP it
- * probes for the 2026-07-28 revision first and falls back to the 2025 handshake (Y2.11); over
- * stdio it speaks the 2025 handshake, which every stdio server answers. `onToolsChanged`
- * receives the server's new listing after each change it announces (Y2.12); `backoff` bounds
- * the reopenings of an HTTP server's GET stream (Y2.22); `capabilities` are announced (Y2.24).
+ * probes for the 2026-07-28 revision first and falls back to the 2025 handshake (Y2.11), unless
+ * `legacy` (Y6.31); over stdio it speaks the 2025 handshake, which every stdio server answers.
+ * `onToolsChanged` receives the server's new listing after each change it announces (Y2.12);
+ * `backoff` bounds the reopenings of an HTTP server's GET stream (Y2.22); `capabilities` are
+ * announced (Y2.24).
  */
 export function createClient(
   connection: McpConnection,
@@ -103,6 +105,7 @@ export function createClient(
   onToolsChanged: (tools: Tool[]) => void,
   backoff: Backoff,
   capabilities: ClientCapabilities = {},
+  legacy = false,
 ): { client: Client; connect: () => Promise<void> } {
   // The SDK re-lists the tools on `list_changed` (2025) or its listen stream (2026); a failed
   // re-listing keeps what was imported.
@@ -114,7 +117,7 @@ export function createClient(
   }
   const client = new Client(
     { name: clientName, version: '0.1.0' },
-    'url' in connection
+    'url' in connection && !legacy
       ? { capabilities, versionNegotiation: { mode: 'auto' }, listChanged }
       : { capabilities, listChanged },
   )
@@ -124,4 +127,32 @@ export function createClient(
       ? authorizingWrapper(new URL(connection.url), connection.auth)
       : undefined
   return { client, connect: () => client.connect(transportFor(connection, backoff, authorize)) }
+}
+
+/** True iff `client` speaks the 2026-07-28 revision (or later), whose tasks are the extension's (Y6.22). */
+const speaksModern = (client: Client): boolean =>
+  (client.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28'
+
+/**
+ * Creates (`make`, with `legacy` as `createClient` takes it) and connects the client of a set
+ * (Y2.1). The 2026-07-28 revision has no place for the 2025-11-25 tasks utility (the SDK drops
+ * its capability and a listing's `execution` there), so when `tasks` are wanted of a server that
+ * speaks it without the extension, a 2025 session is tried (Y6.31): kept when it offers tasks for
+ * `tools/call`, else closed, and so is one the server refuses; the 2026 client is kept then.
+ */
+export async function openClient(
+  make: (legacy: boolean) => { client: Client; connect: () => Promise<void> },
+  tasks: boolean,
+): Promise<{ client: Client; connect: () => Promise<void> }> {
+  const modern = make(false)
+  await modern.connect()
+  if (!tasks || !speaksModern(modern.client) || offersTaskExtension(modern.client)) return modern
+  const legacy = make(true)
+  const offered = await legacy.connect().then(
+    () => legacy.client.getServerCapabilities()?.tasks?.requests?.tools?.call !== undefined,
+    () => false,
+  )
+  const [kept, closed] = offered ? [legacy, modern] : [modern, legacy]
+  await closed.client.close().catch(() => undefined)
+  return kept
 }

@@ -5,18 +5,18 @@
 import { CLIENT_CAPABILITIES_META_KEY, type Client, type Tool } from '@modelcontextprotocol/client'
 import { type AnyToolDefinition, type ToolEffect, ToolError } from '@tooltx/core'
 import { errorMessage } from '@tooltx/core/internal'
-import { TASKS_EXTENSION } from '../tasks-extension.js'
+import { offersTaskExtension, TASKS_EXTENSION } from '../tasks-extension.js'
 import { type Backoff, DEFAULT_BACKOFF, type ReconnectOptions } from './backoff.js'
 import {
-  answerElicitation,
   type ClientCapabilityOptions,
   capabilityOptionProblem,
   clientCapabilities,
   installCapabilityHandlers,
 } from './client-capabilities.js'
-import { createClient, type McpConnection } from './client-connection.js'
+import { createClient, type McpConnection, openClient } from './client-connection.js'
 import { ClientLink } from './client-link.js'
 import { importedTool } from './imported-tool.js'
+import { inputAnswerer } from './input-answers.js'
 import { UnsafePatternError } from './linear-pattern.js'
 import type { ImportPlan } from './remote-call.js'
 import { importedName, sanitize } from './tool-names.js'
@@ -52,7 +52,8 @@ export interface McpToolsOptions extends ClientCapabilityOptions {
    * those; a 2025 tool that says `'required'` always is. Default: only `'required'` ones. A task
    * call records the task id as a resumable receipt before it waits, so an agent resumed after
    * a crash polls the same task instead of calling again (Y6.14–Y6.16); on the extension it
-   * answers the task's input requests through `onElicit`.
+   * answers the task's input requests as it answers the same requests sent alone: `onElicit`,
+   * `onSample`, `roots`; one it cannot answer is refused with a JSON-RPC error (Y6.29, Y6.30).
    */
   tasks?: boolean | readonly string[]
 }
@@ -197,12 +198,10 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
   let listing: Listing = { tools: Object.freeze([]), skipped: Object.freeze([]) }
   // What a task call of the extension declares on each request, and how it answers (Y6.27).
   const extensionCapabilities = { ...clientCapabilities(options), extensions: { [TASKS_EXTENSION]: {} } }
-  const { onElicit } = options
   const taskMeta = { [CLIENT_CAPABILITIES_META_KEY]: extensionCapabilities }
   const running: string[] = []
   const side = { server: options.name, running }
-  const answerInput: ImportPlan['answerInput'] = async (params, signal) =>
-    onElicit === undefined ? { action: 'cancel' } : answerElicitation(side, onElicit, params, signal)
+  const answerInput = inputAnswerer(side, options)
   const targets = new Set<Registration>()
   const plan = (link: ClientLink, tool: Tool, name: string): ImportPlan => ({
     link,
@@ -218,24 +217,33 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
     taskMeta,
     answerInput,
   })
+  let link: ClientLink | undefined
   const reimport = (remote: readonly Tool[]) => {
     // Every target trades the old definitions for the new listing (Y2.12).
-    listing = importListing(remote, options.name, (tool, name) => importedTool(plan(link, tool, name)))
+    // A listing announced before the connection is settled is read again once it is.
+    if (link === undefined) return
+    const through = link
+    listing = importListing(remote, options.name, (tool, name) => importedTool(plan(through, tool, name)))
     for (const registration of targets) registration.replace(listing.tools)
   }
-  const { client, connect } = createClient(
-    connection,
-    `tooltx-${sanitize(options.name)}`,
-    reimport,
-    backoff ?? DEFAULT_BACKOFF,
-    clientCapabilities(options),
-  )
-  installCapabilityHandlers(client, side, options)
+  // A server whose tasks are the 2025 utility only is spoken to in a 2025 session (Y6.31).
+  const { client, connect } = await openClient((legacy) => {
+    const made = createClient(
+      connection,
+      `tooltx-${sanitize(options.name)}`,
+      reimport,
+      backoff ?? DEFAULT_BACKOFF,
+      clientCapabilities(options),
+      legacy,
+    )
+    installCapabilityHandlers(made.client, side, options)
+    return made
+  }, tasks !== false)
   // After a reconnection the server may list other tools: it is asked again (Y2.14).
-  const link = new ClientLink(client, connect, backoff, async () =>
+  const opened = new ClientLink(client, connect, backoff, async () =>
     reimport((await client.listTools()).tools),
   )
-  await connect()
+  link = opened
   try {
     reimport((await client.listTools()).tools)
     const set: McpToolSet = {
@@ -255,11 +263,11 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
           registration.replace([])
         }
       },
-      close: () => link.close(),
+      close: () => opened.close(),
     }
     return Object.freeze(set)
   } catch (error) {
-    await link.close()
+    await opened.close()
     throw error
   }
 }
@@ -267,7 +275,7 @@ export async function mcpTools(connection: McpConnection, options: McpToolsOptio
 /** True iff calls of `tool` are made as tasks (Y6.13, Y6.27): see `McpToolsOptions.tasks`. */
 function callsAsTask(client: Client, tool: Tool, tasks: boolean | readonly string[]): boolean {
   const chosen = tasks === true || (Array.isArray(tasks) && tasks.includes(tool.name))
-  if (client.getServerCapabilities()?.extensions?.[TASKS_EXTENSION] !== undefined) return chosen
+  if (offersTaskExtension(client)) return chosen
   const capability = client.getServerCapabilities()?.tasks?.requests?.tools?.call
   const support = tool.execution?.taskSupport
   if (capability === undefined || support === undefined || support === 'forbidden') return false

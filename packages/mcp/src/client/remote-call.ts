@@ -5,8 +5,6 @@
  */
 import {
   type CallToolResult,
-  type ElicitRequestParams,
-  type ElicitResult,
   ProtocolError,
   SdkError,
   SdkErrorCode,
@@ -16,6 +14,7 @@ import {
 import type { JsonObject, JsonValue, ToolEffect, ToolError } from '@tooltx/core'
 import { codedError, errorMessage } from '@tooltx/core/internal'
 import { type ClientLink, connectionClosed, connectionFailure, LinkDown } from './client-link.js'
+import type { InputAnswerer } from './input-answers.js'
 import { remoteError } from './remote-failure.js'
 
 /** How one remote tool is imported. */
@@ -43,7 +42,7 @@ export interface ImportPlan {
    * client's capabilities with the extension declared), and how an input request is answered.
    */
   taskMeta?: Record<string, unknown>
-  answerInput?: (params: ElicitRequestParams, signal: AbortSignal) => Promise<ElicitResult>
+  answerInput?: InputAnswerer
 }
 
 export const toolWhere = (plan: ImportPlan) => `MCP server "${plan.server}" tool "${plan.tool.name}"`

@@ -6,7 +6,7 @@
  * of the extension). A call resumed after a crash finds the task id in its receipts and polls
  * that task instead of calling the tool again.
  */
-import type { CallToolResult, ElicitRequestParams, ElicitResult } from '@modelcontextprotocol/client'
+import type { CallToolResult } from '@modelcontextprotocol/client'
 import {
   isResumableReceipt,
   type JsonObject,
@@ -16,7 +16,7 @@ import {
 } from '@tooltx/core'
 import { codedError, sleep } from '@tooltx/core/internal'
 import { isTerminal, type TaskStatus } from '../task-store.js'
-import { TASKS_EXTENSION } from '../tasks-extension.js'
+import { offersTaskExtension } from '../tasks-extension.js'
 import { CONNECTION_CLOSED } from './client-link.js'
 import { type ImportPlan, send, toolWhere } from './remote-call.js'
 import { remoteError } from './remote-failure.js'
@@ -88,20 +88,13 @@ function taskOf(
   }
 }
 
-/** True iff `params` is an elicitation this client can put to `onElicit`. */
-const isElicitation = (params: unknown): params is ElicitRequestParams => {
-  const p = params as { mode?: unknown; message?: unknown; requestedSchema?: unknown } | null
-  if (p === null || typeof p !== 'object' || typeof p.message !== 'string') return false
-  return p.mode === 'url' || (p.requestedSchema !== null && typeof p.requestedSchema === 'object')
-}
-
 /**
- * The extension's input requests of one task (Y6.27): each key's request is put to the person
- * once (an elicitation through `onElicit`; anything else is left unanswered), and its answer is
- * sent with `tasks/update` until the server took it, across polls.
+ * The extension's input requests of one task (Y6.27, Y6.29): each key's request is answered
+ * once (or refused, Y6.30) by the plan's answerer, and its answer sent with `tasks/update`
+ * until the server took it, across polls.
  */
 class TaskInputAnswers {
-  readonly #answers = new Map<string, ElicitResult>()
+  readonly #answers = new Map<string, JsonObject>()
   readonly #delivered = new Set<string>()
 
   constructor(
@@ -114,11 +107,10 @@ class TaskInputAnswers {
     if (requests === null || typeof requests !== 'object') return
     const fresh: JsonObject = {}
     for (const [key, request] of Object.entries(requests)) {
-      const { method, params } = (request ?? {}) as { method?: unknown; params?: unknown }
-      if (!this.#answers.has(key) && method === 'elicitation/create' && isElicitation(params))
-        this.#answers.set(key, (await this.plan.answerInput?.(params, run.signal)) ?? { action: 'cancel' })
+      if (!this.#answers.has(key) && this.plan.answerInput !== undefined)
+        this.#answers.set(key, await this.plan.answerInput(request, run.signal))
       const answer = this.#answers.get(key)
-      if (answer !== undefined && !this.#delivered.has(key)) fresh[key] = answer as JsonValue
+      if (answer !== undefined && !this.#delivered.has(key)) fresh[key] = answer
     }
     if (Object.keys(fresh).length === 0) return
     const params = { taskId: this.taskId, inputResponses: fresh, ...this.meta }
@@ -151,7 +143,7 @@ function extensionResult(answer: Record<string, unknown>, plan: ImportPlan, task
 export async function callAsTask(plan: ImportPlan, args: JsonObject, run: TaskRun): Promise<CallToolResult> {
   // The 2026-07-28 extension when the server offers it (every request declares it), else the
   // 2025-11-25 utility.
-  const extension = plan.link.client.getServerCapabilities()?.extensions?.[TASKS_EXTENSION] !== undefined
+  const extension = offersTaskExtension(plan.link.client)
   const meta = extension ? { _meta: plan.taskMeta ?? {} } : {}
   let taskId = receiptTask(run.receipts, plan)
   let poll = DEFAULT_POLL_MS

@@ -25,8 +25,10 @@ export const samplers = new CallRoutes<Sampler>()
 /**
  * Asks the client of the served call `run` belongs to for one completion and resolves with its
  * answer (`{ model, role, content, stopReason? }`) (Y1.33). Rejects, saying why, when the call is
- * not served by `mcpServer` to a 2025 session whose client announced sampling, and with the
- * client's error when it refuses; the body decides what a refusal means.
+ * neither served by `mcpServer` to a 2025 session whose client announced sampling nor the run of
+ * a 2026-07-28 task whose request declared sampling (there the request is an input request of
+ * the task, Y6.29), and with the client's error when it refuses; the body decides what a
+ * refusal means.
  */
 export async function sample(run: Pick<Execution, 'rootCallId' | 'signal'>, request: SampleRequest) {
   const ask = samplers.find(run.rootCallId)

@@ -243,7 +243,7 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
         // A 2026-07-28 request (with its own `_meta` envelope) has no server-to-client
         // requests: its ask is a round of input_required (Y1.16).
         const envelope = ctx.mcpReq.envelope as
-          | Record<string, { elicitation?: unknown } | undefined>
+          | Record<string, { elicitation?: unknown; sampling?: unknown } | undefined>
           | undefined
         // A task of a 2025 session (Y6.2): created durably and answered at once, run in the
         // background; its approvals are put to this session's client while it is connected.
@@ -264,10 +264,15 @@ export function mcpServer(runtime: ToolRuntime, options: McpServerOptions): Tool
           return { content: [], task }
         }
         // A task of the 2026-07-28 Tasks extension (Y6.22), when the request declares it: its
-        // asks are input requests of the task itself, or fail closed when the request does not
-        // declare elicitation (Y6.23).
+        // asks, forms and completions are input requests of the task itself, of the kinds the
+        // request declares; the others fail closed (Y6.23, Y6.29).
         if (envelope !== undefined && tasks?.tools.has(name) === true && declaresTasks(ctx)) {
-          const asker = envelope[CLIENT_CAPABILITIES_META_KEY]?.elicitation === undefined ? 'nobody' : 'task'
+          const declared = envelope[CLIENT_CAPABILITIES_META_KEY]
+          const task = {
+            elicitation: declared?.elicitation !== undefined,
+            sampling: declared?.sampling !== undefined,
+          }
+          const asker = task.elicitation || task.sampling ? { task } : 'nobody'
           return createTaskResult(await tasks.start({ tool: name, arguments: args, callId }, asker)) as never
         }
         let asked: ApprovalRequest | undefined

@@ -164,6 +164,7 @@ export class ServedTasks {
       store: this.store,
       owner: this.#me,
       taskId: record.taskId,
+      callId: record.callId,
       pollMs: Math.min(this.pollInterval, 250),
       timeoutMs: this.inputTimeoutMs,
     })
@@ -178,6 +179,7 @@ export class ServedTasks {
       .catch(() => undefined)
       .finally(() => {
         clearInterval(renew)
+        asking.close()
         this.#running.delete(record.taskId)
       })
   }
