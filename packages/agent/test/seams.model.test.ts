@@ -32,8 +32,15 @@
  */
 import fc from 'fast-check'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { commandArbitraries, type Model, type Settle } from './seams-commands.js'
-import { effectViolations, logViolations, recoveryViolations } from './seams-invariants.js'
+import { commandArbitraries } from './seams-commands.js'
+import {
+  effectViolations,
+  logViolations,
+  type Model,
+  recoveryViolations,
+  type Settle,
+} from './seams-invariants.js'
+import { reopenViolations, serverViolations } from './seams-server-invariants.js'
 import { type Shared, startShared, World } from './seams-world.js'
 
 const RUNS = Number(process.env.TOOLTX_MBT_RUNS ?? 100)
@@ -71,6 +78,8 @@ const settle: Settle = async (m, world) => {
       ...recoveryViolations(id, events, world),
     ]),
     ...effectViolations(world, logs),
+    ...serverViolations(world, logs),
+    ...(await reopenViolations(world)),
   ]
   if (found.length === 0) return
   throw new Error(`invariants broken:\n${found.map((v) => `  [${v.rule}] ${v.detail}`).join('\n')}`)
