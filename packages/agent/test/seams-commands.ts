@@ -138,10 +138,11 @@ class Turn implements Command {
           rule: 'turn-failed-without-crash',
           detail: `turn ${outcome.turn} ended with an error though no process died: ${outcome.error}`,
         })
-      // Y2.32, L1.10: each decision the approver made of a server's request is recorded, unless the process died.
+      // Y2.32, L1.10: each decision the in-process approver made of a server's request is
+      // recorded, unless the process died (a durable agent refuses without asking it).
       const decided = world.serverDecisions.length - asked
       const recorded = approverRecords(await world.events(world.current), from)
-      if (!proc.crashed() && decided !== recorded)
+      if (this.answers.approver !== undefined && !proc.crashed() && decided !== recorded)
         m.findings.push({
           rule: 'server-decision-lost',
           detail: `the approver decided ${decided} server request(s) in turn ${outcome.turn}, the log records ${recorded}`,

@@ -51,20 +51,27 @@ function formValues(session: string, events: readonly SessionEvent[]): Violation
   )
 }
 
-/** V1.14: an ask recorded `'expired'` is decided once and its call never runs (F2.6, N2.21). */
-function expiredAsks(session: string, events: readonly SessionEvent[], world: World): Violation[] {
+/**
+ * V1.14: an ask recorded `'expired'` is decided once, and a call whose ask was refused
+ * (`'expired'`, `'rejected'`) never runs and ends `DENIED` (F2.6, F2.16, N2.21) — unless a fork
+ * copied it, which answers it by A2.6's rule.
+ */
+function refusedAsks(session: string, events: readonly SessionEvent[], world: World): Violation[] {
   const out: Violation[] = []
+  const copied = world.copied.get(session)
   for (const e of events) {
-    if (e.type !== 'approval/decided' || e.data.outcome !== 'expired') continue
-    const { callId } = e.data
-    const bad = (what: string) => out.push({ rule: 'expired-ask', detail: `${session}: ${callId} ${what}` })
+    if (e.type !== 'approval/decided' || !['expired', 'rejected'].includes(e.data.outcome)) continue
+    const { callId, outcome, name } = e.data
+    const bad = (what: string) =>
+      out.push({ rule: 'expired-ask', detail: `${session}: ${callId} ${outcome}, ${what}` })
     const decisions = events.filter((d) => d.type === 'approval/decided' && d.data.callId === callId)
-    if (decisions.length !== 1) bad(`has ${decisions.length} decisions`)
-    const ran = world.effects.filter((f) => rootOf(f.id) === callId && f.tool === e.data.name)
-    if (ran.length > 0) bad(`expired, yet ${e.data.name} ran ${ran.length} time(s)`)
+    if (decisions.length !== 1) bad(`decided ${decisions.length} times`)
+    const ran = world.effects.filter((f) => rootOf(f.id) === callId && f.tool === name)
+    if (ran.length > 0) bad(`yet ${name} ran ${ran.length} time(s)`)
+    if (copied?.has(callId)) continue
     for (const r of events) {
       if (r.type === 'tool/result' && r.data.callId === callId && r.data.error?.code !== 'DENIED')
-        bad(`expired, yet its result is ${r.data.error?.code ?? 'a success'}`)
+        bad(`yet its result is ${r.data.error?.code ?? 'a success'}`)
     }
   }
   return out
@@ -104,7 +111,7 @@ export function serverViolations(world: World, logs: ReadonlyMap<string, readonl
     ...[...logs].flatMap(([id, events]) => [
       ...requestPlacement(id, events),
       ...formValues(id, events),
-      ...expiredAsks(id, events, world),
+      ...refusedAsks(id, events, world),
     ]),
     ...unrecordedAnswers(world, logs),
   ]

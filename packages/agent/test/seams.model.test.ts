@@ -60,6 +60,8 @@ async function countRun(world: World): Promise<void> {
     for (const e of await world.events(id)) {
       if (e.type === 'turn/end') count(`turn/end ${e.data.reason}`)
       else if (e.type === 'tool/result' && e.data.error) count(`result ${e.data.error.code}`)
+      else if (e.type === 'server/request') count(`${e.data.kind} ${e.data.outcome} by ${e.data.by}`)
+      else if (e.type === 'approval/decided') count(`decided ${e.data.outcome}`)
       else if (!e.type.startsWith('step/') && !e.type.endsWith('message')) count(e.type)
     }
   }

@@ -1,11 +1,12 @@
 import { effectOf, isResumableReceipt, type RuntimeScope, type ToolCallBlock } from '@tooltx/core'
-import { isRepeatable } from '@tooltx/core/internal'
+import { approvalFailure, isRepeatable } from '@tooltx/core/internal'
 import {
   type InterruptedCall,
   interruptedCalls,
   repairCall,
   repairSession,
   type Session,
+  type SessionEvent,
 } from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from '../base/agent-runtime.js'
 import type { Journal } from '../base/journal.js'
@@ -53,8 +54,21 @@ export async function recoverSession(options: RecoveryOptions): Promise<void> {
 }
 
 /**
+ * The calls of turn `turn` whose latest recorded approval decision refused them, with that
+ * outcome: the pipeline asks before a body runs (V1.2), so such a call never ran (F2.16).
+ */
+function refusedCalls(events: readonly SessionEvent[], turn: number): Map<string, string> {
+  const latest = new Map<string, string>()
+  for (const e of events)
+    if (e.type === 'approval/decided' && e.data.turn === turn) latest.set(e.data.callId, e.data.outcome)
+  for (const [callId, outcome] of latest) if (outcome === 'allowed-once') latest.delete(callId)
+  return latest
+}
+
+/**
  * Answers the given interrupted calls one by one in model order by F1.4's rule, leaving the
- * turn open (F2.7): a call whose receipts include a resumable one (Y6.19) and whose tool is
+ * turn open (F2.7): a call without receipts whose recorded decision refused it gets the
+ * `DENIED` that decision means, and nothing runs (F2.16); a call whose receipts include a resumable one (Y6.19) and whose tool is
  * still visible runs again with those receipts, any other call with receipts gets
  * `TOOL_EFFECT_RECORDED`, a `'read'` or
  * `'idempotent'` one is run again and its result appended, and so is one whose tool the step
@@ -67,8 +81,15 @@ export async function recoverCalls(
 ): Promise<void> {
   const { runtime, scope, journal, turn, input, hides } = options
   const view = runtime.view(scope)
+  const refused = refusedCalls(options.session.events(), turn)
   for (const { step, block, receipts } of options.calls) {
     const where = { turn, step }
+    const outcome = refused.get(block.id)
+    if (outcome !== undefined && receipts.length === 0) {
+      journal.stage(toolResultEvent(where, block, approvalFailure(block.name, outcome)!))
+      await journal.flush()
+      continue
+    }
     const hidden = hides?.(block.name) === true
     const visible = view.get(block.name)
     const resumes = !hidden && visible !== undefined && receipts.some(isResumableReceipt)
