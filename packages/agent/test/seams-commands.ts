@@ -373,7 +373,7 @@ class Fork implements Command {
 /** How a form is answered (`'throw'`: the handler fails). */
 const formAnswer = fc.constantFrom<FormAnswer>('accept', 'decline', 'cancel', 'throw')
 /**
- * The agent's answers: durable asks (one in three expiring in 40 ms) or, one turn in four, an
+ * The agent's answers: durable asks (one in two expiring in 40 ms) or, one turn in four, an
  * in-process approver; the sampler's policy; the server's forms by a handler or the approver.
  */
 const answers: fc.Arbitrary<Answers> = fc
@@ -382,7 +382,7 @@ const answers: fc.Arbitrary<Answers> = fc
       nil: undefined,
       freq: 3,
     }),
-    expiring: oneIn(3),
+    expiring: oneIn(2),
     sampling: fc.constantFrom<'ask' | 'allow' | 'deny'>('allow', 'ask', 'deny'),
     serverForm: fc.oneof(formAnswer, fc.constant<'approver'>('approver')),
     form: formAnswer,
@@ -448,5 +448,5 @@ export function commandArbitraries(settle: Settle): fc.Arbitrary<Command>[] {
   const expire = fc
     .record({ race: fc.boolean(), delayMs: fc.integer({ min: 0, max: 30 }), crash })
     .map((e) => new Expire(e.race, e.delayMs, e.crash, settle))
-  return [turn, turn, turn, decision, decision, elsewhere, resume, resume, fork, expire]
+  return [turn, turn, turn, decision, decision, elsewhere, resume, resume, fork, expire, expire]
 }
