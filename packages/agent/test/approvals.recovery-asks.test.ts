@@ -15,7 +15,9 @@ import { block, effectTools } from './counted-tool.js'
 import { crashingStore } from './crash-store.js'
 
 const results = (events: readonly SessionEvent[]) =>
-  events.flatMap((e) => (e.type === 'tool/result' ? [[e.data.callId, e.data.error?.code, e.data.content]] : []))
+  events.flatMap((e) =>
+    e.type === 'tool/result' ? [[e.data.callId, e.data.error?.code, e.data.content]] : [],
+  )
 
 /**
  * A turn suspended on `pay` (c1, then `log` c2 parked), decided `how`, then resumed by a process
@@ -56,13 +58,16 @@ describe('F2.16 recovery answers a call its decision refused with that denial', 
   it.each([
     ['denied', 'the user rejected tool "pay"'],
     ['expired', 'approval for tool "pay" expired before anyone decided it'],
-  ] as const)('F2.16: an ask %s, then a crash after turn/resumed: the call is DENIED, never unknown, and never runs', async (how, message) => {
-    const { events, runs } = await refusedThenCrash(how)
-    expect(runs).toEqual([])
-    const [pay] = results(events)
-    expect(pay).toEqual(['c1', 'DENIED', [{ type: 'text', text: `Error: ${message}` }]])
-    expect(events.filter((e) => e.type === 'approval/decided')).toHaveLength(1)
-  })
+  ] as const)(
+    'F2.16: an ask %s, then a crash after turn/resumed: the call is DENIED, never unknown, and never runs',
+    async (how, message) => {
+      const { events, runs } = await refusedThenCrash(how)
+      expect(runs).toEqual([])
+      const [pay] = results(events)
+      expect(pay).toEqual(['c1', 'DENIED', [{ type: 'text', text: `Error: ${message}` }]])
+      expect(events.filter((e) => e.type === 'approval/decided')).toHaveLength(1)
+    },
+  )
 })
 
 /**

@@ -72,7 +72,8 @@ export class Expire implements fc.AsyncCommand<Model, World> {
     await this.settle(m, world)
   }
   toString() {
-    const crash = this.crash === undefined ? '' : ` crash@${this.crash.at}${this.crash.written ? '+written' : ''}`
+    const crash =
+      this.crash === undefined ? '' : ` crash@${this.crash.at}${this.crash.written ? '+written' : ''}`
     return `Expire(${this.race ? `race ${this.delayMs}ms` : 'alone'})${crash}`
   }
 }

@@ -46,7 +46,12 @@ function requestPlacement(session: string, events: readonly SessionEvent[]): Vio
 function formValues(session: string, events: readonly SessionEvent[]): Violation[] {
   return events.flatMap((e): Violation[] =>
     JSON.stringify(e.data).includes(FORM_VALUE)
-      ? [{ rule: 'form-value-logged', detail: `${session} seq ${e.seq} (${e.type}) holds a form answer's value` }]
+      ? [
+          {
+            rule: 'form-value-logged',
+            detail: `${session} seq ${e.seq} (${e.type}) holds a form answer's value`,
+          },
+        ]
       : [],
   )
 }
@@ -98,15 +103,24 @@ function unrecordedAnswers(world: World, logs: ReadonlyMap<string, readonly Sess
     if (f.tool !== 'mcp__tally__consult') continue
     const { sampled, answered } = f.args as { sampled: string; answered: string }
     if (sampled === 'answered' && !recorded(f.id, 'sampling', 'answered'))
-      out.push({ rule: 'server-answer-unrecorded', detail: `the server got a completion in ${f.id}, no log records it` })
+      out.push({
+        rule: 'server-answer-unrecorded',
+        detail: `the server got a completion in ${f.id}, no log records it`,
+      })
     if (answered === 'accept' && !recorded(f.id, 'elicitation', 'accept'))
-      out.push({ rule: 'server-answer-unrecorded', detail: `the server got a form accepted in ${f.id}, no log records it` })
+      out.push({
+        rule: 'server-answer-unrecorded',
+        detail: `the server got a form accepted in ${f.id}, no log records it`,
+      })
   }
   return out
 }
 
 /** The rules of V1.11–V1.14 over every session's log and the tools' effects. */
-export function serverViolations(world: World, logs: ReadonlyMap<string, readonly SessionEvent[]>): Violation[] {
+export function serverViolations(
+  world: World,
+  logs: ReadonlyMap<string, readonly SessionEvent[]>,
+): Violation[] {
   return [
     ...[...logs].flatMap(([id, events]) => [
       ...requestPlacement(id, events),
@@ -132,7 +146,8 @@ export function forkRequestViolations(
     events.flatMap((e) => (e.type === 'server/request' ? [JSON.stringify(e.data)] : []))
   const known = new Set(of(source))
   for (const data of of(forked))
-    if (!known.has(data)) out.push({ rule: 'fork-reasks', detail: `${fork} holds a request its source never had: ${data}` })
+    if (!known.has(data))
+      out.push({ rule: 'fork-reasks', detail: `${fork} holds a request its source never had: ${data}` })
   if (asksDuring > 0)
     out.push({ rule: 'fork-reasks', detail: `making ${fork} put ${asksDuring} request(s) to an agent again` })
   return out

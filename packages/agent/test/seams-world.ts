@@ -47,7 +47,15 @@ export interface Effect {
 }
 
 /** The tools the model may call by name (`run_code` aside). */
-export const TOOLS = ['look', 'stamp', 'pay', 'log', 'form', 'mcp__tally__tally', 'mcp__tally__consult'] as const
+export const TOOLS = [
+  'look',
+  'stamp',
+  'pay',
+  'log',
+  'form',
+  'mcp__tally__tally',
+  'mcp__tally__consult',
+] as const
 export type ToolName = (typeof TOOLS)[number]
 
 /** Who may decide a durable approval. */
@@ -265,7 +273,9 @@ function answerForm(
   const fields = Object.entries(request.requestedSchema.properties)
   return {
     action: 'accept',
-    content: Object.fromEntries(fields.map(([k, f]) => [k, f.type === 'boolean' ? true : `${FORM_VALUE}${n}`])),
+    content: Object.fromEntries(
+      fields.map(([k, f]) => [k, f.type === 'boolean' ? true : `${FORM_VALUE}${n}`]),
+    ),
   }
 }
 
@@ -334,7 +344,12 @@ export class World {
       const [id, file, sampled, answered] = line.split(' ')
       if (id === undefined || file === undefined || !id.startsWith(`r${this.run}c`)) continue
       if (file === 'consult' && sampled !== undefined && answered !== undefined)
-        this.effects.push({ tool: 'mcp__tally__consult', id, session: this.current, args: { id, sampled, answered } })
+        this.effects.push({
+          tool: 'mcp__tally__consult',
+          id,
+          session: this.current,
+          args: { id, sampled, answered },
+        })
       else this.effects.push({ tool: 'mcp__tally__tally', id, session: this.current, args: { id, file } })
     }
   }

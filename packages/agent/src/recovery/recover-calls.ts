@@ -1,11 +1,11 @@
 import { effectOf, isResumableReceipt, type RuntimeScope, type ToolCallBlock } from '@tooltx/core'
 import { approvalFailure, isRepeatable } from '@tooltx/core/internal'
 import {
+  type ApprovalAskedData,
   type InterruptedCall,
   interruptedCalls,
   repairCall,
   repairSession,
-  type ApprovalAskedData,
   type Session,
   type SessionEvent,
 } from '@tooltx/session'
