@@ -14,10 +14,10 @@ import type { CrashPlan } from './crash-store.js'
 import { Expire } from './seams-expire.js'
 import type { Model, Settle } from './seams-invariants.js'
 import { forkRequestViolations } from './seams-server-invariants.js'
+import type { FormAnswer } from './seams-tools.js'
 import {
   type AgentPlan,
   bounded,
-  type FormAnswer,
   nextTurn,
   replies,
   TOOLS,

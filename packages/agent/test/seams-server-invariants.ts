@@ -5,7 +5,8 @@
  */
 import type { SessionEvent } from '@tooltx/session'
 import type { Violation } from './seams-invariants.js'
-import { FORM_VALUE, type World } from './seams-world.js'
+import { FORM_VALUE } from './seams-tools.js'
+import type { World } from './seams-world.js'
 
 /** The call id an id belongs to: `<id>/<n>` (an argument) and `<id>:code:<n>` (a sub-call) belong to `<id>`. */
 const rootOf = (id: string) => id.split(/[/:]/)[0]!

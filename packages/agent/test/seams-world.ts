@@ -13,13 +13,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import {
-  type ApprovalRequest,
-  defineTool,
-  type JsonValue,
-  type RuntimeScope,
-  type ToolRuntime,
-} from '@tooltx/core'
+import type { ApprovalRequest, RuntimeScope, ToolRuntime } from '@tooltx/core'
 import { type ElicitQuestion, type McpToolSet, mcpTools, type SampleQuestion } from '@tooltx/mcp'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession, type Session, type SessionEvent, type SessionStore, sqliteStore } from '@tooltx/session'
@@ -33,18 +27,9 @@ import {
   scripted,
 } from '../src/index.js'
 import { type CrashPlan, crashingStore } from './crash-store.js'
+import { answerForm, type Effect, type FormAnswer, registerTools } from './seams-tools.js'
 
-/** One run of a tool body: a real side effect (or, for `look`, a read) as the tool saw it. */
-export interface Effect {
-  readonly tool: string
-  /** The `id` argument: the call id, or `<call id>/<n>` for a Code Mode sub-call. */
-  readonly id: string
-  /** The session the world was working on when the body ran. */
-  readonly session: string
-  readonly args: JsonValue
-  /** `stamp`'s idempotency key, as its deduplicating backend saw it. */
-  readonly key?: string
-}
+export type { Effect } from './seams-tools.js'
 
 /** The tools the model may call by name (`run_code` aside). */
 export const TOOLS = [
@@ -60,15 +45,6 @@ export type ToolName = (typeof TOOLS)[number]
 
 /** Who may decide a durable approval. */
 export const DECIDERS = ['alice', 'bob'] as const
-
-/**
- * Marks every value a form answer carries (a tool body's own form, P8.20, or a server's, Y2.35):
- * the session log must never hold one (P8.26, L1.10).
- */
-export const FORM_VALUE = 'FORM-VALUE-'
-
-/** How a form is answered: the person accepts, declines, cancels, or the handler throws. */
-export type FormAnswer = 'accept' | 'decline' | 'cancel' | 'throw'
 
 /** A decision the in-process approver made about a server's request (Y2.32, Y2.36). */
 export interface ServerDecision {
@@ -95,13 +71,6 @@ export interface Shared {
   world: World | undefined
   close(): Promise<void>
 }
-
-const idParam = { id: { type: 'string', required: true } } as const
-const withPath = { ...idParam, path: { type: 'string' } } as const
-const textOut = {
-  schema: { type: 'string' },
-  render: (_: unknown, v: string) => [{ type: 'text' as const, text: v }],
-} as const
 
 /** Builds the shared runtime and starts the MCP server; `close()` stops both. */
 export async function startShared(): Promise<Shared> {
@@ -140,87 +109,7 @@ export async function startShared(): Promise<Shared> {
     world.serverAsks++
     return world.host
   }
-  const record = (tool: string, args: { id: string }, key?: string) =>
-    shared.world?.record({ tool, id: args.id, args, ...(key === undefined ? {} : { key }) })
-  const tick = () => new Promise((resolve) => setImmediate(resolve))
-  scope.register(
-    defineTool({
-      name: 'look',
-      description: 'Reads something (no effect).',
-      effect: 'read',
-      parameters: withPath,
-      output: textOut,
-      isConcurrencySafe: () => true,
-      execute: async (args) => {
-        record('look', args)
-        await tick()
-        return 'seen'
-      },
-    }),
-  )
-  scope.register(
-    defineTool({
-      name: 'stamp',
-      description: 'Stamps once per idempotency key.',
-      effect: 'idempotent',
-      parameters: idParam,
-      output: textOut,
-      isConcurrencySafe: () => true,
-      execute: async (args, run) => {
-        record('stamp', args, run.idempotencyKey)
-        await tick()
-        return 'stamped'
-      },
-    }),
-  )
-  scope.register(
-    defineTool({
-      name: 'pay',
-      description: 'Moves money (asks first).',
-      effect: 'write',
-      parameters: withPath,
-      output: textOut,
-      execute: (args) => {
-        record('pay', args)
-        return 'paid'
-      },
-    }),
-  )
-  scope.register(
-    defineTool({
-      name: 'log',
-      description: 'Writes a log line and records a receipt.',
-      effect: 'write',
-      parameters: idParam,
-      output: textOut,
-      execute: async (args, run) => {
-        record('log', args)
-        await run.recordEffect({ logged: args.id })
-        return 'logged'
-      },
-    }),
-  )
-  scope.register(
-    defineTool({
-      name: 'form',
-      description: 'Asks the person a form of its own (P8.20); its answer stays in the body.',
-      effect: 'read',
-      parameters: idParam,
-      output: textOut,
-      isConcurrencySafe: () => true,
-      execute: async (args, run) => {
-        const reply = await run.elicit({
-          message: 'Which code?',
-          requestedSchema: { type: 'object', properties: { code: { type: 'string' } }, required: ['code'] },
-        })
-        record('form', { id: args.id, action: reply.action } as { id: string })
-        return `form ${reply.action}`
-      },
-    }),
-  )
-  runtime.onPreExecute(async (exec, next) =>
-    exec.name === 'pay' ? { kind: 'ask', reason: 'moves money' } : next(),
-  )
+  registerTools(runtime, scope, (effect) => shared.world?.record(effect))
   shared.mcp.register(scope)
   return shared
 }
@@ -260,23 +149,6 @@ export interface AgentPlan {
   readonly serverForm?: FormAnswer | 'approver'
   /** How the agent's `onElicit` answers a tool body's form (P8.27; default accept). */
   readonly form?: FormAnswer
-}
-
-/** Answers `request`'s form as `how` says; an accepted one carries `FORM_VALUE` in every text. */
-function answerForm(
-  how: FormAnswer,
-  request: { readonly requestedSchema: { readonly properties: Readonly<Record<string, { type?: string }>> } },
-  n: number,
-): { action: 'accept'; content: Record<string, string | boolean> } | { action: 'decline' | 'cancel' } {
-  if (how === 'throw') throw new Error('nobody is at the terminal')
-  if (how !== 'accept') return { action: how }
-  const fields = Object.entries(request.requestedSchema.properties)
-  return {
-    action: 'accept',
-    content: Object.fromEntries(
-      fields.map(([k, f]) => [k, f.type === 'boolean' ? true : `${FORM_VALUE}${n}`]),
-    ),
-  }
 }
 
 /** One run of the model: a temp dir with a SQLite file and the sessions written to it. */
