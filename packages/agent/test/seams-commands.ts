@@ -403,7 +403,7 @@ const nested = fc.array(fc.record({ tool: fc.constantFrom(...TOOLS), secret }), 
   maxLength: 3,
 })
 const call: fc.Arbitrary<CallPlan> = fc.record({
-  tool: fc.constantFrom<ToolName | 'run_code'>(...TOOLS, 'pay', 'look', 'run_code'),
+  tool: fc.constantFrom<ToolName | 'run_code'>(...TOOLS, 'pay', 'look', 'mcp__tally__consult', 'run_code'),
   secret,
   nested,
 })
