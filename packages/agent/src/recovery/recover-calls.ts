@@ -56,7 +56,7 @@ export async function recoverSession(options: RecoveryOptions): Promise<void> {
 
 /** Where the asks of a turn's calls stand, by call id. */
 interface AskStates {
-  /** Calls whose latest decision refused them: the pipeline asks before a body runs (V1.2), so they never ran (F2.16). */
+  /** Calls whose latest decision refused them, which never ran: a body runs only once allowed (V1.2, F2.16). */
   readonly refused: Map<string, string>
   /** Calls with an ask nobody decided: a process died while it waited. */
   readonly undecided: Map<string, ApprovalAskedData>
@@ -79,12 +79,12 @@ function askStates(events: readonly SessionEvent[], turn: number): AskStates {
 /**
  * Answers the given interrupted calls one by one in model order by F1.4's rule, leaving the
  * turn open (F2.7): a call without receipts whose recorded decision refused it gets the
- * `DENIED` that decision means, and nothing runs (F2.16); a call run again has an ask the dead
- * process left undecided recorded `'cancelled'` first, so its pipeline may ask anew (F2.17); a call whose receipts include a resumable one (Y6.19) and whose tool is
- * still visible runs again with those receipts, any other call with receipts gets
- * `TOOL_EFFECT_RECORDED`, a `'read'` or
- * `'idempotent'` one is run again and its result appended, and so is one whose tool the step
- * kept out (`hides`, T4.5), which fails `UNKNOWN_TOOL` without running; any other gets
+ * `DENIED` that decision means, and nothing runs (F2.16); a call whose receipts include a
+ * resumable one (Y6.19) and whose tool is still visible runs again with those receipts, any
+ * other call with receipts gets `TOOL_EFFECT_RECORDED`, a `'read'` or `'idempotent'` one is run
+ * again and its result appended, and so is one whose tool the step kept out (`hides`, T4.5),
+ * which fails `UNKNOWN_TOOL` without running — a call run again has an ask the dead process left
+ * undecided recorded `'cancelled'` first, so its pipeline may ask anew (F2.17); any other gets
  * `TOOL_OUTCOME_UNKNOWN`. A call that lost an append made on its behalf gets no result: the run
  * rejects with that failure once the call settles (L5.5).
  */
