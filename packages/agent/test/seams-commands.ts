@@ -11,19 +11,11 @@ import { forkSession, openSession, type SessionEvent, suspendedTurn } from '@too
 import fc from 'fast-check'
 import { decideApproval, pendingApprovals, type ScriptedToolCall } from '../src/index.js'
 import type { CrashPlan } from './crash-store.js'
+import { type Answers, answers, crash, oneIn } from './seams-draws.js'
 import { Expire } from './seams-expire.js'
 import type { Model, Settle } from './seams-invariants.js'
 import { forkRequestViolations } from './seams-server-invariants.js'
-import type { FormAnswer } from './seams-tools.js'
-import {
-  type AgentPlan,
-  bounded,
-  nextTurn,
-  replies,
-  TOOLS,
-  type ToolName,
-  type World,
-} from './seams-world.js'
+import { bounded, nextTurn, replies, TOOLS, type ToolName, type World } from './seams-world.js'
 
 type Command = fc.AsyncCommand<Model, World>
 
@@ -81,14 +73,8 @@ function toolCall(world: World, plan: CallPlan): ScriptedToolCall {
   return { id, name: plan.tool, arguments: JSON.stringify(argsOf(plan.tool, id, plan.secret)) }
 }
 
-/** True about one time in `n`; shrinks to false, so a counterexample keeps only the flags it needs. */
-const oneIn = (n: number) => fc.integer({ min: 1, max: n }).map((k) => k === n)
-
 const show = (crash: CrashPlan | undefined) =>
   crash === undefined ? '' : ` crash@${crash.at}${crash.written ? '+written' : ''}`
-
-/** How the turn's agent answers forms, the server's requests and its asks (AgentPlan's fields). */
-type Answers = Pick<AgentPlan, 'approver' | 'expiryMs' | 'sampling' | 'serverForm' | 'form'>
 
 /** How many of `session`'s `server/request` events after `from` the approver decided. */
 const approverRecords = (events: readonly SessionEvent[], from: number) =>
@@ -300,7 +286,12 @@ class Resume implements Command {
   async run(m: Model, world: World): Promise<void> {
     const proc = await world.open(this.crash)
     try {
-      const outcome = await bounded(world.agent(proc, replies()).resume(), 'a resume')
+      // A resume whose first write fails rejects with it (F1.6); only a dead process may.
+      const outcome = await bounded(world.agent(proc, replies()).resume(), 'a resume').catch(
+        (error: unknown) => {
+          if (!proc.crashed()) throw error
+        },
+      )
       if (outcome?.reason === 'error' && !proc.crashed())
         m.findings.push({
           rule: 'turn-failed-without-crash',
@@ -370,33 +361,6 @@ class Fork implements Command {
   }
 }
 
-/** How a form is answered (`'throw'`: the handler fails). */
-const formAnswer = fc.constantFrom<FormAnswer>('accept', 'decline', 'cancel', 'throw')
-/**
- * The agent's answers: durable asks (one in two expiring in 40 ms) or, one turn in four, an
- * in-process approver; the sampler's policy; the server's forms by a handler or the approver.
- */
-const answers: fc.Arbitrary<Answers> = fc
-  .record({
-    approver: fc.option(fc.constantFrom<'allowed-once' | 'rejected'>('allowed-once', 'rejected'), {
-      nil: undefined,
-      freq: 3,
-    }),
-    expiring: oneIn(2),
-    sampling: fc.constantFrom<'ask' | 'allow' | 'deny'>('allow', 'ask', 'deny'),
-    serverForm: fc.oneof(formAnswer, fc.constant<'approver'>('approver')),
-    form: formAnswer,
-  })
-  .map(({ expiring, approver, ...rest }) => ({
-    ...rest,
-    ...(approver === undefined ? (expiring ? { expiryMs: 40 } : {}) : { approver }),
-  }))
-
-/** One process in three dies, at any of its first 14 durable writes. */
-const crash: fc.Arbitrary<CrashPlan | undefined> = fc.oneof(
-  { arbitrary: fc.constant(undefined), weight: 2 },
-  { arbitrary: fc.record({ at: fc.integer({ min: 1, max: 14 }), written: fc.boolean() }), weight: 1 },
-)
 const secret = oneIn(6)
 const nested = fc.array(fc.record({ tool: fc.constantFrom(...TOOLS), secret }), {
   minLength: 1,

@@ -52,7 +52,12 @@ export class Expire implements fc.AsyncCommand<Model, World> {
     await sleep(this.delayMs)
     const proc = await openWhenFree(world, this.crash)
     try {
-      const outcome = await bounded(world.agent(proc, replies()).resume(), 'a resume after the expiry')
+      // A resume whose first write fails rejects with it (F1.6); only a dead process may.
+      const outcome = await bounded(world.agent(proc, replies()).resume(), 'a resume after the expiry').catch(
+        (error: unknown) => {
+          if (!proc.crashed()) throw error
+        },
+      )
       if (outcome?.reason === 'error' && !proc.crashed())
         bad(`the resumed turn ended with an error though no process died: ${outcome.error}`)
       if (outcome?.reason === 'suspended' && outcome.pending?.some((p) => p.callId === callId))
