@@ -11,16 +11,11 @@ import { forkSession, openSession, type SessionEvent, suspendedTurn } from '@too
 import fc from 'fast-check'
 import { decideApproval, pendingApprovals, type ScriptedToolCall } from '../src/index.js'
 import type { CrashPlan } from './crash-store.js'
-import type { Violation } from './seams-invariants.js'
+import { type Answers, answers, crash, oneIn } from './seams-draws.js'
+import { Expire } from './seams-expire.js'
+import type { Model, Settle } from './seams-invariants.js'
+import { forkRequestViolations } from './seams-server-invariants.js'
 import { bounded, nextTurn, replies, TOOLS, type ToolName, type World } from './seams-world.js'
-
-/** What fast-check's model holds: the violations commands found while they ran, for `settle` to report. */
-export interface Model {
-  readonly findings: Violation[]
-}
-
-/** Checks every invariant once the command is done; a `settle` the test passes in. */
-export type Settle = (model: Model, world: World) => Promise<void>
 
 type Command = fc.AsyncCommand<Model, World>
 
@@ -39,11 +34,18 @@ export interface CallPlan {
 
 const DESCRIPTION = 'seams'
 
+/** What the MCP server's `consult` asks the client, picked by the call id (so the same call asks the same). */
+const ASKS = ['sample', 'yesno', 'text', 'both'] as const
+
 /** The arguments of `tool` for call `id`; a secret one names a protected path (K1.1). */
 function argsOf(tool: ToolName, id: string, secret: boolean): Record<string, string> {
   const target = secret ? 'config/.env.local' : 'notes/todo.txt'
   if (tool === 'look' || tool === 'pay') return { id, path: target }
   if (tool === 'mcp__tally__tally') return { id, file: target }
+  if (tool === 'mcp__tally__consult') {
+    const sum = [...id].reduce((n, c) => n + c.charCodeAt(0), 0)
+    return { id, asks: ASKS[sum % ASKS.length]! }
+  }
   return { id }
 }
 
@@ -74,6 +76,10 @@ function toolCall(world: World, plan: CallPlan): ScriptedToolCall {
 const show = (crash: CrashPlan | undefined) =>
   crash === undefined ? '' : ` crash@${crash.at}${crash.written ? '+written' : ''}`
 
+/** How many of `session`'s `server/request` events after `from` the approver decided. */
+const approverRecords = (events: readonly SessionEvent[], from: number) =>
+  events.slice(from).filter((e) => e.type === 'server/request' && e.data.by === 'approver').length
+
 class Turn implements Command {
   constructor(
     readonly calls: readonly CallPlan[],
@@ -81,6 +87,7 @@ class Turn implements Command {
     readonly maxParallel: number,
     readonly compact: boolean,
     readonly peek: boolean,
+    readonly answers: Answers,
     readonly crash: CrashPlan | undefined,
     readonly settle: Settle,
   ) {}
@@ -94,7 +101,10 @@ class Turn implements Command {
       const agent = world.agent(proc, [{ toolCalls }, ...replies()], {
         maxParallel: this.maxParallel,
         compact: this.compact,
+        ...this.answers,
       })
+      const asked = world.serverDecisions.length
+      const from = proc.session.events().length
       let peeking: Promise<unknown> | undefined
       if (this.peek) {
         // Another part of the same program opens the session through the same store object while
@@ -114,6 +124,15 @@ class Turn implements Command {
           rule: 'turn-failed-without-crash',
           detail: `turn ${outcome.turn} ended with an error though no process died: ${outcome.error}`,
         })
+      // Y2.32, L1.10: each decision the in-process approver made of a server's request is
+      // recorded, unless the process died (a durable agent refuses without asking it).
+      const decided = world.serverDecisions.length - asked
+      const recorded = approverRecords(await world.events(world.current), from)
+      if (this.answers.approver !== undefined && !proc.crashed() && decided !== recorded)
+        m.findings.push({
+          rule: 'server-decision-lost',
+          detail: `the approver decided ${decided} server request(s) in turn ${outcome.turn}, the log records ${recorded}`,
+        })
     } finally {
       await world.finish(proc)
     }
@@ -126,7 +145,14 @@ class Turn implements Command {
         : `${c.tool}${c.secret ? '!' : ''}`,
     )
     const narrow = this.narrow === undefined ? '' : ` narrow=[${this.narrow.join(',')}]`
-    const extra = `${this.compact ? ' compact' : ''}${this.peek ? ' peek' : ''}`
+    const a = this.answers
+    const extra = [
+      this.compact ? ' compact' : '',
+      this.peek ? ' peek' : '',
+      a.approver === undefined ? '' : ` approver=${a.approver}`,
+      a.expiryMs === undefined ? '' : ` expiry=${a.expiryMs}ms`,
+      ` sampling=${a.sampling} serverForm=${a.serverForm} form=${a.form}`,
+    ].join('')
     return `Turn[${calls.join(' ')}] parallel=${this.maxParallel}${narrow}${extra}${show(this.crash)}`
   }
 }
@@ -190,13 +216,18 @@ class Decide implements Command {
             by: who,
           })
           .catch(() => {})
+      // A decision the rule refused (the ask expired, F2.6) decides nothing.
+      const unless = (error: { code?: string }) => {
+        if (error.code === 'APPROVAL_REFUSED') world.decisions.delete(callId)
+      }
       if (this.kind === 'allow' || this.kind === 'twice') {
         world.decisions.set(callId, 'allowed-once')
-        await by('allowed-once', 'alice', digest).catch(() => {})
-        if (this.kind === 'twice') await refused(by('denied', 'bob', digest), 'APPROVAL_CONFLICT', 1)
+        await by('allowed-once', 'alice', digest).catch(unless)
+        if (this.kind === 'twice' && world.decisions.has(callId))
+          await refused(by('denied', 'bob', digest), 'APPROVAL_CONFLICT', 1)
       } else if (this.kind === 'deny') {
         world.decisions.set(callId, 'rejected')
-        await by('denied', 'bob', digest).catch(() => {})
+        await by('denied', 'bob', digest).catch(unless)
       } else if (this.kind === 'bad-digest') {
         await refused(by('allowed-once', 'alice', tampered), 'APPROVAL_REFUSED', 0)
       } else if (this.kind === 'bad-decider') {
@@ -237,7 +268,7 @@ class DecideInChild implements Command {
     )
     if (printed.outcome !== undefined)
       world.decisions.set(printed.callId!, this.deny ? 'rejected' : 'allowed-once')
-    else if (printed.none !== true)
+    else if (printed.none !== true && printed.expired !== true)
       m.findings.push({ rule: 'decision-rule', detail: `the decider process was refused: ${printed.code}` })
     await this.settle(m, world)
   }
@@ -255,7 +286,12 @@ class Resume implements Command {
   async run(m: Model, world: World): Promise<void> {
     const proc = await world.open(this.crash)
     try {
-      const outcome = await bounded(world.agent(proc, replies()).resume(), 'a resume')
+      // A resume whose first write fails rejects with it (F1.6); only a dead process may.
+      const outcome = await bounded(world.agent(proc, replies()).resume(), 'a resume').catch(
+        (error: unknown) => {
+          if (!proc.crashed()) throw error
+        },
+      )
       if (outcome?.reason === 'error' && !proc.crashed())
         m.findings.push({
           rule: 'turn-failed-without-crash',
@@ -292,6 +328,7 @@ class Fork implements Command {
     const at = Math.round(this.point * events.length)
     const id = world.forkId(source)
     world.collectMcp()
+    const asks = world.serverAsks
     const proc = await world.open(this.crash)
     try {
       const fork = await forkSession(proc.store, source, { at, id })
@@ -311,6 +348,7 @@ class Fork implements Command {
     if (proc.crashed()) await world.recover()
     const forked = await world.events(id)
     world.copied.set(id, new Set(blockIds(forked)))
+    m.findings.push(...forkRequestViolations(id, events, forked, world.serverAsks - asks))
     if (suspendedTurn(forked) !== undefined)
       m.findings.push({
         rule: 'fork-keeps-suspended-turn',
@@ -323,20 +361,13 @@ class Fork implements Command {
   }
 }
 
-/** One process in three dies, at any of its first 14 durable writes. */
-const crash: fc.Arbitrary<CrashPlan | undefined> = fc.oneof(
-  { arbitrary: fc.constant(undefined), weight: 2 },
-  { arbitrary: fc.record({ at: fc.integer({ min: 1, max: 14 }), written: fc.boolean() }), weight: 1 },
-)
-/** True about one time in `n`; shrinks to false, so a counterexample keeps only the flags it needs. */
-const oneIn = (n: number) => fc.integer({ min: 1, max: n }).map((k) => k === n)
 const secret = oneIn(6)
 const nested = fc.array(fc.record({ tool: fc.constantFrom(...TOOLS), secret }), {
   minLength: 1,
   maxLength: 3,
 })
 const call: fc.Arbitrary<CallPlan> = fc.record({
-  tool: fc.constantFrom<ToolName | 'run_code'>(...TOOLS, 'pay', 'look', 'run_code'),
+  tool: fc.constantFrom<ToolName | 'run_code'>(...TOOLS, 'pay', 'look', 'mcp__tally__consult', 'run_code'),
   secret,
   nested,
 })
@@ -350,9 +381,10 @@ export function commandArbitraries(settle: Settle): fc.Arbitrary<Command>[] {
       maxParallel: fc.integer({ min: 1, max: 4 }),
       compact: fc.boolean(),
       peek: oneIn(8),
+      answers,
       crash,
     })
-    .map((t) => new Turn(t.calls, t.narrow, t.maxParallel, t.compact, t.peek, t.crash, settle))
+    .map((t) => new Turn(t.calls, t.narrow, t.maxParallel, t.compact, t.peek, t.answers, t.crash, settle))
   const decision = fc
     .record({
       kind: fc.constantFrom<DecisionKind>(
@@ -377,5 +409,8 @@ export function commandArbitraries(settle: Settle): fc.Arbitrary<Command>[] {
   const fork = fc
     .record({ point: fc.integer({ min: 0, max: 20 }), crash: forkCrash })
     .map((f) => new Fork(f.point / 20, f.crash, settle))
-  return [turn, turn, turn, decision, decision, elsewhere, resume, resume, fork]
+  const expire = fc
+    .record({ race: fc.boolean(), delayMs: fc.integer({ min: 0, max: 30 }), crash })
+    .map((e) => new Expire(e.race, e.delayMs, e.crash, settle))
+  return [turn, turn, turn, decision, decision, elsewhere, resume, resume, fork, expire, expire]
 }

@@ -20,14 +20,29 @@ export type Rule =
   | 'narrowing'
   | 'fork-repeats-source-effect'
   | 'fork-keeps-suspended-turn'
+  | 'server-request-in-step'
+  | 'server-answer-unrecorded'
+  | 'server-decision-lost'
+  | 'fork-reasks'
+  | 'form-value-logged'
+  | 'expired-ask'
+  | 'reopen'
 
 export interface Violation {
   readonly rule: Rule
   readonly detail: string
 }
 
+/** What fast-check's model holds: the violations commands found while they ran, for `settle` to report. */
+export interface Model {
+  readonly findings: Violation[]
+}
+
+/** Checks every invariant once the command is done; a `settle` the test passes in. */
+export type Settle = (model: Model, world: World) => Promise<void>
+
 /** Effects that change the world; a `look` only reads. */
-const CHANGES = new Set(['pay', 'log', 'stamp', 'mcp__tally__tally'])
+const CHANGES = new Set(['pay', 'log', 'stamp', 'mcp__tally__tally', 'mcp__tally__consult'])
 
 /** The call id an effect belongs to: a Code Mode sub-call `<id>/<n>` belongs to `<id>`. */
 const rootOf = (id: string) => id.split('/')[0]!
@@ -100,7 +115,7 @@ export function logViolations(session: string, events: readonly SessionEvent[]):
 }
 
 /** The tools recovery re-runs (F1.4): their effect class is `'read'` or `'idempotent'`. */
-const RERUN = new Set(['look', 'stamp'])
+const RERUN = new Set(['look', 'stamp', 'form'])
 
 /**
  * Recovery re-runs reads (F1.4): in a session every crash of which an agent recovered, a

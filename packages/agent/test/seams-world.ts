@@ -13,32 +13,51 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
-import { defineTool, type JsonValue, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
-import { type McpToolSet, mcpTools } from '@tooltx/mcp'
+import type { ApprovalRequest, RuntimeScope, ToolRuntime } from '@tooltx/core'
+import { type ElicitQuestion, type McpToolSet, mcpTools, type SampleQuestion } from '@tooltx/mcp'
 import { quickjsRuntime } from '@tooltx/sandbox'
 import { openSession, type Session, type SessionEvent, type SessionStore, sqliteStore } from '@tooltx/session'
 import { createToolset } from '../../cli/src/toolset.js'
-import { type Agent, createAgent, type ScriptedStep, scripted } from '../src/index.js'
+import {
+  type Agent,
+  createAgent,
+  type Elicitor,
+  type Sampler,
+  type ScriptedStep,
+  scripted,
+} from '../src/index.js'
 import { type CrashPlan, crashingStore } from './crash-store.js'
+import { answerForm, type Effect, type FormAnswer, registerTools } from './seams-tools.js'
 
-/** One run of a tool body: a real side effect (or, for `look`, a read) as the tool saw it. */
-export interface Effect {
-  readonly tool: string
-  /** The `id` argument: the call id, or `<call id>/<n>` for a Code Mode sub-call. */
-  readonly id: string
-  /** The session the world was working on when the body ran. */
-  readonly session: string
-  readonly args: JsonValue
-  /** `stamp`'s idempotency key, as its deduplicating backend saw it. */
-  readonly key?: string
-}
+export type { Effect } from './seams-tools.js'
 
 /** The tools the model may call by name (`run_code` aside). */
-export const TOOLS = ['look', 'stamp', 'pay', 'log', 'mcp__tally__tally'] as const
+export const TOOLS = [
+  'look',
+  'stamp',
+  'pay',
+  'log',
+  'form',
+  'mcp__tally__tally',
+  'mcp__tally__consult',
+] as const
 export type ToolName = (typeof TOOLS)[number]
 
 /** Who may decide a durable approval. */
 export const DECIDERS = ['alice', 'bob'] as const
+
+/** A decision the in-process approver made about a server's request (Y2.32, Y2.36). */
+export interface ServerDecision {
+  readonly session: string
+  readonly name: string
+  readonly outcome: 'allowed-once' | 'rejected'
+}
+
+/** The agent's answers to the MCP server's requests, set by the agent a process runs (Y2.30, Y2.35). */
+interface Host {
+  readonly sampler: Sampler
+  readonly elicitor: Elicitor<ElicitQuestion>
+}
 
 /** What every run shares: one runtime, one sandbox, one MCP server process. */
 export interface Shared {
@@ -46,19 +65,12 @@ export interface Shared {
   readonly scope: RuntimeScope
   readonly codeRuntime: ReturnType<typeof quickjsRuntime>
   readonly mcp: McpToolSet
-  /** The MCP server's ledger: one `<id> <file>` line per run of its `tally` body. */
+  /** The MCP server's ledger: one `<id> <file>` line per run of its `tally` body, `<id> consult …` of `consult`. */
   readonly ledger: string
   /** The world tool bodies report to (the run in progress). */
   world: World | undefined
   close(): Promise<void>
 }
-
-const idParam = { id: { type: 'string', required: true } } as const
-const withPath = { ...idParam, path: { type: 'string' } } as const
-const textOut = {
-  schema: { type: 'string' },
-  render: (_: unknown, v: string) => [{ type: 'text' as const, text: v }],
-} as const
 
 /** Builds the shared runtime and starts the MCP server; `close()` stops both. */
 export async function startShared(): Promise<Shared> {
@@ -75,7 +87,13 @@ export async function startShared(): Promise<Shared> {
         command: process.execPath,
         args: [fileURLToPath(new URL('./fixtures/tally-server.mjs', import.meta.url)), ledger],
       },
-      { name: 'tally' },
+      {
+        name: 'tally',
+        // The server's requests go to the agent of the process running now, as its own
+        // `mcpTools(…, { onSample: agent.sampler(), onElicit: agent.elicitor() })` would.
+        onSample: (question: SampleQuestion) => host().sampler(question),
+        onElicit: (question: ElicitQuestion) => host().elicitor(question),
+      },
     ),
     ledger,
     world: undefined,
@@ -85,69 +103,13 @@ export async function startShared(): Promise<Shared> {
       await rm(root, { recursive: true, force: true })
     },
   }
-  const record = (tool: string, args: { id: string }, key?: string) =>
-    shared.world?.record({ tool, id: args.id, args, ...(key === undefined ? {} : { key }) })
-  const tick = () => new Promise((resolve) => setImmediate(resolve))
-  scope.register(
-    defineTool({
-      name: 'look',
-      description: 'Reads something (no effect).',
-      effect: 'read',
-      parameters: withPath,
-      output: textOut,
-      isConcurrencySafe: () => true,
-      execute: async (args) => {
-        record('look', args)
-        await tick()
-        return 'seen'
-      },
-    }),
-  )
-  scope.register(
-    defineTool({
-      name: 'stamp',
-      description: 'Stamps once per idempotency key.',
-      effect: 'idempotent',
-      parameters: idParam,
-      output: textOut,
-      isConcurrencySafe: () => true,
-      execute: async (args, run) => {
-        record('stamp', args, run.idempotencyKey)
-        await tick()
-        return 'stamped'
-      },
-    }),
-  )
-  scope.register(
-    defineTool({
-      name: 'pay',
-      description: 'Moves money (asks first).',
-      effect: 'write',
-      parameters: withPath,
-      output: textOut,
-      execute: (args) => {
-        record('pay', args)
-        return 'paid'
-      },
-    }),
-  )
-  scope.register(
-    defineTool({
-      name: 'log',
-      description: 'Writes a log line and records a receipt.',
-      effect: 'write',
-      parameters: idParam,
-      output: textOut,
-      execute: async (args, run) => {
-        record('log', args)
-        await run.recordEffect({ logged: args.id })
-        return 'logged'
-      },
-    }),
-  )
-  runtime.onPreExecute(async (exec, next) =>
-    exec.name === 'pay' ? { kind: 'ask', reason: 'moves money' } : next(),
-  )
+  const host = (): Host => {
+    const world = shared.world
+    if (world?.host === undefined) throw new Error('no agent runs')
+    world.serverAsks++
+    return world.host
+  }
+  registerTools(runtime, scope, (effect) => shared.world?.record(effect))
   shared.mcp.register(scope)
   return shared
 }
@@ -168,6 +130,8 @@ export interface ChildDecision {
   readonly callId?: string
   readonly outcome?: string
   readonly code?: string
+  /** The ask had expired when the decider read it: its refusal is the rule's (F2.6). */
+  readonly expired?: true
 }
 
 /** Per-call settings of a process's agent. */
@@ -175,6 +139,16 @@ export interface AgentPlan {
   readonly maxParallel?: number
   /** A small `clear-tool-results` budget, so compaction happens at random steps. */
   readonly compact?: boolean
+  /** An in-process approver answering every ask so (L8), in place of durable approvals. */
+  readonly approver?: 'allowed-once' | 'rejected'
+  /** Durable asks expire after this many milliseconds (F2.1), so an `Expire` can pass them. */
+  readonly expiryMs?: number
+  /** `agent.sampler`'s policy (Y2.31; default `'allow'`). */
+  readonly sampling?: 'ask' | 'allow' | 'deny'
+  /** How `agent.elicitor` answers a server's form: the approver (Y2.36) or a handler (default accept). */
+  readonly serverForm?: FormAnswer | 'approver'
+  /** How the agent's `onElicit` answers a tool body's form (P8.27; default accept). */
+  readonly form?: FormAnswer
 }
 
 /** One run of the model: a temp dir with a SQLite file and the sessions written to it. */
@@ -189,8 +163,15 @@ export class World {
   /** Decisions made through `decide` that the decision rule allows, by call id. */
   readonly decisions = new Map<string, 'allowed-once' | 'rejected'>()
   current = 'seams'
+  /** Every decision the in-process approver made about a server's request. */
+  readonly serverDecisions: ServerDecision[] = []
+  /** How many requests the MCP server made of the agents (counted as they arrive). */
+  serverAsks = 0
+  /** The agent of the process running now answers the server's requests. */
+  host: Host | undefined
   /** How many processes died at an injected crash. */
   crashes = 0
+  #answers = 0
   #ids = 0
   #forks = 0
   #ledgerRead = 0
@@ -232,9 +213,16 @@ export class World {
     const fresh = text.slice(this.#ledgerRead)
     this.#ledgerRead = text.length
     for (const line of fresh.split('\n')) {
-      const [id, file] = line.split(' ')
+      const [id, file, sampled, answered] = line.split(' ')
       if (id === undefined || file === undefined || !id.startsWith(`r${this.run}c`)) continue
-      this.effects.push({ tool: 'mcp__tally__tally', id, session: this.current, args: { id, file } })
+      if (file === 'consult' && sampled !== undefined && answered !== undefined)
+        this.effects.push({
+          tool: 'mcp__tally__consult',
+          id,
+          session: this.current,
+          args: { id, sampled, answered },
+        })
+      else this.effects.push({ tool: 'mcp__tally__tally', id, session: this.current, args: { id, file } })
     }
   }
 
@@ -256,13 +244,26 @@ export class World {
   /** An agent in `proc` as every process of the program builds it, answering from `steps`. */
   agent(proc: Proc, steps: readonly ScriptedStep[], plan: AgentPlan = {}): Agent {
     const session = this.current
-    return createAgent({
+    const answer = (how: FormAnswer, request: Parameters<typeof answerForm>[1]) =>
+      answerForm(how, request, ++this.#answers)
+    const approval =
+      plan.approver === undefined
+        ? {
+            approvals: {
+              mode: 'durable' as const,
+              deciders: [...DECIDERS],
+              ...(plan.expiryMs === undefined ? {} : { expiresAfterMs: plan.expiryMs }),
+            },
+          }
+        : { approver: (request: ApprovalRequest) => this.#approve(session, request, plan.approver!) }
+    const agent = createAgent({
       runtime: this.shared.runtime,
       scope: this.shared.scope,
       session: proc.session,
       model: scripted(steps),
       codeRuntime: this.shared.codeRuntime,
-      approvals: { mode: 'durable', deciders: [...DECIDERS] },
+      ...approval,
+      onElicit: (request) => answer(plan.form ?? 'accept', request),
       maxParallelToolCalls: plan.maxParallel ?? 4,
       // The same program in every process: the narrowing of a turn is a function of the turn.
       prepareStep: ({ turn }) => {
@@ -271,6 +272,23 @@ export class World {
       },
       ...(plan.compact ? { context: { maxTokens: 600, strategy: 'clear-tool-results' as const } } : {}),
     })
+    const serverForm = plan.serverForm ?? 'accept'
+    this.host = {
+      // A model of its own, so the server's completions leave the turn's script alone.
+      sampler: agent.sampler({ policy: plan.sampling ?? 'allow', model: scripted(replies(64)) }),
+      elicitor: agent.elicitor<ElicitQuestion>(
+        serverForm === 'approver' ? {} : { answer: (request) => answer(serverForm, request) },
+      ),
+    }
+    return agent
+  }
+
+  /** The in-process approver: answers `outcome`, noting what it allowed (a `pay`) or decided (a server's request). */
+  #approve(session: string, request: ApprovalRequest, outcome: 'allowed-once' | 'rejected') {
+    if (request.name.includes('/')) this.serverDecisions.push({ session, name: request.name, outcome })
+    else if (request.name === 'pay')
+      this.decisions.set(String((request.arguments as { id?: unknown }).id), outcome)
+    return outcome
   }
 
   /**

@@ -17,6 +17,7 @@ export {
   invariantError,
 } from './foundation/errors.js'
 export { deepFreeze, isFrozenSnapshot } from './foundation/lossless-json.js'
+export { approvalFailure } from './pipeline/failures.js'
 export { AtomIndex } from './provenance/atom-index.js'
 export { isMarked, isProvenanceLabel } from './provenance/label.js'
 export { compileParameters, compileValueSchema } from './schema/dsl.js'

@@ -1,11 +1,13 @@
 import { effectOf, isResumableReceipt, type RuntimeScope, type ToolCallBlock } from '@tooltx/core'
-import { isRepeatable } from '@tooltx/core/internal'
+import { approvalFailure, isRepeatable } from '@tooltx/core/internal'
 import {
+  type ApprovalAskedData,
   type InterruptedCall,
   interruptedCalls,
   repairCall,
   repairSession,
   type Session,
+  type SessionEvent,
 } from '@tooltx/session'
 import type { AgentRuntime, ToolCallInput } from '../base/agent-runtime.js'
 import type { Journal } from '../base/journal.js'
@@ -52,13 +54,37 @@ export async function recoverSession(options: RecoveryOptions): Promise<void> {
   await repairSession(options.session)
 }
 
+/** Where the asks of a turn's calls stand, by call id. */
+interface AskStates {
+  /** Calls whose latest decision refused them, which never ran: a body runs only once allowed (V1.2, F2.16). */
+  readonly refused: Map<string, string>
+  /** Calls with an ask nobody decided: a process died while it waited. */
+  readonly undecided: Map<string, ApprovalAskedData>
+}
+
+/** The asks of turn `turn` in `events`, as they stand at the end of the log. */
+function askStates(events: readonly SessionEvent[], turn: number): AskStates {
+  const refused = new Map<string, string>()
+  const undecided = new Map<string, ApprovalAskedData>()
+  for (const e of events) {
+    if (e.type === 'approval/asked' && e.data.turn === turn) undecided.set(e.data.callId, e.data)
+    if (e.type !== 'approval/decided' || e.data.turn !== turn) continue
+    undecided.delete(e.data.callId)
+    if (e.data.outcome === 'allowed-once') refused.delete(e.data.callId)
+    else refused.set(e.data.callId, e.data.outcome)
+  }
+  return { refused, undecided }
+}
+
 /**
  * Answers the given interrupted calls one by one in model order by F1.4's rule, leaving the
- * turn open (F2.7): a call whose receipts include a resumable one (Y6.19) and whose tool is
- * still visible runs again with those receipts, any other call with receipts gets
- * `TOOL_EFFECT_RECORDED`, a `'read'` or
- * `'idempotent'` one is run again and its result appended, and so is one whose tool the step
- * kept out (`hides`, T4.5), which fails `UNKNOWN_TOOL` without running; any other gets
+ * turn open (F2.7): a call without receipts whose recorded decision refused it gets the
+ * `DENIED` that decision means, and nothing runs (F2.16); a call whose receipts include a
+ * resumable one (Y6.19) and whose tool is still visible runs again with those receipts, any
+ * other call with receipts gets `TOOL_EFFECT_RECORDED`, a `'read'` or `'idempotent'` one is run
+ * again and its result appended, and so is one whose tool the step kept out (`hides`, T4.5),
+ * which fails `UNKNOWN_TOOL` without running — a call run again has an ask the dead process left
+ * undecided recorded `'cancelled'` first, so its pipeline may ask anew (F2.17); any other gets
  * `TOOL_OUTCOME_UNKNOWN`. A call that lost an append made on its behalf gets no result: the run
  * rejects with that failure once the call settles (L5.5).
  */
@@ -67,13 +93,30 @@ export async function recoverCalls(
 ): Promise<void> {
   const { runtime, scope, journal, turn, input, hides } = options
   const view = runtime.view(scope)
+  const { refused, undecided } = askStates(options.session.events(), turn)
   for (const { step, block, receipts } of options.calls) {
     const where = { turn, step }
+    const outcome = refused.get(block.id)
+    if (outcome !== undefined && receipts.length === 0) {
+      journal.stage(toolResultEvent(where, block, approvalFailure(block.name, outcome)!))
+      await journal.flush()
+      continue
+    }
     const hidden = hides?.(block.name) === true
     const visible = view.get(block.name)
     const resumes = !hidden && visible !== undefined && receipts.some(isResumableReceipt)
     const again = hidden || isRepeatable(effectOf(visible))
     if (resumes || (receipts.length === 0 && again)) {
+      // Its pipeline asks again: the ask the dead process left open is closed first (L9.4, F2.17).
+      const open = undecided.get(block.id)
+      if (open !== undefined) {
+        const { step: at, callId, name, argumentsDigest } = open
+        const cancelled = { turn, step: at, callId, name, outcome: 'cancelled' as const }
+        await journal.record(
+          'approval/decided',
+          argumentsDigest === undefined ? cancelled : { ...cancelled, argumentsDigest },
+        )
+      }
       let lost: { readonly error: unknown } | undefined
       const built = input(block, step, (error) => (lost ??= { error }))
       const result = await runtime.execute(resumes ? { ...built, receipts } : built)

@@ -114,6 +114,25 @@ export const approvalUnavailable = (name: string) =>
 export const approvalExpired = (name: string) =>
   coded('DENIED', `approval for tool "${name}" expired before anyone decided it`)
 
+/**
+ * The failure an approver's answer gives a call (P4.4–P4.7, P4.10): `undefined` for
+ * `'allowed-once'` (the call goes on), else the `DENIED` that outcome means.
+ */
+export function approvalFailure(name: string, outcome: string): ToolFailure | undefined {
+  switch (outcome) {
+    case 'allowed-once':
+      return undefined
+    case 'rejected':
+      return userRejected(name)
+    case 'cancelled':
+      return approvalCancelled(name)
+    case 'expired':
+      return approvalExpired(name)
+    default:
+      return approvalUnavailable(name)
+  }
+}
+
 /** A guard denial (P5.4). */
 export const deniedByGuard = (name: string, reason: string) =>
   coded('DENIED', `tool "${name}" denied by guard: ${reason}`)

@@ -4,14 +4,7 @@ import type { ApprovalRequest } from '../../contract/execution.js'
 import type { ToolResult } from '../../contract/result.js'
 import { argumentsDigest } from '../../foundation/arguments-digest.js'
 import type { Call } from '../call.js'
-import {
-  abortedBeforeDispatch,
-  approvalCancelled,
-  approvalExpired,
-  approvalUnavailable,
-  noApprovalChannel,
-  userRejected,
-} from '../failures.js'
+import { abortedBeforeDispatch, approvalFailure, noApprovalChannel } from '../failures.js'
 import { Stage } from '../invariants.js'
 
 /** Resolves with the approver's answer, or with `undefined` as soon as `signal` aborts (P4.8). */
@@ -53,18 +46,5 @@ export async function approve(call: Call, reason: string | undefined): Promise<T
   if (exec.scope !== undefined) request.scope = exec.scope
   request.signal = exec.signal
   const outcome = await untilAborted(call.signal, askApprover(approver, Object.freeze(request)))
-  switch (outcome) {
-    case undefined:
-      return abortedBeforeDispatch()
-    case 'allowed-once':
-      return undefined
-    case 'rejected':
-      return userRejected(call.name)
-    case 'cancelled':
-      return approvalCancelled(call.name)
-    case 'expired':
-      return approvalExpired(call.name)
-    default:
-      return approvalUnavailable(call.name)
-  }
+  return outcome === undefined ? abortedBeforeDispatch() : approvalFailure(call.name, outcome)
 }
