@@ -3,10 +3,12 @@
  * and a tool removed while its ask is pending keeps the answer it gets.
  */
 import { type ApprovalOutcome, createToolRuntime, type ToolRuntime } from '@tooltx/core'
+import { RUN_CODE } from '@tooltx/core/internal'
+import { quickjsRuntime } from '@tooltx/sandbox'
 import fc from 'fast-check'
-import { describe, expect, it } from 'vitest'
+import { afterAll, describe, expect, it } from 'vitest'
 import { APPROVAL_OUTCOMES } from '../src/contract/approval-outcome.js'
-import { deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
+import { after, deferred, expectFailure, live, note, rawTool } from './pipeline.fixtures.js'
 
 /** A runtime whose every call asks; `seen` notes each stage that saw a call, in order. */
 function asking(approver?: () => ApprovalOutcome | Promise<ApprovalOutcome>) {
@@ -23,6 +25,9 @@ function asking(approver?: () => ApprovalOutcome | Promise<ApprovalOutcome>) {
   )
   return { rt, seen }
 }
+
+const sandbox = quickjsRuntime({ wallMs: 20_000 })
+afterAll(() => sandbox.close())
 
 const run = (rt: ToolRuntime, name: string, extra: object = {}) =>
   rt.execute({ callId: 'c', name, arguments: { n: 1 }, signal: live(), ...extra })
@@ -98,5 +103,35 @@ describe('P4.20, P4.21 asks about a name the view does not resolve', () => {
       expectFailure(await pending, code)
       expect(seen).toEqual(['approver'])
     }
+  })
+
+  it('P4.20, X4.1: a Code Mode sub-call whose tool left the view during the run fails UNKNOWN_TOOL in the program, asking nobody', async () => {
+    let approverCalls = 0
+    const rt = createToolRuntime({
+      mode: 'code',
+      codeRuntime: sandbox,
+      approver: () => {
+        approverCalls++
+        return 'allowed-once'
+      },
+    })
+    const paid: string[] = []
+    const off = rt.register(rawTool('pay', { execute: async () => note(paid, 'pay', 'paid') }))
+    rt.register(rawTool('drop', { execute: async () => after(off, 'dropped') }))
+    rt.onPreExecute(async (exec, next) => (exec.name === 'pay' ? { kind: 'ask', reason: 'money' } : next()))
+    const code = `await tools.drop({})
+      try {
+        await tools.pay({ n: 1 })
+        return 'paid'
+      } catch (e) {
+        return [e.code, e.message]
+      }`
+    const result = await run(rt, RUN_CODE, { arguments: { code, description: 'pay after drop' } })
+    expect(result).toMatchObject({
+      isError: false,
+      value: { result: ['UNKNOWN_TOOL', 'unknown tool "pay"'] },
+    })
+    expect(approverCalls).toBe(0)
+    expect(paid).toEqual([])
   })
 })
