@@ -2,21 +2,16 @@
  * P4.20 at the terminal: `tooltx run` never prompts about a call whose tool the run does not
  * offer, even when a `--tools` policy asks about it; the model reads `unknown tool`.
  */
-import { writeFileSync } from 'node:fs'
-import path from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { BIN, cleanEnv, sampleWorkspace, scratch } from './cli-harness.js'
+import { BIN, cleanEnv, sampleWorkspace } from './cli-harness.js'
 import { fakeModel, toolMessage } from './fake-model.js'
 import { hasTmux, Terminal } from './terminal.js'
 
 describe.skipIf(!hasTmux())('tooltx run and an ask about an unknown tool (tmux)', () => {
   it('P4.20, K2.1: a policy asking about a tool the run does not offer puts no prompt on the terminal; the call fails UNKNOWN_TOOL', async () => {
     const ws = sampleWorkspace()
-    const policy = path.join(scratch(), 'ask-ghost.mjs')
-    writeFileSync(
-      policy,
-      "export default (runtime) => { runtime.onPreExecute((e, next) => e.name === 'ghost' ? { kind: 'ask', reason: 'haunts' } : next()) }\n",
-    )
+    const policy = fileURLToPath(new URL('./fixtures/tools/ask-ghost.mjs', import.meta.url))
     const model = await fakeModel([
       { toolCalls: [{ id: 'call_ghost', name: 'ghost', arguments: '{}' }] },
       { text: 'No ghost here.' },
