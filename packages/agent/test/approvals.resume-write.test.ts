@@ -1,7 +1,7 @@
 /**
  * L5.5, F2.7: a durable write that fails while a suspended turn is continued ends the run, and
- * every caller's promise settles, also when the call it fails for is one that `prepareStep`
- * kept out and that recovery runs again to answer `UNKNOWN_TOOL` (T4.5).
+ * every caller's promise settles, also when the call it fails for is one the resumed step no
+ * longer offers and that recovery runs again to answer `UNKNOWN_TOOL` (T4.5, T4.11).
  */
 
 import { memoryStore, openSession } from '@tooltx/session'
@@ -26,14 +26,15 @@ const settles = <T>(promise: Promise<T>): Promise<T> =>
   ])
 
 /**
- * A turn that called the hidden `pay` twice (narrowed to `log`) and suspended on the first,
- * decided `allowed-once`, then reopened by a process whose `at`-th append and every later one fail
- * (the resumed turn makes four: `turn/resumed`, c1's result, c2's `approval/asked`, then more).
+ * A turn that called `pay` twice (narrowed to `log` and `pay`) and suspended on the first,
+ * decided `allowed-once`, then reopened by a process that offers no `pay` (so the rebuilt step
+ * keeps both calls out, T4.11) and whose `at`-th append and every later one fail (the resumed
+ * turn makes four: `turn/resumed`, c1's result, c2's result, then more).
  */
 async function decidedThenCrashing(at: number) {
   const t = tools()
   const store = memoryStore()
-  const prepareStep = () => ({ tools: ['log'] })
+  const prepareStep = () => ({ tools: ['log', 'pay'] })
   const session = await openSession(store, { id: 's' })
   const first = createAgent({
     ...t,
@@ -50,7 +51,10 @@ async function decidedThenCrashing(at: number) {
   const crashing = crashingStore(store, { at, written: false })
   const reopened = await openSession(crashing.store, { id: 's', repair: false })
   const agent = createAgent({
-    ...t,
+    ...effectTools([
+      ['look', 'read'],
+      ['log', 'write'],
+    ]),
     session: reopened,
     model: scripted([{ toolCalls: [block('c3', 'look', 3)] }, { text: 'done' }]),
     approvals: 'durable',

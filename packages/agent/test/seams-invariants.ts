@@ -7,6 +7,7 @@
 import { deriveMessages, type SessionEvent, suspendedTurn } from '@tooltx/session'
 import { isProtectedPath } from '../../cli/src/tools/protected-paths.js'
 import type { Effect, World } from './seams-world.js'
+import { TOOLS } from './seams-world.js'
 
 /** The name of a rule: one per promise of V1.9. */
 export type Rule =
@@ -18,6 +19,7 @@ export type Rule =
   | 'decision-rule'
   | 'guard'
   | 'narrowing'
+  | 'narrowed-ask'
   | 'fork-repeats-source-effect'
   | 'fork-keeps-suspended-turn'
   | 'server-request-in-step'
@@ -215,6 +217,31 @@ export function effectViolations(
     const keys = new Set(effects.flatMap((e) => (e.tool === 'stamp' ? [e.key] : [])))
     if (keys.size > 1)
       out.push({ rule: 'effect-once', detail: `stamp ${id} took effect under ${keys.size} idempotency keys` })
+  }
+  return out
+}
+
+const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS)
+
+/**
+ * Nobody is asked about a call its step's `prepareStep` left out (P4.20, T4.10): no
+ * `approval/asked` in a narrowed turn names a tool outside the narrowing (`run_code` is never
+ * named, T4.2).
+ */
+export function narrowedAskViolations(
+  session: string,
+  events: readonly SessionEvent[],
+  world: World,
+): Violation[] {
+  const out: Violation[] = []
+  for (const e of events) {
+    if (e.type !== 'approval/asked' || !TOOL_NAMES.has(e.data.name)) continue
+    const narrowed = world.narrowing.get(`${session}#${e.data.turn}`)
+    if (narrowed === undefined || narrowed.includes(e.data.name)) continue
+    out.push({
+      rule: 'narrowed-ask',
+      detail: `${e.data.name} ${e.data.callId} was asked about in turn ${e.data.turn} of ${session}, narrowed to [${narrowed.join(', ')}]`,
+    })
   }
   return out
 }

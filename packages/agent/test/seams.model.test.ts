@@ -15,7 +15,8 @@
  * on recovery; no side effect ran twice (counted in the tool bodies and the MCP server's
  * ledger); no write ran without a decision `decide` made by the rule (digest, deciders, expiry,
  * first decision wins), and `decide` refused the rest; no body ran with a protected path in any
- * argument; no body ran for a tool its step's `prepareStep` left out; and a fork never re-ran,
+ * argument; no body ran for a tool its step's `prepareStep` left out, and nobody was asked about
+ * one (P4.20, T4.12); and a fork never re-ran,
  * or kept waiting, what it copied from its source.
  *
  * Today's features join in (V1.11–V1.14): a tool body asks a form (`run.elicit`, answered by the
@@ -52,6 +53,7 @@ import {
   effectViolations,
   logViolations,
   type Model,
+  narrowedAskViolations,
   recoveryViolations,
   type Settle,
 } from './seams-invariants.js'
@@ -92,6 +94,7 @@ const settle: Settle = async (m, world) => {
     ...m.findings.splice(0),
     ...[...logs].flatMap(([id, events]) => [
       ...logViolations(id, events),
+      ...narrowedAskViolations(id, events, world),
       ...recoveryViolations(id, events, world),
     ]),
     ...effectViolations(world, logs),

@@ -161,6 +161,20 @@ describe.each(['stdio', 'http'] as const)('Y1 served over %s', (kind) => {
     expect(asked[3]!.digest).not.toBe(asked[0]!.digest)
   })
 
+  it('P4.20, Y1.7: an ask about a name the served view does not resolve elicits nothing and fails UNKNOWN_TOOL', async () => {
+    let elicited = 0
+    const client = await connect(kind, { capabilities: { elicitation: { form: {} } } }, (c) => {
+      c.setRequestHandler('elicitation/create', () => {
+        elicited++
+        return { action: 'accept', content: { approve: true } } as never
+      })
+    })
+    await expectFailedCall(client, { name: 'ghost', arguments: {} }, 'Error: unknown tool "ghost"', {
+      code: 'UNKNOWN_TOOL',
+    })
+    expect(elicited).toBe(0)
+  })
+
   it('Y1.8: run.progress becomes notifications/progress when the client sent a token', async () => {
     const client = await connect(kind)
     const updates: unknown[] = []

@@ -4,7 +4,7 @@ import type { ApprovalRequest } from '../../contract/execution.js'
 import type { ToolResult } from '../../contract/result.js'
 import { argumentsDigest } from '../../foundation/arguments-digest.js'
 import type { Call } from '../call.js'
-import { abortedBeforeDispatch, approvalFailure, noApprovalChannel } from '../failures.js'
+import { abortedBeforeDispatch, approvalFailure, noApprovalChannel, unknownTool } from '../failures.js'
 import { Stage } from '../invariants.js'
 
 /** Resolves with the approver's answer, or with `undefined` as soon as `signal` aborts (P4.8). */
@@ -25,11 +25,15 @@ function untilAborted(
 /**
  * Asks the call's approver (the input's, else the runtime's, P4.1) about an `ask` with
  * `reason`. Resolves `undefined` for `'allowed-once'` (P4.3), otherwise with the post-result:
- * `DENIED` for the refusals (P4.1, P4.4–P4.7, P4.10) and `ABORTED_BEFORE_DISPATCH` when the caller
- * aborted before or while asking (P4.8).
+ * `UNKNOWN_TOOL` without asking anyone when the call's live view does not resolve its name
+ * (P4.20), `DENIED` for the refusals (P4.1, P4.4–P4.7, P4.10) and `ABORTED_BEFORE_DISPATCH` when
+ * the caller aborted before or while asking (P4.8).
  */
 export async function approve(call: Call, reason: string | undefined): Promise<ToolResult | undefined> {
   call.enter(Stage.approval)
+  // Every route (loop, worker, MCP, Code Mode) passes here, so no approver of any kind is ever
+  // asked about a call dispatch would refuse as unknown (M3.5, T4.2).
+  if (call.resolve() === undefined) return unknownTool(call.name)
   const approver = call.approver ?? call.core.options.approver
   if (approver === undefined) return noApprovalChannel(call.name)
   const { exec } = call
