@@ -56,7 +56,10 @@ export async function recoverSession(options: RecoveryOptions): Promise<void> {
 
 /** Where the asks of a turn's calls stand, by call id. */
 interface AskStates {
-  /** Calls whose latest decision refused them, which never ran: a body runs only once allowed (V1.2, F2.16). */
+  /**
+   * Calls whose decisions refused them and never allowed them, which never ran: a body runs only
+   * once allowed (V1.2, F2.16, F2.27).
+   */
   readonly refused: Map<string, string>
   /** Calls with an ask nobody decided: a process died while it waited. */
   readonly undecided: Map<string, ApprovalAskedData>
@@ -70,9 +73,10 @@ function askStates(events: readonly SessionEvent[], turn: number): AskStates {
     if (e.type === 'approval/asked' && e.data.turn === turn) undecided.set(e.data.callId, e.data)
     if (e.type !== 'approval/decided' || e.data.turn !== turn) continue
     undecided.delete(e.data.callId)
-    if (e.data.outcome === 'allowed-once') refused.delete(e.data.callId)
-    else refused.set(e.data.callId, e.data.outcome)
+    // Once allowed, a body may have run: a later refusal (of a re-run) proves nothing (F2.27).
+    if (refused.get(e.data.callId) !== 'allowed-once') refused.set(e.data.callId, e.data.outcome)
   }
+  for (const [callId, outcome] of refused) if (outcome === 'allowed-once') refused.delete(callId)
   return { refused, undecided }
 }
 

@@ -1,5 +1,5 @@
-import type { JsonValue, ToolCallBlock } from '@tooltx/core'
-import { ERROR_NAMES } from '@tooltx/core/internal'
+import type { ApprovalOutcome, JsonValue, ToolCallBlock } from '@tooltx/core'
+import { approvalFailure, ERROR_NAMES } from '@tooltx/core/internal'
 import type { NewSessionEvent, SessionEvent, StepRef } from './events.js'
 import { LogState } from './log-state.js'
 
@@ -41,7 +41,8 @@ export function repairPlan(state: LogState, closeSuspended = false): NewSessionE
     const { step } = assistant
     for (const block of state.unanswered()) {
       const called = assistant.called.has(block.id)
-      plan.push(...repairCall({ turn, step }, block, called, assistant.receipts.get(block.id)))
+      const { receipts, decisions } = assistant
+      plan.push(...repairCall({ turn, step }, block, called, receipts.get(block.id), decisions.get(block.id)))
     }
   }
   for (const asked of state.pendingApprovals.values()) {
@@ -58,15 +59,19 @@ export function repairPlan(state: LogState, closeSuspended = false): NewSessionE
 }
 
 /**
- * The repair of one unanswered call (L9.2, L9.3, F1.4): a `tool/call` first when none is durable
- * (`called` false), then a `TOOL_EFFECT_RECORDED` result carrying `receipts` when there are
- * some, else `TOOL_OUTCOME_UNKNOWN` (a `tool/call` exists) or `TOOL_NOT_STARTED` (none did).
+ * The repair of one unanswered call (L9.2, L9.3, F1.4, F2.27): a `tool/call` first when none is
+ * durable (`called` false), then a `TOOL_EFFECT_RECORDED` result carrying `receipts` when there
+ * are some; else, when `decision` (the call's approval outcome, `decisions` of the log state)
+ * refused it, the `DENIED` the pipeline gives for it (`approvalFailure`): a body runs only once
+ * allowed (V1.2), so the call never ran; else `TOOL_OUTCOME_UNKNOWN` (a `tool/call` exists) or
+ * `TOOL_NOT_STARTED` (none did).
  */
 export function repairCall(
   where: StepRef,
   block: ToolCallBlock,
   called: boolean,
   receipts: readonly JsonValue[] | undefined,
+  decision?: ApprovalOutcome,
 ): NewSessionEvent[] {
   const { turn, step } = where
   const { id: callId, name } = block
@@ -85,6 +90,12 @@ export function repairCall(
         meta: { receipts: receipts as JsonValue[] },
       },
     })
+    return events
+  }
+  const refused = decision === undefined ? undefined : approvalFailure(name, decision)
+  if (refused !== undefined) {
+    const { content, error } = refused
+    events.push({ type: 'tool/result', data: { ...base, content, error: error.info } })
     return events
   }
   const code = called ? 'TOOL_OUTCOME_UNKNOWN' : 'TOOL_NOT_STARTED'
