@@ -107,10 +107,9 @@ describe('F2.27 plain repair answers a call its decisions refused with that DENI
     const names = ['a', 'b', 'c', 'd', 'e']
     const outcomes = ['rejected', 'expired', 'cancelled', 'unavailable'] as const
     const events = [...opening(...names)]
-    names.forEach((name, i) => events.push(call(`c${i + 1}`, name)))
-    outcomes.forEach((outcome, i) => {
+    for (const [i, name] of names.entries()) events.push(call(`c${i + 1}`, name))
+    for (const [i, outcome] of outcomes.entries())
       events.push(asked(`c${i + 1}`, names[i]!, false), decided(`c${i + 1}`, names[i]!, outcome, false))
-    })
     // c5 was allowed (its body may have run), then a re-run was asked again and rejected.
     events.push(asked('c5', 'e', false), decided('c5', 'e', 'allowed-once', false))
     events.push(asked('c5', 'e', false), decided('c5', 'e', 'rejected', false))
@@ -213,7 +212,13 @@ describe('F2.27, L11.8 the checkpoint keeps the decisions past turn/resumed', ()
       await writer.close()
       let loads = 0
       const store = make(place)
-      const counted: SessionStore = { ...store, load: (id) => (loads++, store.load(id)) }
+      const counted: SessionStore = {
+        ...store,
+        load: (id) => {
+          loads++
+          return store.load(id)
+        },
+      }
       const session = await openSession(counted, { id: 's' })
       expect(loads).toBe(1)
       expect(results(session.events())[0]).toEqual(denied('c1', 'pay', 'expired'))
