@@ -1,6 +1,7 @@
 import type { ApprovalOutcome, JsonValue, ToolCallBlock } from '@tooltx/core'
 import { approvalFailure, ERROR_NAMES } from '@tooltx/core/internal'
 import type { NewSessionEvent, SessionEvent, StepRef } from './events.js'
+import type { AssistantTurn } from './log-facts.js'
 import { LogState } from './log-state.js'
 
 /** Content of a repaired call that was logged but never answered (L9.2). */
@@ -113,6 +114,17 @@ export interface InterruptedCall {
   readonly block: ToolCallBlock
   /** Its `tool/effect` receipts in append order; empty when the body recorded none. */
   readonly receipts: readonly JsonValue[]
+  /**
+   * Its approval outcome (`AssistantTurn.decisions`): the latest decision, `'allowed-once'` once
+   * any allowed it; `undefined` when it was never asked. Any other outcome refused it (F2.27).
+   */
+  readonly decision: ApprovalOutcome | undefined
+}
+
+/** `block` of `assistant` as an interrupted call, with what the log recorded of it. */
+export function interruptedCall(assistant: AssistantTurn, block: ToolCallBlock): InterruptedCall {
+  const { step, receipts, decisions } = assistant
+  return { step, block, receipts: receipts.get(block.id) ?? [], decision: decisions.get(block.id) }
 }
 
 /**
@@ -127,7 +139,7 @@ export function interruptedCalls(events: readonly SessionEvent[]): InterruptedCa
   return state
     .unanswered()
     .filter((block) => assistant.called.has(block.id))
-    .map((block) => ({ step: assistant.step, block, receipts: assistant.receipts.get(block.id) ?? [] }))
+    .map((block) => interruptedCall(assistant, block))
 }
 
 /**
