@@ -4,7 +4,8 @@
  * died once `turn/resumed` was durable answers it with the `DENIED` of that decision, not
  * `TOOL_OUTCOME_UNKNOWN` (an expired ask, then a crash). F2.17: a call recovery runs again
  * whose ask the process left undecided has that ask closed first, so asking anew does not
- * break the log and leave the session unrecoverable (an in-process ask, then a crash).
+ * break the log and leave the session unrecoverable (an in-process ask, then a crash). F2.27:
+ * a refusal after an allowance (the ask of a re-run) does not prove the body never ran.
  */
 
 import { setTimeout as sleep } from 'node:timers/promises'
@@ -161,4 +162,42 @@ describe('F2.17 recovery closes an ask the dead process left before it runs the 
       expect(events.at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'interrupted' } })
     },
   )
+})
+describe('F2.27 a refusal after an allowance proves nothing: the body may have run', () => {
+  /** `pay` (c1) asked and allowed, then asked again (a re-run) and rejected, then a crash. */
+  async function allowedThenRejected(effect: 'read' | 'write') {
+    const t = effectTools([['pay', effect]] as const)
+    const store = memoryStore()
+    const where = { turn: 1, step: 1 }
+    const c1 = block('c1', 'pay', 1)
+    const ask = { type: 'approval/asked', data: { ...where, callId: 'c1', name: 'pay' } } as const
+    const decide = (outcome: 'allowed-once' | 'rejected') =>
+      ({ type: 'approval/decided', data: { ...where, callId: 'c1', name: 'pay', outcome } }) as const
+    const seed = await openSession(store, { id: 's' })
+    await seed.appendBatch([
+      { type: 'turn/start', data: { turn: 1 } },
+      { type: 'step/start', data: where },
+      { type: 'assistant/message', data: { ...where, content: [c1] } },
+      { type: 'tool/call', data: { ...where, callId: 'c1', name: 'pay', arguments: c1.arguments } },
+      ask,
+      decide('allowed-once'),
+      ask,
+      decide('rejected'),
+    ])
+    await seed.close()
+    const session = await openSession(store, { id: 's', repair: false })
+    const agent = createAgent({ ...t, session, model: scripted([]), approver: () => 'allowed-once' })
+    await agent.resume()
+    const events = session.events()
+    await session.close()
+    return { results: results(events).map(([id, code]) => [id, code]), runs: t.runs }
+  }
+
+  it("F2.27, F2.16: recovery runs a 'read' call again and answers a 'write' TOOL_OUTCOME_UNKNOWN, never DENIED", async () => {
+    expect(await allowedThenRejected('read')).toEqual({ results: [['c1', undefined]], runs: ['pay 1'] })
+    expect(await allowedThenRejected('write')).toEqual({
+      results: [['c1', 'TOOL_OUTCOME_UNKNOWN']],
+      runs: [],
+    })
+  })
 })

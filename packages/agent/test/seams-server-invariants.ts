@@ -59,12 +59,11 @@ function formValues(session: string, events: readonly SessionEvent[]): Violation
 
 /**
  * V1.14: an ask recorded `'expired'` is decided once, and a call whose ask was refused
- * (`'expired'`, `'rejected'`) never runs and ends `DENIED` (F2.6, F2.16, N2.21) — unless a fork
- * copied it, which answers it by A2.6's rule.
+ * (`'expired'`, `'rejected'`) never runs and ends `DENIED` (F2.6, F2.16, N2.21), in a fork that
+ * copied the decision too (F2.28).
  */
 function refusedAsks(session: string, events: readonly SessionEvent[], world: World): Violation[] {
   const out: Violation[] = []
-  const copied = world.copied.get(session)
   for (const e of events) {
     if (e.type !== 'approval/decided' || !['expired', 'rejected'].includes(e.data.outcome)) continue
     const { callId, outcome, name } = e.data
@@ -74,7 +73,6 @@ function refusedAsks(session: string, events: readonly SessionEvent[], world: Wo
     if (decisions.length !== 1) bad(`decided ${decisions.length} times`)
     const ran = world.effects.filter((f) => rootOf(f.id) === callId && f.tool === name)
     if (ran.length > 0) bad(`yet ${name} ran ${ran.length} time(s)`)
-    if (copied?.has(callId)) continue
     for (const r of events) {
       if (r.type === 'tool/result' && r.data.callId === callId && r.data.error?.code !== 'DENIED')
         bad(`yet its result is ${r.data.error?.code ?? 'a success'}`)

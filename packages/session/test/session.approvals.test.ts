@@ -79,7 +79,7 @@ describe('F2 durable approvals in the session log', () => {
       index: 1,
       asked: ask.data,
       decided: undefined,
-      interrupted: [{ step: 1, block: blocks[0], receipts: [] }],
+      interrupted: [{ step: 1, block: blocks[0], receipts: [], decision: undefined }],
       parked: [
         { block: blocks[1], called: true },
         { block: blocks[2], called: false },

@@ -162,7 +162,7 @@ describe('L11.8 checkpoints in the file and SQLite stores', () => {
       await other.saveCheckpoint!('held', 20, '{"v":1}')
       const found = await other.loadCheckpoint!('held')
       expect(found?.seq).toBe(14)
-      expect(found?.state).toMatchObject({ v: 2, turn: 1 })
+      expect(found?.state).toMatchObject({ v: 3, turn: 1 })
       await s.close()
       await holder.close()
       await other.close()

@@ -54,32 +54,22 @@ export async function recoverSession(options: RecoveryOptions): Promise<void> {
   await repairSession(options.session)
 }
 
-/** Where the asks of a turn's calls stand, by call id. */
-interface AskStates {
-  /** Calls whose latest decision refused them, which never ran: a body runs only once allowed (V1.2, F2.16). */
-  readonly refused: Map<string, string>
-  /** Calls with an ask nobody decided: a process died while it waited. */
-  readonly undecided: Map<string, ApprovalAskedData>
-}
-
-/** The asks of turn `turn` in `events`, as they stand at the end of the log. */
-function askStates(events: readonly SessionEvent[], turn: number): AskStates {
-  const refused = new Map<string, string>()
+/**
+ * The asks of turn `turn` in `events` nobody decided, by call id: a process died while it waited.
+ */
+function undecidedAsks(events: readonly SessionEvent[], turn: number): Map<string, ApprovalAskedData> {
   const undecided = new Map<string, ApprovalAskedData>()
   for (const e of events) {
     if (e.type === 'approval/asked' && e.data.turn === turn) undecided.set(e.data.callId, e.data)
-    if (e.type !== 'approval/decided' || e.data.turn !== turn) continue
-    undecided.delete(e.data.callId)
-    if (e.data.outcome === 'allowed-once') refused.delete(e.data.callId)
-    else refused.set(e.data.callId, e.data.outcome)
+    if (e.type === 'approval/decided' && e.data.turn === turn) undecided.delete(e.data.callId)
   }
-  return { refused, undecided }
+  return undecided
 }
 
 /**
  * Answers the given interrupted calls one by one in model order by F1.4's rule, leaving the
- * turn open (F2.7): a call without receipts whose recorded decision refused it gets the
- * `DENIED` that decision means, and nothing runs (F2.16); a call whose receipts include a
+ * turn open (F2.7): a call without receipts whose decisions refused it (none allowed it) gets the
+ * `DENIED` that decision means, and nothing runs (F2.16, F2.27); a call whose receipts include a
  * resumable one (Y6.19) and whose tool is still visible runs again with those receipts, any
  * other call with receipts gets `TOOL_EFFECT_RECORDED`, a `'read'` or `'idempotent'` one is run
  * again and its result appended, and so is one whose tool the step kept out (`hides`, T4.5),
@@ -93,12 +83,13 @@ export async function recoverCalls(
 ): Promise<void> {
   const { runtime, scope, journal, turn, input, hides } = options
   const view = runtime.view(scope)
-  const { refused, undecided } = askStates(options.session.events(), turn)
-  for (const { step, block, receipts } of options.calls) {
+  const undecided = undecidedAsks(options.session.events(), turn)
+  for (const { step, block, receipts, decision } of options.calls) {
     const where = { turn, step }
-    const outcome = refused.get(block.id)
-    if (outcome !== undefined && receipts.length === 0) {
-      journal.stage(toolResultEvent(where, block, approvalFailure(block.name, outcome)!))
+    // A call its decisions refused (and none allowed) never ran: a body runs only once allowed (V1.2).
+    const refused = decision === undefined ? undefined : approvalFailure(block.name, decision)
+    if (refused !== undefined && receipts.length === 0) {
+      journal.stage(toolResultEvent(where, block, refused))
       await journal.flush()
       continue
     }

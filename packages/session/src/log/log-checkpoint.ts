@@ -1,11 +1,15 @@
-import type { JsonValue, ToolCallBlock } from '@tooltx/core'
+import type { ApprovalOutcome, JsonValue, ToolCallBlock } from '@tooltx/core'
 import { judgeDecision } from './decision-rule.js'
 import type { ApprovalAskedData, ApprovalDecidedData } from './events.js'
 import { isCount, isCountOrZero, isId, isIdList, isObject } from './guards.js'
 import type { AssistantTurn, LogFacts } from './log-facts.js'
 
-/** The version of the checkpoint format; a checkpoint of another version is not used (L11.8). */
-const STATE_VERSION = 2
+/**
+ * The version of the checkpoint format; a checkpoint of another version is not used (L11.8):
+ * the open reads the whole log. Version 3 added the latest assistant message's `decisions`
+ * (F2.27), which a version 2 state had dropped at `turn/resumed` and cannot be rebuilt from it.
+ */
+const STATE_VERSION = 3
 
 /** `state` as plain JSON, the checkpoint format (L11.8) that `readCheckpoint` reads back. */
 export function checkpointOf(state: LogFacts): JsonValue {
@@ -26,6 +30,7 @@ export function checkpointOf(state: LogFacts): JsonValue {
             called: [...a.called],
             answered: [...a.answered],
             receipts: [...a.receipts],
+            decisions: [...a.decisions],
           },
     approvals: [...state.pendingApprovals.values()] as unknown as JsonValue[],
     dispatches: [...state.dispatches].map(([sub, d]) => [sub, d.root, d.settled]),
@@ -77,6 +82,7 @@ export function readCheckpoint(json: unknown, state: LogFacts): boolean {
 function readAssistant(a: unknown): AssistantTurn | undefined | false {
   if (a === null) return undefined
   if (!isObject(a) || !isCount(a.step) || !Array.isArray(a.blocks) || !Array.isArray(a.receipts)) return false
+  if (!Array.isArray(a.decisions)) return false
   if (!isIdList(a.called) || !isIdList(a.answered)) return false
   const blocks = a.blocks as unknown[]
   const isCall = (b: unknown): boolean =>
@@ -92,6 +98,12 @@ function readAssistant(a: unknown): AssistantTurn | undefined | false {
     if (!isId(callId) || !Array.isArray(list)) return false
     receipts.set(callId, list as JsonValue[])
   }
+  const decisions = new Map<string, ApprovalOutcome>()
+  for (const entry of a.decisions as unknown[]) {
+    const [callId, outcome] = Array.isArray(entry) ? entry : []
+    if (!isId(callId) || !isId(outcome)) return false
+    decisions.set(callId, outcome as ApprovalOutcome)
+  }
   const calls = blocks as ToolCallBlock[]
   return {
     step: a.step,
@@ -100,5 +112,6 @@ function readAssistant(a: unknown): AssistantTurn | undefined | false {
     called: new Set(a.called),
     answered: new Set(a.answered),
     receipts,
+    decisions,
   }
 }

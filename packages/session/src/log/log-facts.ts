@@ -1,4 +1,4 @@
-import type { JsonValue, ToolCallBlock } from '@tooltx/core'
+import type { ApprovalOutcome, JsonValue, ToolCallBlock } from '@tooltx/core'
 import type { ApprovalAskedData, ApprovalDecidedData } from './events.js'
 
 /** Where a turn's latest `assistant/message` stands: its tool-call blocks and their progress. */
@@ -10,6 +10,12 @@ export interface AssistantTurn {
   readonly answered: Set<string>
   /** The `tool/effect` receipts of calls, by call id, in append order (F1.3). */
   readonly receipts: Map<string, JsonValue[]>
+  /**
+   * The approval outcome of each call that was asked, by call id: the latest decision, except
+   * that `'allowed-once'` stays once recorded (the body may have run since). Kept past
+   * `turn/resumed`, so a repair knows which calls a decision refused (F2.27).
+   */
+  readonly decisions: Map<string, ApprovalOutcome>
 }
 
 /** A durable ask (F2.2) of the latest turn and, once made, its decision. */

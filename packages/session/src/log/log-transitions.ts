@@ -37,6 +37,7 @@ export function applyEvent(state: LogFacts, event: NewSessionEvent, changes: Cha
         called: new Set<string>(),
         answered: new Set<string>(),
         receipts: new Map(),
+        decisions: new Map(),
       })
       return
     }
@@ -63,9 +64,13 @@ export function applyEvent(state: LogFacts, event: NewSessionEvent, changes: Cha
       return
     }
     case 'approval/decided': {
-      changes.remove(state.pendingApprovals, event.data.callId)
-      const durable = state.durable.get(event.data.callId)
+      const { callId, outcome } = event.data
+      changes.remove(state.pendingApprovals, callId)
+      const durable = state.durable.get(callId)
       if (durable !== undefined && durable.decided === undefined) changes.set(durable, 'decided', event.data)
+      const decisions = state.assistant?.ids.has(callId) ? state.assistant.decisions : undefined
+      if (decisions !== undefined && decisions.get(callId) !== 'allowed-once')
+        changes.put(decisions, callId, outcome)
       return
     }
     case 'turn/resumed':

@@ -1,6 +1,7 @@
-import type { JsonValue, ToolCallBlock } from '@tooltx/core'
-import { ERROR_NAMES } from '@tooltx/core/internal'
+import type { ApprovalOutcome, JsonValue, ToolCallBlock } from '@tooltx/core'
+import { approvalFailure, ERROR_NAMES } from '@tooltx/core/internal'
 import type { NewSessionEvent, SessionEvent, StepRef } from './events.js'
+import type { AssistantTurn } from './log-facts.js'
 import { LogState } from './log-state.js'
 
 /** Content of a repaired call that was logged but never answered (L9.2). */
@@ -41,7 +42,8 @@ export function repairPlan(state: LogState, closeSuspended = false): NewSessionE
     const { step } = assistant
     for (const block of state.unanswered()) {
       const called = assistant.called.has(block.id)
-      plan.push(...repairCall({ turn, step }, block, called, assistant.receipts.get(block.id)))
+      const { receipts, decisions } = assistant
+      plan.push(...repairCall({ turn, step }, block, called, receipts.get(block.id), decisions.get(block.id)))
     }
   }
   for (const asked of state.pendingApprovals.values()) {
@@ -58,15 +60,19 @@ export function repairPlan(state: LogState, closeSuspended = false): NewSessionE
 }
 
 /**
- * The repair of one unanswered call (L9.2, L9.3, F1.4): a `tool/call` first when none is durable
- * (`called` false), then a `TOOL_EFFECT_RECORDED` result carrying `receipts` when there are
- * some, else `TOOL_OUTCOME_UNKNOWN` (a `tool/call` exists) or `TOOL_NOT_STARTED` (none did).
+ * The repair of one unanswered call (L9.2, L9.3, F1.4, F2.27): a `tool/call` first when none is
+ * durable (`called` false), then a `TOOL_EFFECT_RECORDED` result carrying `receipts` when there
+ * are some; else, when `decision` (the call's approval outcome, `decisions` of the log state)
+ * refused it, the `DENIED` the pipeline gives for it (`approvalFailure`): a body runs only once
+ * allowed (V1.2), so the call never ran; else `TOOL_OUTCOME_UNKNOWN` (a `tool/call` exists) or
+ * `TOOL_NOT_STARTED` (none did).
  */
 export function repairCall(
   where: StepRef,
   block: ToolCallBlock,
   called: boolean,
   receipts: readonly JsonValue[] | undefined,
+  decision?: ApprovalOutcome,
 ): NewSessionEvent[] {
   const { turn, step } = where
   const { id: callId, name } = block
@@ -87,6 +93,12 @@ export function repairCall(
     })
     return events
   }
+  const refused = decision === undefined ? undefined : approvalFailure(name, decision)
+  if (refused !== undefined) {
+    const { content, error } = refused
+    events.push({ type: 'tool/result', data: { ...base, content, error: error.info } })
+    return events
+  }
   const code = called ? 'TOOL_OUTCOME_UNKNOWN' : 'TOOL_NOT_STARTED'
   const text = called ? OUTCOME_UNKNOWN_TEXT : NOT_STARTED_TEXT
   events.push({
@@ -102,6 +114,17 @@ export interface InterruptedCall {
   readonly block: ToolCallBlock
   /** Its `tool/effect` receipts in append order; empty when the body recorded none. */
   readonly receipts: readonly JsonValue[]
+  /**
+   * Its approval outcome (`AssistantTurn.decisions`): the latest decision, `'allowed-once'` once
+   * any allowed it; `undefined` when it was never asked. Any other outcome refused it (F2.27).
+   */
+  readonly decision: ApprovalOutcome | undefined
+}
+
+/** `block` of `assistant` as an interrupted call, with what the log recorded of it. */
+export function interruptedCall(assistant: AssistantTurn, block: ToolCallBlock): InterruptedCall {
+  const { step, receipts, decisions } = assistant
+  return { step, block, receipts: receipts.get(block.id) ?? [], decision: decisions.get(block.id) }
 }
 
 /**
@@ -116,7 +139,7 @@ export function interruptedCalls(events: readonly SessionEvent[]): InterruptedCa
   return state
     .unanswered()
     .filter((block) => assistant.called.has(block.id))
-    .map((block) => ({ step: assistant.step, block, receipts: assistant.receipts.get(block.id) ?? [] }))
+    .map((block) => interruptedCall(assistant, block))
 }
 
 /**

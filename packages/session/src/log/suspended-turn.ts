@@ -1,7 +1,7 @@
 import type { ToolCallBlock } from '@tooltx/core'
 import type { ApprovalAskedData, ApprovalDecidedData, PreparedStep, SessionEvent } from './events.js'
 import { LogState } from './log-state.js'
-import type { InterruptedCall } from './repair.js'
+import { type InterruptedCall, interruptedCall } from './repair.js'
 import { stepPreparation } from './step-preparation.js'
 
 /** A call of a suspended turn that has no `tool/result` yet, from the waiting call on (F2.3). */
@@ -41,12 +41,12 @@ export function suspendedTurn(events: readonly SessionEvent[]): SuspendedTurn | 
   const waiting = state.waiting()
   const assistant = state.assistant
   if (waiting === undefined || assistant === undefined) return undefined
-  const { step, blocks, called, answered, receipts } = assistant
+  const { step, blocks, called, answered } = assistant
   const interrupted: InterruptedCall[] = []
   const parked: ParkedCall[] = []
   blocks.forEach((block, i) => {
     if (answered.has(block.id)) return
-    if (i < waiting.index) interrupted.push({ step, block, receipts: receipts.get(block.id) ?? [] })
+    if (i < waiting.index) interrupted.push(interruptedCall(assistant, block))
     else parked.push({ block, called: called.has(block.id) })
   })
   return {
