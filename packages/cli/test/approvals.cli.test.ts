@@ -132,16 +132,18 @@ describe('tooltx demo --durable, approvals, approve and demo --resume', () => {
   )
   requirePostgresInCi('K5.1 on PostgreSQL')
 
-  it('K5.3, K5.5: a denied write never runs, and sessions shows the suspended session until then', async () => {
+  it('K5.3, K5.5, K5.19: a denied write never runs, and sessions shows the suspended session until then', async () => {
     const cwd = scratch()
     const { id } = await suspendedDemo(cwd, [])
     const sessions = await tooltx(cwd, 'sessions')
-    expect(sessions.stdout).toMatch(new RegExp(`${id} +\\d+ +\\S+ +suspended `))
+    expect(sessions.stdout).toMatch(new RegExp(`${id} +\\d+ +\\S+ +suspended +\\(waiting for approval\\) `))
     expect(await viewerStatus(cwd, id)).toBe('waiting for approval')
     const denied = await tooltx(cwd, 'approve', id.slice(0, 20), 'call_note', '--deny', '--by', 'bob')
     expect(denied.stderr).toBe('')
     expect(denied.stdout).toContain(`denied write_note (call call_note) in ${id}, by bob`)
-    expect((await tooltx(cwd, 'sessions')).stdout).toMatch(new RegExp(`${id} +\\d+ +\\S+ +suspended `))
+    const decided = (await tooltx(cwd, 'sessions')).stdout
+    expect(decided).toMatch(new RegExp(`${id} +\\d+ +\\S+ +suspended `))
+    expect(decided).not.toContain('(waiting for approval)')
     expect(await viewerStatus(cwd, id)).toBe('suspended')
     const resumed = await tooltx(cwd, 'demo', '--resume', 'latest', '--fast')
     expect(resumed.code).toBe(0)

@@ -113,7 +113,7 @@ describe('tooltx run --approvals durable', () => {
     expect(bare.stderr).toContain('run needs a task')
   })
 
-  it('K5.14, K5.15, K5.16, K5.18: an ask of --approval-expiry 1 that nobody decides: approvals lists it as expired and replay ends with its expiry in the same words, approve records the expiry (exit 1), and run --session goes on with the call denied', async () => {
+  it('K5.14, K5.15, K5.16, K5.18, K5.19: an ask of --approval-expiry 1 that nobody decides: approvals lists it as expired and replay ends with its expiry in the same words, approve records the expiry (exit 1), and run --session goes on with the call denied', async () => {
     const model = await editingModel()
     const { file, db, cli, run } = setup(model.baseURL)
     const first = await run('tidy up', '--approvals', 'durable', '--approval-expiry', '1')
@@ -134,6 +134,9 @@ describe('tooltx run --approvals durable', () => {
     expect(listed.stdout).not.toContain(`approve: npx tooltx approve ${id}`)
     expect(listed.stdout).toContain('1 approval expired with nobody deciding: denied when the turn continues')
     expect(listed.stdout).toContain(`no approvals are waiting in ${db}`)
+    expect((await cli('sessions')).stdout).toMatch(
+      new RegExp(`${id} +\\d+ +\\S+ +suspended +\\(approval expired\\) tidy up`),
+    )
     const replayed = await cli('replay', id)
     expect(replayed.stdout.trimEnd().split('\n').at(-1)).toBe(
       `    ? approval for edit_file expired ${until}: nobody decided in time, so the call is denied`,

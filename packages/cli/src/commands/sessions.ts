@@ -1,7 +1,7 @@
 import type { SessionReader } from '@tooltx/session'
 import { counted } from '../display/counted.js'
 import type { Output } from '../display/output.js'
-import { type SessionSummary, summarizeSession } from '../display/session-summary.js'
+import { openAsksStanding, type SessionSummary, summarizeSession } from '../display/session-summary.js'
 import { plainTitle } from '../display/terminal-text.js'
 import { dbLabel, openSessions } from '../session-store.js'
 import { type Command, databaseCommand } from './command.js'
@@ -13,7 +13,8 @@ const USAGE: CommandUsage = {
   help: `Usage: tooltx sessions [options]
 
 Lists the saved sessions, oldest first, with each one's final status (completed, aborted,
-interrupted, error, or unfinished) and task. Never creates or changes the database.
+interrupted, error, limit, suspended, unfinished, empty or queued) and task; a suspended one
+says whether its approval is waiting or expired. Never creates or changes the database.
 
 Options:
 ${DB_HELP}
@@ -40,10 +41,20 @@ function failed(about: SessionSummary): string {
   return n === 0 ? '' : `(${counted(n, 'submitted message')} failed: see replay) `
 }
 
-/** A session's summary; a session whose rows are damaged is listed with the damage instead. */
-async function summary(reader: SessionReader, id: string): Promise<SessionSummary | { damaged: string }> {
+/** What a suspended session waits for (K5.19): `(waiting for approval) `, `(approval expired) `, else `''`. */
+function waitingOn(about: Row): string {
+  if (about.status !== 'suspended' || about.asks === undefined) return ''
+  return about.asks === 'waiting' ? '(waiting for approval) ' : '(approval expired) '
+}
+
+/** A session's summary and how its undecided asks stand now. */
+type Row = SessionSummary & { asks: 'waiting' | 'expired' | undefined }
+
+/** A session's row; a session whose rows are damaged is listed with the damage instead. */
+async function summary(reader: SessionReader, id: string): Promise<Row | { damaged: string }> {
   try {
-    return summarizeSession((await reader.read(id)) ?? [])
+    const events = (await reader.read(id)) ?? []
+    return { ...summarizeSession(events), asks: openAsksStanding(events, Date.now()) }
   } catch (error) {
     return { damaged: (error as Error).message }
   }
@@ -70,7 +81,10 @@ export async function sessionsCommand(options: { db: string }, out: Output): Pro
       const [status, task] =
         'damaged' in about
           ? ['damaged', about.damaged]
-          : [about.status, `${failed(about)}${lineage(about)}${oneLine(about.task ?? '', TASK_CHARS)}`]
+          : [
+              about.status,
+              `${waitingOn(about)}${failed(about)}${lineage(about)}${oneLine(about.task ?? '', TASK_CHARS)}`,
+            ]
       out.line(
         `${info.id.padEnd(40)} ${String(info.events).padStart(6)}  ${info.updated.padEnd(24)}  ${status.padEnd(11)} ${task}`.trimEnd(),
       )

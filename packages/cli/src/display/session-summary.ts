@@ -6,6 +6,7 @@ import {
   suspendedTurn,
   type TurnEndReason,
 } from '@tooltx/session'
+import { askStanding } from './ask-standing.js'
 
 /**
  * True iff a logged user message is the user's own words: one with no `source`, or the message a
@@ -76,4 +77,22 @@ function textOf(message: UserMessage): string {
       block.type === 'text' && typeof block.text === 'string' ? block.text : `[${block.type}]`,
     )
     .join(' ')
+}
+
+/**
+ * How the undecided asks of a log stand at `now` (K5.17): `waiting` while any of them waits,
+ * `expired` when each of them expired undecided, `undefined` when every ask was decided.
+ */
+export function openAsksStanding(
+  events: readonly SessionEvent[],
+  now: number,
+): 'waiting' | 'expired' | undefined {
+  // The asks without a decision, by call id, with their expiry when durable.
+  const asked = new Map<string, string | undefined>()
+  for (const event of events) {
+    if (event.type === 'approval/asked') asked.set(event.data.callId, event.data.expiresAt)
+    else if (event.type === 'approval/decided') asked.delete(event.data.callId)
+  }
+  const standings = new Set([...asked.values()].map((expiresAt) => askStanding(expiresAt, false, now)))
+  return standings.has('waiting') ? 'waiting' : standings.has('expired') ? 'expired' : undefined
 }

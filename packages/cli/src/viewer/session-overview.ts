@@ -1,6 +1,5 @@
 import type { SessionEvent, SessionInfo } from '@tooltx/session'
-import { askStanding } from '../display/ask-standing.js'
-import { type SessionStatus, summarizeSession } from '../display/session-summary.js'
+import { openAsksStanding, type SessionStatus, summarizeSession } from '../display/session-summary.js'
 import { plainTitle } from '../display/terminal-text.js'
 
 /** How the sessions page shows a session's state (G3.1). */
@@ -33,27 +32,21 @@ export function overviewOf(
   let turns = 0
   let calls = 0
   let failures = 0
-  // The asks without a decision, by call id, with their expiry when durable.
-  const asked = new Map<string, string | undefined>()
   for (const event of events) {
     if (event.type === 'turn/start') turns++
     else if (event.type === 'tool/call') calls++
     else if (event.type === 'tool/result' && event.data.isError) failures++
     else if (event.type === 'tool/code-dispatch' && event.data.isError) failures++
     else if (event.type === 'submission/failed') failures++
-    else if (event.type === 'approval/asked') asked.set(event.data.callId, event.data.expiresAt)
-    else if (event.type === 'approval/decided') asked.delete(event.data.callId)
   }
   const recent = options.now - Date.parse(info.updated) < options.idleMs
   const open = status === 'unfinished' || status === 'suspended'
-  const standings = new Set(
-    [...asked.values()].map((expiresAt) => askStanding(expiresAt, false, options.now)),
-  )
+  const standing = open ? openAsksStanding(events, options.now) : undefined
   const shown: OverviewStatus = !open
     ? status
-    : standings.has('waiting')
+    : standing === 'waiting'
       ? 'waiting for approval'
-      : standings.has('expired')
+      : standing === 'expired'
         ? 'approval expired'
         : status === 'unfinished' && recent
           ? 'live'
