@@ -102,7 +102,7 @@ class AgentLoop implements Agent {
   #lastOutcome: TurnOutcome | undefined
   /** The latest turn is suspended on a durable approval (F2.3): it continues, no new turn starts. */
   #suspended: boolean
-  /** Continues the suspended turn when its ask expires with nobody deciding (F2.25). */
+  /** Continues the suspended turn when its ask expires with nobody deciding (F2.18). */
   readonly #expiry: ExpiryWatch
 
   constructor(ctx: LoopContext) {

@@ -335,10 +335,10 @@ describe('F2 durable approvals', () => {
     ])
   })
 
-  it('F2.6, P4.10, F2.25: an expired approval is recorded expired by decide, and by the live agent itself, and fails closed', async ({
+  it('F2.6, P4.10, F2.18: an expired approval is recorded expired by decide, and by the live agent itself, and fails closed', async ({
     r,
   }) => {
-    // A minute to expire, so the live agent's own continuation (F2.25) waits: decide is told the time.
+    // A minute to expire, so the live agent's own continuation (F2.18) waits: decide is told the time.
     const agent = r.agent([{ toolCalls: [call('c1', 'pay', 1)] }, { text: 'late' }], {
       approvals: { mode: 'durable', expiresAfterMs: 60_000 },
     })

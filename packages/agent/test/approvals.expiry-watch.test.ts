@@ -1,5 +1,5 @@
 /**
- * F2.25, F2.26: a live agent whose turn waits on a durable ask continues the turn itself when
+ * F2.18, F2.19: a live agent whose turn waits on a durable ask continues the turn itself when
  * the ask expires with nobody deciding (it holds the session's lease, so nobody else can); its
  * timer does nothing once the ask was decided or the session closed, and never keeps the process
  * alive (a real child process on the built package).
@@ -47,8 +47,8 @@ const pause = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 const kinds = (events: readonly SessionEvent[]) =>
   events.map((e) => (e.type === 'approval/decided' ? `approval/decided ${e.data.outcome}` : e.type))
 
-describe('F2.25, F2.26 a live agent and the expiry of its ask', () => {
-  it('F2.25: with nobody deciding, the live agent continues the turn at the expiry: the call is denied, and a message sent while it waited is answered after', async () => {
+describe('F2.18, F2.19 a live agent and the expiry of its ask', () => {
+  it('F2.18: with nobody deciding, the live agent continues the turn at the expiry: the call is denied, and a message sent while it waited is answered after', async () => {
     const { session, agent, runs } = await world(300, [PAY, { text: 'went on' }, { text: 'and the next' }])
     expect((await agent.send('pay')).reason).toBe('suspended')
     // A message sent to the suspended turn waits for it (F2.8).
@@ -85,7 +85,7 @@ describe('F2.25, F2.26 a live agent and the expiry of its ask', () => {
     expect(runs).toEqual([])
   })
 
-  it('F2.26: a decision before the expiry stops the timer: at the expiry nothing happens, and resume runs the call once', async () => {
+  it('F2.19: a decision before the expiry stops the timer: at the expiry nothing happens, and resume runs the call once', async () => {
     const { session, agent, runs } = await world(200, [PAY, { text: 'paid' }])
     await agent.send('pay')
     const [pending] = pendingApprovals(session)
@@ -101,7 +101,7 @@ describe('F2.25, F2.26 a live agent and the expiry of its ask', () => {
     expect(runs).toEqual([1])
   })
 
-  it('F2.26: a session closed before the expiry is left alone: no write, no unhandled error', async () => {
+  it('F2.19: a session closed before the expiry is left alone: no write, no unhandled error', async () => {
     const { session, agent } = await world(150, [PAY, { text: 'x' }])
     await agent.send('pay')
     const before = session.events().length
@@ -118,7 +118,7 @@ describe('F2.25, F2.26 a live agent and the expiry of its ask', () => {
     expect(unhandled).toEqual([])
   })
 
-  it('F2.26: the timer never keeps the process alive: a process whose agent waits on an hour-long ask exits once its work is done', async () => {
+  it('F2.19: the timer never keeps the process alive: a process whose agent waits on an hour-long ask exits once its work is done', async () => {
     const script = `
 import { createAgent, scripted } from '@tooltx/agent'
 import { createToolRuntime, defineTool } from '@tooltx/core'

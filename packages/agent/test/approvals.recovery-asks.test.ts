@@ -4,7 +4,7 @@
  * died once `turn/resumed` was durable answers it with the `DENIED` of that decision, not
  * `TOOL_OUTCOME_UNKNOWN` (an expired ask, then a crash). F2.17: a call recovery runs again
  * whose ask the process left undecided has that ask closed first, so asking anew does not
- * break the log and leave the session unrecoverable (an in-process ask, then a crash). F2.27:
+ * break the log and leave the session unrecoverable (an in-process ask, then a crash). F2.20:
  * a refusal after an allowance (the ask of a re-run) does not prove the body never ran.
  */
 
@@ -163,7 +163,7 @@ describe('F2.17 recovery closes an ask the dead process left before it runs the 
     },
   )
 })
-describe('F2.27 a refusal after an allowance proves nothing: the body may have run', () => {
+describe('F2.20 a refusal after an allowance proves nothing: the body may have run', () => {
   /** `pay` (c1) asked and allowed, then asked again (a re-run) and rejected, then a crash. */
   async function allowedThenRejected(effect: 'read' | 'write') {
     const t = effectTools([['pay', effect]] as const)
@@ -193,7 +193,7 @@ describe('F2.27 a refusal after an allowance proves nothing: the body may have r
     return { results: results(events).map(([id, code]) => [id, code]), runs: t.runs }
   }
 
-  it("F2.27, F2.16: recovery runs a 'read' call again and answers a 'write' TOOL_OUTCOME_UNKNOWN, never DENIED", async () => {
+  it("F2.20, F2.16: recovery runs a 'read' call again and answers a 'write' TOOL_OUTCOME_UNKNOWN, never DENIED", async () => {
     expect(await allowedThenRejected('read')).toEqual({ results: [['c1', undefined]], runs: ['pay 1'] })
     expect(await allowedThenRejected('write')).toEqual({
       results: [['c1', 'TOOL_OUTCOME_UNKNOWN']],

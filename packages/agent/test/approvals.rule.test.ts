@@ -51,7 +51,7 @@ async function suspended(expiresAfterMs = 60_000) {
     runtime,
     scope,
     session,
-    // Its last step answers when it continues the turn itself at the expiry (F2.25).
+    // Its last step answers when it continues the turn itself at the expiry (F2.18).
     model: scripted([{ toolCalls: [{ id: 'c1', name: 'pay', arguments: '{"n":1}' }] }, { text: 'done' }]),
     approvals: { mode: 'durable', expiresAfterMs, deciders: ['alice'] },
   })
@@ -142,7 +142,7 @@ describe('F2.13 one decision rule', () => {
     expect(clean.runs).toEqual([1])
   })
 
-  it('F2.14, F2.25: a decision made after expiry is refused; the live agent records the expiry and the call fails closed', async () => {
+  it('F2.14, F2.18: a decision made after expiry is refused; the live agent records the expiry and the call fails closed', async () => {
     const { session, first, runs, pending, decision } = await suspended(300)
     const after = new Date(Date.parse(pending.expiresAt) + 1).toISOString()
     await expect(session.append('approval/decided', { ...decision, decidedAt: after })).rejects.toMatchObject(

@@ -86,7 +86,7 @@ describe('A2.6 forks of sessions with durable approvals', () => {
         if (before !== undefined) expect(after, `cut ${at} ${id}`).toBe(before)
         else if (kept.some((e) => e.type === 'tool/effect' && e.data.callId === id))
           expect(after, `cut ${at} ${id}`).toBe('TOOL_EFFECT_RECORDED')
-        // A call its decision refused never ran, so the fork says so (F2.28).
+        // A call its decision refused never ran, so the fork says so (F2.21).
         else if (
           kept.some(
             (e) => e.type === 'approval/decided' && e.data.callId === id && e.data.outcome === 'rejected',

@@ -60,7 +60,7 @@ function formValues(session: string, events: readonly SessionEvent[]): Violation
 /**
  * V1.14: an ask recorded `'expired'` is decided once, and a call whose ask was refused
  * (`'expired'`, `'rejected'`) never runs and ends `DENIED` (F2.6, F2.16, N2.21), in a fork that
- * copied the decision too (F2.28).
+ * copied the decision too (F2.21).
  */
 function refusedAsks(session: string, events: readonly SessionEvent[], world: World): Violation[] {
   const out: Violation[] = []

@@ -1,5 +1,5 @@
 /**
- * F2.27, F2.28: a call whose approval decisions refused it (and never allowed it) never ran, so
+ * F2.20, F2.21: a call whose approval decisions refused it (and never allowed it) never ran, so
  * plain repair (L9.2) and a fork (A2.6) answer it with the `DENIED` the pipeline gives for that
  * decision, not `TOOL_OUTCOME_UNKNOWN` — also after `turn/resumed`, and from a checkpoint.
  */
@@ -81,9 +81,9 @@ async function crashed(store: SessionStore, events: readonly NewSessionEvent[], 
   await session.close()
 }
 
-describe('F2.27 plain repair answers a call its decisions refused with that DENIED', () => {
+describe('F2.20 plain repair answers a call its decisions refused with that DENIED', () => {
   it.each(['rejected', 'expired'] as const)(
-    'F2.27, L9.2: a durable ask %s, turn/resumed, then a crash: reopening answers the call DENIED, never unknown, and appends no decision',
+    'F2.20, L9.2: a durable ask %s, turn/resumed, then a crash: reopening answers the call DENIED, never unknown, and appends no decision',
     async (outcome) => {
       const store = memoryStore()
       await crashed(store, resumedThenCrash(outcome))
@@ -103,7 +103,7 @@ describe('F2.27 plain repair answers a call its decisions refused with that DENI
     },
   )
 
-  it('F2.27: in-process decisions (rejected, expired, cancelled, unavailable) each give their DENIED; allowed-once, even refused later (a re-run), stays TOOL_OUTCOME_UNKNOWN', async () => {
+  it('F2.20: in-process decisions (rejected, expired, cancelled, unavailable) each give their DENIED; allowed-once, even refused later (a re-run), stays TOOL_OUTCOME_UNKNOWN', async () => {
     const names = ['a', 'b', 'c', 'd', 'e']
     const outcomes = ['rejected', 'expired', 'cancelled', 'unavailable'] as const
     const events = [...opening(...names)]
@@ -122,7 +122,7 @@ describe('F2.27 plain repair answers a call its decisions refused with that DENI
     expect(got[4]?.slice(0, 2)).toEqual(['c5', 'TOOL_OUTCOME_UNKNOWN'])
   })
 
-  it('F2.27: a refusal with a receipt recorded (a body ran, F1.4) keeps TOOL_EFFECT_RECORDED', async () => {
+  it('F2.20: a refusal with a receipt recorded (a body ran, F1.4) keeps TOOL_EFFECT_RECORDED', async () => {
     const effect: NewSessionEvent = {
       type: 'tool/effect',
       data: { ...where, callId: 'c1', name: 'pay', receipt: { id: 'r1' } },
@@ -143,9 +143,9 @@ describe('F2.27 plain repair answers a call its decisions refused with that DENI
   })
 })
 
-describe('F2.28 a fork answers a call its decisions refused with that DENIED', () => {
+describe('F2.21 a fork answers a call its decisions refused with that DENIED', () => {
   it.each(['rejected', 'expired'] as const)(
-    'F2.28, A2.6: a fork at every cut of a session whose %s ask was resumed before a crash answers a refused call DENIED, any other by A2.6, and leaves nothing pending',
+    'F2.21, A2.6: a fork at every cut of a session whose %s ask was resumed before a crash answers a refused call DENIED, any other by A2.6, and leaves nothing pending',
     async (outcome) => {
       const store = memoryStore()
       const source = resumedThenCrash(outcome)
@@ -170,7 +170,7 @@ describe('F2.28 a fork answers a call its decisions refused with that DENIED', (
   )
 })
 
-describe('F2.27, L11.8 the checkpoint keeps the decisions past turn/resumed', () => {
+describe('F2.20, L11.8 the checkpoint keeps the decisions past turn/resumed', () => {
   const root = tempRoot('tooltx-refused-')
   const json = (value: unknown): string => stringifyJson(value as JsonValue)
   const kinds = [
@@ -179,7 +179,7 @@ describe('F2.27, L11.8 the checkpoint keeps the decisions past turn/resumed', ()
   ] as const
 
   it.each(kinds)(
-    'F2.27, L11.8: %s: a session checkpointed after turn/resumed reopens from the checkpoint and repairs the refused call DENIED',
+    'F2.20, L11.8: %s: a session checkpointed after turn/resumed reopens from the checkpoint and repairs the refused call DENIED',
     async (kind, make) => {
       const place = join(root, `new-${kind}`)
       await crashed(make(place), resumedThenCrash('rejected'), 's', 2)
@@ -194,7 +194,7 @@ describe('F2.27, L11.8 the checkpoint keeps the decisions past turn/resumed', ()
   )
 
   it.each(kinds)(
-    'F2.27, L11.8: %s: a checkpoint in the old format (version 2, no decisions) still opens: the whole log is read and the refused call is repaired DENIED',
+    'F2.20, L11.8: %s: a checkpoint in the old format (version 2, no decisions) still opens: the whole log is read and the refused call is repaired DENIED',
     async (kind, make) => {
       const place = join(root, `old-${kind}`)
       const events = resumedThenCrash('expired')

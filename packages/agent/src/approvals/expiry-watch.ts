@@ -1,5 +1,5 @@
 /**
- * The expiry of a live agent's suspended turn (F2.25, F2.26). An agent alive in its process
+ * The expiry of a live agent's suspended turn (F2.18, F2.19). An agent alive in its process
  * holds the session's lease, so no other process (a worker's expiry job, N2.20) can continue the
  * turn while it lives: the agent itself continues it when the ask it waits on expires.
  */

@@ -69,7 +69,7 @@ function undecidedAsks(events: readonly SessionEvent[], turn: number): Map<strin
 /**
  * Answers the given interrupted calls one by one in model order by F1.4's rule, leaving the
  * turn open (F2.7): a call without receipts whose decisions refused it (none allowed it) gets the
- * `DENIED` that decision means, and nothing runs (F2.16, F2.27); a call whose receipts include a
+ * `DENIED` that decision means, and nothing runs (F2.16, F2.20); a call whose receipts include a
  * resumable one (Y6.19) and whose tool is still visible runs again with those receipts, any
  * other call with receipts gets `TOOL_EFFECT_RECORDED`, a `'read'` or `'idempotent'` one is run
  * again and its result appended, and so is one whose tool the step kept out (`hides`, T4.5),

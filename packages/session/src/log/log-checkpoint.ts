@@ -7,7 +7,7 @@ import type { AssistantTurn, LogFacts } from './log-facts.js'
 /**
  * The version of the checkpoint format; a checkpoint of another version is not used (L11.8):
  * the open reads the whole log. Version 3 added the latest assistant message's `decisions`
- * (F2.27), which a version 2 state had dropped at `turn/resumed` and cannot be rebuilt from it.
+ * (F2.20), which a version 2 state had dropped at `turn/resumed` and cannot be rebuilt from it.
  */
 const STATE_VERSION = 3
 

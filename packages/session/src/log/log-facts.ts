@@ -13,7 +13,7 @@ export interface AssistantTurn {
   /**
    * The approval outcome of each call that was asked, by call id: the latest decision, except
    * that `'allowed-once'` stays once recorded (the body may have run since). Kept past
-   * `turn/resumed`, so a repair knows which calls a decision refused (F2.27).
+   * `turn/resumed`, so a repair knows which calls a decision refused (F2.20).
    */
   readonly decisions: Map<string, ApprovalOutcome>
 }

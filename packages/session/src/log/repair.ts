@@ -60,7 +60,7 @@ export function repairPlan(state: LogState, closeSuspended = false): NewSessionE
 }
 
 /**
- * The repair of one unanswered call (L9.2, L9.3, F1.4, F2.27): a `tool/call` first when none is
+ * The repair of one unanswered call (L9.2, L9.3, F1.4, F2.20): a `tool/call` first when none is
  * durable (`called` false), then a `TOOL_EFFECT_RECORDED` result carrying `receipts` when there
  * are some; else, when `decision` (the call's approval outcome, `decisions` of the log state)
  * refused it, the `DENIED` the pipeline gives for it (`approvalFailure`): a body runs only once
@@ -116,7 +116,7 @@ export interface InterruptedCall {
   readonly receipts: readonly JsonValue[]
   /**
    * Its approval outcome (`AssistantTurn.decisions`): the latest decision, `'allowed-once'` once
-   * any allowed it; `undefined` when it was never asked. Any other outcome refused it (F2.27).
+   * any allowed it; `undefined` when it was never asked. Any other outcome refused it (F2.20).
    */
   readonly decision: ApprovalOutcome | undefined
 }
