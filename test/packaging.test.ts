@@ -136,7 +136,7 @@ describe('W1: publishable packages', () => {
     ])
   })
 
-  it('W1.9: no package or lockfile of the workspace names a provider SDK, and the tokenizer is an optional peer of the CLI only', () => {
+  it('W1.8: no package or lockfile of the workspace names a provider SDK, and the tokenizer is an optional peer of the CLI only', () => {
     const sdks = ['openai', '@anthropic-ai/sdk']
     for (const dir of dirs) {
       const pkg = manifest(`packages/${dir}/package.json`)

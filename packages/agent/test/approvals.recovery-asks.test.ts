@@ -79,7 +79,7 @@ describe('F2.16 recovery answers a call its decision refused with that denial', 
 
 /**
  * The log of `store`'s session `s` with its step recorded as narrowed to `log`: what a version
- * before P4.20 wrote when the step's `prepareStep` kept `pay` out and the policy still asked.
+ * before P4.11 wrote when the step's `prepareStep` kept `pay` out and the policy still asked.
  */
 async function keptOut(store: SessionStore): Promise<SessionStore> {
   const events = await store.load('s')
@@ -101,7 +101,7 @@ async function keptOut(store: SessionStore): Promise<SessionStore> {
  * A turn whose `pay` (here `'read'`, so recovery runs it again, but still asking) is asked of an
  * in-process approver that never answers, in a process that dies once its `approval/asked` is
  * durable; resolves with the store and what the first process ran. `hidden` records the step as
- * one whose `prepareStep` kept `pay` out (a log from before P4.20, which asks about such calls no
+ * one whose `prepareStep` kept `pay` out (a log from before P4.11, which asks about such calls no
  * more).
  */
 async function askedThenCrash(hidden: boolean) {
@@ -151,7 +151,7 @@ describe('F2.17 recovery closes an ask the dead process left before it runs the 
           ? [`${e.type} ${'outcome' in e.data ? e.data.outcome : ''}`.trim()]
           : [],
       )
-      // A kept-out call is asked about no more (P4.20): it fails at the approval stage.
+      // A kept-out call is asked about no more (P4.11): it fails at the approval stage.
       const again = hidden ? [] : ['approval/asked', 'approval/decided allowed-once']
       expect(asks).toEqual(['approval/asked', 'approval/decided cancelled', ...again])
       const [pay] = results(events)

@@ -1,7 +1,7 @@
 /**
  * L5.5, F2.7: a durable write that fails while a suspended turn is continued ends the run, and
  * every caller's promise settles, also when the call it fails for is one the resumed step no
- * longer offers and that recovery runs again to answer `UNKNOWN_TOOL` (T4.5, T4.11).
+ * longer offers and that recovery runs again to answer `UNKNOWN_TOOL` (T4.5, T4.7).
  */
 
 import { memoryStore, openSession } from '@tooltx/session'
@@ -28,7 +28,7 @@ const settles = <T>(promise: Promise<T>): Promise<T> =>
 /**
  * A turn that called `pay` twice (narrowed to `log` and `pay`) and suspended on the first,
  * decided `allowed-once`, then reopened by a process that offers no `pay` (so the rebuilt step
- * keeps both calls out, T4.11) and whose `at`-th append and every later one fail (the resumed
+ * keeps both calls out, T4.7) and whose `at`-th append and every later one fail (the resumed
  * turn makes four: `turn/resumed`, c1's result, c2's result, then more).
  */
 async function decidedThenCrashing(at: number) {

@@ -1,5 +1,5 @@
 /**
- * A tool run by an agent asks the person a form of its own (P8.27): `createAgent({ onElicit })`
+ * A tool run by an agent asks the person a form of its own (P8.20): `createAgent({ onElicit })`
  * answers `run.elicit`, an abort of the turn cancels the question, and the session records the
  * call and its result but nothing of the form or its answer that the body did not return.
  */
@@ -41,8 +41,8 @@ function deployTool(r: Rig) {
 
 const steps = [{ toolCalls: [{ id: 'c1', name: 'deploy', arguments: '{}' }] }, { text: 'done' }]
 
-describe('P8.27 createAgent({ onElicit }) answers the forms of tool bodies', () => {
-  it('P8.27 the handler gets the call and the form; the body reads its answer; nothing secret is recorded', async ({
+describe('P8.20 createAgent({ onElicit }) answers the forms of tool bodies', () => {
+  it('P8.20 the handler gets the call and the form; the body reads its answer; nothing secret is recorded', async ({
     r,
   }) => {
     deployTool(r)
@@ -63,7 +63,7 @@ describe('P8.27 createAgent({ onElicit }) answers the forms of tool bodies', () 
     expect(JSON.stringify(r.session.events())).not.toContain('otp-271828')
   })
 
-  it('P8.27 without onElicit the body reads a cancel saying no one can answer', async ({ r }) => {
+  it('P8.20 without onElicit the body reads a cancel saying no one can answer', async ({ r }) => {
     deployTool(r)
     const { agent } = go(r, steps)
     await agent.whenIdle()
@@ -77,7 +77,7 @@ describe('P8.27 createAgent({ onElicit }) answers the forms of tool bodies', () 
     })
   })
 
-  it('P8.27 aborting the turn aborts the question the person has not answered', async ({ r }) => {
+  it('P8.20 aborting the turn aborts the question the person has not answered', async ({ r }) => {
     deployTool(r)
     let question: ElicitRequest | undefined
     const { agent } = go(r, steps, {
@@ -93,7 +93,7 @@ describe('P8.27 createAgent({ onElicit }) answers the forms of tool bodies', () 
     expect(r.session.events().at(-1)).toMatchObject({ type: 'turn/end', data: { reason: 'aborted' } })
   })
 
-  it('P8.27 an onElicit that is not a function is refused by createAgent', async ({ r }) => {
+  it('P8.20 an onElicit that is not a function is refused by createAgent', async ({ r }) => {
     expect(() => go(r, steps, { onElicit: 'ask' as never })).toThrow(
       'onElicit must be a function (request) => { action, content? }',
     )

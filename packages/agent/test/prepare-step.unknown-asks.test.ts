@@ -1,5 +1,5 @@
 /**
- * T4.10, T4.11: a call to a tool its step does not offer is never put to an approver (P4.20), so
+ * T4.6, T4.7: a call to a tool its step does not offer is never put to an approver (P4.11), so
  * durable approvals do not suspend on it; a tool the view lost after its ask fails on resume.
  */
 
@@ -17,8 +17,8 @@ const answers = (events: readonly SessionEvent[]) =>
 const approvalEvents = (events: readonly SessionEvent[]) =>
   events.flatMap((e) => (e.type === 'approval/asked' || e.type === 'approval/decided' ? [e.type] : []))
 
-describe('T4.10, T4.11 asks about tools the step does not offer', () => {
-  it('T4.10, T4.2, P4.20: a durable turn does not suspend on a call prepareStep left out; the call fails UNKNOWN_TOOL with no approval event', async () => {
+describe('T4.6, T4.7 asks about tools the step does not offer', () => {
+  it('T4.6, T4.2, P4.11: a durable turn does not suspend on a call prepareStep left out; the call fails UNKNOWN_TOOL with no approval event', async () => {
     const t = effectTools([
       ['look', 'read'],
       ['pay', 'write'],
@@ -40,7 +40,7 @@ describe('T4.10, T4.11 asks about tools the step does not offer', () => {
     expect(t.runs).toEqual(['look 2'])
   })
 
-  it('T4.11, T4.5, R4.3: a tool the resuming agent no longer offers fails UNKNOWN_TOOL after its decision, never runs and asks nobody again', async () => {
+  it('T4.7, T4.5, R4.3: a tool the resuming agent no longer offers fails UNKNOWN_TOOL after its decision, never runs and asks nobody again', async () => {
     const store = memoryStore()
     const session = await openSession(store, { id: 's' })
     const first = effectTools([

@@ -224,7 +224,7 @@ export function effectViolations(
 const TOOL_NAMES: ReadonlySet<string> = new Set(TOOLS)
 
 /**
- * Nobody is asked about a call its step's `prepareStep` left out (P4.20, T4.10): no
+ * Nobody is asked about a call its step's `prepareStep` left out (P4.11, T4.6): no
  * `approval/asked` in a narrowed turn names a tool outside the narrowing (`run_code` is never
  * named, T4.2).
  */

@@ -1,7 +1,7 @@
 /**
  * The invariants of the seams model test (V1.9, V1.11–V1.14) over what today's features add to
  * a session: the MCP server's requests (`server/request`, L1.10), the forms a body or a server
- * asks (P8.26), the asks that expire (F2.6) and the reopening of every session (L1.11, F2.15).
+ * asks (P8.19), the asks that expire (F2.6) and the reopening of every session (L1.11, F2.15).
  */
 import type { SessionEvent } from '@tooltx/session'
 import type { Violation } from './seams-invariants.js'
@@ -43,7 +43,7 @@ function requestPlacement(session: string, events: readonly SessionEvent[]): Vio
   return out
 }
 
-/** V1.13: no form answer's value is in a session event (P8.26, L1.10). */
+/** V1.13: no form answer's value is in a session event (P8.19, L1.10). */
 function formValues(session: string, events: readonly SessionEvent[]): Violation[] {
   return events.flatMap((e): Violation[] =>
     JSON.stringify(e.data).includes(FORM_VALUE)

@@ -1,6 +1,6 @@
 /**
  * The tools of the seams model test's world (V1.9, V1.11): bodies that count their real side
- * effects (`Effect`, reported through `record`), one that asks a form of its own (P8.20), the
+ * effects (`Effect`, reported through `record`), one that asks a form of its own (P8.13), the
  * policy that makes `pay` ask; and how the world's person answers a form.
  */
 import { defineTool, type JsonValue, type RuntimeScope, type ToolRuntime } from '@tooltx/core'
@@ -18,8 +18,8 @@ export interface Effect {
 }
 
 /**
- * Marks every value a form answer carries (a tool body's own form, P8.20, or a server's, Y2.35):
- * the session log must never hold one (P8.26, L1.10).
+ * Marks every value a form answer carries (a tool body's own form, P8.13, or a server's, Y2.35):
+ * the session log must never hold one (P8.19, L1.10).
  */
 export const FORM_VALUE = 'FORM-VALUE-'
 
@@ -119,7 +119,7 @@ export function registerTools(
   scope.register(
     defineTool({
       name: 'form',
-      description: 'Asks the person a form of its own (P8.20); its answer stays in the body.',
+      description: 'Asks the person a form of its own (P8.13); its answer stays in the body.',
       effect: 'read',
       parameters: idParam,
       output: textOut,

@@ -147,7 +147,7 @@ export interface AgentPlan {
   readonly sampling?: 'ask' | 'allow' | 'deny'
   /** How `agent.elicitor` answers a server's form: the approver (Y2.36) or a handler (default accept). */
   readonly serverForm?: FormAnswer | 'approver'
-  /** How the agent's `onElicit` answers a tool body's form (P8.27; default accept). */
+  /** How the agent's `onElicit` answers a tool body's form (P8.20; default accept). */
   readonly form?: FormAnswer
 }
 

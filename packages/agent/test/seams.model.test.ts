@@ -16,7 +16,7 @@
  * ledger); no write ran without a decision `decide` made by the rule (digest, deciders, expiry,
  * first decision wins), and `decide` refused the rest; no body ran with a protected path in any
  * argument; no body ran for a tool its step's `prepareStep` left out, and nobody was asked about
- * one (P4.20, T4.12); and a fork never re-ran,
+ * one (P4.11, T4.8); and a fork never re-ran,
  * or kept waiting, what it copied from its source.
  *
  * Today's features join in (V1.11–V1.14): a tool body asks a form (`run.elicit`, answered by the

@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { renderSession } from '../src/session-timeline.js'
 import { BIN, tooltx } from './cli-harness.js'
 
-/** The value a form answer carries: a log must never hold it (L1.10, P8.26). */
+/** The value a form answer carries: a log must never hold it (L1.10, P8.19). */
 const SECRET = 'FORM-VALUE-7'
 const POLICY = fileURLToPath(new URL('./fixtures/audit/markdown-policy.mjs', import.meta.url))
 

@@ -95,7 +95,8 @@ describe.runIf(POSTGRES_URL !== undefined)('N2.15 tooltx submit creates the sess
     expect(printed).toContain('assistant: there are two')
     expect(await sessionRow(db, session)).toMatch(/\scompleted\s+list the open TODOs$/)
     expect((await viewRows(url)).find((row) => row.id === session)?.status).toBe('completed')
-  })
+    // Real processes (submit, replay --follow, view, a worker on pg-boss): about 25 s unloaded.
+  }, 120_000)
 
   it('N2.15: a session another live writer holds is not written to (its lease is not taken); the message is queued all the same', async () => {
     const db = POSTGRES_URL!

@@ -1,5 +1,5 @@
 /**
- * P4.20 at the terminal: `tooltx run` never prompts about a call whose tool the run does not
+ * P4.11 at the terminal: `tooltx run` never prompts about a call whose tool the run does not
  * offer, even when a `--tools` policy asks about it; the model reads `unknown tool`.
  */
 import { fileURLToPath } from 'node:url'
@@ -9,7 +9,7 @@ import { fakeModel, toolMessage } from './fake-model.js'
 import { hasTmux, Terminal } from './terminal.js'
 
 describe.skipIf(!hasTmux())('tooltx run and an ask about an unknown tool (tmux)', () => {
-  it('P4.20, K2.1: a policy asking about a tool the run does not offer puts no prompt on the terminal; the call fails UNKNOWN_TOOL', async () => {
+  it('P4.11, K2.1: a policy asking about a tool the run does not offer puts no prompt on the terminal; the call fails UNKNOWN_TOOL', async () => {
     const ws = sampleWorkspace()
     const policy = fileURLToPath(new URL('./fixtures/tools/ask-ghost.mjs', import.meta.url))
     const model = await fakeModel([

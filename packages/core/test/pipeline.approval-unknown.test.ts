@@ -1,5 +1,5 @@
 /**
- * P4.20, P4.21: an ask for a name the call's view does not resolve is never put to an approver,
+ * P4.11, P4.12: an ask for a name the call's view does not resolve is never put to an approver,
  * and a tool removed while its ask is pending keeps the answer it gets.
  */
 import { type ApprovalOutcome, createToolRuntime, type ToolRuntime } from '@tooltx/core'
@@ -32,8 +32,8 @@ afterAll(() => sandbox.close())
 const run = (rt: ToolRuntime, name: string, extra: object = {}) =>
   rt.execute({ callId: 'c', name, arguments: { n: 1 }, signal: live(), ...extra })
 
-describe('P4.20, P4.21 asks about a name the view does not resolve', () => {
-  it('P4.20, M3.5: an ask for an unregistered name fails UNKNOWN_TOOL with hooks run and no approver, whatever it would answer', async () => {
+describe('P4.11, P4.12 asks about a name the view does not resolve', () => {
+  it('P4.11, M3.5: an ask for an unregistered name fails UNKNOWN_TOOL with hooks run and no approver, whatever it would answer', async () => {
     await fc.assert(
       fc.asyncProperty(
         fc.constantFrom(...APPROVAL_OUTCOMES),
@@ -48,7 +48,7 @@ describe('P4.20, P4.21 asks about a name the view does not resolve', () => {
     )
   })
 
-  it('P4.20: with no approval channel at all, an unknown name is still UNKNOWN_TOOL, not the missing-channel DENIED', async () => {
+  it('P4.11: with no approval channel at all, an unknown name is still UNKNOWN_TOOL, not the missing-channel DENIED', async () => {
     const { rt, seen } = asking()
     expectFailure(await run(rt, 'nope'), 'UNKNOWN_TOOL', 'unknown tool "nope"')
     expect(seen).toEqual(['pre nope', 'post UNKNOWN_TOOL'])
@@ -59,7 +59,7 @@ describe('P4.20, P4.21 asks about a name the view does not resolve', () => {
     )
   })
 
-  it('P4.20, R4.2: a name restricted away from the call scope is not asked about; the scope still asks for what it offers', async () => {
+  it('P4.11, R4.2: a name restricted away from the call scope is not asked about; the scope still asks for what it offers', async () => {
     const { rt, seen } = asking(() => 'allowed-once')
     const scope = rt.scope()
     scope.restrict({ allow: ['u'] })
@@ -70,7 +70,7 @@ describe('P4.20, P4.21 asks about a name the view does not resolve', () => {
     expect(seen).toEqual(['pre u', 'approver', 'guard', 'body', 'post ok'])
   })
 
-  it('P4.20: run_code in a native scope is an unknown name too, and is not asked about', async () => {
+  it('P4.11: run_code in a native scope is an unknown name too, and is not asked about', async () => {
     const { rt, seen } = asking(() => 'allowed-once')
     expectFailure(
       await run(rt, 'run_code', { arguments: { code: '1' } }),
@@ -80,13 +80,13 @@ describe('P4.20, P4.21 asks about a name the view does not resolve', () => {
     expect(seen).toEqual(['pre run_code', 'post UNKNOWN_TOOL'])
   })
 
-  it('P4.20: a pre-execute deny of an unknown name still denies (policy runs first)', async () => {
+  it('P4.11: a pre-execute deny of an unknown name still denies (policy runs first)', async () => {
     const rt = createToolRuntime({ approver: () => 'allowed-once' })
     rt.onPreExecute(async () => ({ kind: 'deny', reason: 'never' }))
     expectFailure(await run(rt, 'ghost'), 'DENIED', 'tool "ghost" denied by pre-execute policy: never')
   })
 
-  it('P4.21, R4.3: a tool removed while its ask is pending keeps the answer: allowed-once fails UNKNOWN_TOOL at dispatch, rejected is DENIED; no body runs', async () => {
+  it('P4.12, R4.3: a tool removed while its ask is pending keeps the answer: allowed-once fails UNKNOWN_TOOL at dispatch, rejected is DENIED; no body runs', async () => {
     for (const [answer, code] of [
       ['allowed-once', 'UNKNOWN_TOOL'],
       ['rejected', 'DENIED'],
@@ -105,7 +105,7 @@ describe('P4.20, P4.21 asks about a name the view does not resolve', () => {
     }
   })
 
-  it('P4.20, X4.1: a Code Mode sub-call whose tool left the view during the run fails UNKNOWN_TOOL in the program, asking nobody', async () => {
+  it('P4.11, X4.1: a Code Mode sub-call whose tool left the view during the run fails UNKNOWN_TOOL in the program, asking nobody', async () => {
     let approverCalls = 0
     const rt = createToolRuntime({
       mode: 'code',

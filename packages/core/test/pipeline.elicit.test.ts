@@ -1,5 +1,5 @@
 /**
- * A body's own forms (P8.20–P8.26): `run.elicit(form)` checks the form, asks the input's
+ * A body's own forms (P8.13–P8.19): `run.elicit(form)` checks the form, asks the input's
  * elicitation handler, checks its answer, and never hangs or rejects but for a malformed form.
  */
 import {
@@ -56,8 +56,8 @@ async function replyOf(pending: ReturnType<ReturnType<typeof asking>>): Promise<
   return result.value as ElicitReply
 }
 
-describe('P8.20–P8.26 run.elicit(form)', () => {
-  it('P8.20 elicit is a method of the run context prototype, not an own property', async () => {
+describe('P8.13–P8.19 run.elicit(form)', () => {
+  it('P8.13 elicit is a method of the run context prototype, not an own property', async () => {
     let seen: RunContext | undefined
     const rt = createToolRuntime()
     rt.register(
@@ -109,7 +109,7 @@ describe('P8.20–P8.26 run.elicit(form)', () => {
       'requestedSchema.required must be an array of the names of its properties',
     ],
   ])(
-    'P8.20 a form MCP does not allow fails the call with UNSUPPORTED_SCHEMA and asks nobody: %j',
+    'P8.13 a form MCP does not allow fails the call with UNSUPPORTED_SCHEMA and asks nobody: %j',
     async (form, message) => {
       const asked: ElicitRequest[] = []
       const result = await asking(form)({
@@ -124,7 +124,7 @@ describe('P8.20–P8.26 run.elicit(form)', () => {
     },
   )
 
-  it('P8.20 a form that is not lossless JSON fails with RESULT_NOT_SERIALIZABLE', async () => {
+  it('P8.13 a form that is not lossless JSON fails with RESULT_NOT_SERIALIZABLE', async () => {
     const result = await asking({
       message: 'x',
       requestedSchema: { type: 'object', properties: {}, extra: () => 1 },
@@ -132,7 +132,7 @@ describe('P8.20–P8.26 run.elicit(form)', () => {
     expect(result.isError && result.error.info.code).toBe('RESULT_NOT_SERIALIZABLE')
   })
 
-  it('P8.21 P8.22 the handler gets the frozen request and its accept reaches the body', async () => {
+  it('P8.14 P8.15 the handler gets the frozen request and its accept reaches the body', async () => {
     const asked: ElicitRequest[] = []
     const reply = await replyOf(
       asking()({
@@ -163,7 +163,7 @@ describe('P8.20–P8.26 run.elicit(form)', () => {
     expect(request!.signal).toBeInstanceOf(AbortSignal)
   })
 
-  it('P8.21 decline and cancel pass through; a cancel keeps its string reason', async () => {
+  it('P8.14 decline and cancel pass through; a cancel keeps its string reason', async () => {
     const call = asking()
     expect(await replyOf(call({ elicit: () => ({ action: 'decline' }) }))).toEqual({ action: 'decline' })
     expect(await replyOf(call({ elicit: async () => ({ action: 'cancel' }) }))).toEqual({ action: 'cancel' })
@@ -175,7 +175,7 @@ describe('P8.20–P8.26 run.elicit(form)', () => {
     })
   })
 
-  it('P8.22 without a handler the body reads a cancel saying why; a failing handler is a cancel too', async () => {
+  it('P8.15 without a handler the body reads a cancel saying why; a failing handler is a cancel too', async () => {
     const call = asking()
     expect(await replyOf(call())).toEqual({
       action: 'cancel',
@@ -213,7 +213,7 @@ describe('P8.20–P8.26 run.elicit(form)', () => {
       'password is not a field of the form',
     ],
   ])(
-    'P8.23 an answer that does not fit the form is a cancel naming the field, never the value: %j',
+    'P8.16 an answer that does not fit the form is a cancel naming the field, never the value: %j',
     async (answer, why) => {
       const reply = await replyOf(asking()({ elicit: () => answer as ElicitReply }))
       expect(reply).toEqual({ action: 'cancel', reason: `the answer did not fit the form: ${why}` })
@@ -223,7 +223,7 @@ describe('P8.20–P8.26 run.elicit(form)', () => {
     },
   )
 
-  it('P8.23 whatever a handler answers, the body gets one of the three actions, and an accept fits the form', async () => {
+  it('P8.16 whatever a handler answers, the body gets one of the three actions, and an accept fits the form', async () => {
     const call = asking()
     await fc.assert(
       fc.asyncProperty(
@@ -256,7 +256,7 @@ describe('P8.20–P8.26 run.elicit(form)', () => {
     )
   })
 
-  it('P8.24 the call signal aborts the question: the body gets a cancel at once though the handler never answers', async () => {
+  it('P8.17 the call signal aborts the question: the body gets a cancel at once though the handler never answers', async () => {
     const controller = new AbortController()
     let asked: ElicitRequest | undefined
     const pending = replyOf(
@@ -275,7 +275,7 @@ describe('P8.20–P8.26 run.elicit(form)', () => {
     expect(asked!.signal.aborted).toBe(true)
   })
 
-  it('P8.24 a body that catches the abort reads the cancel reason', async () => {
+  it('P8.17 a body that catches the abort reads the cancel reason', async () => {
     const controller = new AbortController()
     const rt = createToolRuntime()
     let read: ElicitReply | undefined
@@ -301,7 +301,7 @@ describe('P8.20–P8.26 run.elicit(form)', () => {
     expect(read).toEqual({ action: 'cancel', reason: 'the call was aborted, so its form was not answered' })
   })
 
-  it('P8.25 a Code Mode sub-call asks through the run_code call handler, with its own call id and the root id', async () => {
+  it('P8.18 a Code Mode sub-call asks through the run_code call handler, with its own call id and the root id', async () => {
     const asked: ElicitRequest[] = []
     const rt = createToolRuntime({ mode: 'code' })
     rt.register(tool('pick', { execute: (_a: unknown, run: RunContext) => run.elicit(FORM) }))
@@ -320,7 +320,7 @@ describe('P8.20–P8.26 run.elicit(form)', () => {
     ])
   })
 
-  it('P8.26 neither the form nor the answer reaches reportError or the result unless the body puts it there', async () => {
+  it('P8.19 neither the form nor the answer reaches reportError or the result unless the body puts it there', async () => {
     const reported: unknown[] = []
     const rt = createToolRuntime({ reportError: (e) => reported.push(e) })
     rt.register(
@@ -340,7 +340,7 @@ describe('P8.20–P8.26 run.elicit(form)', () => {
     expect(reported).toEqual([])
   })
 
-  it('P8.22 an elicit input that is not a function is a malformed input (I1.2)', async () => {
+  it('P8.15 an elicit input that is not a function is a malformed input (I1.2)', async () => {
     await expect(asking()({ elicit: 'yes' as never })).rejects.toMatchObject({
       code: 'INVARIANT',
       message: expect.stringContaining('execute input.elicit must be a function'),

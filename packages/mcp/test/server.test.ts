@@ -161,7 +161,7 @@ describe.each(['stdio', 'http'] as const)('Y1 served over %s', (kind) => {
     expect(asked[3]!.digest).not.toBe(asked[0]!.digest)
   })
 
-  it('P4.20, Y1.7: an ask about a name the served view does not resolve elicits nothing and fails UNKNOWN_TOOL', async () => {
+  it('P4.11, Y1.7: an ask about a name the served view does not resolve elicits nothing and fails UNKNOWN_TOOL', async () => {
     let elicited = 0
     const client = await connect(kind, { capabilities: { elicitation: { form: {} } } }, (c) => {
       c.setRequestHandler('elicitation/create', () => {

@@ -25,7 +25,7 @@ export interface AgentOptions {
    */
   approvals?: ApprovalsOption
   /**
-   * Answers the forms tool bodies ask with `run.elicit` (P8.22, P8.27), e.g. by asking the person;
+   * Answers the forms tool bodies ask with `run.elicit` (P8.15, P8.20), e.g. by asking the person;
    * passed in every call's input. None: a body's form is cancelled, saying no one can answer.
    * Nothing of a form or its answer is recorded in the session.
    */

@@ -30,7 +30,7 @@ export interface CallPlace {
 /**
  * The input builder of one batch's calls (L4.3), made once the batch hands over its hooks:
  * the approver (recording L8, durable F2.2, or answered from a recorded decision F2.7), the
- * agent's `onElicit` (P8.27), the effect sink (F1.3) and the Code Mode dispatch sink (X5.3) are built once per batch and
+ * agent's `onElicit` (P8.20), the effect sink (F1.3) and the Code Mode dispatch sink (X5.3) are built once per batch and
  * record into the place's journal; a failed write on a call's behalf goes to the batch's
  * `fail` (L5.5). Each input carries `provenance`, what the call's context holds (H2.2).
  */

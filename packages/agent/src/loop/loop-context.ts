@@ -37,7 +37,7 @@ export interface LoopContext {
  * Checks `createAgent`'s options and builds what its turns share. Throws `INVALID_DEFINITION`
  * for a `maxParallelToolCalls` that is not a positive integer (L5.4), for bounds that are
  * neither positive integers nor `Infinity` (L13.2), for a malformed `context` (T3.1), a
- * `prepareStep` or `onElicit` that is not a function (T4.1, P8.27), an unknown `onCutToolCalls` (T2.3), and
+ * `prepareStep` or `onElicit` that is not a function (T4.1, P8.20), an unknown `onCutToolCalls` (T2.3), and
  * malformed `approvals` or `approvals` with an `approver` (F2.1).
  */
 export function loopContext(options: AgentOptions): LoopContext {

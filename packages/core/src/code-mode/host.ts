@@ -54,7 +54,7 @@ export interface RunCodeRequest {
   readonly onCodeDispatch: CodeDispatchSink | undefined
   /** The approver the call brought, forwarded to nested calls (X4.1). */
   readonly approver: Approver | undefined
-  /** The elicitation handler the call brought, forwarded to nested calls (P8.25). */
+  /** The elicitation handler the call brought, forwarded to nested calls (P8.18). */
   readonly elicitor: Elicitor | undefined
   /** The runtime that owns the call. */
   readonly host: RunCodeHost

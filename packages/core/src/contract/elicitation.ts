@@ -1,5 +1,5 @@
 /**
- * A tool body's own forms (P8.20–P8.26): what `run.elicit(form)` asks, what the host's
+ * A tool body's own forms (P8.13–P8.19): what `run.elicit(form)` asks, what the host's
  * elicitation handler is given, and what the body gets back. The shapes are MCP's form-mode
  * elicitation (2025-11-25), so an MCP host passes them through as they are.
  */
@@ -71,7 +71,7 @@ export interface FormSchema {
   required?: string[]
 }
 
-/** A form a body asks the person to fill (P8.20). */
+/** A form a body asks the person to fill (P8.13). */
 export interface ElicitForm {
   /** What the person is asked, shown above the fields. */
   message: string
@@ -82,7 +82,7 @@ export interface ElicitForm {
 export type FormContent = Record<string, string | number | boolean | string[]>
 
 /**
- * The person's answer (P8.21): `accept` with the form's values (checked against its schema),
+ * The person's answer (P8.14): `accept` with the form's values (checked against its schema),
  * `decline`, or `cancel`, which is also the answer when nobody could be asked or answered; a
  * `cancel` the runtime made says why in `reason`.
  */
@@ -91,7 +91,7 @@ export type ElicitReply =
   | { readonly action: 'decline' }
   | { readonly action: 'cancel'; readonly reason?: string }
 
-/** What a host's elicitation handler is asked (P8.22): the call, the checked form, its signal. */
+/** What a host's elicitation handler is asked (P8.15): the call, the checked form, its signal. */
 export interface ElicitRequest {
   readonly callId: string
   readonly rootCallId: string
@@ -104,7 +104,7 @@ export interface ElicitRequest {
 }
 
 /**
- * A host's answer to a body's form (P8.22): the MCP server asks the call's client, an agent asks
+ * A host's answer to a body's form (P8.15): the MCP server asks the call's client, an agent asks
  * its person, the CLI asks at the terminal. May resolve `{ action: 'cancel', reason }`.
  */
 export type Elicitor = (request: ElicitRequest) => ElicitReply | Promise<ElicitReply>

@@ -75,7 +75,7 @@ export interface RunContext extends Execution {
    */
   log(level: LogLevel, data: JsonValue): void
   /**
-   * Asks the person to fill `form` (P8.20–P8.26) through the host's elicitation handler (the
+   * Asks the person to fill `form` (P8.13–P8.19) through the host's elicitation handler (the
    * input's `elicit`) and resolves with the checked answer: `accept` with the form's values,
    * `decline`, or `cancel` (with a `reason` when nobody could be asked, the handler failed, the
    * answer did not fit, or the call was aborted). Rejects only for a malformed form. A method:
@@ -159,7 +159,7 @@ export interface ExecuteInput {
   parent?: symbol
   /** Overrides the runtime's approver for this call (P4.1). */
   approver?: Approver
-  /** Answers the body's `run.elicit` forms (P8.22), and those of its Code Mode sub-calls. */
+  /** Answers the body's `run.elicit` forms (P8.15), and those of its Code Mode sub-calls. */
   elicit?: Elicitor
   /** Overrides the runtime's code runtime for a `run_code` call (X1.6). */
   codeRuntime?: CodeRuntime

@@ -1,5 +1,5 @@
 /**
- * Checks of a body's form (P8.20) and of the answer a host gives it (P8.23). The form is checked
+ * Checks of a body's form (P8.13) and of the answer a host gives it (P8.16). The form is checked
  * when the body asks, so a mistake is the body's error, said at once; the answer is checked before
  * the body sees it, and a check failure names the field and the rule, never the value typed.
  */
@@ -94,7 +94,7 @@ function fieldProblem(field: JsonValue): string | undefined {
 }
 
 /**
- * Why a form a body passes to `run.elicit` (P8.20), already a frozen lossless snapshot, is not a
+ * Why a form a body passes to `run.elicit` (P8.13), already a frozen lossless snapshot, is not a
  * form MCP allows (`requestedSchema` a flat object schema whose fields are strings, numbers,
  * booleans or multi-choice string arrays, `required` naming fields), by path; `undefined` when it is.
  */
@@ -145,7 +145,7 @@ function formatProblem(format: unknown, text: string): string | undefined {
 }
 
 /**
- * Why `value` does not fit the form field `field`, or `undefined` (P8.23): its type, whole number,
+ * Why `value` does not fit the form field `field`, or `undefined` (P8.16): its type, whole number,
  * bounds, length in code points, format, choices, repeated choices, item counts. Never names the
  * value. Total for any field, checked or not, so a terminal can re-ask a server's question too.
  */
@@ -189,11 +189,11 @@ export function formValueProblem(field: JsonObject, value: JsonValue): string | 
   }
 }
 
-/** A `cancel` the runtime made, saying why (P8.21). */
+/** A `cancel` the runtime made, saying why (P8.14). */
 export const cancelled = (reason: string): ElicitReply => Object.freeze({ action: 'cancel', reason })
 
 /**
- * What a host's answer to `form` means for the body (P8.23), total: a well-formed `decline` or
+ * What a host's answer to `form` means for the body (P8.16), total: a well-formed `decline` or
  * `cancel` as it is (a `cancel`'s string `reason` kept); an `accept` whose `content` is lossless JSON
  * holding only the form's fields, every required one, each fitting its field, frozen; anything else
  * a `cancel` whose reason names the field and the rule it broke, never what was typed.

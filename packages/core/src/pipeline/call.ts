@@ -60,7 +60,7 @@ export class Call extends StageLog {
     readonly exec: Execution,
     readonly record: ScopeRecord | undefined,
     readonly approver: Approver | undefined,
-    /** The input's `elicit` (P8.22). */
+    /** The input's `elicit` (P8.15). */
     readonly elicitor: Elicitor | undefined,
     readonly codeRuntime: CodeRuntime | undefined,
     readonly onCodeDispatch: CodeDispatchSink | undefined,

@@ -1,5 +1,5 @@
 /**
- * `run.elicit(form)` (P8.20–P8.26): a body asks the person a form of its own through the host's
+ * `run.elicit(form)` (P8.13–P8.19): a body asks the person a form of its own through the host's
  * elicitation handler given with the call, and gets back a checked answer; it never hangs and
  * never rejects but for a malformed form.
  */
@@ -10,18 +10,18 @@ import { codedError, errorMessage } from '../foundation/errors.js'
 import { frozenSnapshotOrThrow } from '../foundation/frozen.js'
 import type { Call } from './call.js'
 
-/** The reason of the `cancel` a call without an elicitation handler gets (P8.22). */
+/** The reason of the `cancel` a call without an elicitation handler gets (P8.15). */
 export const NO_ELICITOR =
   'no one can answer a form for this call: its host gave no elicitation handler (execute input "elicit")'
 
-/** The reason of the `cancel` a call gets when it is aborted before or while its form is asked (P8.24). */
+/** The reason of the `cancel` a call gets when it is aborted before or while its form is asked (P8.17). */
 export const ELICIT_ABORTED = 'the call was aborted, so its form was not answered'
 
 const ABORTED = Symbol('aborted')
 
 /**
  * Asks `form` of the call's elicitation handler under `signal` (the attempt's) and resolves with
- * the checked answer (P8.20–P8.24). Rejects only when `form` is not lossless JSON
+ * the checked answer (P8.13–P8.17). Rejects only when `form` is not lossless JSON
  * (`RESULT_NOT_SERIALIZABLE`) or not a form MCP allows (`UNSUPPORTED_SCHEMA`).
  */
 export async function elicitForm(call: Call, signal: AbortSignal, form: unknown): Promise<ElicitReply> {

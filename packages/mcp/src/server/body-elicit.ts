@@ -1,6 +1,6 @@
 /**
  * Forms of a tool body's own (Y1.31, Y1.35): the elicitation handler a served call is given, so
- * its `run.elicit(form)` (P8.20) asks the person at the MCP client of that call, beside the
+ * its `run.elicit(form)` (P8.13) asks the person at the MCP client of that call, beside the
  * approvals the pipeline asks (Y1.7).
  */
 import type { ClientCapabilities, ElicitRequestFormParams, ServerContext } from '@modelcontextprotocol/server'
@@ -29,7 +29,7 @@ export function clientElicitor(
   if (client === undefined) return () => ({ action: 'cancel', reason: MODERN_NO_FORMS })
   if (client.elicitation === undefined) return () => ({ action: 'cancel', reason: CLIENT_NO_FORMS })
   return async ({ message, requestedSchema, signal }) => {
-    // Core checked the form against MCP's field kinds (P8.20); its types only group them differently.
+    // Core checked the form against MCP's field kinds (P8.13); its types only group them differently.
     const schema = requestedSchema as ElicitRequestFormParams['requestedSchema']
     const params: ElicitRequestFormParams = { mode: 'form', message, requestedSchema: schema }
     return (await ctx.mcpReq.elicitInput(params, { signal, timeout: timeoutMs })) as ElicitReply
@@ -37,7 +37,7 @@ export function clientElicitor(
 }
 
 /**
- * Asks the person to fill `form`: `run.elicit(form)` (P8.20), which a served call's client answers
+ * Asks the person to fill `form`: `run.elicit(form)` (P8.13), which a served call's client answers
  * (Y1.35). Kept for bodies written against the first release (Y1.31).
  *
  * @deprecated Call `run.elicit(form)` on the run context instead.

@@ -26,7 +26,7 @@ function untilAborted(
  * Asks the call's approver (the input's, else the runtime's, P4.1) about an `ask` with
  * `reason`. Resolves `undefined` for `'allowed-once'` (P4.3), otherwise with the post-result:
  * `UNKNOWN_TOOL` without asking anyone when the call's live view does not resolve its name
- * (P4.20), `DENIED` for the refusals (P4.1, P4.4–P4.7, P4.10) and `ABORTED_BEFORE_DISPATCH` when
+ * (P4.11), `DENIED` for the refusals (P4.1, P4.4–P4.7, P4.10) and `ABORTED_BEFORE_DISPATCH` when
  * the caller aborted before or while asking (P4.8).
  */
 export async function approve(call: Call, reason: string | undefined): Promise<ToolResult | undefined> {

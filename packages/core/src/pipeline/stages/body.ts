@@ -25,7 +25,7 @@ import { successFromValue } from './output.js'
 /**
  * The object every run context is (P8.2): the attempt's fields are added to it as own data
  * properties; the `idempotencyKey` getter (F1.2) and the `log` method (P8.12) are on this
- * class's prototype, as is `elicit` (P8.20), so they cost an attempt nothing until used. A lazy
+ * class's prototype, as is `elicit` (P8.13), so they cost an attempt nothing until used. A lazy
  * key needs a getter; defined as an own accessor on each run context (one `Object.defineProperty`
  * per attempt) it cost about a tenth of a whole call (bench/pipeline.bench.ts, run context).
  */
@@ -81,7 +81,7 @@ class RunContextBase {
   }
 
   /**
-   * Asks the person a form through the call's elicitation handler (P8.20–P8.26). A prototype
+   * Asks the person a form through the call's elicitation handler (P8.13–P8.19). A prototype
    * method like `log`; the question lives as long as this attempt's signal.
    */
   elicit(form: ElicitForm): Promise<ElicitReply> {

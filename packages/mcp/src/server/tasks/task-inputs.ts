@@ -109,9 +109,9 @@ export class TaskInputs {
     return answer === undefined ? 'cancelled' : approvalOutcome(request, answer as ElicitResult)
   }
 
-  /** The run's elicitation handler: a body's `run.elicit(form)` (P8.20, Y1.31). */
+  /** The run's elicitation handler: a body's `run.elicit(form)` (P8.13, Y1.31). */
   readonly forms: Elicitor = async ({ message, requestedSchema, signal }) => {
-    // Core checked the form against MCP's field kinds (P8.20); its types only group them differently.
+    // Core checked the form against MCP's field kinds (P8.13); its types only group them differently.
     const schema = requestedSchema as ElicitRequestFormParams['requestedSchema']
     const params: ElicitRequestFormParams = { mode: 'form', message, requestedSchema: schema }
     return replyOf(
