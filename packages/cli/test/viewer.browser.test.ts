@@ -11,10 +11,9 @@ import { SAMPLE_WORKSPACE } from '../src/commands/demo.js'
 import { DEMO_SCRIPT, DEMO_TASK } from '../src/demo-script.js'
 import { renderSession } from '../src/session-timeline.js'
 import { createToolset } from '../src/toolset.js'
-import { startViewerServer, type ViewerServer } from '../src/viewer/viewer-server.js'
-import { openViewerSource } from '../src/viewer/viewer-source.js'
 import { describeBrowser, launchBrowser, screenshot, seriousViolations } from './browser.js'
 import { codeModeTurn, DEMO_TOOLS, demoSession, numbered, writeBigSession } from './viewer-fixtures.js'
+import { openPage, serveViewer } from './viewer-page.js'
 
 /** The most a 100k-event session may take to open in the browser (G3.4). */
 const OPEN_LIMIT_MS = 2000
@@ -23,35 +22,8 @@ let browser: Browser
 let dir: string
 let demo: { db: string; id: string }
 
-async function serve(db: string, idleMs?: number): Promise<ViewerServer> {
-  const source = openViewerSource(db)
-  const { cliDefinitions } = await import('../src/session-timeline.js')
-  const server = await startViewerServer({
-    source,
-    definitions: cliDefinitions(),
-    ...(idleMs ? { idleMs } : {}),
-  })
-  onTestFinished(async () => {
-    await server.close()
-    await source.close()
-  })
-  return server
-}
-
-async function newPage(options: { bypassCSP?: boolean } = {}): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, ...options })
-  onTestFinished(() => context.close())
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (error) => problems.push(error.message))
-  // The page may talk to its own server only (G5.1).
-  page.on('request', (request) => {
-    if (!request.url().startsWith('http://127.0.0.1:') && !request.url().startsWith('data:'))
-      problems.push(`request to ${request.url()}`)
-  })
-  onTestFinished(() => expect(problems).toEqual([]))
-  return page
-}
+const newPage = (options: { bypassCSP?: boolean } = {}): Promise<Page> => openPage(browser, options)
+const serve = serveViewer
 
 /** The title of the card whose header has the keyboard focus. */
 function focusedTitle(page: Page): Promise<string | undefined> {

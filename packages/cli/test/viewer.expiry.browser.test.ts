@@ -6,37 +6,18 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import type { Browser, Page } from 'playwright-core'
-import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest'
-import { cliDefinitions } from '../src/session-timeline.js'
-import { startViewerServer, type ViewerServer } from '../src/viewer/viewer-server.js'
-import { openViewerSource } from '../src/viewer/viewer-source.js'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { describeBrowser, launchBrowser, screenshot, seriousViolations } from './browser.js'
 import { expiringEdit } from './viewer-fixtures.js'
+import { openPage, serveViewer } from './viewer-page.js'
 
 const HOUR = 60 * 60 * 1000
 
 let browser: Browser
 let dir: string
 
-async function serve(db: string): Promise<ViewerServer> {
-  const source = openViewerSource(db)
-  const server = await startViewerServer({ source, definitions: cliDefinitions() })
-  onTestFinished(async () => {
-    await server.close()
-    await source.close()
-  })
-  return server
-}
-
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-  onTestFinished(() => context.close())
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (error) => problems.push(error.message))
-  onTestFinished(() => expect(problems).toEqual([]))
-  return page
-}
+const newPage = (): Promise<Page> => openPage(browser)
+const serve = serveViewer
 
 describeBrowser('G3.11, G3.12 an expired durable ask in the viewer', () => {
   beforeAll(async () => {

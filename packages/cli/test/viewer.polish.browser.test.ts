@@ -8,34 +8,15 @@ import path from 'node:path'
 import { type NewSessionEvent, openSession, sqliteStore } from '@tooltx/session'
 import type { Browser, Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it, onTestFinished } from 'vitest'
-import { cliDefinitions } from '../src/session-timeline.js'
-import { startViewerServer, type ViewerServer } from '../src/viewer/viewer-server.js'
-import { openViewerSource } from '../src/viewer/viewer-source.js'
 import { describeBrowser, launchBrowser, screenshot } from './browser.js'
 import { codeModeTurn } from './viewer-fixtures.js'
+import { openPage, serveViewer } from './viewer-page.js'
 
 let browser: Browser
 let dir: string
 
-async function serve(db: string): Promise<ViewerServer> {
-  const source = openViewerSource(db)
-  const server = await startViewerServer({ source, definitions: cliDefinitions() })
-  onTestFinished(async () => {
-    await server.close()
-    await source.close()
-  })
-  return server
-}
-
-async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 } })
-  onTestFinished(() => context.close())
-  const page = await context.newPage()
-  const problems: string[] = []
-  page.on('pageerror', (error) => problems.push(error.message))
-  onTestFinished(() => expect(problems).toEqual([]))
-  return page
-}
+const newPage = (): Promise<Page> => openPage(browser)
+const serve = serveViewer
 
 /** Writes `events` as session `id` of the SQLite database `db`. */
 async function write(db: string, id: string, events: readonly NewSessionEvent[]): Promise<void> {
