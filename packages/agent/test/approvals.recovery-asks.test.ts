@@ -26,6 +26,9 @@ const results = (events: readonly SessionEvent[]) =>
     e.type === 'tool/result' ? [[e.data.callId, e.data.error?.code, e.data.content]] : [],
   )
 
+/** How long the expiring ask waits: long enough that its session is closed well before it expires. */
+const EXPIRY_MS = 1000
+
 /**
  * A turn suspended on `pay` (c1, then `log` c2 parked), decided `how`, then resumed by a process
  * that dies once `turn/resumed` landed; a restarted process recovers it.
@@ -37,15 +40,16 @@ async function refusedThenCrash(how: 'denied' | 'expired') {
   ] as const)
   const store = memoryStore()
   const session = await openSession(store, { id: 's' })
-  const approvals = { mode: 'durable', expiresAfterMs: how === 'expired' ? 20 : 60_000 } as const
+  const approvals = { mode: 'durable', expiresAfterMs: how === 'expired' ? EXPIRY_MS : 60_000 } as const
   const calls = { toolCalls: [block('c1', 'pay', 1), block('c2', 'log', 2)] }
   const agent = (s: typeof session, steps: Parameters<typeof scripted>[0]) =>
     createAgent({ ...t, session: s, model: scripted(steps), approvals, maxParallelToolCalls: 1 })
   expect(await agent(session, [calls]).send('pay')).toMatchObject({ reason: 'suspended' })
   const digest = pendingApprovals(session)[0]!.argumentsDigest
   if (how === 'denied') await decideApproval(session, 'c1', { decision: 'denied', by: 'ann', digest })
-  else await sleep(30)
+  // Closed before the expiry, so this live agent does not continue the turn itself (F2.18, F2.19).
   await session.close()
+  if (how === 'expired') await sleep(EXPIRY_MS + 50)
   // Resuming appends the expiry (for an expired ask), then `turn/resumed`: the process dies there.
   const dying = crashingStore(store, { at: how === 'denied' ? 1 : 2, written: true })
   const resumed = await openSession(dying.store, { id: 's', repair: false })

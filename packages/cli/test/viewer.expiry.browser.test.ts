@@ -72,7 +72,8 @@ describeBrowser('G3.11, G3.12 an expired durable ask in the viewer', () => {
   it('G3.11, G3.12: a session whose ask already expired lists as approval expired, and its card opens expired', async () => {
     const db = path.join(dir, 'both.db')
     await expiringEdit(db, 'later', { task: 'decide me later', expiresAfterMs: HOUR })
-    const expiresAt = await expiringEdit(db, 'gone', { task: 'nobody came', expiresAfterMs: 1 })
+    // Long enough for the fixture to close its session first: a live agent would record the expiry itself (F2.18).
+    const expiresAt = await expiringEdit(db, 'gone', { task: 'nobody came', expiresAfterMs: 1000 })
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(expiresAt) - Date.now()) + 5))
     const server = await serve(db)
     const page = await newPage()
