@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { Client, type ClientOptions, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio'
+import type { StandardSchemaV1 } from '@standard-schema/spec'
 import { expect } from 'vitest'
 
 export const fixture = (name: string) => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url))
@@ -113,4 +114,16 @@ export async function expectServedAdd(client: CallsTools): Promise<void> {
     'INVALID_ARGS',
     'Error: invalid arguments: "a" must be an integer',
   ])
+}
+
+/** The Tasks extension's id as the wire spells it (a literal, so a test checks the source's constant). */
+export const EXTENSION = 'io.modelcontextprotocol/tasks'
+
+/** Any object answer (the SDK leaves the extension's results out of its method map). */
+export const ANY: StandardSchemaV1<unknown, Record<string, unknown>> = {
+  '~standard': {
+    version: 1,
+    vendor: 'test',
+    validate: (value) => ({ value: value as Record<string, unknown> }),
+  },
 }

@@ -6,7 +6,7 @@
  * loopback, the official SDK client pinned to 2026-07-28 for the wire.
  */
 import { randomUUID } from 'node:crypto'
-import { Client, type StandardSchemaV1, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { createAgent, scripted } from '@tooltx/agent'
 import { createToolRuntime, defineTool, type JsonValue } from '@tooltx/core'
 import { errorMessage } from '@tooltx/core/internal'
@@ -16,18 +16,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { inputAnswerer } from '../src/client/input-answers.js'
 import { liftTaskResults } from '../src/client/task-result-lift.js'
 import { mcpServer, mcpTools, memoryTaskStore, type SampleHandler, sample, serveHttp } from '../src/index.js'
-import { cleanupAll, cleanups } from './mcp.fixtures.js'
+import { ANY, cleanupAll, cleanups, EXTENSION } from './mcp.fixtures.js'
 
 afterEach(cleanupAll)
-
-const EXTENSION = 'io.modelcontextprotocol/tasks'
-const ANY: StandardSchemaV1<unknown, Record<string, unknown>> = {
-  '~standard': {
-    version: 1,
-    vendor: 'test',
-    validate: (value) => ({ value: value as Record<string, unknown> }),
-  },
-}
 
 /** A server whose `complete` asks the client's model for a completion of its prompt, as a task. */
 async function serve(): Promise<URL> {

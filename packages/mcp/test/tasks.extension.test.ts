@@ -4,7 +4,7 @@
  * spoken to by the official SDK client (pinned to 2026-07-28, for the wire) and by `mcpTools`.
  */
 import { randomUUID } from 'node:crypto'
-import { Client, type StandardSchemaV1, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client'
 import { createToolRuntime, defineTool, type JsonValue, type ToolRuntime } from '@tooltx/core'
 import fc from 'fast-check'
 import { afterAll, afterEach, describe, expect, it } from 'vitest'
@@ -21,21 +21,10 @@ import {
   serveHttp,
   type TaskStore,
 } from '../src/index.js'
-import { cleanupAll, cleanups } from './mcp.fixtures.js'
+import { ANY, cleanupAll, cleanups, EXTENSION } from './mcp.fixtures.js'
 
 requirePostgresInCi('Y6.26')
 afterEach(cleanupAll)
-
-const EXTENSION = 'io.modelcontextprotocol/tasks'
-
-/** Any object answer (the SDK leaves the extension's results out of its method map). */
-const ANY: StandardSchemaV1<unknown, Record<string, unknown>> = {
-  '~standard': {
-    version: 1,
-    vendor: 'test',
-    validate: (value) => ({ value: value as Record<string, unknown> }),
-  },
-}
 
 /** An answer without the `_meta` a 2026 server stamps on every result (its `serverInfo`). */
 const bare = ({ _meta, ...rest }: Record<string, unknown>) => rest
